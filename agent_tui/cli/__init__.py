@@ -1,0 +1,1 @@
+"""Command line: the headless session commands and the entry point of the app."""

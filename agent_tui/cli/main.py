@@ -1,0 +1,91 @@
+"""``agent-tui``: dispatch to a session command or start the app.
+
+Imports stay lazy: ``agent-tui context`` on a 50 MB file must not pay for
+pydantic, textual or the SDKs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+SESSION_COMMANDS = ("context", "tree", "edit", "label", "rename", "branch", "fork", "pin", "sessions")
+
+
+def build_session_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-tui", description="Session commands (headless, on any session file)."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("context", help="what the model would see")
+    p.add_argument("file")
+    p.add_argument("--leaf", help="project the branch ending at this entry id")
+    p.add_argument("--format", choices=("json", "text", "anthropic", "openai"), default="json")
+    p.add_argument("--model", help="model for anthropic/openai request bodies (default: the session's)")
+
+    p = sub.add_parser("tree", help="the whole tree, active path marked")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("edit", help="hide, replace or restore an entry in the model's view")
+    p.add_argument("file")
+    p.add_argument("id")
+    action = p.add_mutually_exclusive_group(required=True)
+    action.add_argument("--hide", action="store_true")
+    action.add_argument("--replace", metavar="TEXT")
+    action.add_argument("--restore", action="store_true")
+
+    p = sub.add_parser("label", help="label an entry (no NAME clears the label)")
+    p.add_argument("file")
+    p.add_argument("id")
+    p.add_argument("name", nargs="?")
+
+    p = sub.add_parser("rename", help="name the session")
+    p.add_argument("file")
+    p.add_argument("name")
+
+    p = sub.add_parser("branch", help="make ID the leaf: the next message continues from it")
+    p.add_argument("file")
+    p.add_argument("id")
+
+    p = sub.add_parser("pin", help="keep an entry verbatim through compaction")
+    p.add_argument("file")
+    p.add_argument("id")
+    p.add_argument("--unpin", action="store_true")
+
+    p = sub.add_parser("fork", help="a new session file holding the path to ID")
+    p.add_argument("file")
+    p.add_argument("id", nargs="?")
+    p.add_argument("-o", "--output", help="path of the new file (default: beside FILE)")
+
+    p = sub.add_parser("sessions", help="list sessions of the current directory")
+    p.add_argument("--all", action="store_true", help="sessions of every directory")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--session-dir", help="look here instead of the default folder")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in SESSION_COMMANDS:
+        from agent_tui.cli import session_commands
+
+        parsed = build_session_parser().parse_args(args)
+        return session_commands.run(parsed)
+    parser = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="A terminal coding agent. Session commands: "
+        + ", ".join(SESSION_COMMANDS)
+        + " (agent-tui COMMAND -h).",
+    )
+    parser.add_argument("file", nargs="?", help="a session file to open (pi's included)")
+    parser.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
+    parser.parse_args(args)
+    parser.print_help()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

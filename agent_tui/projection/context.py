@@ -1,0 +1,322 @@
+"""The projection pipeline (DESIGN.md section 3), following pi 1.6's buildSessionProjection.
+
+path -> context entries (latest compaction) -> settings -> latest edit per
+target -> messages, converted to model roles as pi's ``convertToLlm`` does.
+Every message keeps its provenance: source entry and status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import msgspec
+
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.record import Entry, JSONObject
+
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+MODEL_ROLES = frozenset({"user", "assistant", "toolResult", "system"})
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+
+
+class Status(StrEnum):
+    """How an entry reached the model's view."""
+
+    KEPT = "kept"  # verbatim: no compaction on the path, or inside the latest compaction's kept range
+    SUMMARY = "summary"  # a compaction or branch summary
+    AFTER_COMPACTION = "after_compaction"  # verbatim, after the latest compaction
+    REPLACED = "replaced"  # content swapped by a context_edit
+    RESTORED = "restored"  # a context_edit put the original content back
+    HIDDEN = "hidden"  # removed from the view by a context_edit (still in the file)
+    SUPERSEDED = "superseded"  # an older compaction inside the kept range: contributes nothing
+
+
+_decode = msgspec.json.Decoder().decode
+
+
+@dataclass(slots=True)
+class ProjectedMessage:
+    """One message of the model's view, and where it came from.
+
+    ``message`` is the message as the model gets it (roles user, assistant,
+    toolResult, system), in the session's message schema. For an unchanged
+    message entry it is decoded from the file only when first read, and
+    ``raw`` still holds the undecoded JSON.
+    """
+
+    source_id: str
+    status: Status
+    kind: str  # the message's own role before conversion: user, compactionSummary, custom, bashExecution...
+    role: str
+    _message: JSONObject | None = None
+    raw: msgspec.Raw | None = None
+
+    @property
+    def message(self) -> JSONObject:
+        if self._message is None:
+            assert self.raw is not None
+            self._message = _decode(self.raw)
+        return self._message
+
+
+@dataclass(slots=True)
+class ContextEntry:
+    entry: Entry
+    status: Status
+    messages: list[ProjectedMessage]
+    edit_id: str | None = None
+
+
+@dataclass(slots=True)
+class Projection:
+    leaf_id: str | None
+    path: list[Entry]
+    entries: list[ContextEntry]
+    messages: list[ProjectedMessage]
+    model: dict[str, Any] | None = None
+    thinking_level: str = "off"
+    compaction_id: str | None = None
+    summarized_ids: list[str] = field(default_factory=list)
+
+
+def project(index: SessionIndex, leaf_id: str | None = None) -> Projection:
+    """Project the branch ending at ``leaf_id`` (default: the session's leaf)."""
+    leaf = leaf_id if leaf_id is not None else index.leaf_id
+    return project_path(index.path_to(leaf), leaf)
+
+
+def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projection:
+    model, thinking = _settings(path)
+    compaction_index = -1
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].type == "compaction":
+            compaction_index = i
+            break
+
+    selected: list[tuple[Entry, Status]] = []
+    summarized: list[str] = []
+    compaction_id = None
+    if compaction_index < 0:
+        selected = [(e, Status.KEPT) for e in path]
+    else:
+        compaction = path[compaction_index]
+        compaction_id = compaction.id
+        first_kept = compaction.data.get("firstKeptEntryId")
+        selected.append((compaction, Status.SUMMARY))
+        found = False
+        for entry in path[:compaction_index]:
+            if entry.id == first_kept:
+                found = True
+            if not found:
+                summarized.append(entry.id)
+            elif not (entry.type == "message" and entry.role == "system"):
+                selected.append((entry, Status.KEPT))
+        selected.extend((e, Status.AFTER_COMPACTION) for e in path[compaction_index + 1 :])
+
+    edits: dict[str, Entry] = {}
+    for entry, _ in selected:
+        if entry.type == "context_edit":
+            target = entry.data.get("targetId")
+            if isinstance(target, str):
+                edits[target] = entry
+
+    entries: list[ContextEntry] = []
+    messages: list[ProjectedMessage] = []
+    for position, (entry, status) in enumerate(selected):
+        if entry.type == "compaction" and position > 0:
+            entries.append(ContextEntry(entry, Status.SUPERSEDED, []))
+            continue
+        edit = edits.get(entry.id)
+        produced = entry_messages(entry, status)
+        if edit is not None:
+            produced, status = _apply_edit(produced, edit, status)
+        llm = [m for m in (to_model_message(m) for m in produced) if m is not None]
+        entries.append(ContextEntry(entry, status, llm, edit.id if edit is not None else None))
+        messages.extend(llm)
+    return Projection(leaf_id, list(path), entries, messages, model, thinking, compaction_id, summarized)
+
+
+def _settings(path: Sequence[Entry]) -> tuple[dict[str, Any] | None, str]:
+    """Model and thinking level: the latest setting along the whole path wins (scanned backwards)."""
+    thinking: str | None = None
+    model: dict[str, Any] | None = None
+    for entry in reversed(path):
+        if thinking is None and entry.type == "thinking_level_change":
+            thinking = str(entry.data.get("thinkingLevel"))
+        elif model is None and entry.type == "model_change":
+            model = {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}
+        elif model is None and entry.type == "message" and entry.role == "assistant":
+            head = _assistant_head(entry)
+            model = {"provider": head.provider, "modelId": head.model}
+        if thinking is not None and model is not None:
+            break
+    return model, thinking or "off"
+
+
+class _AssistantHead(msgspec.Struct):
+    provider: Any = None
+    model: Any = None
+
+
+_decode_assistant_head = msgspec.json.Decoder(_AssistantHead).decode
+
+
+def _assistant_head(entry: Entry) -> _AssistantHead:
+    raw = entry.message_raw
+    if raw is not None:
+        return _decode_assistant_head(raw)
+    message = entry.message or {}
+    return _AssistantHead(message.get("provider"), message.get("model"))
+
+
+def entry_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
+    """pi's sessionEntryToContextMessages, before conversion to model roles."""
+    etype = entry.type
+    if etype == "message":
+        if entry.is_plain_message:
+            role = entry.role or ""
+            return [ProjectedMessage(entry.id, status, role, role, raw=entry.message_raw)]
+        message = entry.message
+        if message is None:
+            return []
+        role = entry.role or ""
+        if message.get("content") is None:
+            if role == "system":
+                message = {**message, "content": ""}
+            elif role in ("user", "assistant", "toolResult"):
+                message = {**message, "content": []}
+        return [ProjectedMessage(entry.id, status, role, role, message)]
+    if etype == "custom_message":
+        data = entry.data
+        content = data.get("content")
+        message = {
+            "role": "custom",
+            "customType": data.get("customType"),
+            "content": content if content is not None else [],
+            "display": data.get("display"),
+            "details": data.get("details"),
+            "timestamp": iso_to_ms(data.get("timestamp")),
+        }
+        return [ProjectedMessage(entry.id, status, "custom", "custom", message)]
+    if etype == "branch_summary":
+        data = entry.data
+        if not data.get("summary"):
+            return []
+        message = {
+            "role": "branchSummary",
+            "summary": data["summary"],
+            "fromId": data.get("fromId"),
+            "timestamp": iso_to_ms(data.get("timestamp")),
+        }
+        return [ProjectedMessage(entry.id, Status.SUMMARY, "branchSummary", "branchSummary", message)]
+    if etype == "compaction":
+        data = entry.data
+        summary = {
+            "role": "compactionSummary",
+            "summary": data.get("summary"),
+            "tokensBefore": data.get("tokensBefore"),
+            "timestamp": iso_to_ms(data.get("timestamp")),
+        }
+        out = [ProjectedMessage(entry.id, Status.SUMMARY, "compactionSummary", "compactionSummary", summary)]
+        system = data.get("systemMessage")
+        if system:
+            out.insert(0, ProjectedMessage(entry.id, Status.SUMMARY, "system", "system", system))
+        return out
+    return []
+
+
+def _apply_edit(
+    messages: list[ProjectedMessage], edit: Entry, status: Status
+) -> tuple[list[ProjectedMessage], Status]:
+    """pi's projectContextEntry: ``null`` hides, a replacement swaps content of editable roles."""
+    replacement = edit.data.get("replacement")
+    if replacement is None:
+        return [], Status.HIDDEN
+    if not isinstance(replacement, dict):
+        return messages, status
+    content = replacement.get("content")
+    new_status = Status.RESTORED if edit.data.get("restore") is True else Status.REPLACED
+    out: list[ProjectedMessage] = []
+    for m in messages:
+        if m.role not in _EDITABLE_ROLES:
+            out.append(m)
+            continue
+        new_content = content
+        if m.role in ("assistant", "toolResult") and isinstance(content, str):
+            new_content = [{"type": "text", "text": content}]
+        out.append(
+            ProjectedMessage(m.source_id, new_status, m.kind, m.role, {**m.message, "content": new_content})
+        )
+    return out, new_status
+
+
+def to_model_message(m: ProjectedMessage) -> ProjectedMessage | None:
+    """pi's convertToLlm: summaries, custom and bash messages become user messages; unknown roles drop."""
+    role = m.role
+    if role in MODEL_ROLES:
+        return m
+    msg = m.message
+    text: str
+    if role == "bashExecution":
+        if msg.get("excludeFromContext"):
+            return None
+        content: Any = [{"type": "text", "text": bash_execution_text(msg)}]
+    elif role == "custom":
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+    elif role == "branchSummary":
+        text = BRANCH_SUMMARY_PREFIX + str(msg.get("summary")) + BRANCH_SUMMARY_SUFFIX
+        content = [{"type": "text", "text": text}]
+    elif role == "compactionSummary":
+        text = COMPACTION_SUMMARY_PREFIX + str(msg.get("summary")) + COMPACTION_SUMMARY_SUFFIX
+        content = [{"type": "text", "text": text}]
+    else:
+        return None
+    return ProjectedMessage(
+        m.source_id,
+        m.status,
+        m.kind,
+        "user",
+        {"role": "user", "content": content, "timestamp": msg.get("timestamp")},
+    )
+
+
+def bash_execution_text(msg: JSONObject) -> str:
+    """pi's bashExecutionToText."""
+    text = f"Ran `{msg.get('command')}`\n"
+    output = msg.get("output")
+    text += f"```\n{output}\n```" if output else "(no output)"
+    exit_code = msg.get("exitCode")
+    if msg.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif exit_code is not None and exit_code != 0:
+        text += f"\n\nCommand exited with code {exit_code}"
+    if msg.get("truncated") and msg.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {msg.get('fullOutputPath')}]"
+    return text
+
+
+def iso_to_ms(value: Any) -> int | None:
+    """``new Date(value).getTime()`` for the ISO strings sessions hold; None where JavaScript gives NaN."""
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        return None if "T" in value else int(stamp.timestamp() * 1000)
+    return round(stamp.timestamp() * 1000)

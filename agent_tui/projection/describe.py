@@ -1,0 +1,79 @@
+"""One-line descriptions of entries, for the tree (CLI and TUI alike)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tui.store.record import Entry
+
+
+def kind(entry: Entry) -> str:
+    """``user``, ``assistant``, ``toolResult``... for messages; the entry type otherwise."""
+    if entry.type == "message":
+        return entry.role or "message"
+    if entry.type == "custom":
+        return f"custom:{entry.data.get('customType')}"
+    return entry.type
+
+
+def first_line(entry: Entry, width: int = 80) -> str:
+    """The first non-empty line of what the entry says, cut to ``width`` characters."""
+    data = entry.data
+    text = ""
+    if entry.type == "message":
+        message = entry.message or {}
+        text = _content_text(message.get("content"))
+        if not text and message.get("role") == "bashExecution":
+            text = f"$ {message.get('command', '')}"
+        if message.get("role") == "toolResult":
+            text = f"{message.get('toolName', '')}: {text}"
+    elif entry.type in ("compaction", "branch_summary"):
+        text = str(data.get("summary") or "")
+    elif entry.type == "custom_message":
+        text = _content_text(data.get("content"))
+    elif entry.type == "context_edit":
+        replacement = data.get("replacement")
+        action = "hide" if replacement is None else ("restore" if data.get("restore") else "replace")
+        text = f"{action} {data.get('targetId')}"
+        if isinstance(replacement, dict) and action == "replace":
+            text += ": " + _content_text(replacement.get("content"))
+    elif entry.type == "label":
+        text = (
+            f"{data.get('targetId')} = {data.get('label')!r}"
+            if data.get("label")
+            else f"clear label of {data.get('targetId')}"
+        )
+    elif entry.type == "session_info":
+        text = f"name: {data.get('name')}"
+    elif entry.type == "model_change":
+        text = f"{data.get('provider')}/{data.get('modelId')}"
+    elif entry.type == "thinking_level_change":
+        text = str(data.get("thinkingLevel"))
+    elif entry.type == "pin":
+        text = f"{'pin' if data.get('pinned', True) else 'unpin'} {data.get('targetId')}"
+    elif entry.type == "custom" and isinstance(data.get("data"), dict) and "fromId" in data["data"]:
+        text = f"moved here from {data['data'].get('fromId')}"
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "toolCall":
+            parts.append(f"→ {block.get('name')}({_args_preview(block.get('arguments'))})")
+        elif block.get("type") == "image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _args_preview(args: Any) -> str:
+    if isinstance(args, dict):
+        return ", ".join(f"{k}={str(v)[:40]!s}" for k, v in list(args.items())[:3])
+    return str(args)[:60]

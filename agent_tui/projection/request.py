@@ -1,0 +1,403 @@
+"""From projected messages to a provider request that is always valid.
+
+``prepare`` makes the message list well-formed whatever hides, cuts and
+branches did to it (every tool call has exactly one result and every result
+its call, no empty messages, the system prompt pulled out) and records each
+repair. ``anthropic_request`` and ``openai_request`` then write the request
+bodies of the Anthropic Messages and OpenAI Chat Completions APIs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from agent_tui.projection.context import ProjectedMessage
+from agent_tui.projection.models import lookup
+
+JSONObject = dict[str, Any]
+NO_RESULT_TEXT = "No result provided"
+EMPTY_RESULT_TEXT = "(no output)"
+CONTINUE_TEXT = "(The earlier conversation is not shown.)"
+
+_encode = msgspec.json.Encoder().encode
+_ANTHROPIC_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(slots=True)
+class PreparedMessage:
+    """A message ready for conversion, with the entry it came from (None if synthesized)."""
+
+    role: str  # user, assistant, toolResult
+    content: list[JSONObject]
+    source_id: str | None
+    message: JSONObject  # the original message fields (provider, model, toolCallId, ...)
+
+
+@dataclass(slots=True)
+class Prepared:
+    system: str
+    tools: list[JSONObject]
+    messages: list[PreparedMessage]
+    repairs: list[str] = field(default_factory=list)
+
+
+def system_prompt(messages: Sequence[JSONObject]) -> tuple[str, list[JSONObject]]:
+    """pi's getCurrentSystemMessage: replay every system message into one prompt and tool set."""
+    content: list[str] = []
+    sections: dict[str, str] = {}
+    tools: dict[str, JSONObject] = {}
+    for message in messages:
+        text = _text_of(message.get("content"))
+        if text:
+            content.append(text)
+        for name, value in (message.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            elif isinstance(value, str):
+                sections[name] = value
+        for tool in message.get("toolsRemoved") or []:
+            if isinstance(tool, dict):
+                tools.pop(str(tool.get("name")), None)
+        for tool in message.get("toolsAdded") or []:
+            if isinstance(tool, dict) and tool.get("name"):
+                tools[str(tool["name"])] = tool
+    parts = ["\n\n".join(content), *sections.values()]
+    return "\n\n".join(p for p in parts if p), list(tools.values())
+
+
+def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
+    """Make the projected messages a valid conversation, noting every repair."""
+    repairs: list[str] = []
+    systems = [m.message for m in projected if m.role == "system"]
+    system, tools = system_prompt(systems)
+    out: list[PreparedMessage] = []
+    pending: list[JSONObject] = []  # tool calls of the last assistant message still owed a result
+    answered: set[str] = set()
+    pending_owner: str | None = None
+
+    def close_pending() -> None:
+        nonlocal pending, answered
+        for call in pending:
+            if call["id"] not in answered:
+                repairs.append(
+                    f"added a result for unanswered tool call {call['id']} ({call.get('name')}) of {pending_owner}"
+                )
+                out.append(
+                    PreparedMessage(
+                        "toolResult",
+                        [{"type": "text", "text": NO_RESULT_TEXT}],
+                        None,
+                        {
+                            "role": "toolResult",
+                            "toolCallId": call["id"],
+                            "toolName": call.get("name"),
+                            "isError": True,
+                        },
+                    )
+                )
+        pending = []
+        answered = set()
+
+    for pm in projected:
+        role = pm.role
+        if role == "system":
+            continue
+        message = pm.message
+        if role == "assistant":
+            close_pending()
+            if message.get("stopReason") in ("error", "aborted"):
+                repairs.append(
+                    f"left out {pm.source_id}: assistant message that ended with {message.get('stopReason')}"
+                )
+                continue
+            content = _assistant_content(message.get("content"))
+            calls = [b for b in content if b.get("type") == "toolCall"]
+            if not content:
+                repairs.append(f"left out {pm.source_id}: empty assistant message")
+                continue
+            out.append(PreparedMessage("assistant", content, pm.source_id, message))
+            pending, answered, pending_owner = calls, set(), pm.source_id
+        elif role == "toolResult":
+            call_id = message.get("toolCallId")
+            if not any(c["id"] == call_id for c in pending):
+                repairs.append(
+                    f"left out {pm.source_id}: result for tool call {call_id}, which is not in view"
+                )
+                continue
+            if call_id in answered:
+                repairs.append(f"left out {pm.source_id}: second result for tool call {call_id}")
+                continue
+            answered.add(str(call_id))
+            content = _user_content(message.get("content")) or [{"type": "text", "text": EMPTY_RESULT_TEXT}]
+            out.append(PreparedMessage("toolResult", content, pm.source_id, message))
+        elif role == "user":
+            close_pending()
+            content = _user_content(message.get("content"))
+            if not content:
+                repairs.append(f"left out {pm.source_id}: empty user message")
+                continue
+            out.append(PreparedMessage("user", content, pm.source_id, message))
+    close_pending()
+    return Prepared(system, tools, out, repairs)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def _user_content(content: Any) -> list[JSONObject]:
+    """Text and image blocks, without empty text."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content.strip() else []
+    blocks: list[JSONObject] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if (block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip()) or (
+            block.get("type") == "image" and block.get("data")
+        ):
+            blocks.append(block)
+    return blocks
+
+
+def _assistant_content(content: Any) -> list[JSONObject]:
+    blocks: list[JSONObject] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if (kind == "text" and isinstance(block.get("text"), str) and block["text"].strip()) or (
+            kind == "thinking" and (block.get("thinkingSignature") or str(block.get("thinking", "")).strip())
+        ):
+            blocks.append(block)
+        elif kind == "toolCall" and isinstance(block.get("id"), str) and block.get("name"):
+            args = block.get("arguments")
+            blocks.append(block if isinstance(args, dict) else {**block, "arguments": _as_object(args)})
+    return blocks
+
+
+def _as_object(value: Any) -> JSONObject:
+    if isinstance(value, str):
+        try:
+            decoded = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return {"input": value}
+        return decoded if isinstance(decoded, dict) else {"input": decoded}
+    return {} if value is None else {"input": value}
+
+
+def _json(value: Any) -> str:
+    return _encode(value).decode()
+
+
+# -- Anthropic Messages ---------------------------------------------------------------
+
+
+def anthropic_tool_id(call_id: str) -> str:
+    """Anthropic wants ``^[A-Za-z0-9_-]{1,64}$``; other providers' ids are mapped stably."""
+    if _ANTHROPIC_ID.match(call_id):
+        return call_id
+    return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:40]  # a hash: two ids never collide
+
+
+def anthropic_request(
+    prepared: Prepared,
+    model: str,
+    *,
+    max_tokens: int | None = None,
+    thinking_budget: int | None = None,
+    stream: bool = True,
+    cache: bool = True,
+) -> JSONObject:
+    """The Messages API body. Tool results go in the user message after their call, results first."""
+    messages: list[JSONObject] = []
+
+    def push(role: str, blocks: list[JSONObject]) -> None:
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+
+    for pm in prepared.messages:
+        if pm.role == "assistant":
+            same_model = pm.message.get("model") == model
+            blocks: list[JSONObject] = []
+            for b in pm.content:
+                kind = b["type"]
+                if kind == "text":
+                    blocks.append({"type": "text", "text": b["text"]})
+                elif kind == "thinking":
+                    if not same_model or not b.get("thinkingSignature"):
+                        continue  # thinking is only valid for the model that signed it
+                    if b.get("redacted"):
+                        blocks.append({"type": "redacted_thinking", "data": b["thinkingSignature"]})
+                    else:
+                        blocks.append(
+                            {
+                                "type": "thinking",
+                                "thinking": b.get("thinking", ""),
+                                "signature": b["thinkingSignature"],
+                            }
+                        )
+                elif kind == "toolCall":
+                    blocks.append(
+                        {
+                            "type": "tool_use",
+                            "id": anthropic_tool_id(b["id"]),
+                            "name": b["name"],
+                            "input": b["arguments"],
+                        }
+                    )
+            if not blocks:
+                blocks = [{"type": "text", "text": "(no text)"}]
+            push("assistant", blocks)
+        elif pm.role == "toolResult":
+            result: JSONObject = {
+                "type": "tool_result",
+                "tool_use_id": anthropic_tool_id(str(pm.message.get("toolCallId"))),
+                "content": [_anthropic_block(b) for b in pm.content],
+            }
+            if pm.message.get("isError"):
+                result["is_error"] = True
+            push("user", [result])  # prepare() put every result right after its call
+        else:
+            push("user", [_anthropic_block(b) for b in pm.content])
+    if not messages or messages[0]["role"] != "user":
+        prepared.repairs.append("added a user message at the start: the API requires one")
+        messages.insert(0, {"role": "user", "content": [{"type": "text", "text": CONTINUE_TEXT}]})
+    info = lookup(model)
+    body: JSONObject = {"model": model, "max_tokens": max_tokens or info.max_output, "messages": messages}
+    if prepared.system:
+        system_block: JSONObject = {"type": "text", "text": prepared.system}
+        if cache:
+            system_block["cache_control"] = {"type": "ephemeral"}
+        body["system"] = [system_block]
+    if prepared.tools:
+        body["tools"] = [
+            {
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "input_schema": t.get("parameters") or {"type": "object", "properties": {}},
+            }
+            for t in prepared.tools
+        ]
+    if cache and messages:
+        # The stable prefix ends at the last message: mark it so the next call reads it from cache.
+        last = messages[-1]["content"][-1]
+        if last.get("type") in ("text", "tool_result", "image", "tool_use"):
+            last["cache_control"] = {"type": "ephemeral"}
+    if thinking_budget:
+        body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
+    if stream:
+        body["stream"] = True
+    return body
+
+
+def _anthropic_block(block: JSONObject) -> JSONObject:
+    if block.get("type") == "image":
+        return {
+            "type": "image",
+            "source": {
+                "type": "base64",
+                "media_type": block.get("mimeType", "image/png"),
+                "data": block["data"],
+            },
+        }
+    return {"type": "text", "text": block.get("text", "")}
+
+
+# -- OpenAI Chat Completions ------------------------------------------------------------
+
+
+def openai_request(
+    prepared: Prepared, model: str, *, max_tokens: int | None = None, stream: bool = True
+) -> JSONObject:
+    """The Chat Completions body; the system prompt is the first message."""
+    messages: list[JSONObject] = []
+    if prepared.system:
+        messages.append({"role": "system", "content": prepared.system})
+    held_images: list[JSONObject] = []  # tool messages take text only: their images follow as a user message
+    for i, pm in enumerate(prepared.messages):
+        if pm.role == "assistant":
+            text = "".join(b["text"] for b in pm.content if b["type"] == "text")
+            calls = [
+                {
+                    "id": b["id"],
+                    "type": "function",
+                    "function": {"name": b["name"], "arguments": _json(b["arguments"])},
+                }
+                for b in pm.content
+                if b["type"] == "toolCall"
+            ]
+            message: JSONObject = {"role": "assistant", "content": text or None}
+            if calls:
+                message["tool_calls"] = calls
+            if not text and not calls:
+                message["content"] = "(no text)"
+            messages.append(message)
+        elif pm.role == "toolResult":
+            text = "\n".join(b["text"] for b in pm.content if b["type"] == "text")
+            images = [b for b in pm.content if b["type"] == "image"]
+            if images:
+                held_images.extend(images)
+                text = (text + "\n" if text else "") + "(images attached below)"
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": pm.message.get("toolCallId"),
+                    "content": text or EMPTY_RESULT_TEXT,
+                }
+            )
+            following = prepared.messages[i + 1].role if i + 1 < len(prepared.messages) else None
+            if held_images and following != "toolResult":
+                messages.append({"role": "user", "content": [_openai_part(b) for b in held_images]})
+                held_images = []
+        else:
+            parts = [_openai_part(b) for b in pm.content]
+            if all(p["type"] == "text" for p in parts):
+                messages.append({"role": "user", "content": "\n".join(p["text"] for p in parts)})
+            else:
+                messages.append({"role": "user", "content": parts})
+    info = lookup(model)
+    body: JSONObject = {
+        "model": model,
+        "messages": messages,
+        "max_completion_tokens": max_tokens or info.max_output,
+    }
+    if prepared.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t["name"],
+                    "description": t.get("description", ""),
+                    "parameters": t.get("parameters") or {"type": "object", "properties": {}},
+                },
+            }
+            for t in prepared.tools
+        ]
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def _openai_part(block: JSONObject) -> JSONObject:
+    if block.get("type") == "image":
+        return {
+            "type": "image_url",
+            "image_url": {"url": f"data:{block.get('mimeType', 'image/png')};base64,{block['data']}"},
+        }
+    return {"type": "text", "text": block.get("text", "")}

@@ -1,0 +1,1 @@
+"""Model providers: adapters over the official anthropic and openai SDKs."""

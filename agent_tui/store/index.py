@@ -1,0 +1,163 @@
+"""The in-memory index of one session: entries by id, children, labels, name, leaf.
+
+Pure bookkeeping over :class:`Entry` objects; the file I/O lives in
+``reader`` and ``writer``. Follows pi's rules: the leaf is the last entry in
+file order, a later duplicate id shadows an earlier one, the latest
+``label`` entry for a target wins (an empty label clears it), and the latest
+``session_info`` names the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agent_tui.store.errors import EntryNotFoundError
+from agent_tui.store.reader import LoadedFile, LoadWarning
+from agent_tui.store.record import Entry, JSONObject
+
+
+class SessionIndex:
+    def __init__(self, loaded: LoadedFile, name: str = "<session>") -> None:
+        self.file_name = name
+        self.header: JSONObject = loaded.header
+        self.version = loaded.version
+        self.warnings: list[LoadWarning] = list(loaded.warnings)
+        self.entries: list[Entry] = []
+        self.by_id: dict[str, Entry] = {}
+        self.labels: dict[str, str] = {}
+        self.pins: dict[str, bool] = {}
+        self.name: str | None = None
+        self.leaf_id: str | None = None
+        self._children: dict[str | None, list[Entry]] | None = None
+        self._roots_cache: list[Entry] | None = None
+        for entry in loaded.entries:
+            self.add(entry)
+
+    # -- building -----------------------------------------------------------------
+
+    def add(self, entry: Entry) -> None:
+        """Index one entry (loaded or just appended): it becomes the leaf."""
+        previous = self.by_id.get(entry.id)
+        if previous is not None:
+            self.warnings.append(
+                LoadWarning(
+                    entry.line, f"duplicate id {entry.id} (also on line {previous.line}); the later one wins"
+                )
+            )
+        self.entries.append(entry)
+        self.by_id[entry.id] = entry
+        self.leaf_id = entry.id
+        if entry.type == "label":
+            self._apply_label(entry.data)
+        elif entry.type == "session_info":
+            name = entry.data.get("name")
+            self.name = name.strip() or None if isinstance(name, str) else None
+        elif entry.type == "pin":
+            target = entry.data.get("targetId")
+            if isinstance(target, str):
+                self.pins[target] = bool(entry.data.get("pinned", True))
+        if self._children is not None:
+            self._children.setdefault(entry.parent_id, []).append(entry)
+            self._roots_cache = None
+
+    def _apply_label(self, data: JSONObject) -> None:
+        target, label = data.get("targetId"), data.get("label")
+        if not isinstance(target, str):
+            return
+        if isinstance(label, str) and label.strip():
+            self.labels[target] = label
+        else:
+            self.labels.pop(target, None)
+
+    # -- lookups ------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self.by_id
+
+    def get(self, entry_id: str) -> Entry:
+        entry = self.by_id.get(entry_id)
+        if entry is None:
+            raise EntryNotFoundError(f"{self.file_name}: no entry with id {entry_id!r}")
+        return entry
+
+    def is_pinned(self, entry_id: str) -> bool:
+        return self.pins.get(entry_id, False)
+
+    def path_to(self, leaf_id: str | None) -> list[Entry]:
+        """Entries from the root to ``leaf_id`` (inclusive). Stops at a dangling parent or a cycle."""
+        if leaf_id is None:
+            return []
+        path: list[Entry] = []
+        seen: set[str] = set()
+        current = self.by_id.get(leaf_id)
+        while current is not None and current.id not in seen:
+            seen.add(current.id)
+            path.append(current)
+            current = self.by_id.get(current.parent_id) if current.parent_id is not None else None
+        path.reverse()
+        return path
+
+    def active_path(self) -> list[Entry]:
+        return self.path_to(self.leaf_id)
+
+    # -- tree -----------------------------------------------------------------
+
+    @property
+    def children(self) -> dict[str | None, list[Entry]]:
+        """Children by parent id, in file order (built on first use)."""
+        if self._children is None:
+            children: dict[str | None, list[Entry]] = {}
+            for entry in self.entries:
+                if self.by_id.get(entry.id) is entry:  # shadowed duplicates are not tree nodes
+                    children.setdefault(entry.parent_id, []).append(entry)
+            self._children = children
+        return self._children
+
+    def roots(self) -> list[Entry]:
+        """Entries with no parent, with a dangling parent, or that break a parent cycle."""
+        if self._roots_cache is not None:
+            return self._roots_cache
+        children = self.children
+        roots = [
+            e
+            for e in self.entries
+            if self.by_id.get(e.id) is e and (e.parent_id is None or e.parent_id not in self.by_id)
+        ]
+        reached: set[str] = set()
+        for root in roots:
+            reached.update(e.id for e in self.walk(root))
+        for entry in self.entries:  # what a cycle hides from every root
+            if entry.id not in reached and self.by_id.get(entry.id) is entry:
+                roots.append(entry)
+                reached.update(e.id for e in self.walk(entry))
+        del children
+        self._roots_cache = roots
+        return roots
+
+    def walk(self, start: Entry) -> Iterator[Entry]:
+        """Depth-first pre-order walk below ``start`` without recursion (trees can be 20,000 deep)."""
+        children = self.children
+        stack = [start]
+        seen: set[str] = set()
+        while stack:
+            entry = stack.pop()
+            if entry.id in seen:
+                continue
+            seen.add(entry.id)
+            yield entry
+            stack.extend(reversed(children.get(entry.id, ())))
+
+    def tree_warnings(self) -> list[str]:
+        """Dangling parents and cycles: found by walking, reported without changing anything."""
+        notes: list[str] = []
+        for entry in self.roots():
+            if entry.parent_id is not None and entry.parent_id not in self.by_id:
+                notes.append(
+                    f"line {entry.line}: entry {entry.id} has missing parent {entry.parent_id}; shown as a root"
+                )
+            elif entry.parent_id is not None:
+                notes.append(f"line {entry.line}: entry {entry.id} is in a parentId cycle; cut there")
+        return notes

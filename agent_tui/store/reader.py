@@ -1,0 +1,304 @@
+"""Tolerant reading of session files: bytes in, entries and warnings out.
+
+Nothing here writes. A torn last line, malformed lines, unknown types,
+entries without ids and non-object lines become warnings; every valid line
+becomes an :class:`Entry`. Old pi formats (v1, v2) are upgraded in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agent_tui.store.errors import NotASessionError, StoreError
+from agent_tui.store.record import Entry, JSONObject, LineSource
+
+CURRENT_VERSION = 3
+
+#: Entry types pi 1.6 writes, plus the ones agent-tui adds (see docs/FORMAT.md).
+KNOWN_TYPES = frozenset(
+    {
+        "message",
+        "compaction",
+        "context_edit",
+        "branch_summary",
+        "model_change",
+        "thinking_level_change",
+        "label",
+        "session_info",
+        "custom",
+        "custom_message",
+        "usage",
+        "pin",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadWarning:
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    header: JSONObject
+    entries: list[Entry]
+    warnings: list[LoadWarning] = field(default_factory=list)
+    size: int = 0
+    ends_with_newline: bool = True
+    version: int = CURRENT_VERSION
+    lines: int = 0
+
+
+class _LineHead(msgspec.Struct):
+    type: Any = None
+    id: Any = None
+    parentId: Any = None
+    message: msgspec.Raw = msgspec.Raw(b"")
+
+
+_head_decoder = msgspec.json.Decoder(_LineHead)
+_decode_head = _head_decoder.decode
+_decode_any = msgspec.json.Decoder().decode
+
+
+def read_file(path: Path) -> LoadedFile:
+    """Read and parse a session file. Raises StoreError for a missing or headerless file."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such session file") from None
+    except IsADirectoryError:
+        raise StoreError(f"{path}: is a directory, not a session file") from None
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
+    return parse_session(data, str(path))
+
+
+def parse_session(data: bytes, name: str = "<session>") -> LoadedFile:
+    """Parse the bytes of a session file.
+
+    The common case (a v3 file of valid lines, no blank ones) is decoded in one
+    call; anything unusual falls back to the line-by-line scan that reports
+    each bad line.
+    """
+    fast = _parse_clean(data)
+    if fast is not None:
+        return fast
+    return _parse_lines(data, name)
+
+
+def _parse_clean(data: bytes) -> LoadedFile | None:
+    first_end = data.find(b"\n")
+    if first_end < 0:
+        return None
+    try:
+        header = _decode_any(data[:first_end])
+    except msgspec.DecodeError:
+        return None
+    if (
+        not isinstance(header, dict)
+        or header.get("type") != "session"
+        or not isinstance(header.get("id"), str)
+    ):
+        return None
+    version = header.get("version", 1)
+    if not isinstance(version, int) or version < CURRENT_VERSION:
+        return None
+    body = memoryview(data)[first_end + 1 :]
+    try:
+        heads = _head_decoder.decode_lines(body)
+    except msgspec.DecodeError:
+        return None
+    source = LineSource(data)
+    lines = len(source.starts) - (1 if data.endswith(b"\n") else 0)
+    if len(heads) != lines - 1:
+        return None  # blank lines: let the scan number the lines
+    entries: list[Entry] = []
+    append = entries.append
+    warnings: list[LoadWarning] = []
+    line_no = 1
+    for head in heads:
+        line_no += 1
+        etype, eid, parent = head.type, head.id, head.parentId
+        if (
+            etype.__class__ is not str
+            or eid.__class__ is not str
+            or not eid
+            or not (parent is None or parent.__class__ is str)
+        ):
+            return None
+        if etype not in KNOWN_TYPES:
+            warnings.append(LoadWarning(line_no, f"entry {eid}: unknown type {etype!r}; kept, not projected"))
+        message = head.message
+        append(Entry(etype, eid, parent, line_no, source, message if len(message) else None))
+    return LoadedFile(
+        header=header,
+        entries=entries,
+        warnings=warnings,
+        size=len(data),
+        ends_with_newline=data.endswith(b"\n"),
+        version=version,
+        lines=lines,
+    )
+
+
+def _parse_lines(data: bytes, name: str) -> LoadedFile:
+    view = memoryview(data)
+    size = len(data)
+    entries: list[Entry] = []
+    warnings: list[LoadWarning] = []
+    header: JSONObject | None = None
+    version = CURRENT_VERSION
+    legacy: list[tuple[int, JSONObject]] = []  # v1/v2 lines, migrated after the scan
+    pos = 0
+    line_no = 0
+    find = data.find
+    while pos < size:
+        end = find(b"\n", pos)
+        if end < 0:
+            end = size
+        line_no += 1
+        line = view[pos:end]
+        start = pos
+        pos = end + 1
+        if not line:
+            continue
+        torn = end == size  # no newline after it: the process may have died mid-write
+        if header is None:
+            try:
+                obj = _decode_any(line)
+            except msgspec.DecodeError:
+                if not bytes(line).isspace():
+                    warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
+                continue
+            if (
+                not isinstance(obj, dict)
+                or obj.get("type") != "session"
+                or not isinstance(obj.get("id"), str)
+            ):
+                raise NotASessionError(f"{name}: line {line_no} is not a session header")
+            header = obj
+            raw_version = obj.get("version", 1)
+            version = raw_version if isinstance(raw_version, int) else 1
+            continue
+        if version < 2:
+            try:
+                obj = _decode_any(line)
+            except msgspec.DecodeError:
+                if not bytes(line).isspace():
+                    warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("type"), str):
+                legacy.append((line_no, obj))
+            else:
+                warnings.append(LoadWarning(line_no, "not an entry object; ignored"))
+            continue
+        try:
+            head = _decode_head(line)
+        except msgspec.DecodeError:
+            if not bytes(line).isspace():
+                warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
+            continue
+        etype, eid, parent = head.type, head.id, head.parentId
+        if not isinstance(etype, str):
+            warnings.append(LoadWarning(line_no, "entry has no string 'type'; ignored"))
+            continue
+        if not isinstance(eid, str) or not eid:
+            warnings.append(LoadWarning(line_no, f"{etype} entry has no string 'id'; ignored"))
+            continue
+        if parent is not None and not isinstance(parent, str):
+            warnings.append(LoadWarning(line_no, f"entry {eid}: parentId is not a string; treated as a root"))
+            parent = None
+        if etype not in KNOWN_TYPES:
+            warnings.append(LoadWarning(line_no, f"entry {eid}: unknown type {etype!r}; kept, not projected"))
+        message_raw = head.message if len(head.message) else None
+        entries.append(Entry(etype, eid, parent, line_no, line, message_raw))
+    if header is None:
+        raise NotASessionError(f"{name}: empty file, no session header")
+    if version < 2:
+        entries = _migrate_v1(header, legacy, entries, warnings)
+    if version < 3:
+        _migrate_v2(entries)
+    return LoadedFile(
+        header=header,
+        entries=entries,
+        warnings=warnings,
+        size=size,
+        ends_with_newline=size == 0 or data[-1:] == b"\n",
+        version=version,
+        lines=line_no,
+    )
+
+
+def _bad_line_message(torn: bool, start: int, end: int) -> str:
+    if torn:
+        return f"torn last line ({end - start} bytes without a newline, likely a write cut short); ignored"
+    return "malformed JSON; ignored"
+
+
+def _migrate_v1(
+    header: JSONObject,
+    legacy: list[tuple[int, JSONObject]],
+    entries: list[Entry],
+    warnings: list[LoadWarning],
+) -> list[Entry]:
+    """pi v1 had no ids: chain the lines in file order under deterministic ids.
+
+    pi gives random ids when it migrates (and rewrites the file); ours are derived
+    from the session id and line number so they survive a restart without a rewrite.
+    """
+    session_id = str(header.get("id"))
+    # pi's firstKeptEntryIndex counts parsed lines, header included.
+    by_index: list[JSONObject | None] = [header]
+    ids: set[str] = set()
+    prev: str | None = None
+    for line_no, obj in legacy:
+        eid = _legacy_id(session_id, line_no, ids)
+        obj["id"] = eid
+        obj["parentId"] = prev
+        prev = eid
+        by_index.append(obj)
+    migrated: list[Entry] = []
+    for line_no, obj in legacy:
+        if obj["type"] == "compaction" and isinstance(obj.get("firstKeptEntryIndex"), int):
+            index = obj.pop("firstKeptEntryIndex")
+            target = by_index[index] if 0 < index < len(by_index) else None
+            if target is not None:
+                obj["firstKeptEntryId"] = target["id"]
+            else:
+                warnings.append(
+                    LoadWarning(line_no, f"compaction points at entry index {index}, which is missing")
+                )
+        migrated.append(Entry.from_data(obj, line_no))
+    return migrated + entries
+
+
+def _legacy_id(session_id: str, line_no: int, taken: set[str]) -> str:
+    import hashlib
+
+    salt = 0
+    while True:
+        eid = hashlib.sha256(f"{session_id}:{line_no}:{salt}".encode()).hexdigest()[:8]
+        if eid not in taken:
+            taken.add(eid)
+            return eid
+        salt += 1
+
+
+def _migrate_v2(entries: list[Entry]) -> None:
+    """v2 -> v3: the ``hookMessage`` role became ``custom``."""
+    for entry in entries:
+        if entry.type == "message" and entry.role == "hookMessage":
+            message = entry.message
+            if message is not None:
+                message["role"] = "custom"
+                entry._role = "custom"

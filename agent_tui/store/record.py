@@ -1,0 +1,145 @@
+"""One entry of a session file, decoded lazily.
+
+Loading decodes only ``type``, ``id`` and ``parentId`` of each line and keeps the
+rest as undecoded JSON bytes. The full object is decoded the first time
+someone asks for it, so opening a 50 MB session costs one scan, not one parse
+into Python objects of every byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+JSONObject = dict[str, Any]
+
+
+class _MessageHead(msgspec.Struct):
+    role: Any = None
+    content: msgspec.Raw = msgspec.Raw(b"")
+    excludeFromContext: Any = None
+
+
+_decode_message_head = msgspec.json.Decoder(_MessageHead).decode
+_decode_any = msgspec.json.Decoder().decode
+
+
+class LineSource:
+    """The bytes of a loaded file, and where each line starts (found on first use)."""
+
+    __slots__ = ("_starts", "data")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Offset of each line's first byte (a final empty line after the last newline included)."""
+        if self._starts is None:
+            starts = [0]
+            find, pos = self.data.find, 0
+            while (pos := find(b"\n", pos) + 1) > 0:
+                starts.append(pos)
+            self._starts = starts
+        return self._starts
+
+    def line(self, number: int) -> memoryview:
+        """Line ``number`` (1-based) without its newline."""
+        starts = self.starts
+        start = starts[number - 1]
+        end = starts[number] - 1 if number < len(starts) else len(self.data)
+        return memoryview(self.data)[start:end]
+
+
+class Entry:
+    """A session entry: its tree links eagerly, its payload on demand."""
+
+    __slots__ = ("_data", "_message_raw", "_plain", "_role", "id", "line", "parent_id", "raw", "type")
+
+    def __init__(
+        self,
+        type: str,
+        id: str,
+        parent_id: str | None,
+        line: int,
+        raw: bytes | memoryview | LineSource | None = None,
+        message_raw: msgspec.Raw | None = None,
+        data: JSONObject | None = None,
+    ) -> None:
+        self.type = type
+        self.id = id
+        self.parent_id = parent_id
+        self.line = line  # 1-based line number in the file; 0 for entries not (yet) in a file
+        self.raw = raw
+        self._message_raw = message_raw
+        self._data = data
+        self._role: str | bool | None = False  # False: not decoded yet
+        self._plain = False
+
+    @classmethod
+    def from_data(cls, data: JSONObject, line: int = 0) -> Entry:
+        return cls(data["type"], data["id"], data.get("parentId"), line, data=data)
+
+    @property
+    def data(self) -> JSONObject:
+        """The whole JSON object of the line (decoded once, then cached)."""
+        if self._data is None:
+            raw = self.raw
+            if isinstance(raw, LineSource):
+                raw = raw.line(self.line)
+            assert raw is not None
+            self._data = _decode_any(raw)
+            self.raw = None
+        return self._data
+
+    @property
+    def message_raw(self) -> msgspec.Raw | None:
+        """The undecoded ``message`` field, when it is still undecoded."""
+        return self._message_raw if self._data is None else None
+
+    @property
+    def role(self) -> str | None:
+        """For ``message`` entries, ``message.role``; otherwise None."""
+        if self._role is False:
+            self._decode_message_head()
+        return self._role  # type: ignore[return-value]
+
+    @property
+    def is_plain_message(self) -> bool:
+        """True when the undecoded message can be passed on as it is: it has content and is not excluded."""
+        if self._role is False:
+            self._decode_message_head()
+        return self._plain and self._data is None
+
+    def _decode_message_head(self) -> None:
+        role: Any = None
+        plain = False
+        if self.type == "message":
+            if self._data is None and self._message_raw is not None:
+                try:
+                    head = _decode_message_head(self._message_raw)
+                except msgspec.ValidationError:
+                    head = _MessageHead()
+                role = head.role
+                content = head.content
+                plain = (
+                    len(content) > 0
+                    and not (len(content) == 4 and bytes(content) == b"null")
+                    and not head.excludeFromContext
+                )
+            else:
+                message = self.data.get("message")
+                role = message.get("role") if isinstance(message, dict) else None
+        self._role = role if isinstance(role, str) else None
+        self._plain = plain
+
+    @property
+    def message(self) -> JSONObject | None:
+        """For ``message`` entries, the message object; otherwise None."""
+        message = self.data.get("message") if self.type == "message" else None
+        return message if isinstance(message, dict) else None
+
+    def __repr__(self) -> str:
+        return f"Entry({self.type!r}, {self.id!r}, parent={self.parent_id!r}, line={self.line})"

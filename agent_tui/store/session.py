@@ -1,0 +1,329 @@
+"""A session: one file's index plus, unless read-only, its writer.
+
+Every user action that changes what the model sees is one appended entry;
+the methods here build it, validate it and append it. Nothing rewrites the
+file. See docs/FORMAT.md for the entry types.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+
+from agent_tui.store.errors import ReadOnlyError, StoreError
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.paths import session_file_name
+from agent_tui.store.reader import CURRENT_VERSION, LoadedFile, read_file
+from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_line
+
+#: ``custom`` entries with this customType move the leaf (see ``branch``).
+BRANCH_MARKER = "agent-tui.branch"
+
+EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
+class Session:
+    def __init__(
+        self, path: Path, loaded: LoadedFile, writer: SessionWriter | None, read_only_reason: str | None
+    ) -> None:
+        self.path = path
+        self.index = SessionIndex(loaded, str(path))
+        self.writer = writer
+        self.read_only_reason = read_only_reason
+        self._next_line = loaded.lines + 1
+
+    # -- opening ------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, write: bool = True, fsync: FsyncPolicy | None = None) -> Session:
+        """Open a session file. With ``write``, take the writer lock first, then load.
+
+        Raises SessionLockedError when another process writes it; pass
+        ``write=False`` for a read-only view instead.
+        """
+        path = Path(path)
+        writer = SessionWriter.open(path, fsync) if write else None
+        try:
+            loaded = read_file(path)
+            if writer is not None:
+                writer.expect_size(loaded.size)
+        except BaseException:
+            if writer is not None:
+                writer.close()
+            raise
+        reason = None
+        if loaded.version < 2:
+            reason = (
+                f"{path}: pi v1 session (no entry ids); agent-tui never rewrites files, "
+                "so run 'agent-tui fork FILE' to continue it as a v3 session"
+            )
+            if writer is not None:
+                writer.close()
+                writer = None
+        elif writer is None:
+            reason = f"{path}: opened read-only"
+        return cls(path, loaded, writer, reason)
+
+    @classmethod
+    def create(
+        cls,
+        session_dir: str | Path,
+        cwd: str | Path,
+        *,
+        parent_session: str | None = None,
+        fsync: FsyncPolicy | None = None,
+        path: str | Path | None = None,
+    ) -> Session:
+        """Create a new session file (exclusively) in ``session_dir``, or at ``path``."""
+        from agent_tui.store.entries import SessionHeader, now_iso
+
+        session_id = str(uuid.uuid4())
+        timestamp = now_iso()
+        header = SessionHeader(id=session_id, timestamp=timestamp, cwd=str(Path(cwd).resolve()))
+        if parent_session is not None:
+            header.parentSession = parent_session
+        target = (
+            Path(path) if path is not None else Path(session_dir) / session_file_name(session_id, timestamp)
+        )
+        header_json = header.to_json()
+        writer = SessionWriter.create(target, header_json, fsync)
+        loaded = LoadedFile(header=header_json, entries=[], size=writer.size, lines=1)
+        return cls(target, loaded, writer, None)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ------------------------------------------------------------------
+
+    @property
+    def header(self) -> JSONObject:
+        return self.index.header
+
+    @property
+    def id(self) -> str:
+        return str(self.header.get("id"))
+
+    @property
+    def cwd(self) -> str:
+        return str(self.header.get("cwd") or "")
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self.index.leaf_id
+
+    @property
+    def read_only(self) -> bool:
+        return self.writer is None
+
+    # -- appending ------------------------------------------------------------------
+
+    def append(self, fields: JSONObject, *, parent_id: str | bool | None = False) -> Entry:
+        """Append an entry built from ``fields`` (``type`` and payload) as a child of the leaf.
+
+        ``id``, ``parentId`` and ``timestamp`` are filled in; ``parent_id`` overrides
+        the parent (``None`` for a new root). The entry is validated against its
+        model, written as one line, and only then indexed.
+        """
+        from agent_tui.store.entries import new_id, now_iso, validate_entry
+
+        if self.writer is None:
+            raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
+        parent = self.index.leaf_id if parent_id is False else parent_id
+        data = validate_entry(
+            {
+                **fields,
+                "id": new_id(self.index.by_id),
+                "parentId": parent,
+                "timestamp": fields.get("timestamp") or now_iso(),
+            }
+        )
+        self.writer.append(data)
+        entry = Entry.from_data(data, self._next_line)
+        self._next_line += 1
+        self.index.add(entry)
+        return entry
+
+    def append_message(self, message: JSONObject) -> Entry:
+        return self.append({"type": "message", "message": message})
+
+    # -- actions (each one entry) ---------------------------------------------------
+
+    def _editable_target(self, target_id: str) -> Entry:
+        target = self.index.get(target_id)
+        if target.id not in {e.id for e in self.index.active_path()}:
+            raise StoreError(f"{self.path}: entry {target_id} is not on the active branch")
+        editable = target.type == "custom_message" or (
+            target.type == "message" and target.role in EDITABLE_ROLES
+        )
+        if not editable:
+            what = f"{target.type} ({target.role})" if target.role else target.type
+            raise StoreError(
+                f"{self.path}: entry {target_id} is a {what} entry, which has no editable model content"
+            )
+        return target
+
+    def hide(self, target_id: str) -> Entry:
+        self._editable_target(target_id)
+        return self.append({"type": "context_edit", "targetId": target_id, "replacement": None})
+
+    def replace(self, target_id: str, content: str | list[JSONObject]) -> Entry:
+        target = self._editable_target(target_id)
+        if isinstance(content, str) and target.role in ("assistant", "toolResult"):
+            content = [{"type": "text", "text": content}]  # as pi stores it: those roles hold blocks
+        return self.append(
+            {"type": "context_edit", "targetId": target_id, "replacement": {"content": content}}
+        )
+
+    def restore(self, target_id: str) -> Entry:
+        """Undo hide/replace: an edit carrying the original content, marked ``restore``."""
+        target = self._editable_target(target_id)
+        original = (
+            target.data.get("content")
+            if target.type == "custom_message"
+            else (target.message or {}).get("content")
+        )
+        if original is None:
+            original = []
+        return self.append(
+            {
+                "type": "context_edit",
+                "targetId": target_id,
+                "replacement": {"content": original},
+                "restore": True,
+            }
+        )
+
+    def label(self, target_id: str, label: str | None) -> Entry:
+        self.index.get(target_id)
+        return self.append({"type": "label", "targetId": target_id, "label": label or None})
+
+    def rename(self, name: str) -> Entry:
+        return self.append({"type": "session_info", "name": " ".join(name.split())})
+
+    def pin(self, target_id: str, pinned: bool = True) -> Entry:
+        self.index.get(target_id)
+        return self.append({"type": "pin", "targetId": target_id, "pinned": pinned})
+
+    def branch(self, target_id: str) -> Entry | None:
+        """Make ``target_id`` the leaf, durably.
+
+        The leaf is the last entry of the file (pi's rule), so moving it is an
+        append: a ``custom`` entry (never in context, as pi defines it) whose
+        parent is the target. pi and agent-tui both resume from there. Returns
+        None when the target already is the leaf.
+        """
+        self.index.get(target_id)
+        if target_id == self.index.leaf_id:
+            return None
+        return self.append(
+            {"type": "custom", "customType": BRANCH_MARKER, "data": {"fromId": self.index.leaf_id}},
+            parent_id=target_id,
+        )
+
+    # -- fork ---------------------------------------------------------------------
+
+    def fork(self, entry_id: str | None, out: str | Path, *, fsync: FsyncPolicy | None = None) -> Path:
+        """Write a new session file holding the path to ``entry_id`` (default: the leaf).
+
+        As pi's createBranchedSession: labels and branch markers on the path are
+        left out and the rest re-chained; labels of kept entries are re-added at the
+        end; compaction ``firstKeptEntryId`` is moved off removed entries.
+        The header names this file as ``parentSession``.
+        """
+        leaf = entry_id if entry_id is not None else self.index.leaf_id
+        path = self.index.path_to(leaf) if leaf is not None else []
+        if leaf is not None:
+            self.index.get(leaf)
+        kept: list[JSONObject] = []
+        moved: dict[str, str] = {}
+        pending: list[str] = []
+        parent: str | None = None
+        for entry in path:
+            if entry.type == "label" or _is_branch_marker(entry):
+                pending.append(entry.id)
+                continue
+            for removed in pending:
+                moved[removed] = entry.id
+            pending.clear()
+            data = dict(entry.data)
+            data["parentId"] = parent
+            if entry.type == "compaction":
+                first = data.get("firstKeptEntryId")
+                if isinstance(first, str) and first != entry.id:
+                    data["firstKeptEntryId"] = moved.get(first, first)
+            kept.append(data)
+            parent = entry.id
+        kept_ids = {d["id"] for d in kept}
+        from agent_tui.store.entries import new_id
+
+        taken = set(kept_ids)
+        for target, text in self.index.labels.items():
+            if target in kept_ids:
+                label_id = new_id(taken)
+                taken.add(label_id)
+                kept.append(
+                    {
+                        "type": "label",
+                        "id": label_id,
+                        "parentId": parent,
+                        "timestamp": _label_time(self.index, target),
+                        "targetId": target,
+                        "label": text,
+                    }
+                )
+                parent = label_id
+        return write_new_session(
+            Path(out), self.cwd, kept, parent_session=str(self.path.resolve()), fsync=fsync
+        )
+
+
+def _is_branch_marker(entry: Entry) -> bool:
+    return entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER
+
+
+def _label_time(index: SessionIndex, target: str) -> str:
+    for entry in reversed(index.entries):
+        if entry.type == "label" and entry.data.get("targetId") == target:
+            return str(entry.data.get("timestamp"))
+    from agent_tui.store.entries import now_iso
+
+    return now_iso()
+
+
+def write_new_session(
+    out: Path,
+    cwd: str,
+    entries: Iterable[JSONObject],
+    *,
+    parent_session: str | None = None,
+    fsync: FsyncPolicy | None = None,
+) -> Path:
+    """Create ``out`` exclusively with a fresh header and ``entries`` (already chained), fsync once."""
+    from agent_tui.store.entries import SessionHeader, now_iso
+
+    header = SessionHeader(
+        id=str(uuid.uuid4()), timestamp=now_iso(), cwd=cwd or os.getcwd(), version=CURRENT_VERSION
+    )
+    if parent_session is not None:
+        header.parentSession = parent_session
+    policy = fsync or FsyncPolicy.from_env()
+    with SessionWriter.create(out, header.to_json(), FsyncPolicy.NEVER) as writer:
+        for data in entries:
+            writer.append_bytes(encode_line(data))
+        if policy is FsyncPolicy.ALWAYS:
+            writer.sync()
+    return out
+
+
+__all__ = ["BRANCH_MARKER", "Session", "write_new_session"]

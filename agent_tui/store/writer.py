@@ -1,0 +1,166 @@
+"""Appending to session files: exclusive creation, one write per line, a single-writer lock.
+
+The only ways this module touches a file are ``O_CREAT | O_EXCL`` to create
+it and ``O_APPEND`` writes to extend it. Nothing is ever rewritten or truncated.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from enum import StrEnum
+from pathlib import Path
+
+import msgspec
+
+from agent_tui.store.errors import ConcurrentChangeError, SessionLockedError, StoreError
+from agent_tui.store.record import JSONObject
+
+_encode = msgspec.json.Encoder().encode
+
+
+class FsyncPolicy(StrEnum):
+    """When appended lines are forced to disk.
+
+    ``always``: fsync after every entry (survives power loss; the default).
+    ``never``: leave it to the OS (survives a killed process, not a power cut).
+    """
+
+    ALWAYS = "always"
+    NEVER = "never"
+
+    @classmethod
+    def from_env(cls) -> FsyncPolicy:
+        value = os.environ.get("AGENT_TUI_FSYNC", cls.ALWAYS.value).strip().lower()
+        try:
+            return cls(value)
+        except ValueError:
+            raise StoreError(f"AGENT_TUI_FSYNC={value!r}: expected 'always' or 'never'") from None
+
+
+def encode_line(obj: JSONObject) -> bytes:
+    return _encode(obj) + b"\n"
+
+
+class SessionWriter:
+    """Holds the writer lock on one session file and appends lines to it."""
+
+    def __init__(self, path: Path, fd: int, size: int, ends_with_newline: bool, fsync: FsyncPolicy) -> None:
+        self.path = path
+        self._fd: int | None = fd
+        self._size = size
+        self._needs_newline = not ends_with_newline
+        self.fsync = fsync
+
+    # -- opening ------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, header: JSONObject, fsync: FsyncPolicy | None = None) -> SessionWriter:
+        """Create a new session file holding ``header``. Fails if the file exists."""
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            raise StoreError(f"{path}: already exists; session files are never overwritten") from None
+        except OSError as e:
+            raise StoreError(f"{path}: cannot create: {e.strerror}") from None
+        _lock(fd, path)
+        writer = cls(path, fd, 0, True, fsync or FsyncPolicy.from_env())
+        writer.append(header)
+        return writer
+
+    @classmethod
+    def open(cls, path: Path, fsync: FsyncPolicy | None = None) -> SessionWriter:
+        """Take the writer lock on an existing file. Raises SessionLockedError if another process has it."""
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise StoreError(f"{path}: no such session file") from None
+        except OSError as e:
+            raise StoreError(f"{path}: cannot open for appending: {e.strerror}") from None
+        _lock(fd, path)
+        size = os.fstat(fd).st_size
+        ends_with_newline = size == 0 or _last_byte(path, size) == b"\n"
+        return cls(path, fd, size, ends_with_newline, fsync or FsyncPolicy.from_env())
+
+    # -- appending ------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def expect_size(self, size: int) -> None:
+        """Fail unless the file is exactly ``size`` bytes: what we loaded is what is on disk."""
+        actual = self._stat_size()
+        if actual != size:
+            raise ConcurrentChangeError(
+                f"{self.path}: changed on disk while open ({size} bytes loaded, {actual} now); reopen it"
+            )
+
+    def append(self, obj: JSONObject) -> None:
+        """Write one entry as one line with a single write, then fsync per policy."""
+        self.append_bytes(encode_line(obj))
+
+    def append_bytes(self, line: bytes) -> None:
+        fd = self._require_fd()
+        actual = self._stat_size()
+        if actual != self._size:
+            raise ConcurrentChangeError(
+                f"{self.path}: changed on disk by another program ({self._size} bytes expected, {actual} found); reopen it"
+            )
+        if self._needs_newline:
+            # The last line was torn (a write cut short). Start ours on a line of its own.
+            line = b"\n" + line
+        try:
+            written = os.write(fd, line)
+            while written < len(line):  # regular files rarely short-write; finish the line if so
+                written += os.write(fd, line[written:])
+            if self.fsync is FsyncPolicy.ALWAYS:
+                os.fsync(fd)
+        except OSError as e:
+            # Whatever reached the file is a torn line; the next append starts on a new line.
+            self._size = self._stat_size()
+            self._needs_newline = self._size > 0
+            reason = "disk full" if e.errno == errno.ENOSPC else e.strerror
+            raise StoreError(f"{self.path}: append failed ({reason}); the entry was not saved") from None
+        self._size += len(line)
+        self._needs_newline = False
+
+    def sync(self) -> None:
+        os.fsync(self._require_fd())
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the flock
+            self._fd = None
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _require_fd(self) -> int:
+        if self._fd is None:
+            raise StoreError(f"{self.path}: writer is closed")
+        return self._fd
+
+    def _stat_size(self) -> int:
+        return os.fstat(self._require_fd()).st_size
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise SessionLockedError(
+            f"{path}: another agent-tui process is writing this session; open it read-only or close the other one"
+        ) from None
+
+
+def _last_byte(path: Path, size: int) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(size - 1)
+        return f.read(1)

@@ -1,0 +1,1 @@
+"""The Textual app: widgets and screens."""
