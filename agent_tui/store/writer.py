@@ -104,7 +104,10 @@ class SessionWriter:
 
     def append_bytes(self, line: bytes) -> None:
         fd = self._require_fd()
-        actual = self._stat_size()
+        try:
+            actual = os.fstat(fd).st_size
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot append: {e.strerror}") from None
         if actual != self._size:
             raise ConcurrentChangeError(
                 f"{self.path}: changed on disk by another program ({self._size} bytes expected, {actual} found); reopen it"
@@ -112,17 +115,17 @@ class SessionWriter:
         if self._needs_newline:
             # The last line was torn (a write cut short). Start ours on a line of its own.
             line = b"\n" + line
+        written = 0
         try:
-            written = os.write(fd, line)
-            while written < len(line):  # regular files rarely short-write; finish the line if so
+            while written < len(line):  # one write; regular files only short-write when the disk fills
                 written += os.write(fd, line[written:])
             if self.fsync is FsyncPolicy.ALWAYS:
                 os.fsync(fd)
         except OSError as e:
             # Whatever reached the file is a torn line; the next append starts on a new line.
-            self._size = self._stat_size()
-            self._needs_newline = self._size > 0
-            reason = "disk full" if e.errno == errno.ENOSPC else e.strerror
+            self._size += written
+            self._needs_newline = written > 0 or self._needs_newline
+            reason = "disk full" if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) else e.strerror
             raise StoreError(f"{self.path}: append failed ({reason}); the entry was not saved") from None
         self._size += len(line)
         self._needs_newline = False
@@ -147,7 +150,10 @@ class SessionWriter:
         return self._fd
 
     def _stat_size(self) -> int:
-        return os.fstat(self._require_fd()).st_size
+        try:
+            return os.fstat(self._require_fd()).st_size
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot stat: {e.strerror}") from None
 
 
 def _lock(fd: int, path: Path) -> None:

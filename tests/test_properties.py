@@ -1,0 +1,146 @@
+"""Property tests: random sessions always project to valid requests; appends never touch earlier bytes."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_tui.projection.context import project
+from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.reader import parse_session
+from agent_tui.store.session import Session
+from tests.request_validity import anthropic_problems, openai_problems
+from tests.session_builder import Builder, assistant, tool_result, user
+
+
+def random_session(seed: int, size: int) -> Builder:
+    """A random tree: turns with tool calls (some unanswered, some duplicated), branches,
+    hides and replacements of random entries, compactions at random points, aborted replies."""
+    rng = random.Random(seed)
+    b = Builder()
+    ids: list[str] = []
+    calls = 0
+    for _ in range(size):
+        r = rng.random()
+        if ids and r < 0.12:
+            b.leaf = rng.choice(ids)  # branch from anywhere
+            continue
+        if r < 0.35:
+            text = rng.choice(["hello", "", "  ", "fix the bug", "run tests"])
+            ids.append(b.message(user(text)))
+        elif r < 0.6:
+            n = rng.choice([0, 0, 1, 2, 3])
+            made = [(f"call_{calls + i}" + rng.choice(["", "|x.y"]), "read", {"path": "f"}) for i in range(n)]
+            calls += n
+            stop = rng.choice([None, None, None, "aborted", "error"])
+            ids.append(b.message(assistant(rng.choice(["", "ok", "done"]), made, stop=stop)))
+            for cid, _, _ in made:
+                if rng.random() < 0.8:
+                    ids.append(b.message(tool_result(cid, rng.choice(["out", ""]))))
+                if rng.random() < 0.1:
+                    ids.append(b.message(tool_result(cid, "again")))
+        elif r < 0.7 and ids:
+            target = rng.choice(ids)
+            replacement: Any = (
+                None
+                if rng.random() < 0.5
+                else {"content": rng.choice(["new", "", [{"type": "text", "text": "blk"}]])}
+            )
+            ids.append(b.add("context_edit", targetId=target, replacement=replacement))
+        elif r < 0.78 and ids:
+            path_ids = ids[:]
+            first = rng.choice(path_ids)
+            cid = b.add("compaction", summary="summary", firstKeptEntryId=first, tokensBefore=100)
+            if rng.random() < 0.3:
+                b.lines[-1]["firstKeptEntryId"] = cid  # keeps nothing
+            ids.append(cid)
+        elif r < 0.84:
+            ids.append(b.message({"role": "system", "content": rng.choice(["sys", ""]), "timestamp": 0}))
+        elif r < 0.9:
+            ids.append(
+                b.add("custom_message", customType="x", content=rng.choice(["note", [], ""]), display=True)
+            )
+        elif r < 0.95 and ids:
+            ids.append(b.add("label", targetId=rng.choice(ids), label="L"))
+        else:
+            ids.append(b.message(tool_result(f"stray_{rng.randint(0, 9)}", "stray")))
+    if ids and rng.random() < 0.5:
+        b.leaf = rng.choice(ids)
+        b.add("custom", customType="agent-tui.branch", data={})
+    return b
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), size=st.integers(0, 60))
+def test_random_sessions_always_give_valid_requests(seed: int, size: int) -> None:
+    b = random_session(seed, size)
+    index = SessionIndex(parse_session(b.text().encode()))
+    for leaf in [index.leaf_id, *[e.id for e in index.entries[:: max(1, len(index.entries) // 5)]]]:
+        prepared = prepare(project(index, leaf).messages)
+        body = anthropic_request(prepared, "claude-sonnet-4-5")
+        assert anthropic_problems(body) == [], (seed, size, leaf)
+        assert openai_problems(openai_request(prepared, "gpt-4.1")) == [], (seed, size, leaf)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_session_actions_never_change_an_earlier_byte(seed: int, tmp_path_factory: Any) -> None:
+    rng = random.Random(seed)
+    path = random_session(seed, 25).write(tmp_path_factory.mktemp("s") / "s.jsonl")
+    for _ in range(6):
+        before = path.read_bytes()
+        with Session.open(path) as s:
+            on_path = [
+                e.id
+                for e in s.index.active_path()
+                if e.type == "message" and e.role in ("user", "assistant", "toolResult")
+            ]
+            every = [e.id for e in s.index.entries]
+            action = rng.choice(["hide", "replace", "restore", "label", "rename", "branch", "pin", "message"])
+            if action in ("hide", "replace", "restore") and on_path:
+                target = rng.choice(on_path)
+                {
+                    "hide": lambda: s.hide(target),
+                    "replace": lambda: s.replace(target, "r"),
+                    "restore": lambda: s.restore(target),
+                }[action]()
+            elif action == "label" and every:
+                s.label(rng.choice(every), rng.choice(["x", None]))
+            elif action == "rename":
+                s.rename("name")
+            elif action == "branch" and every:
+                s.branch(rng.choice(every))
+            elif action == "pin" and every:
+                s.pin(rng.choice(every))
+            else:
+                s.append_message(user("more"))
+        after = path.read_bytes()
+        assert (after.startswith(before) and len(after) > len(before)) or after == before
+
+
+def test_cut_at_every_byte_of_the_last_line_loads_and_accepts_an_append(tmp_path: Path) -> None:
+    b = Builder()
+    b.message(user("first"))
+    b.message(assistant("second é ü 漢字"))  # multibyte characters: cuts land inside them too
+    full = b.text().encode()
+    last_start = full.rstrip(b"\n").rfind(b"\n") + 1
+    for cut in range(last_start, len(full) + 1):
+        path = tmp_path / f"cut{cut}.jsonl"
+        path.write_bytes(full[:cut])
+        index = SessionIndex(parse_session(path.read_bytes()))
+        complete = cut >= len(full) - 1  # the whole line, with or without its newline
+        assert [e.id for e in index.entries] == (["e0001", "e0002"] if complete else ["e0001"]), cut
+        with Session.open(path) as s:
+            new = s.append_message(user("next"))
+        reloaded = SessionIndex(parse_session(path.read_bytes()))
+        assert path.read_bytes().startswith(full[:cut])
+        assert reloaded.leaf_id == new.id, cut
+        assert reloaded.by_id[new.id].parent_id == ("e0002" if complete else "e0001")
+        lines = path.read_bytes().split(b"\n")
+        assert json.loads(lines[-2])["id"] == new.id  # the new entry sits on a line of its own
