@@ -105,11 +105,12 @@ def test_session_actions_never_change_an_earlier_byte(seed: int, tmp_path_factor
             action = rng.choice(["hide", "replace", "restore", "label", "rename", "branch", "pin", "message"])
             if action in ("hide", "replace", "restore") and on_path:
                 target = rng.choice(on_path)
-                {
-                    "hide": lambda: s.hide(target),
-                    "replace": lambda: s.replace(target, "r"),
-                    "restore": lambda: s.restore(target),
-                }[action]()
+                if action == "hide":
+                    s.hide(target)
+                elif action == "replace":
+                    s.replace(target, "r")
+                else:
+                    s.restore(target)
             elif action == "label" and every:
                 s.label(rng.choice(every), rng.choice(["x", None]))
             elif action == "rename":
