@@ -40,6 +40,7 @@ class Status(StrEnum):
     REPLACED = "replaced"  # content swapped by a context_edit
     RESTORED = "restored"  # a context_edit put the original content back
     HIDDEN = "hidden"  # removed from the view by a context_edit (still in the file)
+    PINNED = "pinned"  # before the compaction's cut, but pinned: kept verbatim after the summary
     SUPERSEDED = "superseded"  # an older compaction inside the kept range: contributes nothing
 
 
@@ -77,6 +78,7 @@ class ContextEntry:
     status: Status
     messages: list[ProjectedMessage]
     edit_id: str | None = None
+    pinned: bool = False
 
 
 @dataclass(slots=True)
@@ -105,6 +107,7 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
             compaction_index = i
             break
 
+    pins = _pins(path)
     selected: list[tuple[Entry, Status]] = []
     summarized: list[str] = []
     compaction_id = None
@@ -116,13 +119,18 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
         first_kept = compaction.data.get("firstKeptEntryId")
         selected.append((compaction, Status.SUMMARY))
         found = False
+        cut: list[Entry] = []
         for entry in path[:compaction_index]:
             if entry.id == first_kept:
                 found = True
             if not found:
-                summarized.append(entry.id)
+                cut.append(entry)
             elif not (entry.type == "message" and entry.role == "system"):
                 selected.append((entry, Status.KEPT))
+        rescued = _pinned_before_cut(cut, pins) if pins else set()
+        summarized = [e.id for e in cut if e.id not in rescued]
+        # agent-tui: pinned entries the cut would fold into the summary follow it verbatim
+        selected[1:1] = [(e, Status.PINNED) for e in cut if e.id in rescued]
         selected.extend((e, Status.AFTER_COMPACTION) for e in path[compaction_index + 1 :])
 
     edits: dict[str, Entry] = {}
@@ -143,9 +151,50 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
         if edit is not None:
             produced, status = _apply_edit(produced, edit, status)
         llm = [m for m in (to_model_message(m) for m in produced) if m is not None]
-        entries.append(ContextEntry(entry, status, llm, edit.id if edit is not None else None))
+        entries.append(
+            ContextEntry(entry, status, llm, edit.id if edit is not None else None, entry.id in pins)
+        )
         messages.extend(llm)
     return Projection(leaf_id, list(path), entries, messages, model, thinking, compaction_id, summarized)
+
+
+def _pins(path: Sequence[Entry]) -> set[str]:
+    """Entries pinned by the latest ``pin`` entry for them on this path (branch-relative, like edits)."""
+    state: dict[str, bool] = {}
+    for entry in path:
+        if entry.type == "pin":
+            target = entry.data.get("targetId")
+            if isinstance(target, str):
+                state[target] = entry.data.get("pinned", True) is not False
+    return {target for target, pinned in state.items() if pinned}
+
+
+def _pinned_before_cut(cut: Sequence[Entry], pins: set[str]) -> set[str]:
+    """Pinned entries among ``cut``, with their tool-call partners so the pair stays valid."""
+    rescued = {e.id for e in cut if e.id in pins}
+    if not rescued:
+        return rescued
+    calls: dict[str, str] = {}  # tool call id -> assistant entry id
+    results: dict[str, list[str]] = {}  # tool call id -> result entry ids
+    for e in cut:
+        if e.type != "message":
+            continue
+        message = e.message or {}
+        if e.role == "assistant" and isinstance(message.get("content"), list):
+            for block in message["content"]:
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "toolCall"
+                    and isinstance(block.get("id"), str)
+                ):
+                    calls[block["id"]] = e.id
+        elif e.role == "toolResult" and isinstance(message.get("toolCallId"), str):
+            results.setdefault(message["toolCallId"], []).append(e.id)
+    for call_id, assistant_id in calls.items():
+        if assistant_id in rescued or any(r in rescued for r in results.get(call_id, [])):
+            rescued.add(assistant_id)
+            rescued.update(results.get(call_id, []))
+    return rescued
 
 
 def _settings(path: Sequence[Entry]) -> tuple[dict[str, Any] | None, str]:

@@ -202,6 +202,19 @@ def _json(value: Any) -> str:
     return _encode(value).decode()
 
 
+# pi's thinking budgets per level (DEFAULT_THINKING_BUDGETS); at least 1,024 tokens stay for the answer.
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 16384}
+
+
+def thinking_budget(level: str | None, model: str) -> int | None:
+    """The Anthropic thinking budget for a session's thinking level, None when off or the model cannot think."""
+    budget = THINKING_BUDGETS.get(level or "off")
+    info = lookup(model)
+    if budget is None or not info.reasoning:
+        return None
+    return max(1024, min(budget, info.max_output - 1024))
+
+
 # -- Anthropic Messages ---------------------------------------------------------------
 
 

@@ -1,0 +1,413 @@
+"""Compaction planning and token accounting: the pure half of compaction (DESIGN.md section 4).
+
+Follows pi 1.6's ``prepareCompaction``: keep about ``keep_recent_tokens`` of
+the newest context verbatim, cut at a user or assistant message but never at
+a tool result, summarize a split turn's prefix separately, and start the range
+to summarize where the previous compaction's kept range starts, so nothing
+is summarized twice. The model call that writes the summary lives in
+``agent_tui.agent.compaction``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, Status
+from agent_tui.projection.request import system_prompt
+from agent_tui.projection.tokens import estimate_message, estimate_text, estimate_tools
+from agent_tui.store.record import Entry
+
+JSONObject = dict[str, Any]
+
+TOOL_RESULT_MAX_CHARS = 2000  # per tool result in the summarization request, as pi
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionSettings:
+    enabled: bool = True
+    reserve_tokens: int = 16_384
+    keep_recent_tokens: int = 20_000
+
+
+# -- token accounting -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContextTokens:
+    """Tokens of the next request: the last valid reported usage plus an estimate of what came after."""
+
+    tokens: int
+    usage_tokens: int  # from the provider's report (0 when none applies)
+    trailing_tokens: int  # estimated
+    usage_entry_id: str | None  # the assistant entry whose usage was used
+
+
+def usage_total(usage: Any) -> int:
+    if not isinstance(usage, dict):
+        return 0
+    total = usage.get("totalTokens")
+    if isinstance(total, int) and total > 0:
+        return total
+    return sum(
+        v for k in ("input", "output", "cacheRead", "cacheWrite") if isinstance(v := usage.get(k), int)
+    )
+
+
+def context_tokens(projection: Projection) -> ContextTokens:
+    """pi's estimateProjectedContextTokens.
+
+    The latest assistant message in view that reports usage (not aborted, not an
+    error, not zero) counts as reported, plus an estimate of every message after it,
+    unless a compaction or context edit on the path came after that message: then
+    the reported figure describes a context that no longer exists and everything is
+    estimated.
+    """
+    messages = projection.messages
+    usage_index = -1
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m.role != "assistant":
+            continue
+        msg = m.message
+        if msg.get("stopReason") in ("aborted", "error") or usage_total(msg.get("usage")) <= 0:
+            continue
+        usage_index = i
+        break
+    if usage_index >= 0:
+        source = messages[usage_index].source_id
+        position = {e.id: i for i, e in enumerate(projection.path)}
+        latest_invalidating = max(
+            (i for i, e in enumerate(projection.path) if e.type in ("context_edit", "compaction")), default=-1
+        )
+        if position.get(source, -1) > latest_invalidating:
+            reported = usage_total(messages[usage_index].message.get("usage"))
+            trailing = sum(estimate_message(m.message) for m in messages[usage_index + 1 :])
+            return ContextTokens(reported + trailing, reported, trailing, source)
+    estimated = estimate_request(messages)
+    return ContextTokens(estimated, 0, estimated, None)
+
+
+def estimate_request(messages: Sequence[ProjectedMessage]) -> int:
+    """Everything estimated: the replayed system prompt and tools once, then each message."""
+    system, tools = system_prompt([m.message for m in messages if m.role == "system"])
+    total = estimate_text(system) + estimate_tools(tools)
+    return total + sum(estimate_message(m.message) for m in messages if m.role != "system")
+
+
+def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:
+    return settings.enabled and tokens > context_window - settings.reserve_tokens
+
+
+# -- the cut ------------------------------------------------------------------------------
+
+_TURN_START_KINDS = frozenset({"user", "bashExecution", "custom", "branchSummary", "compactionSummary"})
+_CUT_KINDS = _TURN_START_KINDS | {"assistant"}
+
+
+def _is_cut_point(ce: ContextEntry) -> bool:
+    return ce.entry.type != "compaction" and any(m.kind in _CUT_KINDS for m in ce.messages)
+
+
+def _is_turn_start(ce: ContextEntry) -> bool:
+    return ce.entry.type != "compaction" and any(m.kind in _TURN_START_KINDS for m in ce.messages)
+
+
+def _entry_tokens(ce: ContextEntry) -> int:
+    return sum(estimate_message(m.message) for m in ce.messages)
+
+
+@dataclass(slots=True)
+class CutPoint:
+    first_kept_index: int
+    turn_start_index: int  # -1 unless the cut splits a turn
+    is_split_turn: bool
+
+
+def find_cut_point(
+    entries: Sequence[ContextEntry], start: int, end: int, keep_recent_tokens: int
+) -> CutPoint:
+    """Walk back from the newest entry until ``keep_recent_tokens`` are kept; cut at the nearest
+    user-like or assistant entry at or after that point (never at a tool result)."""
+    cut_points = [i for i in range(start, end) if _is_cut_point(entries[i])]
+    if not cut_points:
+        return CutPoint(start, -1, False)
+    cut = cut_points[0]
+    accumulated = 0
+    for i in range(end - 1, start - 1, -1):
+        tokens = _entry_tokens(entries[i])
+        if tokens == 0:
+            continue
+        accumulated += tokens
+        if accumulated >= keep_recent_tokens:
+            cut = next((c for c in cut_points if c >= i), cut_points[-1])
+            break
+    while cut > start:  # take along the metadata entries just before the cut
+        previous = entries[cut - 1]
+        if previous.entry.type == "compaction" or previous.messages:
+            break
+        cut -= 1
+    if _is_turn_start(entries[cut]):
+        return CutPoint(cut, -1, False)
+    turn_start = next((i for i in range(cut, start - 1, -1) if _is_turn_start(entries[i])), -1)
+    return CutPoint(cut, turn_start, turn_start != -1)
+
+
+# -- the plan -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CompactionPlan:
+    """What a compaction would do; also what the preview shows."""
+
+    first_kept_entry_id: str
+    messages_to_summarize: list[JSONObject]
+    turn_prefix_messages: list[JSONObject]
+    is_split_turn: bool
+    tokens_before: int
+    previous_summary: str | None
+    read_files: list[str]
+    modified_files: list[str]
+    summarized_entry_ids: list[str] = field(default_factory=list)
+    kept_entry_ids: list[str] = field(default_factory=list)
+    kept_tokens: int = 0
+
+    def tokens_after(self, summary_tokens: int) -> int:
+        return self.kept_tokens + summary_tokens
+
+
+def plan_compaction(projection: Projection, settings: CompactionSettings) -> CompactionPlan | None:
+    """pi's prepareCompaction over our projection. None when there is nothing to summarize."""
+    path = projection.path
+    if path and path[-1].type == "compaction":
+        return None
+    entries = projection.entries
+    previous_index = next(
+        (i for i, ce in enumerate(entries) if ce.entry.type == "compaction" and ce.messages), -1
+    )
+    previous_summary: str | None = None
+    start = 0
+    if previous_index >= 0:
+        previous_summary = str(entries[previous_index].entry.data.get("summary") or "")
+        start = previous_index + 1
+        while start < len(entries) and entries[start].status is Status.PINNED:
+            start += 1  # pinned entries follow the summary verbatim; the cut never lands on them
+    end = len(entries)
+    cut = find_cut_point(entries, start, end, settings.keep_recent_tokens)
+    if cut.first_kept_index >= end:
+        return None
+    first_kept = entries[cut.first_kept_index].entry
+    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
+    to_summarize = _messages(entries[start:history_end])
+    prefix = _messages(entries[cut.turn_start_index : cut.first_kept_index]) if cut.is_split_turn else []
+    if not to_summarize and not prefix:
+        return None
+    read, modified = _file_operations(
+        [*to_summarize, *prefix], entries[previous_index].entry if previous_index >= 0 else None
+    )
+    summarized_ids = [ce.entry.id for ce in entries[start : cut.first_kept_index] if not ce.pinned]
+    kept = entries[cut.first_kept_index :]
+    return CompactionPlan(
+        first_kept_entry_id=first_kept.id,
+        messages_to_summarize=to_summarize,
+        turn_prefix_messages=prefix,
+        is_split_turn=cut.is_split_turn,
+        tokens_before=context_tokens(projection).tokens,
+        previous_summary=previous_summary,
+        read_files=read,
+        modified_files=modified,
+        summarized_entry_ids=summarized_ids,
+        kept_entry_ids=[ce.entry.id for ce in kept],
+        kept_tokens=estimate_request([m for ce in kept for m in ce.messages]),
+    )
+
+
+def _messages(entries: Sequence[ContextEntry]) -> list[JSONObject]:
+    """The model messages of entries, without system messages (the compaction snapshots those)."""
+    return [
+        m.message
+        for ce in entries
+        if ce.entry.type != "compaction" and not ce.pinned
+        for m in ce.messages
+        if m.role != "system"
+    ]
+
+
+def _file_operations(messages: Sequence[JSONObject], previous: Entry | None) -> tuple[list[str], list[str]]:
+    read: set[str] = set()
+    modified: set[str] = set()
+    if previous is not None:
+        details = previous.data.get("details")
+        if isinstance(details, dict) and not previous.data.get("fromHook"):
+            read.update(f for f in details.get("readFiles") or [] if isinstance(f, str))
+            modified.update(f for f in details.get("modifiedFiles") or [] if isinstance(f, str))
+    for message in messages:
+        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+            continue
+        for block in message["content"]:
+            if not isinstance(block, dict) or block.get("type") != "toolCall":
+                continue
+            args = block.get("arguments")
+            file_path = args.get("path") if isinstance(args, dict) else None
+            if not isinstance(file_path, str):
+                continue
+            if block.get("name") == "read":
+                read.add(file_path)
+            elif block.get("name") in ("write", "edit"):
+                modified.add(file_path)
+    return sorted(read - modified), sorted(modified)
+
+
+# -- the summarization request --------------------------------------------------------------
+
+SUMMARIZATION_SYSTEM_PROMPT = (
+    "You are a context summarization assistant. Your task is to read a conversation between a user and an AI "
+    "assistant, then produce a structured summary following the exact format specified.\n\n"
+    "Do NOT continue the conversation. Do NOT respond to any questions in the conversation. "
+    "ONLY output the structured summary."
+)
+
+_SECTIONS = """## Goal
+[What is the user trying to accomplish? Can be multiple items if the session covers different tasks.]
+
+## Constraints & Preferences
+- [Any constraints, preferences, or requirements mentioned by user]
+- [Or "(none)" if none were mentioned]
+
+## Progress
+### Done
+- [x] [Completed tasks/changes]
+
+### In Progress
+- [ ] [Current work]
+
+### Blocked
+- [Issues preventing progress, if any]
+
+## Key Decisions
+- **[Decision]**: [Brief rationale]
+
+## Next Steps
+1. [Ordered list of what should happen next]
+
+## Critical Context
+- [Any data, examples, or references needed to continue]
+- [Or "(none)" if not applicable]
+
+Keep each section concise. Preserve exact file paths, function names, and error messages."""
+
+SUMMARIZATION_PROMPT = (
+    "The messages above are a conversation to summarize. Create a structured context checkpoint summary "
+    "that another LLM will use to continue the work.\n\nUse this EXACT format:\n\n" + _SECTIONS
+)
+
+UPDATE_SUMMARIZATION_PROMPT = (
+    "The messages above are NEW conversation messages to incorporate into the existing summary provided in "
+    "<previous-summary> tags.\n\nUpdate the existing structured summary with new information. RULES:\n"
+    "- PRESERVE all existing information from the previous summary\n"
+    "- ADD new progress, decisions, and context from the new messages\n"
+    '- UPDATE the Progress section: move items from "In Progress" to "Done" when completed\n'
+    '- UPDATE "Next Steps" based on what was accomplished\n'
+    "- PRESERVE exact file paths, function names, and error messages\n"
+    "- If something is no longer relevant, you may remove it\n\nUse this EXACT format:\n\n" + _SECTIONS
+)
+
+TURN_PREFIX_PROMPT = """The messages above are earlier context from an ongoing conversation. Later messages are stored separately and do not need to be reconstructed.
+
+Create a concise checkpoint of the user's request and the progress shown above. This checkpoint will be placed before the later messages so the conversation can continue with the necessary context.
+
+## Original Request
+[What did the user ask for?]
+
+## Progress So Far
+- [Key decisions and work completed in these messages]
+
+## Context Needed to Continue
+- [Information from these messages needed to understand the later work]
+
+Only summarize information explicitly present above. Do not infer or recreate later messages."""
+
+
+def serialize_conversation(
+    messages: Sequence[JSONObject], max_result_chars: int = TOOL_RESULT_MAX_CHARS
+) -> str:
+    """Messages as plain text, so the model summarizes rather than continues; tool results clipped."""
+    parts: list[str] = []
+    for m in messages:
+        role = m.get("role")
+        content = m.get("content")
+        if role == "user":
+            text = _text(content, "")
+            if text:
+                parts.append(f"[User]: {text}")
+        elif role == "assistant" and isinstance(content, list):
+            calls = []
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
+                    rendered = ", ".join(f"{k}={_json(v)}" for k, v in args.items())
+                    calls.append(f"{block.get('name')}({rendered})")
+            if any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+                parts.append(f"[Assistant]: {_text(content)}")
+            if calls:
+                parts.append(f"[Assistant tool calls]: {'; '.join(calls)}")
+        elif role == "toolResult":
+            text = _text(content, "")
+            if text:
+                if len(text) > max_result_chars:
+                    text = (
+                        text[:max_result_chars]
+                        + f"\n\n[... {len(text) - max_result_chars} more characters truncated]"
+                    )
+                parts.append(f"[Tool result]: {text}")
+    return "\n\n".join(parts)
+
+
+def summary_request_text(
+    messages: Sequence[JSONObject],
+    previous_summary: str | None,
+    focus: str | None,
+    max_result_chars: int = TOOL_RESULT_MAX_CHARS,
+) -> str:
+    prompt = UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
+    if focus:
+        prompt += f"\n\nAdditional focus: {focus}"
+    text = f"<conversation>\n{serialize_conversation(messages, max_result_chars)}\n</conversation>\n\n"
+    if previous_summary:
+        text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
+    return text + prompt
+
+
+def turn_prefix_request_text(
+    messages: Sequence[JSONObject], focus: str | None, max_result_chars: int = TOOL_RESULT_MAX_CHARS
+) -> str:
+    text = f"# Conversation\n{serialize_conversation(messages, max_result_chars)}\n\n# Instructions\n{TURN_PREFIX_PROMPT}"
+    if focus:
+        text += f"\n\nAdditional focus: {focus}"
+    return text
+
+
+def file_lists_text(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
+    sections = []
+    if read_files:
+        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
+    if modified_files:
+        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
+    return "\n\n" + "\n\n".join(sections) if sections else ""
+
+
+def _text(content: Any, separator: str = "\n") -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return separator.join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
