@@ -145,3 +145,33 @@ def test_cut_at_every_byte_of_the_last_line_loads_and_accepts_an_append(tmp_path
         assert reloaded.by_id[new.id].parent_id == ("e0002" if complete else "e0001")
         lines = path.read_bytes().split(b"\n")
         assert json.loads(lines[-2])["id"] == new.id  # the new entry sits on a line of its own
+
+
+def _snapshot(p: Any) -> list[Any]:
+    return [
+        [(ce.entry.id, ce.status, ce.edit_id, ce.pinned) for ce in p.entries],
+        [(m.source_id, m.status, m.role, m.message) for m in p.messages],
+        p.model,
+        p.thinking_level,
+        p.compaction_id,
+        p.summarized_ids,
+        [e.id for e in p.path],
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.integers(1, 50))
+def test_incremental_projection_equals_full_projection(seed: int, size: int) -> None:
+    from agent_tui.projection.context import Projector
+    from agent_tui.store.reader import LoadedFile
+
+    b = random_session(seed, size)
+    loaded = parse_session(b.text().encode())
+    index = SessionIndex(LoadedFile(header=loaded.header, entries=[]))
+    projector = Projector(index)
+    rng = random.Random(seed)
+    for entry in loaded.entries:
+        index.add(entry)
+        if rng.random() < 0.7:  # sometimes several appends between two projections
+            assert _snapshot(projector.project()) == _snapshot(project(index))
+    assert _snapshot(projector.project()) == _snapshot(project(index))

@@ -345,7 +345,8 @@ def serialize_conversation(
             calls = []
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "toolCall":
-                    args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
+                    raw_args = block.get("arguments")
+                    args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
                     rendered = ", ".join(f"{k}={_json(v)}" for k, v in args.items())
                     calls.append(f"{block.get('name')}({rendered})")
             if any(isinstance(b, dict) and b.get("type") == "text" for b in content):

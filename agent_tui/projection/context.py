@@ -79,6 +79,7 @@ class ContextEntry:
     messages: list[ProjectedMessage]
     edit_id: str | None = None
     pinned: bool = False
+    origin: Status | None = None  # the status before any edit (None: same as ``status``)
 
 
 @dataclass(slots=True)
@@ -146,16 +147,104 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
         if entry.type == "compaction" and position > 0:
             entries.append(ContextEntry(entry, Status.SUPERSEDED, []))
             continue
-        edit = edits.get(entry.id)
-        produced = entry_messages(entry, status)
-        if edit is not None:
-            produced, status = _apply_edit(produced, edit, status)
-        llm = [m for m in (to_model_message(m) for m in produced) if m is not None]
-        entries.append(
-            ContextEntry(entry, status, llm, edit.id if edit is not None else None, entry.id in pins)
-        )
-        messages.extend(llm)
+        ce = _context_entry(entry, status, edits.get(entry.id), entry.id in pins)
+        entries.append(ce)
+        messages.extend(ce.messages)
     return Projection(leaf_id, list(path), entries, messages, model, thinking, compaction_id, summarized)
+
+
+def _context_entry(entry: Entry, status: Status, edit: Entry | None, pinned: bool) -> ContextEntry:
+    produced = entry_messages(entry, status)
+    origin = status
+    if edit is not None:
+        produced, status = _apply_edit(produced, edit, status)
+    llm = [m for m in (to_model_message(m) for m in produced) if m is not None]
+    return ContextEntry(entry, status, llm, edit.id if edit is not None else None, pinned, origin)
+
+
+def extend(previous: Projection, entry: Entry) -> Projection | None:
+    """``previous`` plus ``entry``, a new child of its leaf, without walking the whole branch.
+
+    Constant time for the common appends (messages, labels, settings); an edit
+    re-projects its target and rebuilds the flat message list. Returns None where
+    only a full projection can answer: a compaction, or a pin (which may pull an
+    entry back out of a summary).
+    """
+    if entry.parent_id != previous.leaf_id or entry.type in ("compaction", "pin"):
+        return None
+    entries = previous.entries.copy()
+    model, thinking = previous.model, previous.thinking_level
+    if entry.type == "model_change":
+        model = {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}
+    elif entry.type == "thinking_level_change":
+        thinking = str(entry.data.get("thinkingLevel"))
+    elif entry.type == "message" and entry.role == "assistant":
+        head = _assistant_head(entry)
+        model = {"provider": head.provider, "modelId": head.model}
+    status = Status.AFTER_COMPACTION if previous.compaction_id is not None else Status.KEPT
+    if entry.type == "context_edit":
+        target = entry.data.get("targetId")
+        for i in range(len(entries) - 1, -1, -1):
+            old = entries[i]
+            if old.entry.id == target and old.status is not Status.SUPERSEDED:
+                entries[i] = _context_entry(old.entry, old.origin or old.status, entry, old.pinned)
+                break
+        entries.append(ContextEntry(entry, status, [], origin=status))
+        messages = [m for ce in entries for m in ce.messages]
+    else:
+        ce = _context_entry(entry, status, None, False)
+        entries.append(ce)
+        messages = previous.messages + ce.messages if ce.messages else previous.messages.copy()
+    return Projection(
+        entry.id,
+        [*previous.path, entry],
+        entries,
+        messages,
+        model,
+        thinking,
+        previous.compaction_id,
+        previous.summarized_ids,
+    )
+
+
+class Projector:
+    """Projects a growing session, extending the last projection when the session only grew by appends.
+
+    The projection after one more append costs microseconds instead of a walk of
+    the whole branch; anything else (another leaf, a compaction) projects afresh.
+    """
+
+    MAX_EXTEND = 64
+
+    def __init__(self, index: SessionIndex) -> None:
+        self.index = index
+        self._last: Projection | None = None
+
+    def project(self, leaf_id: str | None = None) -> Projection:
+        leaf = leaf_id if leaf_id is not None else self.index.leaf_id
+        last = self._last
+        if last is not None and last.leaf_id is not None and leaf is not None:
+            if leaf == last.leaf_id and last.path and self.index.by_id.get(leaf) is last.path[-1]:
+                return last
+            grown = self._extend(last, leaf)
+            if grown is not None:
+                self._last = grown
+                return grown
+        self._last = project(self.index, leaf)
+        return self._last
+
+    def _extend(self, last: Projection, leaf: str) -> Projection | None:
+        chain: list[Entry] = []
+        current = self.index.by_id.get(leaf)
+        while current is not None and current.id != last.leaf_id and len(chain) < self.MAX_EXTEND:
+            chain.append(current)
+            current = self.index.by_id.get(current.parent_id) if current.parent_id is not None else None
+        if current is None or current.id != last.leaf_id or current is not last.path[-1]:
+            return None
+        grown: Projection | None = last
+        for entry in reversed(chain):
+            grown = extend(grown, entry) if grown is not None else None
+        return grown
 
 
 def _pins(path: Sequence[Entry]) -> set[str]:
