@@ -78,13 +78,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="agent-tui",
         description="A terminal coding agent. Session commands: "
         + ", ".join(SESSION_COMMANDS)
-        + " (agent-tui COMMAND -h).",
+        + " (agent-tui COMMAND -h); 'agent-tui serve' runs the app in a browser.",
     )
+    if args and args[0] == "serve":
+        from agent_tui.tui.launch import serve
+
+        return serve(args[1:])
     parser.add_argument("file", nargs="?", help="a session file to open (pi's included)")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here"
+    )
+    start.add_argument("-r", "--resume", action="store_true", help="pick a session to resume")
+    parser.add_argument("--provider", help="anthropic or openai (any OpenAI-compatible server)")
+    parser.add_argument("--model", help="model id, e.g. claude-sonnet-4-5 or llama3.1")
+    parser.add_argument("--base-url", help="the API's base URL (a local server, a proxy)")
     parser.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
-    parser.parse_args(args)
-    parser.print_help()
-    return 0
+    parsed = parser.parse_args(args)
+    from agent_tui.tui.launch import run_app  # textual is imported only on this path
+
+    return run_app(parsed)
 
 
 if __name__ == "__main__":

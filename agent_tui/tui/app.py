@@ -1,0 +1,777 @@
+"""The Textual app: session tree, chat, the live "what the model sees" panel, and the composer.
+
+Every user action appends through :class:`~agent_tui.store.session.Session`
+and then :meth:`AgentTuiApp.refresh_views` projects the session afresh and
+updates the three panes, so the panel always shows the next request. Build
+the app with :func:`create_app`; it reads nothing but the paths it is given.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TextArea
+
+from agent_tui.projection.context import Projection, project
+from agent_tui.projection.models import MODELS, lookup
+from agent_tui.store.entries import now_iso
+from agent_tui.store.errors import SessionLockedError, StoreError
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.listing import list_sessions
+from agent_tui.store.paths import session_file_name
+from agent_tui.store.reader import LoadedFile
+from agent_tui.store.session import Session
+from agent_tui.tui import settings
+from agent_tui.tui.agent_bridge import (
+    CONFIGURE_HINT,
+    AgentFactory,
+    AgentUnavailable,
+    ModelChoice,
+    Turns,
+    compaction_available,
+    default_agent_factory,
+    event_name,
+)
+from agent_tui.tui.commands import COMMANDS, SlashCommand, parse_slash
+from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.editor import EditorScreen
+from agent_tui.tui.screens.prompt import PromptScreen
+from agent_tui.tui.screens.session_picker import SessionPicker
+from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
+from agent_tui.tui.widgets.chat_entry import content_text
+from agent_tui.tui.widgets.chat_view import ChatView
+from agent_tui.tui.widgets.composer import Composer
+from agent_tui.tui.widgets.context_panel import ContextPanel, TokenCache, build_panel_model
+from agent_tui.tui.widgets.session_tree import SessionTree, TreeState
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+DEFAULT_THEME = "agent-dark"
+COMPACTION_NOTICE = "Compaction arrives with issue 5: nothing was appended."
+
+
+@dataclass(slots=True)
+class TuiConfig:
+    """Everything the app reads: where sessions are, what to open, the config file, the themes."""
+
+    cwd: Path
+    session_dir: Path  # where new sessions of ``cwd`` go (and where -c / -r look)
+    config_path: Path
+    session_file: Path | None = None
+    continue_last: bool = False
+    pick: bool = False
+    model: ModelChoice = field(default_factory=ModelChoice)
+    themes_dir: Path = DEFAULT_THEMES_DIR
+    theme: str | None = None  # overrides the config file's theme (tests)
+    agent_factory: AgentFactory | None = None
+    history: list[str] = field(default_factory=list)
+
+
+def create_app(config: TuiConfig) -> AgentTuiApp:
+    return AgentTuiApp(config)
+
+
+def _empty_index() -> SessionIndex:
+    return SessionIndex(LoadedFile(header={}, entries=[]), "<new session>")
+
+
+class AgentTuiApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "agent-tui"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "interrupt", "Stop", priority=True, show=False),
+        Binding("escape", "escape", "Stop reply", show=False),
+        Binding("ctrl+o", "resume", "Resume"),
+        Binding("ctrl+n", "new_session", "New"),
+        Binding("ctrl+g", "compact", "Compact"),
+        Binding("ctrl+f", "fork", "Fork"),
+        Binding("ctrl+s", "export", "Export"),
+        Binding("ctrl+r", "rename", "Rename"),
+        Binding("ctrl+l", "label", "Label", show=False),
+        Binding("f4", "model", "Model"),
+        Binding("ctrl+t", "thinking", "Thinking"),
+        Binding("f1", "focus_tree", "Tree", show=False),
+        Binding("f2", "focus_composer", "Composer", show=False),
+        Binding("f3", "focus_panel", "Panel", show=False),
+    ]
+
+    selected_id: reactive[str | None] = reactive(None)
+    busy: reactive[bool] = reactive(False)
+
+    def __init__(self, config: TuiConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.session: Session | None = None
+        self.index: SessionIndex = _empty_index()
+        self.projection: Projection = project(self.index)
+        self.agent_factory: AgentFactory = config.agent_factory or default_agent_factory
+        self.turns: Turns | None = None
+        self.turn_session: Session | None = None
+        self.last_error: str | None = None
+        self._tokens = TokenCache()
+        self._theme_ready = False
+        self._notice_text = ""
+        self._views_ready = False
+
+    # -- layout -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="sidebar"):
+                yield Static("Session", id="sidebar-title")
+                yield SessionTree(id="tree")
+            with Vertical(id="center"):
+                yield ChatView(id="chat")
+                yield Static(id="notice")
+                yield Composer(id="composer", history=self.config.history)
+            with Vertical(id="context"):
+                yield Static("What the model sees", id="context-title")
+                yield ContextPanel(id="panel")
+        yield Static(id="status-bar")
+        yield Footer()
+
+    @property
+    def session_tree(self) -> SessionTree:
+        return self.query_one(SessionTree)
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one(ChatView)
+
+    @property
+    def panel(self) -> ContextPanel:
+        return self.query_one(ContextPanel)
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one(Composer)
+
+    async def on_mount(self) -> None:
+        self._setup_themes()
+        config = self.config
+        if config.session_file is not None:
+            self.open_session(config.session_file)
+        elif config.continue_last:
+            infos = list_sessions(str(config.cwd), session_dir=str(config.session_dir))
+            if infos:
+                self.open_session(Path(infos[0].path))
+            else:
+                self.notify("No earlier session in this folder: starting a new one.")
+        self._views_ready = True
+        await self.refresh_views()
+        self.composer.focus()
+        if config.pick:
+            self.action_resume()
+
+    # -- themes -------------------------------------------------------------------
+
+    def _setup_themes(self) -> None:
+        themes, errors = load_themes(self.config.themes_dir)
+        for theme in themes:
+            self.register_theme(theme)
+        for error in errors:
+            self.notify(error, title="theme", severity="warning")
+        wanted = self.config.theme or settings.read_theme(self.config.config_path) or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        elif DEFAULT_THEME in self.available_themes:
+            self.theme = DEFAULT_THEME
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._theme_ready = True
+
+    def _theme_changed(self, theme: Any) -> None:
+        if not self._theme_ready:
+            return
+        try:
+            settings.write_theme(self.config.config_path, str(theme.name))
+        except OSError as e:
+            self.notify(f"could not save the theme: {e}", severity="warning")
+        self.session_tree.refresh()
+        if self.session is not None or self.index is not None:
+            self.panel.show(self._panel_model())
+
+    # -- the session --------------------------------------------------------------
+
+    def open_session(self, path: Path) -> bool:
+        try:
+            session = Session.open(path)
+        except SessionLockedError as e:
+            try:
+                session = Session.open(path, write=False)
+            except StoreError as e2:
+                self.notify(str(e2), severity="error")
+                return False
+            self.notify(f"{e}; opened read-only", severity="warning")
+        except (StoreError, OSError) as e:
+            self.notify(str(e), severity="error")
+            return False
+        self._set_session(session)
+        if session.read_only_reason and session.index.version < 2:
+            self.notify(session.read_only_reason, title="read-only", severity="warning", timeout=10)
+        for warning in session.index.warnings[:3]:
+            self.notify(f"{path}: {warning}", severity="warning")
+        return True
+
+    def _set_session(self, session: Session | None) -> None:
+        if self.session is not None and self.session is not session and self.session is not self.turn_session:
+            self.session.close()
+        self.session = session
+        self.index = session.index if session is not None else _empty_index()
+        self.turns = None
+        self.selected_id = None
+        self._tokens.clear()
+
+    def ensure_session(self) -> Session:
+        """The session to append to, creating the file on first use."""
+        if self.session is None:
+            self.config.session_dir.mkdir(parents=True, exist_ok=True)
+            self._set_session(Session.create(self.config.session_dir, self.config.cwd))
+        assert self.session is not None
+        return self.session
+
+    # -- refreshing ---------------------------------------------------------------
+
+    def _panel_model(self) -> Any:
+        model = self.projection.model or {}
+        model_id = model.get("modelId") or self.config.model.model
+        provider = model.get("provider") or self.config.model.provider
+        info = lookup(model_id, provider)
+        name = f"{provider or '?'}/{model_id}" if model_id else "no model configured"
+        return build_panel_model(self.projection, info, name, self._tokens)
+
+    async def refresh_views(self, cursor: str | None = None) -> None:
+        """Project the session afresh and update the panel, the tree, the chat and the status bar."""
+        self.projection = project(self.index)
+        self.panel.show(self._panel_model())
+        self.session_tree.show_session(
+            TreeState.build(self.index, self.projection), cursor or self.selected_id
+        )
+        await self.chat.sync(self.projection)
+        self._update_status()
+
+    def _update_status(self) -> None:
+        session = self.session
+        name = self.index.name or (session.path.name if session else "new session (not saved yet)")
+        self.query_one("#sidebar-title", Static).update(f"Session: {name}")
+        parts = [str(session.path) if session else "new session"]
+        parts.append(f"{len(self.index)} entries")
+        if self.index.leaf_id:
+            parts.append(f"leaf {self.index.leaf_id}")
+        if self.selected_id:
+            parts.append(f"selected {self.selected_id}")
+        if self.busy:
+            parts.append("streaming… (Esc to stop)")
+        self.query_one("#status-bar", Static).update(" · ".join(parts))
+        notices = []
+        if session is not None and session.read_only_reason:
+            notices.append(session.read_only_reason)
+        if self._notice_text:
+            notices.append(self._notice_text)
+        notice = self.query_one("#notice", Static)
+        notice.update("\n".join(notices))
+        notice.display = bool(notices)
+
+    def set_notice(self, text: str) -> None:
+        self._notice_text = text
+        self._update_status()
+
+    def watch_selected_id(self) -> None:
+        if self._views_ready:
+            self._update_status()
+
+    def watch_busy(self) -> None:
+        if self._views_ready:
+            self._update_status()
+
+    # -- selection ----------------------------------------------------------------
+
+    @on(SessionTree.EntryHighlighted)
+    def _tree_highlight(self, event: SessionTree.EntryHighlighted) -> None:
+        if event.entry_id is not None:
+            self.selected_id = event.entry_id
+
+    @on(ContextPanel.EntryHighlighted)
+    def _panel_highlight(self, event: ContextPanel.EntryHighlighted) -> None:
+        if event.entry_id is not None and event.entry_id in self.index:
+            self.selected_id = event.entry_id
+
+    @on(SessionTree.BranchRequested)
+    async def _branch_requested(self, event: SessionTree.BranchRequested) -> None:
+        await self.branch_to(event.entry_id)
+
+    def _target(self, entry_id: str | None = None) -> str | None:
+        target = entry_id or self.selected_id or self.session_tree.cursor_entry_id
+        if target is None:
+            self.notify("Select an entry in the tree first (F1, then the arrow keys).", severity="warning")
+            return None
+        if target not in self.index:
+            self.notify(f"no entry with id {target!r}", severity="error")
+            return None
+        return target
+
+    def _can_append(self) -> bool:
+        if self.busy:
+            self.notify("A reply is streaming: wait for it or press Esc to stop it.", severity="warning")
+            return False
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("focus_tree", "focus_composer", "focus_panel", "interrupt", "escape"):
+            return True
+        return len(self.screen_stack) <= 1 or action in ("quit", "command_palette")
+
+    # -- actions: each appends through the store, then refreshes --------------------
+
+    async def _append(self, fn: Callable[[Session], object], cursor: str | None = None) -> bool:
+        if not self._can_append():
+            return False
+        try:
+            fn(self.ensure_session())
+        except StoreError as e:
+            self.notify(str(e), severity="error")
+            return False
+        await self.refresh_views(cursor)
+        return True
+
+    async def branch_to(self, entry_id: str) -> None:
+        """Continue from ``entry_id``; on a past user message, its text goes to the composer and the
+        conversation continues from its parent (so sending makes a sibling of it)."""
+        if not self._can_append():
+            return
+        entry = self.index.get(entry_id)
+        target = entry_id
+        if entry.type == "message" and entry.role == "user":
+            self.composer.set_text(content_text((entry.message or {}).get("content")))
+            if entry.parent_id is None:
+                self.notify(
+                    "That is the session's first entry: nothing comes before it. "
+                    "Its text is in the composer; Ctrl+N starts a new session."
+                )
+                self.composer.focus()
+                return
+            target = entry.parent_id
+            self.composer.focus()
+        if target == self.index.leaf_id:
+            self.notify("Already there: the next message continues from this entry.")
+            return
+        if await self._append(lambda s: s.branch(target), cursor=None):
+            self.selected_id = target
+            await self.refresh_views(target)
+            self.notify(f"Continuing from {target}.")
+
+    async def action_hide(self, entry_id: str | None = None) -> None:
+        target = self._target(entry_id)
+        if target is not None and await self._append(lambda s: s.hide(target), target):
+            self.notify(f"Hid {target} from the model.")
+
+    async def action_restore(self, entry_id: str | None = None) -> None:
+        target = self._target(entry_id)
+        if target is not None and await self._append(lambda s: s.restore(target), target):
+            self.notify(f"Restored {target}.")
+
+    async def action_pin(self, entry_id: str | None = None, pinned: bool | None = None) -> None:
+        target = self._target(entry_id)
+        if target is None:
+            return
+        value = (not self.index.is_pinned(target)) if pinned is None else pinned
+        if await self._append(lambda s: s.pin(target, value), target):
+            self.notify(f"{'Pinned' if value else 'Unpinned'} {target}.")
+
+    def current_text(self, entry_id: str) -> str:
+        """What the model sees of ``entry_id`` now (its replacement if replaced), as text."""
+        for ce in self.projection.entries:
+            if ce.entry.id == entry_id and ce.messages:
+                return content_text(ce.messages[-1].message.get("content"))
+        entry = self.index.get(entry_id)
+        if entry.type == "message":
+            return content_text((entry.message or {}).get("content"))
+        return content_text(entry.data.get("content"))
+
+    def action_replace(self, entry_id: str | None = None, text: str | None = None) -> None:
+        target = self._target(entry_id)
+        if target is None or not self._can_append():
+            return
+
+        async def done(value: str | None) -> None:
+            if value is None:
+                return
+            if await self._append(lambda s: s.replace(target, value), target):
+                self.notify(f"Replaced the content of {target}.")
+
+        if text is not None:
+            self.run_worker(done(text), exit_on_error=False)
+            return
+        self.push_screen(
+            EditorScreen(f"Replace what the model sees of {target}", self.current_text(target)), done
+        )
+
+    def action_label(self, entry_id: str | None = None, name: str | None = None) -> None:
+        target = self._target(entry_id)
+        if target is None:
+            return
+
+        async def done(value: str | None) -> None:
+            if value is None:
+                return
+            if await self._append(lambda s: s.label(target, value.strip() or None), target):
+                self.notify(
+                    f"Labelled {target}: {value.strip()}"
+                    if value.strip()
+                    else f"Cleared the label of {target}."
+                )
+
+        if name is not None:
+            self.run_worker(done(name), exit_on_error=False)
+            return
+        self.push_screen(
+            PromptScreen(
+                f"Label {target}", self.index.labels.get(target, ""), hint="An empty label clears it."
+            ),
+            done,
+        )
+
+    def action_rename(self, name: str | None = None) -> None:
+        async def done(value: str | None) -> None:
+            if value is None or not value.strip():
+                return
+            if await self._append(lambda s: s.rename(value)):
+                self.notify(f"Renamed the session: {value.strip()}")
+
+        if name is not None:
+            self.run_worker(done(name), exit_on_error=False)
+            return
+        self.push_screen(PromptScreen("Rename the session", self.index.name or ""), done)
+
+    def _new_session_path(self) -> Path:
+        return self.config.session_dir / session_file_name(str(uuid.uuid4()), now_iso())
+
+    async def action_fork(self, entry_id: str | None = None) -> None:
+        """A new session file holding the path to the selected entry (or the leaf); then open it."""
+        if self.session is None or not self.index.leaf_id:
+            self.notify("Nothing to fork yet.", severity="warning")
+            return
+        if not self._can_append():
+            return
+        target = entry_id or self.session_tree.cursor_entry_id or self.index.leaf_id
+        out = self._new_session_path()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.session.fork(target, out)
+        except StoreError as e:
+            self.notify(str(e), severity="error")
+            return
+        if self.open_session(out):
+            await self.refresh_views()
+            self.notify(f"Forked at {target} into {out}.")
+
+    def action_export(self, path: str | None = None) -> None:
+        if self.session is None or not self.index.leaf_id:
+            self.notify("Nothing to export yet.", severity="warning")
+            return
+        stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in (self.index.name or self.session.id))
+        default = str(self.config.cwd / f"{stem[:60]}-export.jsonl")
+
+        async def done(value: str | None) -> None:
+            if not value or self.session is None:
+                return
+            out = Path(value).expanduser()
+            if not out.is_absolute():
+                out = self.config.cwd / out
+            try:
+                self.session.fork(None, out)
+            except (StoreError, OSError) as e:
+                self.notify(f"export failed: {e}", severity="error")
+                return
+            self.notify(
+                f"Exported the active branch as JSONL (a standalone session) to {out}. "
+                "HTML and Markdown export arrive with issue 6.",
+                timeout=8,
+            )
+
+        if path is not None:
+            self.run_worker(done(path), exit_on_error=False)
+            return
+        self.push_screen(
+            PromptScreen(
+                "Export the active branch as JSONL to", default, hint="The file must not exist yet."
+            ),
+            done,
+        )
+
+    def action_resume(self) -> None:
+        infos = list_sessions(str(self.config.cwd), session_dir=str(self.config.session_dir))
+
+        async def done(path: str | None) -> None:
+            if path is None:
+                return
+            if self.session is not None and Path(path) == self.session.path:
+                return
+            if self.busy:
+                self.notify("A reply is streaming: stop it first (Esc).", severity="warning")
+                return
+            if self.open_session(Path(path)):
+                await self.refresh_views()
+                self.notify(f"Opened {path}.")
+
+        self.push_screen(SessionPicker(infos), done)
+
+    async def action_new_session(self) -> None:
+        if not self._can_append():
+            return
+        self._set_session(None)
+        self.composer.set_text("")
+        await self.refresh_views()
+        self.notify("New session: the file is created when you send or act.")
+
+    def action_model(self, spec: str | None = None) -> None:
+        current = self.projection.model or {}
+        provider = current.get("provider") or self.config.model.provider
+
+        async def done(value: str | None) -> None:
+            if not value:
+                return
+            prov, _, model_id = value.partition("/")
+            if not model_id:
+                prov, model_id = (MODELS[value].provider if value in MODELS else provider or "openai"), value
+            if await self._append(
+                lambda s: s.append({"type": "model_change", "provider": prov, "modelId": model_id})
+            ):
+                self.config.model.provider = prov
+                self.config.model.model = model_id
+                self.turns = None
+                self.notify(f"Model: {prov}/{model_id}")
+
+        if spec is not None:
+            self.run_worker(done(spec), exit_on_error=False)
+            return
+        choices = [
+            (f"{m.provider}/{m.id}", f"{m.provider}/{m.id}  ({m.context_window:,} tokens)")
+            for m in MODELS.values()
+        ]
+        if self.config.model.model and not any(c[0].endswith("/" + self.config.model.model) for c in choices):
+            mine = f"{self.config.model.provider or 'openai'}/{self.config.model.model}"
+            choices.insert(0, (mine, mine))
+        now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
+        self.push_screen(ChoiceScreen("Switch model", choices, now), done)
+
+    def action_thinking(self, level: str | None = None) -> None:
+        async def done(value: str | None) -> None:
+            if not value:
+                return
+            if value not in THINKING_LEVELS:
+                self.notify(f"thinking level must be one of {', '.join(THINKING_LEVELS)}", severity="error")
+                return
+            if await self._append(
+                lambda s: s.append({"type": "thinking_level_change", "thinkingLevel": value})
+            ):
+                self.notify(f"Thinking level: {value}")
+
+        if level is not None:
+            self.run_worker(done(level), exit_on_error=False)
+            return
+        choices = [(level, level) for level in THINKING_LEVELS]
+        self.push_screen(ChoiceScreen("Thinking level", choices, self.projection.thinking_level), done)
+
+    def action_compact(self, focus: str | None = None) -> None:
+        if not compaction_available():
+            self.notify(COMPACTION_NOTICE, title="compact", severity="warning", timeout=6)
+            return
+        self.notify(
+            "agent_tui.agent.compaction exists but is not wired into the app yet: nothing was appended.",
+            severity="warning",
+        )
+
+    def action_focus_tree(self) -> None:
+        self.session_tree.focus()
+
+    def action_focus_composer(self) -> None:
+        self.composer.focus()
+
+    def action_focus_panel(self) -> None:
+        self.panel.rows_list.focus()
+
+    def action_escape(self) -> None:
+        if self.busy:
+            self.abort_turn()
+        elif self.focused is not self.composer:
+            self.composer.focus()
+
+    def action_interrupt(self) -> None:
+        if self.busy:
+            self.abort_turn()
+            return
+        focused = self.focused
+        if isinstance(focused, TextArea) and focused.selected_text:
+            focused.action_copy()
+            return
+        self.notify("Press Ctrl+Q to quit.")
+
+    # -- the command palette and slash commands ------------------------------------
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for command in COMMANDS:
+            yield SystemCommand(command.title, command.help, self._palette_callback(command))
+
+    def _palette_callback(self, command: SlashCommand) -> Callable[[], Any]:
+        async def run() -> None:
+            await self.run_slash(command.name, "")
+
+        return run
+
+    async def run_slash(self, name: str, arg: str) -> None:
+        arg = arg.strip()
+        first, _, rest = arg.partition(" ")
+        entry = first if first in self.index else None
+        rest_if_entry = rest.strip() if entry else arg
+        if name == "branch":
+            target = self._target(first or None)
+            if target is not None:
+                await self.branch_to(target)
+        elif name == "hide":
+            await self.action_hide(entry)
+        elif name == "restore":
+            await self.action_restore(entry)
+        elif name == "pin":
+            await self.action_pin(entry, True)
+        elif name == "unpin":
+            await self.action_pin(entry, False)
+        elif name == "replace":
+            self.action_replace(entry, rest_if_entry or None)
+        elif name == "label":
+            self.action_label(entry, rest_if_entry if arg else None)
+        elif name == "rename":
+            self.action_rename(arg or None)
+        elif name == "fork":
+            await self.action_fork(entry)
+        elif name == "export":
+            self.action_export(arg or None)
+        elif name == "resume":
+            self.action_resume()
+        elif name == "new":
+            await self.action_new_session()
+        elif name == "model":
+            self.action_model(arg or None)
+        elif name == "thinking":
+            self.action_thinking(arg or None)
+        elif name == "compact":
+            self.action_compact(arg or None)
+        elif name == "theme":
+            if arg:
+                if arg in self.available_themes:
+                    self.theme = arg
+                else:
+                    self.notify(
+                        f"no theme {arg!r}: {', '.join(sorted(self.available_themes))}", severity="error"
+                    )
+            else:
+                self.action_change_theme()
+        elif name == "help":
+            self.notify(
+                "Commands: " + " ".join(f"/{c.name}" for c in COMMANDS) + " · Ctrl+P opens the palette",
+                timeout=10,
+            )
+        elif name == "quit":
+            self.exit()
+        else:
+            self.notify(f"unknown command /{name} (try /help)", severity="error")
+
+    # -- sending ------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    async def _submitted(self, event: Composer.Submitted) -> None:
+        text = event.text
+        slash = parse_slash(text)
+        if slash is not None:
+            self.composer.set_text("")
+            await self.run_slash(*slash)
+            return
+        await self.send(text.removeprefix("/") if text.startswith("//") else text)
+
+    async def send(self, text: str) -> None:
+        if not self._can_append():
+            return
+        if self.session is not None and self.session.read_only:
+            self.notify(self.session.read_only_reason or "read-only session", severity="error")
+            return
+        try:
+            session = self.ensure_session()
+            if self.turns is None or self.turn_session is not session:
+                self.turns = self.agent_factory(session, self.config.model)
+                self.turn_session = session
+        except AgentUnavailable as e:
+            self.set_notice(str(e))
+            self.notify(str(e), title="cannot send", severity="warning", timeout=10)
+            return
+        self.composer.set_text("")
+        self.busy = True
+        self.run_turn(self.turns, text)
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, turns: Turns, text: str) -> None:
+        reply = None
+        try:
+            async for event in turns.run(text):
+                name = event_name(event)
+                if name in ("TextDelta", "ThinkingDelta", "ToolStarted", "ToolFinished"):
+                    if reply is None:
+                        reply = await self.chat.start_reply()
+                    if name == "TextDelta":
+                        reply.add_text(event.text)
+                    elif name == "ThinkingDelta":
+                        reply.add_thinking(event.text)
+                    elif name == "ToolStarted":
+                        reply.tool_started(event.call_id, event.name, event.arguments)
+                    else:
+                        reply.tool_finished(event.call_id, event.name, event.is_error)
+                elif name == "EntryAppended":
+                    if reply is not None:
+                        await reply.finish()
+                    reply = None
+                    await self.refresh_views(self.index.leaf_id)
+                elif name == "Retrying":
+                    self.notify(
+                        f"Retrying (attempt {event.attempt}) in {event.delay:.1f}s: {event.reason}",
+                        severity="warning",
+                    )
+                elif name == "TurnError":
+                    self.last_error = str(event.message)
+                    self.notify(str(event.message), title="error", severity="error", timeout=10)
+                    self.set_notice(f"error: {event.message}")
+        except Exception as e:
+            self.last_error = f"{type(e).__name__}: {e}"
+            self.notify(self.last_error, title="error", severity="error", timeout=10)
+            self.set_notice(f"error: {self.last_error}")
+        finally:
+            if reply is not None:
+                await reply.finish()
+            self.busy = False
+            await self.refresh_views(self.index.leaf_id)
+
+    def abort_turn(self) -> None:
+        if self.turns is not None:
+            self.turns.abort()
+        self.notify("Stopping the reply…")
+
+
+def default_config(cwd: Path, session_dir: Path | None = None) -> TuiConfig:
+    from agent_tui.store.paths import session_dir_for
+
+    return TuiConfig(
+        cwd=cwd,
+        session_dir=session_dir_for(cwd, session_dir),
+        config_path=settings.default_config_path(),
+    )
+
+
+__all__ = ["CONFIGURE_HINT", "AgentTuiApp", "TuiConfig", "create_app", "default_config"]

@@ -1,0 +1,64 @@
+"""Starting the app from the command line: ``agent-tui [FILE] [-c | -r]`` and ``agent-tui serve``.
+
+Only this module (and what it imports) loads textual, so the session
+commands stay lean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from agent_tui.tui.agent_bridge import ModelChoice
+from agent_tui.tui.app import TuiConfig, create_app
+from agent_tui.tui.settings import default_config_path
+
+
+def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiConfig:
+    from agent_tui.store.paths import session_dir_for
+
+    here = (cwd or Path.cwd()).resolve()
+    session_file = Path(args.file).expanduser().resolve() if getattr(args, "file", None) else None
+    return TuiConfig(
+        cwd=here,
+        session_dir=session_dir_for(here, getattr(args, "session_dir", None)),
+        config_path=default_config_path(),
+        session_file=session_file,
+        continue_last=bool(getattr(args, "continue_last", False)),
+        pick=bool(getattr(args, "resume", False)),
+        model=ModelChoice(
+            provider=getattr(args, "provider", None),
+            model=getattr(args, "model", None),
+            base_url=getattr(args, "base_url", None),
+        ),
+    )
+
+
+def run_app(args: argparse.Namespace) -> int:
+    if args.file and not Path(args.file).expanduser().is_file():
+        print(f"agent-tui: {args.file}: no such session file", file=sys.stderr)
+        return 1
+    app = create_app(config_from_args(args))
+    app.run()
+    return 0
+
+
+def serve(argv: list[str]) -> int:
+    """``agent-tui serve [--host H] [--port P] [ARGS...]``: the same app in a browser (textual-serve)."""
+    parser = argparse.ArgumentParser(prog="agent-tui serve", description="Run agent-tui in a browser.")
+    parser.add_argument("--host", default="localhost")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("app_args", nargs=argparse.REMAINDER, help="arguments for agent-tui itself")
+    args = parser.parse_args(argv)
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        print("agent-tui: serve needs textual-serve (pip install textual-serve)", file=sys.stderr)
+        return 1
+    command = " ".join(shlex.quote(part) for part in [sys.executable, "-m", "agent_tui", *args.app_args])
+    os.environ.setdefault("AGENT_TUI_SERVED", "1")
+    Server(command, host=args.host, port=args.port, title="agent-tui").serve()
+    return 0

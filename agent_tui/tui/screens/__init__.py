@@ -1,0 +1,1 @@
+"""Modal screens: prompts, the replace editor, choices and the session picker."""

@@ -1,0 +1,229 @@
+"""One entry of the active branch in the chat: a message, a tool result, a summary or a note.
+
+Assistant text is markdown; thinking is collapsed; each tool call shows its
+arguments (an ``edit`` call shows its edits as a diff); tool results are
+collapsible; errors are shown in the error colour. Entries the model no
+longer sees carry their status (hidden, replaced, summarized).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+
+from agent_tui.projection.describe import first_line
+from agent_tui.store.record import Entry
+from agent_tui.store.session import BRANCH_MARKER
+
+MAX_RESULT_LINES = 400
+MAX_ARG_CHARS = 20_000
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict):
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif block.get("type") == "image":
+                parts.append("[image]")
+    return "\n".join(parts)
+
+
+def clip_lines(text: str, limit: int = MAX_RESULT_LINES) -> str:
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text
+    return "\n".join(lines[:limit]) + f"\n… {len(lines) - limit} more lines"
+
+
+def args_preview(args: Any, width: int = 60) -> str:
+    if isinstance(args, dict):
+        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:40]}" for k, v in args.items())
+    else:
+        text = str(args)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def edit_diff(args: dict[str, Any]) -> str:
+    """The unified diff of an ``edit`` tool call's edits (``edits: [{oldText, newText}]`` or one pair)."""
+    path = str(args.get("path", "file"))
+    edits = args.get("edits")
+    if not isinstance(edits, list):
+        edits = [{"oldText": args.get("oldText", ""), "newText": args.get("newText", "")}]
+    chunks: list[str] = []
+    for edit in edits:
+        if not isinstance(edit, dict):
+            continue
+        old = str(edit.get("oldText", "")).splitlines()
+        new = str(edit.get("newText", "")).splitlines()
+        chunks.extend(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm="", n=2))
+    return "\n".join(chunks)
+
+
+def text_diff(old: str, new: str, name: str) -> str:
+    return "\n".join(
+        difflib.unified_diff(
+            old.splitlines(), new.splitlines(), f"{name} (original)", f"{name} (now)", lineterm="", n=1
+        )
+    )
+
+
+class ChatEntry(Vertical):
+    """The widgets of one entry; ``status`` is its status in the model's view, if not plain kept."""
+
+    DEFAULT_CSS = """
+    ChatEntry { height: auto; margin: 0 0 1 0; }
+    ChatEntry.user { border-left: thick $primary; padding: 0 1; background: $boost; }
+    ChatEntry.assistant { padding: 0 1; }
+    ChatEntry.note { color: $text-muted; padding: 0 1; margin: 0; }
+    ChatEntry.summary { border-left: thick $accent; padding: 0 1; }
+    ChatEntry.tool { padding: 0 1; margin: 0; }
+    ChatEntry.hidden { opacity: 60%; }
+    ChatEntry .status { color: $warning; text-style: italic; }
+    ChatEntry .error { color: $error; }
+    ChatEntry Markdown { margin: 0; padding: 0; }
+    ChatEntry Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
+    ChatEntry Collapsible > Contents { padding: 0 0 0 2; }
+    ChatEntry .tool-error CollapsibleTitle { color: $error; }
+    """
+
+    def __init__(self, entry: Entry, status: str | None = None, original: str | None = None) -> None:
+        super().__init__(id=f"entry-{entry.id}")
+        self.entry = entry
+        self.status = status
+        self.original = original  # for context_edit replacements: the target's original text
+        kind = entry.role if entry.type == "message" else entry.type
+        css = {
+            "user": "user",
+            "assistant": "assistant",
+            "toolResult": "tool",
+            "bashExecution": "tool",
+            "compaction": "summary",
+            "branch_summary": "summary",
+            "custom_message": "user",
+        }.get(kind or "", "note")
+        self.add_class(css)
+        if status == "hidden":
+            self.add_class("hidden")
+
+    def compose(self) -> ComposeResult:
+        entry = self.entry
+        if self.status and self.status not in ("kept", "after_compaction", "summary"):
+            yield Static(f"[{self.status}]", classes="status", markup=False)
+        if entry.type == "message":
+            yield from self._message(entry.message or {})
+        elif entry.type in ("compaction", "branch_summary"):
+            title = "compaction summary" if entry.type == "compaction" else "branch summary"
+            tokens = entry.data.get("tokensBefore")
+            if isinstance(tokens, int):
+                title += f" ({tokens:,} tokens before)"
+            with Collapsible(title=title, collapsed=True):
+                yield Markdown(str(entry.data.get("summary") or ""))
+        elif entry.type == "custom_message":
+            yield Static(Text(content_text(entry.data.get("content"))))
+        elif entry.type == "context_edit":
+            yield from self._context_edit(entry)
+        else:
+            yield Static(Text(_note(entry)))
+
+    def _message(self, message: dict[str, Any]) -> ComposeResult:
+        role = message.get("role")
+        content = message.get("content")
+        if role == "user":
+            yield Static(Text(content_text(content)))
+        elif role == "assistant":
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
+            for block in blocks:
+                if not isinstance(block, dict):
+                    continue
+                kind = block.get("type")
+                if kind == "thinking":
+                    text = str(block.get("thinking", ""))
+                    if text.strip():
+                        with Collapsible(title="thinking", collapsed=True, classes="thinking"):
+                            yield Static(Text(text, style="italic"))
+                elif kind == "text":
+                    text = str(block.get("text", ""))
+                    if text.strip():
+                        yield Markdown(text)
+                elif kind == "toolCall":
+                    yield tool_call_widget(block)
+            if message.get("stopReason") in ("error", "aborted"):
+                reason = message.get("errorMessage") or message.get("stopReason")
+                yield Static(Text(f"✗ {reason}"), classes="error")
+        elif role == "toolResult":
+            text = clip_lines(content_text(content))
+            name = message.get("toolName", "tool")
+            mark = "✗" if message.get("isError") else "↳"
+            head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "(no output)")
+            title = f"{mark} {name}: {head[:70]}"
+            classes = "tool-error" if message.get("isError") else ""
+            with Collapsible(title=title, collapsed=True, classes=classes):
+                yield Static(Text(text))
+        elif role == "bashExecution":
+            title = f"$ {message.get('command', '')}"
+            with Collapsible(title=title, collapsed=True):
+                yield Static(Text(clip_lines(str(message.get("output") or ""))))
+        elif role == "system":
+            with Collapsible(title="system prompt", collapsed=True):
+                yield Static(Text(content_text(content)))
+        else:
+            yield Static(Text(f"{role}: {content_text(content)}"))
+
+    def _context_edit(self, entry: Entry) -> ComposeResult:
+        data = entry.data
+        target = data.get("targetId")
+        replacement = data.get("replacement")
+        if replacement is None:
+            yield Static(Text(f"✎ hid {target} from the model"))
+            return
+        action = "restored" if data.get("restore") else "replaced"
+        new = content_text(replacement.get("content")) if isinstance(replacement, dict) else ""
+        if action == "restored" or self.original is None:
+            yield Static(Text(f"✎ {action} {target}"))
+            return
+        with Collapsible(title=f"✎ replaced {target}", collapsed=False):
+            yield Static(Syntax(text_diff(self.original, new, str(target)), "diff", theme="ansi_dark"))
+
+
+def tool_call_widget(block: dict[str, Any]) -> Widget:
+    name = str(block.get("name", "tool"))
+    args = block.get("arguments")
+    title = f"→ {name}({args_preview(args)})"
+    if name == "edit" and isinstance(args, dict):
+        diff = edit_diff(args)
+        return Collapsible(
+            Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)), title=title, collapsed=False
+        )
+    try:
+        pretty = json.dumps(args, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError):
+        pretty = str(args)
+    return Collapsible(Static(Text(pretty[:MAX_ARG_CHARS])), title=title, collapsed=True)
+
+
+def _note(entry: Entry) -> str:
+    if entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER:
+        data = entry.data.get("data")
+        origin = data.get("fromId") if isinstance(data, dict) else None
+        return f"↪ continued from {entry.parent_id} (the previous leaf was {origin})"
+    label = {
+        "model_change": "⚙ model",
+        "thinking_level_change": "⚙ thinking",
+        "label": "# label",
+        "session_info": "✦ session",
+        "pin": "⚲",
+    }.get(entry.type, entry.type)
+    return f"{label}: {first_line(entry, 100)}"

@@ -1,0 +1,157 @@
+"""The chat: the active branch, newest at the bottom, pruned to the last entries.
+
+Only the last :data:`WINDOW` entries of the branch are mounted; a button at
+the top mounts :data:`PAGE` more. :meth:`ChatView.sync` mounts only what
+changed: new entries at the end, or an entry whose status in the model's
+view changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import on
+from textual.containers import VerticalScroll
+from textual.widgets import Button
+
+from agent_tui.projection.context import Projection
+from agent_tui.store.record import Entry
+from agent_tui.tui.widgets.chat_entry import ChatEntry, content_text
+from agent_tui.tui.widgets.streaming_reply import StreamingReply
+
+WINDOW = 40
+PAGE = 40
+
+#: Entries that say nothing in the chat (they still show in the tree).
+_SILENT = frozenset({"usage"})
+
+
+def shown_in_chat(entry: Entry) -> bool:
+    return entry.type not in _SILENT
+
+
+class ChatView(VerticalScroll):
+    DEFAULT_CSS = """
+    ChatView { height: 1fr; padding: 0 1; }
+    ChatView > #chat-more { width: 100%; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.window = WINDOW
+        self._shown: list[str] = []
+        self._status: dict[str, str | None] = {}
+        self.streaming: StreamingReply | None = None
+
+    @property
+    def shown_ids(self) -> list[str]:
+        return list(self._shown)
+
+    async def sync(self, projection: Projection) -> None:
+        """Show the tail of ``projection.path``, mounting only what changed."""
+        path = [e for e in projection.path if shown_in_chat(e)]
+        status = {ce.entry.id: ce.status.value for ce in projection.entries}
+        for entry_id in projection.summarized_ids:
+            status[entry_id] = "summarized"
+        tail = path[-self.window :]
+        ids = [e.id for e in tail]
+        before = len(path) - len(tail)
+        originals = _originals(projection.path)
+        dropped = self._shown.index(ids[0]) if ids and ids[0] in self._shown else 0
+        kept = self._shown[dropped:]
+        if not self._shown or not ids or ids[: len(kept)] != kept:
+            await self._rebuild(tail, status, originals, before)
+        else:
+            if self.streaming is not None:
+                await self.streaming.remove()
+                self.streaming = None
+            for entry_id in self._shown[:dropped]:
+                old = self._entry_widget(entry_id)
+                if old is not None:
+                    await old.remove()
+            for entry_id in kept:
+                if status.get(entry_id) != self._status.get(entry_id):
+                    old = self._entry_widget(entry_id)
+                    if old is not None:
+                        new = ChatEntry(old.entry, status.get(entry_id), originals.get(entry_id))
+                        await self.mount(new, after=old)
+                        await old.remove()
+            new_entries = tail[len(kept) :]
+            if new_entries:
+                await self.mount_all(
+                    [ChatEntry(e, status.get(e.id), originals.get(e.id)) for e in new_entries]
+                )
+            await self._set_more(before)
+        self._shown = ids
+        self._status = {i: status.get(i) for i in ids}
+
+    async def _set_more(self, before: int) -> None:
+        buttons = list(self.query_children(Button))
+        if before and buttons:
+            buttons[0].label = _more_label(before)
+        elif before:
+            await self.mount(Button(_more_label(before), id="chat-more"), before=0)
+        else:
+            for button in buttons:
+                await button.remove()
+
+    async def _rebuild(
+        self, tail: Sequence[Entry], status: dict[str, str], originals: dict[str, str], before: int
+    ) -> None:
+        self.streaming = None
+        await self.remove_children()
+        widgets: list[ChatEntry | Button] = []
+        if before:
+            widgets.append(Button(_more_label(before), id="chat-more"))
+        widgets.extend(ChatEntry(e, status.get(e.id), originals.get(e.id)) for e in tail)
+        await self.mount_all(widgets)
+        self.anchor()
+
+    def _entry_widget(self, entry_id: str) -> ChatEntry | None:
+        for child in self.query_children(ChatEntry):
+            if child.entry.id == entry_id:
+                return child
+        return None
+
+    async def start_reply(self) -> StreamingReply:
+        if self.streaming is None:
+            self.streaming = StreamingReply()
+            await self.mount(self.streaming)
+            self.anchor()
+        return self.streaming
+
+    async def end_reply(self) -> None:
+        if self.streaming is not None:
+            await self.streaming.finish()
+
+    @on(Button.Pressed, "#chat-more")
+    async def _more(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.window += PAGE
+        self._shown = []  # force a rebuild with the larger window
+        self.release_anchor()
+        projection = getattr(self.app, "projection", None)
+        if isinstance(projection, Projection):
+            await self.sync(projection)
+            self.scroll_home(animate=False)
+
+
+def _more_label(before: int) -> str:
+    return f"⋯ {before} earlier entries: show {min(PAGE, before)} more"
+
+
+def _originals(path: Sequence[Entry]) -> dict[str, str]:
+    """For each replacing context_edit on the path, the text of its target's original content."""
+    by_id = {e.id: e for e in path}
+    out: dict[str, str] = {}
+    for entry in path:
+        if entry.type != "context_edit" or entry.data.get("replacement") is None:
+            continue
+        target = by_id.get(str(entry.data.get("targetId")))
+        if target is None:
+            continue
+        if target.type == "message":
+            out[entry.id] = content_text((target.message or {}).get("content"))
+        else:
+            out[entry.id] = content_text(target.data.get("content"))
+    return out

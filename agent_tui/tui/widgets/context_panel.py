@@ -1,0 +1,233 @@
+"""The live "what the model sees" panel: the next request's messages, with provenance and tokens.
+
+One row per projected message (role, source entry, status, estimated tokens,
+first line), plus rows for hidden entries, the folded range a compaction
+summarized, the tool definitions, and the repairs that make the request
+valid. A header shows the total against the model's context window with a
+meter. Rows live in an ``OptionList``, which stays fast with 20,000 of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent_tui.projection.context import Projection, Status
+from agent_tui.projection.describe import first_line
+from agent_tui.projection.models import ModelInfo
+from agent_tui.projection.request import Prepared, prepare
+from agent_tui.projection.tokens import estimate_message, estimate_tools
+
+METER_WIDTH = 24
+
+_STATUS_COLOUR = {
+    Status.HIDDEN: "error",
+    Status.REPLACED: "warning",
+    Status.RESTORED: "success",
+    Status.SUMMARY: "accent",
+    Status.AFTER_COMPACTION: "foreground",
+    Status.KEPT: "foreground",
+}
+
+
+@dataclass(slots=True)
+class PanelRow:
+    """One line of the panel; ``source_id`` is None for the tools and notes."""
+
+    role: str
+    source_id: str | None
+    status: str
+    tokens: int
+    text: str
+    number: int | None = None
+
+
+@dataclass(slots=True)
+class PanelModel:
+    rows: list[PanelRow]
+    total: int
+    window: int
+    model_name: str
+    thinking: str
+    repairs: list[str] = field(default_factory=list)
+    prepared: Prepared | None = None
+
+    @property
+    def message_rows(self) -> list[PanelRow]:
+        return [r for r in self.rows if r.number is not None]
+
+
+class TokenCache:
+    """Estimates by (entry, edit, position): an action changes few entries, so most are reused."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str | None, int], int] = {}
+
+    def get(self, key: tuple[str, str | None, int], message: dict[str, object]) -> int:
+        value = self._cache.get(key)
+        if value is None:
+            value = estimate_message(message)
+            self._cache[key] = value
+        return value
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+
+def build_panel_model(
+    projection: Projection, info: ModelInfo, model_name: str, cache: TokenCache | None = None
+) -> PanelModel:
+    cache = cache or TokenCache()
+    rows: list[PanelRow] = []
+    total = 0
+    number = 0
+    if projection.summarized_ids:
+        rows.append(
+            PanelRow(
+                "-",
+                projection.compaction_id,
+                "summarized",
+                0,
+                f"{len(projection.summarized_ids)} earlier entries folded into the summary below",
+            )
+        )
+    for ce in projection.entries:
+        if not ce.messages:
+            if ce.status is Status.HIDDEN:
+                rows.append(
+                    PanelRow(
+                        "-", ce.entry.id, "hidden", 0, f"(hidden by {ce.edit_id}) {first_line(ce.entry, 60)}"
+                    )
+                )
+            continue
+        for position, m in enumerate(ce.messages):
+            number += 1
+            tokens = cache.get((m.source_id, ce.edit_id, position), m.message)
+            total += tokens
+            status = m.status.value + (f" ({m.kind})" if m.kind != m.role else "")
+            if ce.entry.type == "message" and m.status is not Status.REPLACED:
+                text = first_line(ce.entry, 80)
+            else:
+                text = _message_line(m.message)
+            rows.append(PanelRow(m.role, m.source_id, status, tokens, text, number))
+    prepared = prepare(projection.messages)
+    tool_tokens = estimate_tools(prepared.tools)
+    if tool_tokens:
+        total += tool_tokens
+        rows.append(PanelRow("tools", None, "", tool_tokens, f"{len(prepared.tools)} tool definitions"))
+    return PanelModel(
+        rows, total, info.context_window, model_name, projection.thinking_level, prepared.repairs, prepared
+    )
+
+
+def _message_line(message: dict[str, object]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = " ".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    else:
+        text = ""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line[:79] + "…" if len(line) > 80 else line
+
+
+def meter(total: int, window: int, width: int = METER_WIDTH) -> str:
+    fraction = min(total / window, 1.0) if window else 0.0
+    filled = round(fraction * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+class ContextPanel(Vertical):
+    """The model's view of the active branch; the app calls :meth:`show` after every change."""
+
+    DEFAULT_CSS = """
+    ContextPanel { height: 1fr; }
+    ContextPanel > #context-summary { height: auto; padding: 0 1; }
+    ContextPanel > OptionList { height: 1fr; border: none; padding: 0; text-wrap: nowrap; text-overflow: ellipsis; }
+    ContextPanel > #context-repairs { height: auto; max-height: 4; padding: 0 1; color: $warning; }
+    """
+
+    class EntryHighlighted(Message):
+        def __init__(self, entry_id: str | None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: PanelModel | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="context-summary")
+        yield OptionList(id="context-rows")
+        yield Static(id="context-repairs")
+
+    @property
+    def rows_list(self) -> OptionList:
+        return self.query_one("#context-rows", OptionList)
+
+    def show(self, model: PanelModel) -> None:
+        self.model = model
+        percent = 100 * model.total / model.window if model.window else 0.0
+        summary = Text()
+        summary.append(f"{model.model_name}", style=Style(bold=True))
+        summary.append(f" · thinking {model.thinking}\n")
+        colour = "error" if percent >= 90 else "warning" if percent >= 70 else "success"
+        summary.append(meter(model.total, model.window), style=self._colour(colour))
+        summary.append(f" {model.total:,} / {model.window:,} tokens ({percent:.1f}%)")
+        summary.append(f"\n{len(model.message_rows)} messages")
+        self.query_one("#context-summary", Static).update(summary)
+        options = self.rows_list
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options([Option(self._row_text(r), id=f"row{i}") for i, r in enumerate(model.rows)])
+        if highlighted is not None and model.rows:
+            options.highlighted = min(highlighted, len(model.rows) - 1)
+        repairs = self.query_one("#context-repairs", Static)
+        repairs.update("\n".join(f"repair: {r}" for r in model.repairs))
+        repairs.display = bool(model.repairs)
+
+    def _colour(self, name: str) -> Style:
+        value = getattr(self.app.current_theme, name, None)
+        return Style(color=str(value)) if value else Style()
+
+    def _row_text(self, row: PanelRow) -> Text:
+        number = f"{row.number:>4}" if row.number is not None else "   -"
+        status_key = row.status.split(" ")[0]
+        colour = next((c for s, c in _STATUS_COLOUR.items() if s.value == status_key), None)
+        style = self._colour(colour) if colour and colour != "foreground" else Style()
+        if status_key in ("hidden", "summarized"):
+            style += Style(dim=True)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(
+            f"{number} {row.role:<9} {row.source_id or '':<8} ", style=Style(dim=status_key == "hidden")
+        )
+        text.append(f"{row.status:<16}", style=style)
+        text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
+        text.append(row.text, style=Style(dim=True) if status_key in ("hidden", "summarized") else Style())
+        return text
+
+    def row_lines(self) -> list[str]:
+        """Each row as plain text, as shown (for tests)."""
+        return [self._row_text(r).plain for r in self.model.rows] if self.model else []
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if self.model is None or event.option_index >= len(self.model.rows):
+            return
+        self.post_message(self.EntryHighlighted(self.model.rows[event.option_index].source_id))
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()

@@ -1,0 +1,400 @@
+"""The session tree in the sidebar: every branch, built lazily.
+
+Textual's ``Tree`` rebuilds every expanded node on a change and fails on
+chains nested ~1,000 deep, so entries are never nested under their parent.
+A *run* (an entry, its continuing child, that one's continuing child...) is
+shown flat at one level; only at a fork do the other children appear, as
+collapsed branch nodes under the fork entry. The active path is the top-level
+run; long runs keep their last :data:`FLAT_TAIL` entries flat and fold the
+older ones into range nodes of :data:`RANGE_SIZE`, filled when expanded.
+Labels are rendered from the index only when a line is painted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from agent_tui.projection.context import Projection, Status
+from agent_tui.projection.describe import first_line, kind
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.record import Entry
+from agent_tui.store.session import BRANCH_MARKER
+
+FLAT_TAIL = 200
+RANGE_SIZE = 500
+
+_GLYPHS = {
+    "user": "❯",
+    "assistant": "●",
+    "toolResult": "↳",
+    "system": "⚙",
+    "bashExecution": "$",
+    "compaction": "⊞",
+    "branch_summary": "⑂",
+    "context_edit": "✎",
+    "label": "#",
+    "model_change": "⚙",
+    "thinking_level_change": "⚙",
+    "session_info": "✦",
+    "pin": "⚲",
+    "custom_message": "◇",
+}
+
+_STATUS_BADGES = {
+    Status.HIDDEN: ("hidden", "error"),
+    Status.REPLACED: ("replaced", "warning"),
+    Status.RESTORED: ("restored", "success"),
+    Status.SUMMARY: ("summary", "accent"),
+}
+
+
+@dataclass(slots=True, eq=False)
+class TreeItem:
+    """What a node stands for: an entry, a folded range of a run, or another branch of a fork."""
+
+    kind: str  # "entry" | "range" | "branch"
+    entry_id: str | None = None
+    next_id: str | None = None  # entry: the child that continues its run (shown below it, not nested)
+    ids: tuple[str, ...] = ()  # range: the entries folded into it
+    loaded: bool = False
+
+    @property
+    def key(self) -> str:
+        if self.kind == "range":
+            return f"range:{self.ids[0] if self.ids else ''}"
+        return f"{self.kind}:{self.entry_id}"
+
+
+@dataclass(slots=True)
+class TreeState:
+    """What the labels need from the store and the projection."""
+
+    index: SessionIndex
+    active: set[str] = field(default_factory=set)
+    status: dict[str, Status] = field(default_factory=dict)
+    summarized: set[str] = field(default_factory=set)
+    leaf_id: str | None = None
+
+    @classmethod
+    def build(cls, index: SessionIndex, projection: Projection) -> TreeState:
+        status = {ce.entry.id: ce.status for ce in projection.entries}
+        return cls(
+            index,
+            {e.id for e in projection.path},
+            status,
+            set(projection.summarized_ids),
+            projection.leaf_id,
+        )
+
+
+class SessionTree(Tree[TreeItem]):
+    """The whole session tree; Enter (or a click) on an entry continues from it."""
+
+    DEFAULT_CSS = """
+    SessionTree { scrollbar-size-vertical: 1; overflow-x: hidden; }
+    """
+
+    BINDINGS = [  # noqa: RUF012 - Textual's convention
+        Binding("enter", "select_cursor", "Continue here", show=True),
+        Binding("h", "app.hide", "Hide"),
+        Binding("e", "app.replace", "Replace"),
+        Binding("u", "app.restore", "Restore"),
+        Binding("p", "app.pin", "Pin"),
+        Binding("l", "app.label", "Label"),
+        Binding("f", "app.fork", "Fork"),
+        Binding("space", "toggle_node", "Expand", show=False),
+    ]
+
+    class BranchRequested(Message):
+        """The user chose an entry to continue from."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    class EntryHighlighted(Message):
+        """The cursor moved to an entry (None: to a range or nothing)."""
+
+        def __init__(self, entry_id: str | None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("session", id=id, classes=classes)
+        self.show_root = False
+        self.auto_expand = False
+        self.guide_depth = 2
+        self._state: TreeState | None = None
+        self._expanded_keys: set[str] = set()
+        self._entry_nodes: dict[str, TreeNode[TreeItem]] = {}
+        self._range_of: dict[str, TreeNode[TreeItem]] = {}
+        self._branch_sizes: dict[str, int] = {}
+
+    # -- building -----------------------------------------------------------------
+
+    @property
+    def state(self) -> TreeState | None:
+        return self._state
+
+    def show_session(self, state: TreeState, cursor_id: str | None = None) -> None:
+        """Rebuild from ``state``, keeping what was expanded and putting the cursor on ``cursor_id``."""
+        self._state = state
+        self._entry_nodes.clear()
+        self._range_of.clear()
+        self._branch_sizes.clear()
+        self.clear()
+        index = state.index
+        line = index.active_path()
+        line_ids = {e.id for e in line}
+        main_root = line[0].id if line else None
+        for root in index.roots():
+            if root.id != main_root and root.id not in line_ids:
+                self._add_item(self.root, TreeItem("branch", root.id))
+        self._add_run(self.root, line)
+        target = cursor_id if cursor_id is not None else state.leaf_id
+        if target is not None:
+            self.reveal(target)
+
+    def _add_run(self, parent: TreeNode[TreeItem], run: list[Entry]) -> None:
+        children = self._state.index.children if self._state else {}
+        folded = len(run) - FLAT_TAIL if len(run) > FLAT_TAIL + RANGE_SIZE // 5 else 0
+        for start in range(0, folded, RANGE_SIZE):
+            chunk = run[start : min(start + RANGE_SIZE, folded)]
+            item = TreeItem("range", ids=tuple(e.id for e in chunk))
+            node = self._add_item(parent, item)
+            for e in chunk:
+                self._range_of[e.id] = node
+        for i in range(folded, len(run)):
+            entry = run[i]
+            next_id = run[i + 1].id if i + 1 < len(run) else None
+            item = TreeItem("entry", entry.id, next_id)
+            has_others = any(c.id != next_id for c in children.get(entry.id, ()))
+            self._add_item(parent, item, allow_expand=has_others)
+
+    def _add_item(
+        self, parent: TreeNode[TreeItem], item: TreeItem, *, allow_expand: bool = True
+    ) -> TreeNode[TreeItem]:
+        node = parent.add("", item, allow_expand=allow_expand)
+        if item.kind == "entry" and item.entry_id is not None:
+            self._entry_nodes[item.entry_id] = node
+        if allow_expand and item.key in self._expanded_keys:
+            self._fill(node)
+            node.expand()
+        return node
+
+    def _fill(self, node: TreeNode[TreeItem]) -> None:
+        item = node.data
+        if item is None or item.loaded or self._state is None:
+            return
+        item.loaded = True
+        index = self._state.index
+        if item.kind == "range":
+            entries = [index.by_id[i] for i in item.ids if i in index.by_id]
+            for i, entry in enumerate(entries):
+                next_id = entries[i + 1].id if i + 1 < len(entries) else None
+                if next_id is None:  # the range's last entry continues into whatever follows it
+                    kids = index.children.get(entry.id, [])
+                    on_line = [c for c in kids if c.id in self._state.active]
+                    next_id = on_line[0].id if on_line else None
+                has_others = any(c.id != next_id for c in index.children.get(entry.id, ()))
+                self._add_item(node, TreeItem("entry", entry.id, next_id), allow_expand=has_others)
+        elif item.kind == "entry" and item.entry_id is not None:
+            for child in index.children.get(item.entry_id, ()):
+                if child.id != item.next_id:
+                    self._add_item(node, TreeItem("branch", child.id))
+        elif item.kind == "branch" and item.entry_id in index.by_id:
+            self._add_run(node, list(self._run_from(index.by_id[item.entry_id])))
+
+    def _run_from(self, start: Entry) -> Iterable[Entry]:
+        """``start`` and its continuing children: the latest child at each fork."""
+        assert self._state is not None
+        children = self._state.index.children
+        seen: set[str] = set()
+        entry: Entry | None = start
+        while entry is not None and entry.id not in seen:
+            seen.add(entry.id)
+            yield entry
+            kids = children.get(entry.id)
+            entry = kids[-1] if kids else None
+
+    def reveal(self, entry_id: str) -> bool:
+        """Put the cursor on ``entry_id``, expanding the range that holds it. False if it is not shown."""
+        node = self._entry_nodes.get(entry_id)
+        if node is None and entry_id in self._range_of:
+            holder = self._range_of[entry_id]
+            self._fill(holder)
+            holder.expand()
+            node = self._entry_nodes.get(entry_id)
+        if node is None:
+            return False
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            if not parent.is_expanded:
+                parent.expand()
+            parent = parent.parent
+        self.call_after_refresh(self.move_cursor, node)
+        self.move_cursor(node)
+        return True
+
+    def node_for(self, entry_id: str) -> TreeNode[TreeItem] | None:
+        return self._entry_nodes.get(entry_id)
+
+    @property
+    def cursor_entry_id(self) -> str | None:
+        node = self.cursor_node
+        if node is None or node.data is None or node.data.kind != "entry":
+            return None
+        return node.data.entry_id
+
+    def visible_labels(self) -> list[str]:
+        """The text of every line as shown (for tests and the end-to-end check)."""
+        return [self.render_label(line.node, Style(), Style()).plain for line in self._tree_lines]
+
+    # -- events -------------------------------------------------------------------
+
+    @on(Tree.NodeExpanded)
+    def _on_expanded(self, event: Tree.NodeExpanded[TreeItem]) -> None:
+        event.stop()
+        if event.node.data is not None:
+            self._expanded_keys.add(event.node.data.key)
+            self._fill(event.node)
+
+    @on(Tree.NodeCollapsed)
+    def _on_collapsed(self, event: Tree.NodeCollapsed[TreeItem]) -> None:
+        event.stop()
+        if event.node.data is not None:
+            self._expanded_keys.discard(event.node.data.key)
+
+    @on(Tree.NodeSelected)
+    def _on_selected(self, event: Tree.NodeSelected[TreeItem]) -> None:
+        event.stop()
+        item = event.node.data
+        if item is None:
+            return
+        if item.kind == "entry" and item.entry_id is not None:
+            self.post_message(self.BranchRequested(item.entry_id))
+        else:
+            self._fill(event.node)
+            event.node.toggle()
+
+    @on(Tree.NodeHighlighted)
+    def _on_highlighted(self, event: Tree.NodeHighlighted[TreeItem]) -> None:
+        event.stop()
+        item = event.node.data
+        self.post_message(self.EntryHighlighted(item.entry_id if item and item.kind == "entry" else None))
+
+    # -- labels -------------------------------------------------------------------
+
+    def render_label(self, node: TreeNode[TreeItem], base_style: Style, style: Style) -> Text:
+        item = node.data
+        text = self._label(item) if item is not None else Text("")
+        text.stylize(style)
+        if node.allow_expand:
+            icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+            return Text.assemble((icon, base_style + Style(dim=True)), text)
+        return Text.assemble(("  ", base_style), text)
+
+    def _colour(self, name: str) -> Style:
+        theme = self.app.current_theme if self.is_mounted else None
+        value = getattr(theme, name, None) if theme is not None else None
+        return Style(color=str(value)) if value else Style()
+
+    def _label(self, item: TreeItem) -> Text:
+        state = self._state
+        if state is None:
+            return Text("")
+        index = state.index
+        if item.kind == "range":
+            first = index.by_id.get(item.ids[0]) if item.ids else None
+            n = len(item.ids)
+            text = Text(f"⋯ {n} earlier entries", style=Style(dim=True))
+            if first is not None:
+                text.append(f"  from {first_line(first, 30)}", style=Style(dim=True, italic=True))
+            return text
+        entry = index.by_id.get(item.entry_id or "")
+        if entry is None:
+            return Text("?")
+        if item.kind == "branch":
+            size = self._branch_size(entry)
+            text = Text("⑂ ", style=self._colour("secondary"))
+            text.append(_describe(entry), style=Style(italic=True))
+            text.append(f"  ({size} {'entry' if size == 1 else 'entries'})", style=Style(dim=True))
+            return text
+        return self._entry_label(entry, item)
+
+    def _entry_label(self, entry: Entry, item: TreeItem) -> Text:
+        assert self._state is not None
+        state = self._state
+        on_path = entry.id in state.active
+        k = kind(entry)
+        glyph = _GLYPHS.get(k, "↪" if _is_marker(entry) else "·")
+        glyph_style = self._colour("primary") if on_path else Style(dim=True)
+        text = Text(glyph + " ", style=glyph_style)
+        if entry.id == state.leaf_id:
+            text.append("◀ ", style=self._colour("primary") + Style(bold=True))
+        label = state.index.labels.get(entry.id)
+        if label:
+            text.append(f"#{label} ", style=self._colour("secondary") + Style(bold=True))
+        status = state.status.get(entry.id)
+        if status in _STATUS_BADGES and not (status is Status.SUMMARY and entry.type == "compaction"):
+            badge, colour = _STATUS_BADGES[status]
+            text.append(f"[{badge}] ", style=self._colour(colour))
+        if entry.type == "compaction":
+            text.append("[compaction] ", style=self._colour("accent") + Style(bold=True))
+        elif entry.id in state.summarized:
+            text.append("[summarized] ", style=Style(dim=True, italic=True))
+        if state.index.is_pinned(entry.id):
+            text.append("[pinned] ", style=self._colour("accent"))
+        others = sum(1 for c in state.index.children.get(entry.id, ()) if c.id != item.next_id)
+        if others:
+            text.append(f"⑂{others} ", style=self._colour("secondary"))
+        body_style = Style(bold=True) if entry.id == state.leaf_id else Style()
+        if not on_path or entry.id in state.summarized:
+            body_style += Style(dim=True)
+        if entry.type == "compaction":
+            body_style += self._colour("accent")
+        text.append(_describe(entry), style=body_style)
+        return text
+
+    def _branch_size(self, entry: Entry) -> int:
+        size = self._branch_sizes.get(entry.id)
+        if size is None and self._state is not None:
+            size = sum(1 for _ in self._state.index.walk(entry))
+            self._branch_sizes[entry.id] = size
+        return size or 0
+
+
+def _is_marker(entry: Entry) -> bool:
+    return entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER
+
+
+def _describe(entry: Entry) -> str:
+    k = kind(entry)
+    line = first_line(entry, 60)
+    if _is_marker(entry):
+        return "continued here"
+    if entry.type == "message" and k in ("user", "assistant"):
+        return line or f"({k})"
+    if entry.type == "message" and k == "toolResult":
+        return line or "tool result"
+    names = {
+        "compaction": "summary",
+        "branch_summary": "branch summary",
+        "context_edit": "edit",
+        "label": "label",
+        "model_change": "model",
+        "thinking_level_change": "thinking",
+        "session_info": "session",
+        "custom_message": "note",
+    }
+    prefix = names.get(k, k)
+    return f"{prefix}: {line}" if line else prefix
