@@ -17,6 +17,7 @@ from agent_tui.store.index import SessionIndex
 from agent_tui.store.paths import session_file_name
 from agent_tui.store.reader import CURRENT_VERSION, LoadedFile, read_file
 from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.redact import redact_value, redaction_enabled
 from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_line
 
 #: ``custom`` entries with this customType move the leaf (see ``branch``).
@@ -34,6 +35,8 @@ class Session:
         self.writer = writer
         self.read_only_reason = read_only_reason
         self._next_line = loaded.lines + 1
+        #: Secrets in what we append are replaced before writing (AGENT_TUI_REDACT=off disables).
+        self.redact = redaction_enabled()
 
     # -- opening ------------------------------------------------------------------
 
@@ -140,6 +143,8 @@ class Session:
         if self.writer is None:
             raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
         parent = self.index.leaf_id if parent_id is False else parent_id
+        if self.redact:
+            fields = redact_value(fields)
         data = validate_entry(
             {
                 **fields,
