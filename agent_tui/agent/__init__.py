@@ -1,1 +1,1 @@
-"""The agent: the loop, the tools, compaction."""
+"""The agent: the loop, its tools, the system prompt."""

@@ -94,7 +94,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", help="model id, e.g. claude-sonnet-4-5 or llama3.1")
     parser.add_argument("--base-url", help="the API's base URL (a local server, a proxy)")
     parser.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        help="run one turn without the app ('-' reads stdin)",
+    )
+    start.add_argument("--session", metavar="FILE", help="the session file to continue (created if missing)")
+    parser.add_argument("--leaf", metavar="ID", help="continue from this entry (a new branch)")
+    parser.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high")
     parsed = parser.parse_args(args)
+    if parsed.prompt is not None:
+        from agent_tui.cli.print_mode import run_print  # the SDKs are imported only on this path
+
+        return run_print(parsed)
     from agent_tui.tui.launch import run_app  # textual is imported only on this path
 
     return run_app(parsed)

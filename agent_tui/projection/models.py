@@ -27,15 +27,19 @@ _TABLE = [
     ModelInfo("anthropic", "claude-haiku-4-5", 200_000, 64_000, reasoning=True),
     ModelInfo("anthropic", "claude-3-7-sonnet-latest", 200_000, 64_000, reasoning=True),
     ModelInfo("anthropic", "claude-3-5-haiku-latest", 200_000, 8_192),
+    ModelInfo("anthropic", "claude-3-5-sonnet-latest", 200_000, 8_192),
     ModelInfo("openai", "gpt-5", 400_000, 128_000, reasoning=True),
     ModelInfo("openai", "gpt-5-mini", 400_000, 128_000, reasoning=True),
     ModelInfo("openai", "gpt-5-nano", 400_000, 128_000, reasoning=True),
     ModelInfo("openai", "gpt-4.1", 1_047_576, 32_768),
     ModelInfo("openai", "gpt-4.1-mini", 1_047_576, 32_768),
+    ModelInfo("openai", "gpt-4.1-nano", 1_047_576, 32_768),
     ModelInfo("openai", "gpt-4o", 128_000, 16_384),
     ModelInfo("openai", "gpt-4o-mini", 128_000, 16_384),
     ModelInfo("openai", "o3", 200_000, 100_000, reasoning=True),
     ModelInfo("openai", "o4-mini", 200_000, 100_000, reasoning=True),
+    ModelInfo("openai", "o3-mini", 200_000, 100_000, reasoning=True, images=False),
+    ModelInfo("openai", "o1", 200_000, 100_000, reasoning=True),
 ]
 
 MODELS: dict[str, ModelInfo] = {m.id: m for m in _TABLE}
@@ -53,3 +57,8 @@ def lookup(model_id: str | None, provider: str | None = None) -> ModelInfo:
     return ModelInfo(
         provider or DEFAULT.provider, model_id or DEFAULT.id, DEFAULT.context_window, DEFAULT.max_output
     )
+
+
+def register(info: ModelInfo) -> None:
+    """Add or override a model (from the config file's ``[models]`` tables)."""
+    MODELS[info.id] = info

@@ -1,0 +1,95 @@
+"""What :meth:`agent_tui.agent.loop.AgentLoop.run` yields, for the TUI and print mode.
+
+A run yields deltas while the model streams, tool events while tools run,
+``EntryAppended`` for every entry it writes (so a view can re-project), and ends
+with exactly one ``TurnDone``; a ``TurnError`` comes right before it when the
+turn failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStreaming:
+    """The model is writing a tool call (its arguments still arriving)."""
+
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    entry_id: str  # the toolResult entry
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EntryAppended:
+    entry_id: str
+    type: str  # the entry type: message, model_change, thinking_level_change, ...
+    role: str | None = None  # for messages: user, assistant, toolResult, system
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    attempt: int  # 1 for the first retry
+    delay: float  # seconds until it is sent
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnError:
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDone:
+    stop_reason: str  # stop, length, toolUse, error, aborted
+
+
+AgentEvent = (
+    TextDelta
+    | ThinkingDelta
+    | ToolCallStreaming
+    | ToolStarted
+    | ToolFinished
+    | EntryAppended
+    | Retrying
+    | TurnError
+    | TurnDone
+)
+
+__all__ = [
+    "AgentEvent",
+    "EntryAppended",
+    "Retrying",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallStreaming",
+    "ToolFinished",
+    "ToolStarted",
+    "TurnDone",
+    "TurnError",
+]

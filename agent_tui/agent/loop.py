@@ -1,0 +1,424 @@
+"""The agent loop: project, call the model, append, run tools, append, until the model stops.
+
+Every model call builds a fresh projection of the session (``project`` ->
+``prepare`` -> the provider's request body), so what is sent is by construction
+what ``agent-tui context --format anthropic|openai`` shows at that moment.
+Entries are appended as they happen: the user message before the call, the
+assistant message when its stream ends, each tool result when it (and every
+call before it) has finished. Parallel tool calls run concurrently.
+
+Abort (``abort()``, mapped to Esc / Ctrl+C) keeps the partial assistant message
+with stopReason ``aborted`` and gives every pending tool call an aborted error
+result, so the next request is valid. Rate limits, overload, server errors and
+dropped streams are retried with backoff (honouring retry-after); each failed
+attempt is recorded as an assistant message with stopReason ``error``, which
+the projection leaves out of later requests. A rejected key is not retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from agent_tui.agent.events import (
+    AgentEvent,
+    EntryAppended,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStreaming,
+    ToolFinished,
+    ToolStarted,
+    TurnDone,
+    TurnError,
+)
+from agent_tui.agent.system_prompt import build_sections, context_files, system_update
+from agent_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+from agent_tui.config import Config
+from agent_tui.projection.context import Projection, project
+from agent_tui.projection.request import prepare
+from agent_tui.providers import events as pe
+from agent_tui.providers.base import Provider
+from agent_tui.store.entries import now_ms
+from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.session import Session
+
+T = TypeVar("T")
+
+ABORTED_TEXT = "Operation aborted"
+TRUNCATED_CALL_TEXT = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments may be '
+    "truncated. Re-issue the tool call with complete arguments."
+)
+
+
+class _Aborted(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class _CallOutcome:
+    message: JSONObject
+    stop_reason: str  # the turn's: the message's, or "aborted" when the wait before a retry was aborted
+    error: str | None = None
+
+
+class AgentLoop:
+    """Runs turns on one session. ``run`` is an async iterator of :mod:`agent_tui.agent.events`."""
+
+    def __init__(
+        self,
+        session: Session,
+        provider: Provider,
+        tools: Sequence[Tool],
+        *,
+        config: Config,
+        model: str | None = None,
+        global_context_dir: str | Path | None = None,
+    ) -> None:
+        self.session = session
+        self.provider = provider
+        self.tools = list(tools)
+        self.config = config
+        self.model = model or config.model
+        self.thinking = config.thinking  # None keeps the session's level
+        self.global_context_dir = (
+            global_context_dir
+            if global_context_dir is not None
+            else (config.config_path.parent if config.config_path is not None else None)
+        )
+        self.tool_grace = 2.0  # seconds tools get to stop by themselves after an abort
+        self._abort = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
+        self.running = False
+
+    # -- control ---------------------------------------------------------------------------
+
+    def abort(self) -> None:
+        """Stop the running turn (safe from any thread and from a signal handler)."""
+        loop = self._loop
+        if loop is None or not self.running:
+            return
+        if threading.get_ident() == self._thread:
+            self._abort.set()
+        else:
+            loop.call_soon_threadsafe(self._abort.set)
+
+    @property
+    def aborted(self) -> bool:
+        return self._abort.is_set()
+
+    async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
+        """One turn: ``prompt`` as a new user message (None continues the session), to the model's final stop."""
+        if self.running:
+            raise RuntimeError("the agent is already running")
+        if self.session.read_only:
+            raise RuntimeError(self.session.read_only_reason or "the session is read-only")
+        self.running = True
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._abort = asyncio.Event()
+        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        worker = asyncio.create_task(self._work(prompt, queue.put_nowait))
+        try:
+            while True:
+                event = await queue.get()
+                if event is None:
+                    break
+                yield event
+        finally:
+            if not worker.done():
+                self._abort.set()  # the consumer went away: stop cleanly
+            try:
+                await worker
+            finally:
+                self.running = False
+
+    # -- the turn ----------------------------------------------------------------------------
+
+    async def _work(self, prompt: str | None, emit: Callable[[AgentEvent | None], None]) -> None:
+        try:
+            stop = await self._turn(prompt, emit)
+            emit(TurnDone(stop))
+        except Exception as e:
+            emit(TurnError(f"internal error: {type(e).__name__}: {e}"))
+            emit(TurnDone("error"))
+            raise
+        finally:
+            emit(None)
+
+    def _append(self, fields: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
+        entry = self.session.append(fields)
+        role = (fields.get("message") or {}).get("role") if fields.get("type") == "message" else None
+        emit(EntryAppended(entry.id, entry.type, role))
+        return entry
+
+    def _append_message(self, message: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
+        return self._append({"type": "message", "message": message}, emit)
+
+    async def _turn(self, prompt: str | None, emit: Callable[[AgentEvent | None], None]) -> str:
+        self._prepare_settings(emit)
+        self._prepare_system(emit)
+        if prompt is not None:
+            self._append_message(
+                {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": now_ms()}, emit
+            )
+        else:
+            last = prepare(project(self.session.index).messages).messages
+            if not last or last[-1].role == "assistant":
+                emit(TurnError("nothing to continue: the last message is the model's (send a prompt)"))
+                return "error"
+        while True:
+            if self._abort.is_set():
+                return "aborted"
+            outcome = await self._call_model(emit)
+            reason = outcome.stop_reason
+            if reason == "error":
+                emit(TurnError(outcome.error or "the model call failed"))
+                return reason
+            if reason == "aborted":
+                return reason
+            calls = [b for b in outcome.message["content"] if b.get("type") == "toolCall"]
+            if not calls:
+                return reason
+            await self._run_tools(calls, reason, emit)
+            if self._abort.is_set():
+                return "aborted"
+
+    def _prepare_settings(self, emit: Callable[[AgentEvent | None], None]) -> None:
+        projection = project(self.session.index)
+        current = projection.model or {}
+        if current.get("provider") != self.provider.name or current.get("modelId") != self.model:
+            self._append(
+                {"type": "model_change", "provider": self.provider.name, "modelId": self.model}, emit
+            )
+        if self.thinking is not None and self.thinking != projection.thinking_level:
+            self._append({"type": "thinking_level_change", "thinkingLevel": self.thinking}, emit)
+
+    def _prepare_system(self, emit: Callable[[AgentEvent | None], None]) -> None:
+        projection = project(self.session.index)
+        system_messages = [m.message for m in projection.messages if m.role == "system"]
+        cwd = self.session.cwd
+        sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
+        update = system_update(system_messages, sections, [t.declaration() for t in self.tools])
+        if update is not None:
+            self._append_message(update, emit)
+
+    # -- the model call ----------------------------------------------------------------------
+
+    def request_body(self, projection: Projection | None = None) -> JSONObject:
+        """The body the next model call sends: the session's projection, prepared, for this provider."""
+        projection = projection if projection is not None else project(self.session.index)
+        prepared = prepare(projection.messages)
+        return self.provider.request_body(prepared, self.model, thinking_level=projection.thinking_level)
+
+    async def _call_model(self, emit: Callable[[AgentEvent | None], None]) -> _CallOutcome:
+        policy = self.config.retry
+        attempt = 0
+        while True:
+            body = self.request_body()
+            builder = pe.MessageBuilder(self.provider.name, self.provider.api, self.model, now_ms())
+            try:
+                await self._abortable(self._consume(body, builder, emit))
+            except _Aborted:
+                message = builder.message("aborted", "Request was aborted")
+                self._append_message(message, emit)
+                return _CallOutcome(message, "aborted")
+            if builder.error is None and builder.stop is not None:
+                message = builder.message()
+                self._append_message(message, emit)
+                return _CallOutcome(message, message["stopReason"], message.get("errorMessage"))
+            error = builder.error or pe.ProviderError(
+                "incomplete", "the stream ended without a stop reason", True
+            )
+            retry = error.retryable and attempt < policy.max_retries
+            text = self._describe(error, attempt, retry)
+            message = builder.message("error", text)
+            self._append_message(message, emit)
+            if not retry:
+                return _CallOutcome(message, "error", text)
+            attempt += 1
+            delay = policy.delay(attempt, error.retry_after)
+            emit(Retrying(attempt, delay, text))
+            try:
+                await self._abortable(asyncio.sleep(delay))
+            except _Aborted:
+                return _CallOutcome(message, "aborted")
+
+    def _describe(self, error: pe.ProviderError, attempts: int, will_retry: bool) -> str:
+        text = f"{self.provider.name} ({self.model}): {error.message}"
+        if error.kind == "auth":
+            return f"{text}; {self.config.auth_hint()}"
+        base_url = getattr(self.provider, "base_url", None)
+        if error.kind == "connection" and base_url:
+            text = f"{text} [{base_url}]"
+        if error.retryable and not will_retry and attempts:
+            text += f" (gave up after {attempts} {'retry' if attempts == 1 else 'retries'})"
+        return text
+
+    async def _consume(
+        self, body: JSONObject, builder: pe.MessageBuilder, emit: Callable[[AgentEvent | None], None]
+    ) -> None:
+        announced: set[int] = set()
+        async for event in self.provider.stream(body):
+            builder.add(event)
+            if isinstance(event, pe.TextDelta):
+                if event.text:
+                    emit(TextDelta(event.text))
+            elif isinstance(event, pe.ThinkingDelta):
+                if event.text:
+                    emit(ThinkingDelta(event.text))
+            elif isinstance(event, pe.ToolCallDelta) and event.index not in announced and event.name:
+                announced.add(event.index)
+                emit(ToolCallStreaming(event.id, event.name))
+
+    async def _abortable(self, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable`` unless abort() comes first: then cancel it and raise _Aborted."""
+        if self._abort.is_set():
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            raise _Aborted
+        task = asyncio.ensure_future(awaitable)
+        stop = asyncio.ensure_future(self._abort.wait())
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            stop.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        raise _Aborted
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    async def _run_tools(
+        self, calls: list[JSONObject], stop_reason: str, emit: Callable[[AgentEvent | None], None]
+    ) -> None:
+        by_name = {t.name: t for t in self.tools}
+        ctx_cwd = self.session.cwd
+        started: list[tuple[JSONObject, asyncio.Task[ToolResult] | ToolResult]] = []
+        for call in calls:
+            args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+            emit(ToolStarted(str(call.get("id")), str(call.get("name")), dict(args or {})))
+            item: asyncio.Task[ToolResult] | ToolResult
+            if stop_reason == "length":
+                item = ToolResult.text(TRUNCATED_CALL_TEXT.format(name=call.get("name")), is_error=True)
+            elif self._abort.is_set():
+                item = ToolResult.text(ABORTED_TEXT, is_error=True)
+            else:
+                tool = by_name.get(str(call.get("name")))
+                if tool is None:
+                    item = ToolResult.text(f"Tool {call.get('name')} not found", is_error=True)
+                else:
+                    try:
+                        prepared = validate_arguments(tool, tool.prepare_arguments(dict(args or {})))
+                    except ToolError as e:
+                        item = ToolResult.text(str(e), is_error=True)
+                    else:
+                        ctx = ToolContext(ctx_cwd, self._abort, str(call.get("id")))
+                        item = asyncio.create_task(self._execute(tool, prepared, ctx))
+            started.append((call, item))
+        try:
+            for call, item in started:
+                result = item if isinstance(item, ToolResult) else await self._tool_result(item)
+                message: JSONObject = {
+                    "role": "toolResult",
+                    "toolCallId": call.get("id"),
+                    "toolName": call.get("name"),
+                    "content": result.content,
+                }
+                if result.details is not None:
+                    message["details"] = result.details
+                message["isError"] = result.is_error
+                message["timestamp"] = now_ms()
+                entry = self._append_message(message, emit)
+                emit(ToolFinished(str(call.get("id")), str(call.get("name")), entry.id, result.is_error))
+        finally:
+            for _, item in started:
+                if isinstance(item, asyncio.Task) and not item.done():
+                    item.cancel()
+
+    async def _execute(self, tool: Tool, args: JSONObject, ctx: ToolContext) -> ToolResult:
+        try:
+            return await tool.execute(args, ctx)
+        except ToolError as e:
+            return ToolResult.text(str(e), is_error=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a tool's failure is the model's to read, not the loop's
+            return ToolResult.text(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__, is_error=True)
+
+    async def _tool_result(self, task: asyncio.Task[ToolResult]) -> ToolResult:
+        if not self._abort.is_set():
+            stop = asyncio.ensure_future(self._abort.wait())
+            try:
+                await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+        if not task.done():  # aborted: give the tool a moment to stop by itself (bash kills its group)
+            await asyncio.wait({task}, timeout=self.tool_grace)
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return ToolResult.text(ABORTED_TEXT, is_error=True)
+        if task.cancelled():
+            return ToolResult.text(ABORTED_TEXT, is_error=True)
+        return task.result()
+
+
+def resolve_model(config: Config, projection: Projection, provider_name: str) -> str:
+    """The model to use: the configured one when chosen explicitly, else the session's if it is this provider's."""
+    if config.model_explicit:
+        return config.model
+    current = projection.model or {}
+    if current.get("provider") == provider_name and current.get("modelId"):
+        return str(current["modelId"])
+    return config.model
+
+
+def make_provider(config: Config) -> Provider:
+    """The provider for ``config`` (SDKs are imported on first use, not here)."""
+    if config.provider == "anthropic":
+        from agent_tui.providers.anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(
+            api_key=config.api_key or "",
+            base_url=config.base_url,
+            timeout=config.timeout,
+            request_log=config.request_log,
+        )
+    from agent_tui.providers.openai_provider import OpenAIProvider
+
+    return OpenAIProvider(
+        api_key=config.api_key,
+        base_url=config.base_url,
+        timeout=config.timeout,
+        request_log=config.request_log,
+    )
+
+
+def build_agent(session: Session, config: Config, tools: Sequence[Tool] | None = None) -> AgentLoop:
+    """An AgentLoop with the configured provider and the default tools, keeping the session's model
+    unless one was chosen explicitly."""
+    from agent_tui.agent.tools import default_tools
+
+    provider = make_provider(config)
+    model = resolve_model(config, project(session.index), provider.name)
+    return AgentLoop(
+        session, provider, tools if tools is not None else default_tools(), config=config, model=model
+    )
+
+
+__all__ = ["AgentLoop", "build_agent", "make_provider", "resolve_model"]

@@ -1,0 +1,288 @@
+"""bash{command, timeout?}: run a shell command in the session's cwd, as pi's bash tool.
+
+stdout and stderr are merged. The model sees the tail (2,000 lines / 50 KB);
+when output is longer, all of it is saved to a temporary file whose path the
+result names. The command runs in its own process group (``start_new_session``)
+so a timeout or an abort kills it and everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+import time
+from typing import IO, Any
+
+from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolError, ToolResult
+from agent_tui.agent.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    Truncation,
+    byte_len,
+    format_size,
+    truncate_tail,
+)
+
+EXIT_STDIO_GRACE = 0.1  # after the shell exits, keep reading while output still arrives
+MAX_TIMEOUT = 2_147_483.647
+
+
+class OutputAccumulator:
+    """The tail of a stream of output in bounded memory, and the whole of it in a temp file once it is long."""
+
+    def __init__(self, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._raw: list[bytes] = []
+        self._tail = ""
+        self._tail_at_line_start = True
+        self.total_raw = 0
+        self.total_bytes = 0
+        self.completed_lines = 0
+        self.open_line = False
+        self.last_line_bytes = 0
+        self.temp_path: str | None = None
+        self._temp: IO[bytes] | None = None
+
+    @property
+    def total_lines(self) -> int:
+        return self.completed_lines + (1 if self.open_line else 0)
+
+    def append(self, data: bytes) -> None:
+        self.total_raw += len(data)
+        self._add_text(self._decoder.decode(data))
+        if self._temp is not None or self._long():
+            self._ensure_temp()
+            assert self._temp is not None
+            self._temp.write(data)
+        elif data:
+            self._raw.append(data)
+
+    def finish(self) -> None:
+        self._add_text(self._decoder.decode(b"", final=True))
+        if self._long():
+            self._ensure_temp()
+        if self._temp is not None:
+            self._temp.close()
+
+    def _long(self) -> bool:
+        return (
+            self.total_raw > self.max_bytes
+            or self.total_bytes > self.max_bytes
+            or self.total_lines > self.max_lines
+        )
+
+    def _add_text(self, text: str) -> None:
+        if not text:
+            return
+        size = byte_len(text)
+        self.total_bytes += size
+        self._tail += text
+        if len(self._tail) > self.max_bytes * 4:
+            cut = len(self._tail) - self.max_bytes * 2
+            self._tail_at_line_start = self._tail[cut - 1] == "\n"
+            self._tail = self._tail[cut:]
+        newlines = text.count("\n")
+        if newlines == 0:
+            self.last_line_bytes += size
+            self.open_line = True
+        else:
+            self.completed_lines += newlines
+            rest = text[text.rfind("\n") + 1 :]
+            self.last_line_bytes = byte_len(rest)
+            self.open_line = bool(rest)
+
+    def _ensure_temp(self) -> None:
+        if self.temp_path is not None:
+            return
+        fd, self.temp_path = tempfile.mkstemp(prefix="agent-tui-bash-", suffix=".log")
+        self._temp = os.fdopen(fd, "wb")
+        for chunk in self._raw:
+            self._temp.write(chunk)
+        self._raw.clear()
+
+    def snapshot(self) -> Truncation:
+        text = self._tail
+        if not self._tail_at_line_start and "\n" in text:
+            text = text[text.index("\n") + 1 :]  # drop the partial first line of a clipped tail
+        tail = truncate_tail(text, max_lines=self.max_lines, max_bytes=self.max_bytes)
+        truncated = self.total_lines > self.max_lines or self.total_bytes > self.max_bytes
+        by = (
+            (tail.truncated_by or ("bytes" if self.total_bytes > self.max_bytes else "lines"))
+            if truncated
+            else None
+        )
+        tail.truncated = truncated
+        tail.truncated_by = by
+        tail.total_lines = self.total_lines
+        tail.total_bytes = self.total_bytes
+        return tail
+
+
+def shell() -> list[str]:
+    found = shutil.which("bash")
+    return [found, "-c"] if found else ["/bin/sh", "-c"]
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class BashTool(Tool):
+    name = "bash"
+    snippet = "Execute bash commands (ls, grep, find, etc.)"
+    description = (
+        "Execute a bash command in the current working directory. Returns stdout and stderr. Output is "
+        f"truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit "
+        "first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds."
+    )
+    parameters: JSONObject = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "Shell command to execute"},
+            "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"},
+        },
+        "required": ["command"],
+    }
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.env = env
+
+    async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
+        command = str(args["command"])
+        timeout = args.get("timeout")
+        if timeout is not None:
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+                raise ToolError("Invalid timeout: must be a finite number of seconds")
+            if timeout > MAX_TIMEOUT:
+                raise ToolError(f"Invalid timeout: maximum is {MAX_TIMEOUT} seconds")
+        if not os.path.isdir(ctx.cwd):
+            raise ToolError(f"Working directory does not exist: {ctx.cwd}\nCannot execute bash commands.")
+        ctx.check()
+        output = OutputAccumulator()
+        started = time.monotonic()
+        proc = await asyncio.create_subprocess_exec(
+            *shell(),
+            command,
+            cwd=ctx.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=self.env,
+        )
+        assert proc.stdout is not None
+        deadline = started + float(timeout) if timeout is not None else None
+        exit_task = asyncio.ensure_future(proc.wait())
+        abort_task = asyncio.ensure_future(ctx.signal.wait())
+        read_task: asyncio.Future[bytes] | None = None
+        eof = False
+        outcome = "exit"
+        shell_exit_after: float | None = None
+        try:
+            while True:
+                if read_task is None and not eof:
+                    read_task = asyncio.ensure_future(proc.stdout.read(65536))
+                waiting: set[asyncio.Future[Any]] = {abort_task}
+                if read_task is not None:
+                    waiting.add(read_task)
+                if not exit_task.done():
+                    waiting.add(exit_task)
+                wait_for: float | None = None
+                if exit_task.done():
+                    if eof:
+                        break
+                    wait_for = EXIT_STDIO_GRACE  # descendants may hold the pipe: stop once it is idle
+                if deadline is not None:
+                    remaining = max(0.0, deadline - time.monotonic())
+                    wait_for = remaining if wait_for is None else min(wait_for, remaining)
+                done, _ = await asyncio.wait(waiting, timeout=wait_for, return_when=asyncio.FIRST_COMPLETED)
+                if abort_task in done:
+                    outcome = "aborted"
+                    break
+                if read_task is not None and read_task in done:
+                    data = read_task.result()
+                    read_task = None
+                    if data:
+                        output.append(data)
+                    else:
+                        eof = True
+                    continue
+                if exit_task in done:
+                    shell_exit_after = time.monotonic() - started
+                    continue
+                if deadline is not None and time.monotonic() >= deadline:
+                    outcome = "timeout"
+                    break
+                if exit_task.done():
+                    break  # idle after exit
+        finally:
+            if outcome != "exit" or not exit_task.done():
+                kill_group(proc.pid)  # timeout, abort or cancellation: the whole group goes
+            for task in (read_task, abort_task):
+                if task is not None and not task.done():
+                    task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ProcessLookupError):
+                await asyncio.shield(exit_task)
+        output.finish()
+        text, details = self._format(output, "" if outcome != "exit" else "(no output)")
+        if outcome == "aborted":
+            raise ToolError(_status(text, "Command aborted"))
+        if outcome == "timeout":
+            status = f"Command timed out after {_seconds(timeout)} seconds"
+            if shell_exit_after is not None:
+                status += (
+                    f". The shell exited with code {_exit_code(proc.returncode)} after {shell_exit_after:.1f} "
+                    "seconds, but background processes it started kept writing output until the timeout."
+                )
+            raise ToolError(_status(text, status))
+        code = _exit_code(proc.returncode)
+        if code != 0:
+            return ToolResult.text(_status(text, f"Command exited with code {code}"), details, is_error=True)
+        return ToolResult.text(text, details)
+
+    def _format(self, output: OutputAccumulator, empty: str) -> tuple[str, JSONObject | None]:
+        snap = output.snapshot()
+        text = snap.content or empty
+        if not snap.truncated:
+            return text, None
+        path = output.temp_path
+        details: JSONObject = {"truncation": snap.to_json(), "fullOutputPath": path}
+        first = snap.total_lines - snap.output_lines + 1
+        last = snap.total_lines
+        if snap.last_line_partial:
+            text += (
+                f"\n\n[Showing last {format_size(snap.output_bytes)} of line {last} "
+                f"(line is {format_size(output.last_line_bytes)}). Full output: {path}]"
+            )
+        elif snap.truncated_by == "lines":
+            text += f"\n\n[Showing lines {first}-{last} of {snap.total_lines}. Full output: {path}]"
+        else:
+            text += (
+                f"\n\n[Showing lines {first}-{last} of {snap.total_lines} ({format_size(DEFAULT_MAX_BYTES)} limit). "
+                f"Full output: {path}]"
+            )
+        return text, details
+
+
+def _status(text: str, status: str) -> str:
+    return f"{text}\n\n{status}" if text else status
+
+
+def _exit_code(code: int | None) -> int:
+    if code is None:
+        return 1
+    return 128 - code if code < 0 else code
+
+
+def _seconds(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,76 @@
+"""find{pattern, path?, limit?}: files by glob, respecting .gitignore, as pi's find tool (fd)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent_tui.agent.tools.base import (
+    JSONObject,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    number_arg,
+    resolve_path,
+)
+from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from agent_tui.agent.tools.walk import Glob, list_tree
+
+DEFAULT_LIMIT = 1000
+
+
+class FindTool(Tool):
+    name = "find"
+    snippet = "Find files by glob pattern (respects .gitignore)"
+    description = (
+        "Search for files by glob pattern. Returns matching file paths relative to the search directory. "
+        f"Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} results or {DEFAULT_MAX_BYTES // 1024}KB "
+        "(whichever is hit first)."
+    )
+    parameters: JSONObject = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "description": (
+                    "Glob pattern relative to the search directory, e.g. 'src/**/*.ts'. Without '/', e.g. '*.ts', "
+                    "it matches file names at any depth"
+                ),
+            },
+            "path": {"type": "string", "description": "Directory to search in (default: current directory)"},
+            "limit": {"type": "number", "description": "Maximum number of results (default: 1000)"},
+        },
+        "required": ["pattern"],
+    }
+
+    async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
+        return await asyncio.to_thread(self._find, args, ctx)
+
+    def _find(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
+        root = resolve_path(str(args.get("path") or "."), ctx.cwd)
+        limit = max(1, number_arg(args, "limit") or DEFAULT_LIMIT)
+        if not root.exists():
+            raise ToolError(f"Path not found: {root}")
+        if not root.is_dir():
+            raise ToolError(f"Not a directory: {root}")
+        glob = Glob(str(args["pattern"]))
+        files, dirs = list_tree(root, ctx.check)
+        matches = sorted([f for f in files if glob.match(f)] + [d + "/" for d in dirs if glob.match(d)])
+        if not matches:
+            return ToolResult.text("No files found matching pattern")
+        limit_reached = len(matches) > limit
+        truncation = truncate_head("\n".join(matches[:limit]), max_lines=2**53)
+        text = truncation.content
+        details: JSONObject = {}
+        notices = []
+        if limit_reached:
+            notices.append(
+                f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+            )
+            details["resultLimitReached"] = limit
+        if truncation.truncated:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = truncation.to_json()
+        if notices:
+            text += f"\n\n[{'. '.join(notices)}]"
+        return ToolResult.text(text, details or None)

@@ -1,0 +1,41 @@
+"""write{path, content}: create or overwrite a file, making parent directories, as pi's write tool."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult, resolve_path
+from agent_tui.agent.tools.locks import file_lock
+
+
+class WriteTool(Tool):
+    name = "write"
+    snippet = "Create or overwrite files"
+    guidelines = ("Use write only for new files or complete rewrites.",)
+    description = (
+        "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
+        "Automatically creates parent directories."
+    )
+    parameters: JSONObject = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Path to the file to write (relative or absolute)"},
+            "content": {"type": "string", "description": "Content to write to the file"},
+        },
+        "required": ["path", "content"],
+    }
+
+    async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
+        path = str(args["path"])
+        content = str(args["content"])
+        absolute = resolve_path(path, ctx.cwd)
+        async with file_lock(absolute):
+            ctx.check()
+
+            def write() -> None:
+                absolute.parent.mkdir(parents=True, exist_ok=True)
+                with open(absolute, "w", encoding="utf-8", newline="") as f:
+                    f.write(content)
+
+            await asyncio.to_thread(write)
+        return ToolResult.text(f"Successfully wrote to {path}")

@@ -1,0 +1,293 @@
+"""Which model to call, with which key: flags, then the environment, then the config file.
+
+The config file is TOML, ``platformdirs.user_config_dir("agent-tui")/config.toml``
+(``~/.config/agent-tui/config.toml`` on Linux), or the file ``AGENT_TUI_CONFIG``
+names::
+
+    provider = "openai"              # default provider: "anthropic" or "openai"
+    model = "qwen2.5-coder:14b"      # default model for that provider
+    thinking = "medium"              # off, minimal, low, medium, high (Anthropic reasoning models)
+    timeout = 600                    # seconds per request
+
+    [anthropic]
+    api_key = "sk-ant-..."           # ANTHROPIC_API_KEY wins over this
+    base_url = "https://api.anthropic.com"
+    model = "claude-sonnet-4-5"
+
+    [openai]
+    base_url = "http://localhost:11434/v1"   # Ollama; OPENAI_BASE_URL wins over this
+    model = "qwen2.5-coder:14b"
+
+    [models."qwen2.5-coder:14b"]     # models the built-in table does not know
+    context_window = 32768
+    max_output = 8192
+    reasoning = false
+
+    [retry]
+    max_retries = 3                  # after the first attempt
+    base_delay = 2.0                 # seconds, doubled per attempt
+    max_delay = 60.0
+
+Keys never leave this object: it is not written to sessions or logs, and its
+repr hides them. Used by the agent and the CLI; providers take explicit args.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent_tui.projection.models import MODELS, ModelInfo, register
+
+PROVIDERS = ("anthropic", "openai")
+KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+URL_ENV = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1"}
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+CONFIG_ENV = "AGENT_TUI_CONFIG"
+LOG_ENV = "AGENT_TUI_LOG_REQUESTS"
+
+LOCAL_SERVERS = (
+    "Ollama http://localhost:11434/v1, llama.cpp server http://localhost:8080/v1, "
+    "vLLM http://localhost:8000/v1, LM Studio http://localhost:1234/v1"
+)
+
+
+class ConfigError(Exception):
+    """The configuration cannot give a usable model; the message says what to set."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_retries: int = 3
+    base_delay: float = 2.0
+    max_delay: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds before retry ``attempt`` (1-based): exponential backoff, at least what the server asked."""
+        backoff = self.base_delay * 2 ** max(0, attempt - 1)
+        wanted = max(backoff, retry_after or 0.0)
+        return float(min(wanted, self.max_delay))
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    provider: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    base_url: str | None = None
+    thinking: str | None = None  # None: keep the session's level
+    timeout: float | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    request_log: str | None = None
+    config_path: Path | None = None
+    provider_explicit: bool = False  # chosen by a flag or the config file, not guessed
+    model_explicit: bool = False
+    key_source: str = ""  # where the key came from, for error messages (never the key)
+
+    def with_model(self, provider: str, model: str) -> Config:
+        return replace(self, provider=provider, model=model)
+
+    def auth_hint(self) -> str:
+        source = self.key_source or KEY_ENV[self.provider]
+        return f"check {source}" if self.api_key else f"set {KEY_ENV[self.provider]}"
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    override = env.get(CONFIG_ENV)
+    if override:
+        return Path(override).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("agent-tui", appauthor=False)) / "config.toml"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+
+
+def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
+    """Add the ``[models."id"]`` tables to the model table (context window, max output, ...)."""
+    models = data.get("models") or {}
+    if not isinstance(models, Mapping):
+        raise ConfigError(f"{path}: [models] must be a table of model ids")
+    for model_id, spec in models.items():
+        if not isinstance(spec, Mapping):
+            raise ConfigError(f'{path}: [models."{model_id}"] must be a table')
+        base = MODELS.get(model_id)
+        try:
+            register(
+                ModelInfo(
+                    str(spec.get("provider") or (base.provider if base else "openai")),
+                    str(model_id),
+                    int(spec.get("context_window") or (base.context_window if base else 128_000)),
+                    int(spec.get("max_output") or (base.max_output if base else 8_192)),
+                    reasoning=bool(spec.get("reasoning", base.reasoning if base else False)),
+                    images=bool(spec.get("images", base.images if base else False)),
+                )
+            )
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f'{path}: [models."{model_id}"]: {e}') from e
+
+
+def load_model_table(env: Mapping[str, str] | None = None) -> None:
+    """Register the config file's models, quietly: for ``agent-tui context``, which must not fail on config."""
+    try:
+        path = config_path(env)
+        register_models(read_config_file(path), path)
+    except ConfigError:
+        pass
+
+
+def no_provider_message(path: Path) -> str:
+    return (
+        "agent-tui: no model is configured. Set ANTHROPIC_API_KEY to use Anthropic or OPENAI_API_KEY to use "
+        f"OpenAI (in the environment, or as api_key under [anthropic] or [openai] in {path}), and choose the "
+        "model with --provider and --model if you like. For a local OpenAI-compatible server no key is needed: "
+        "run with --provider openai --base-url URL --model NAME (or set OPENAI_BASE_URL, or base_url under "
+        f"[openai] in the config file), for example {LOCAL_SERVERS}."
+    )
+
+
+def _section(data: Mapping[str, Any], name: str, path: Path) -> Mapping[str, Any]:
+    value = data.get(name) or {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{path}: [{name}] must be a table")
+    return value
+
+
+def _provider_of_model(model: str) -> str | None:
+    info = MODELS.get(model)
+    if info is not None and info.provider in PROVIDERS:
+        return info.provider
+    if model.startswith("claude"):
+        return "anthropic"
+    return None
+
+
+def load_config(
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    thinking: str | None = None,
+    env: Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Config:
+    """Resolve the model to call: flags (the arguments) win, then the environment, then the config file."""
+    env = os.environ if env is None else env
+    path = path if path is not None else config_path(env)
+    data = read_config_file(path)
+    register_models(data, path)
+    sections = {name: _section(data, name, path) for name in PROVIDERS}
+
+    def key_for(name: str) -> tuple[str | None, str]:
+        value = env.get(KEY_ENV[name])
+        if value:
+            return value, KEY_ENV[name]
+        value = sections[name].get("api_key")
+        return (str(value), f"api_key under [{name}] in {path}") if value else (None, "")
+
+    def url_for(name: str) -> str | None:
+        value = env.get(URL_ENV[name]) or sections[name].get("base_url")
+        return str(value) if value else None
+
+    explicit = True
+    chosen = provider or data.get("provider")
+    if chosen is None and model is not None:
+        chosen = _provider_of_model(model)
+    if chosen is None:
+        explicit = False
+        if key_for("anthropic")[0]:
+            chosen = "anthropic"
+        elif key_for("openai")[0] or url_for("openai") or base_url:
+            chosen = "openai"
+        else:
+            raise ConfigError(no_provider_message(path))
+    chosen = str(chosen)
+    if chosen not in PROVIDERS:
+        raise ConfigError(f"agent-tui: unknown provider {chosen!r}: use one of {', '.join(PROVIDERS)}")
+
+    api_key, key_source = key_for(chosen)
+    url = base_url or url_for(chosen)
+    if api_key is None and not (chosen == "openai" and url):
+        raise ConfigError(
+            f"agent-tui: no API key for {chosen}: set {KEY_ENV[chosen]} (or api_key under [{chosen}] in {path})"
+            + (
+                f". A local OpenAI-compatible server needs no key: --provider openai --base-url URL ({LOCAL_SERVERS})."
+                if chosen == "openai"
+                else "."
+            )
+        )
+
+    top_model = data.get("model") if data.get("provider") in (None, chosen) else None
+    chosen_model = model or sections[chosen].get("model") or top_model
+    model_explicit = chosen_model is not None
+    level = thinking or data.get("thinking")
+    if level is not None and level not in THINKING_LEVELS:
+        raise ConfigError(
+            f"agent-tui: unknown thinking level {level!r}: use one of {', '.join(THINKING_LEVELS)}"
+        )
+
+    retry_data = _section(data, "retry", path)
+    try:
+        retry = RetryPolicy(
+            int(retry_data.get("max_retries", 3)),
+            float(retry_data.get("base_delay", 2.0)),
+            float(retry_data.get("max_delay", 60.0)),
+        )
+        timeout = float(data["timeout"]) if data.get("timeout") is not None else None
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{path}: {e}") from e
+
+    return Config(
+        provider=chosen,
+        model=str(chosen_model or DEFAULT_MODELS[chosen]),
+        api_key=api_key,
+        base_url=url,
+        thinking=str(level) if level else None,
+        timeout=timeout,
+        retry=retry,
+        request_log=env.get(LOG_ENV) or None,
+        config_path=path,
+        provider_explicit=explicit,
+        model_explicit=model_explicit,
+        key_source=key_source,
+    )
+
+
+def has_credentials(provider: str, env: Mapping[str, str] | None = None, path: Path | None = None) -> bool:
+    """Whether ``provider`` could be used without flags (a key, or a base URL for OpenAI-compatible servers)."""
+    env = os.environ if env is None else env
+    try:
+        load_config(provider=provider, env=env, path=path)
+    except ConfigError:
+        return False
+    return True
+
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "KEY_ENV",
+    "PROVIDERS",
+    "Config",
+    "ConfigError",
+    "RetryPolicy",
+    "config_path",
+    "load_config",
+    "load_model_table",
+    "no_provider_message",
+]

@@ -1,0 +1,198 @@
+"""Anthropic Messages API through the official SDK, streaming, normalized to provider events.
+
+The body is :func:`agent_tui.projection.request.anthropic_request`'s, passed field
+by field to ``AsyncAnthropic.messages.create`` (every field has an SDK
+parameter), so the server receives exactly what ``agent-tui context --format
+anthropic`` prints. The SDK's own retries are off: the agent loop retries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_tui.projection.request import Prepared, anthropic_request, thinking_budget
+from agent_tui.providers.base import (
+    JSONObject,
+    classify,
+    connection_error,
+    is_transport_error,
+    log_request,
+)
+from agent_tui.providers.events import (
+    ProviderError,
+    ProviderEvent,
+    Stop,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+    parse_arguments,
+)
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic, AsyncStream
+    from anthropic.types import RawMessageStreamEvent
+
+API = "anthropic-messages"
+
+
+def map_stop_reason(reason: str | None) -> Stop:
+    """pi's mapStopReason for the Messages API."""
+    if reason in ("end_turn", "pause_turn", "stop_sequence"):
+        return Stop("stop")
+    if reason == "max_tokens":
+        return Stop("length")
+    if reason == "tool_use":
+        return Stop("toolUse")
+    if reason == "refusal":
+        return Stop("error", "The model refused to complete the request")
+    return Stop("error", f"Provider stopped with: {reason}")
+
+
+class AnthropicProvider:
+    name = "anthropic"
+    api = API
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        request_log: str | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.base_url = base_url
+        self._timeout = timeout
+        self.request_log = request_log
+        self._client: AsyncAnthropic | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"AnthropicProvider(base_url={self.base_url!r})"
+
+    def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
+        return anthropic_request(prepared, model, thinking_budget=thinking_budget(thinking_level, model))
+
+    def client(self) -> AsyncAnthropic:
+        if self._client is None:
+            from anthropic import AsyncAnthropic
+
+            kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
+            if self.base_url:
+                kwargs["base_url"] = self.base_url
+            if self._timeout is not None:
+                kwargs["timeout"] = self._timeout
+            self._client = AsyncAnthropic(**kwargs)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
+        import anthropic
+
+        client = self.client()
+        log_request(self.request_log, body)
+        try:
+            response = cast("AsyncStream[RawMessageStreamEvent]", await client.messages.create(**body))
+        except anthropic.APIStatusError as e:
+            yield classify(e.status_code, e.body, e.response.headers, e.message)
+            return
+        except anthropic.APIConnectionError as e:
+            yield connection_error(e.__cause__ or e, started=False)
+            return
+        started = False
+        blocks: dict[int, JSONObject] = {}  # Anthropic block index -> tool call state
+        input_tokens = output_tokens = cache_read = cache_write = 0
+        stop: Stop | None = None
+        try:
+            async for event in response:
+                started = True
+                if event.type == "message_start":
+                    u = event.message.usage
+                    input_tokens = u.input_tokens or 0
+                    output_tokens = u.output_tokens or 0
+                    cache_read = u.cache_read_input_tokens or 0
+                    cache_write = u.cache_creation_input_tokens or 0
+                    yield Usage(input_tokens, output_tokens, cache_read, cache_write)
+                elif event.type == "content_block_start":
+                    block: Any = event.content_block
+                    index = event.index
+                    if block.type == "text":
+                        yield TextDelta(index, block.text or "")
+                    elif block.type == "thinking":
+                        yield ThinkingDelta(index, block.thinking or "")
+                        if block.signature:
+                            yield ThinkingSignature(index, block.signature)
+                    elif block.type == "redacted_thinking":
+                        yield ThinkingSignature(index, block.data, redacted=True)
+                    elif block.type == "tool_use":
+                        blocks[index] = {"id": block.id, "name": block.name, "json": "", "input": block.input}
+                        yield ToolCallDelta(index, block.id, block.name, "")
+                elif event.type == "content_block_delta":
+                    delta: Any = event.delta
+                    index = event.index
+                    if delta.type == "text_delta":
+                        yield TextDelta(index, delta.text)
+                    elif delta.type == "thinking_delta":
+                        yield ThinkingDelta(index, delta.thinking)
+                    elif delta.type == "signature_delta":
+                        yield ThinkingSignature(index, delta.signature)
+                    elif delta.type == "input_json_delta" and index in blocks:
+                        blocks[index]["json"] += delta.partial_json
+                        yield ToolCallDelta(
+                            index, blocks[index]["id"], blocks[index]["name"], delta.partial_json
+                        )
+                elif event.type == "content_block_stop":
+                    state = blocks.pop(event.index, None)
+                    if state is not None:
+                        if state["json"]:
+                            args, error = parse_arguments(state["json"])
+                        else:
+                            start_input = state["input"]
+                            args, error = (start_input if isinstance(start_input, dict) else {}), None
+                        yield ToolCall(event.index, state["id"], state["name"], args, error)
+                elif event.type == "message_delta":
+                    if event.delta.stop_reason:
+                        stop = map_stop_reason(event.delta.stop_reason)
+                    u2: Any = event.usage
+                    if u2 is not None:
+                        input_tokens = _pick(u2, "input_tokens", input_tokens)
+                        output_tokens = _pick(u2, "output_tokens", output_tokens)
+                        cache_read = _pick(u2, "cache_read_input_tokens", cache_read)
+                        cache_write = _pick(u2, "cache_creation_input_tokens", cache_write)
+                        yield Usage(input_tokens, output_tokens, cache_read, cache_write)
+        except anthropic.APIStatusError as e:  # an `error` event inside the stream
+            yield classify(e.status_code, e.body, None, e.message)
+            return
+        except anthropic.APIConnectionError as e:
+            yield connection_error(e.__cause__ or e, started=started)
+            return
+        except Exception as e:
+            if not is_transport_error(e):
+                raise
+            yield connection_error(e, started=started)
+            return
+        finally:
+            await response.close()
+        # Tool calls whose block never closed: the stream ended without them being complete.
+        for index, state in blocks.items():
+            args, error = parse_arguments(state["json"])
+            yield ToolCall(index, state["id"], state["name"], args, error)
+        if stop is None:
+            yield ProviderError("incomplete", "the stream ended without a stop reason", True)
+        else:
+            yield stop
+
+
+def _pick(usage: Any, name: str, default: int) -> int:
+    value = getattr(usage, name, None)
+    return int(value) if value is not None else default
+
+
+__all__ = ["API", "AnthropicProvider", "map_stop_reason"]

@@ -1,0 +1,164 @@
+"""What every provider shares: the interface, error classification, the request log."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent_tui.projection.request import Prepared
+from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
+
+JSONObject = dict[str, Any]
+
+
+class Provider(Protocol):
+    """A model API. ``request_body`` writes the exact body (from ``projection.request``); ``stream`` sends it."""
+
+    name: str  # "anthropic" | "openai": the provider recorded in the session
+    api: str  # pi's api name: "anthropic-messages" | "openai-completions"
+
+    def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject: ...
+
+    def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]: ...
+
+    async def aclose(self) -> None: ...
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+# Quota and billing limits arrive as 429 too, but waiting does not lift them (pi's list, shortened).
+_NOT_TRANSIENT = re.compile(
+    r"insufficient_quota|quota exceeded|out of budget|billing|monthly usage limit|available balance", re.I
+)
+_CONTEXT_OVERFLOW = re.compile(
+    r"prompt is too long|context length|context window|maximum context|too many tokens|exceeds the context",
+    re.I,
+)
+_TYPE_KINDS: dict[str, ErrorKind] = {
+    "overloaded_error": "overloaded",
+    "api_error": "server",
+    "timeout_error": "server",
+    "rate_limit_error": "rate_limit",
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "invalid_request_error": "request",
+    "request_too_large": "request",
+    "not_found_error": "request",
+}
+
+
+def error_details(body: object) -> tuple[str | None, str | None]:
+    """(type, message) from an error body of either API (``{"error": {...}}`` or the inner object)."""
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping):
+            body = inner
+    if not isinstance(body, Mapping):
+        return None, str(body) if body else None
+    etype = body.get("type") or body.get("code")
+    message = body.get("message")
+    return (str(etype) if etype else None), (str(message) if message else None)
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date), as seconds."""
+    if not headers:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def classify(
+    status: int | None, body: object, headers: Mapping[str, str] | None = None, fallback: str = ""
+) -> ProviderError:
+    """An HTTP error (or an error event inside a stream, ``status`` 200) as a ProviderError."""
+    etype, message = error_details(body)
+    message = message or fallback or "no details"
+    label = " ".join(str(p) for p in (status if status and status != 200 else None, etype) if p)
+    text = f"{label}: {message}" if label else message
+    retry_after = retry_after_seconds(headers)
+    kind: ErrorKind
+    if status in (401, 403):
+        kind = "auth"
+    elif status == 429:
+        kind = "rate_limit"
+    elif status == 529 or etype == "overloaded_error":
+        kind = "overloaded"
+    elif status is not None and (status >= 500 or status == 408):
+        kind = "server"
+    elif status is not None and status != 200:
+        kind = "request"
+    else:
+        kind = _TYPE_KINDS.get(etype or "", "server")
+    if kind == "request" and _CONTEXT_OVERFLOW.search(message):
+        kind = "context_overflow"
+    retryable = kind in ("rate_limit", "overloaded", "server")
+    if retryable and _NOT_TRANSIENT.search(f"{etype} {message}"):
+        retryable = False
+    if kind == "auth":
+        text = f"the API key was rejected ({text})"
+    return ProviderError(kind, text, retryable, retry_after, status)
+
+
+def connection_error(error: BaseException, *, started: bool) -> ProviderError:
+    detail = str(error) or type(error).__name__
+    if started:
+        return ProviderError("connection", f"the connection was lost during the response: {detail}", True)
+    return ProviderError("connection", f"could not reach the server: {detail}", True)
+
+
+def is_transport_error(error: BaseException) -> bool:
+    """Network failures raised by the HTTP stack under the SDKs (httpx or httpx2), or the OS."""
+    if isinstance(error, OSError):
+        return True
+    return any(cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore") for cls in type(error).__mro__)
+
+
+# -- request log ------------------------------------------------------------------------------
+
+
+def log_request(path: str | os.PathLike[str] | None, body: JSONObject) -> None:
+    """Append ``body`` as one JSON line to ``path`` (AGENT_TUI_LOG_REQUESTS). Bodies carry no keys."""
+    if not path:
+        return
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n"
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+__all__ = [
+    "Provider",
+    "classify",
+    "connection_error",
+    "error_details",
+    "is_transport_error",
+    "log_request",
+    "retry_after_seconds",
+]

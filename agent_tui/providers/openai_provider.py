@@ -1,0 +1,189 @@
+"""OpenAI Chat Completions through the official SDK: OpenAI itself and any compatible server.
+
+Ollama, vLLM, the llama.cpp server and LM Studio speak this API; point
+``base_url`` at them. The body is
+:func:`agent_tui.projection.request.openai_request`'s, passed field by field to
+``AsyncOpenAI.chat.completions.create``. Reasoning that compatible servers
+stream as ``reasoning_content`` / ``reasoning`` becomes a thinking block, as pi
+records it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_tui.projection.request import Prepared, openai_request
+from agent_tui.providers.base import JSONObject, classify, connection_error, is_transport_error, log_request
+from agent_tui.providers.events import (
+    ProviderError,
+    ProviderEvent,
+    Stop,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+    parse_arguments,
+)
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI, AsyncStream
+    from openai.types.chat import ChatCompletionChunk
+
+API = "openai-completions"
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+NO_KEY = "not-needed"  # local servers take any key; the SDK insists on one
+
+
+def map_finish_reason(reason: str | None) -> Stop:
+    """pi's mapStopReason for Chat Completions."""
+    if reason in (None, "stop", "end"):
+        return Stop("stop")
+    if reason == "length":
+        return Stop("length")
+    if reason in ("tool_calls", "function_call"):
+        return Stop("toolUse")
+    return Stop("error", f"Provider finish_reason: {reason}")
+
+
+class OpenAIProvider:
+    name = "openai"
+    api = API
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        request_log: str | None = None,
+    ) -> None:
+        self._api_key = api_key or NO_KEY
+        self.base_url = base_url
+        self._timeout = timeout
+        self.request_log = request_log
+        self._client: AsyncOpenAI | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAIProvider(base_url={self.base_url!r})"
+
+    def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
+        return openai_request(prepared, model)
+
+    def client(self) -> AsyncOpenAI:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
+            if self.base_url:
+                kwargs["base_url"] = self.base_url
+            if self._timeout is not None:
+                kwargs["timeout"] = self._timeout
+            self._client = AsyncOpenAI(**kwargs)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
+        import openai
+
+        client = self.client()
+        log_request(self.request_log, body)
+        try:
+            response = cast("AsyncStream[ChatCompletionChunk]", await client.chat.completions.create(**body))
+        except openai.APIStatusError as e:
+            yield classify(e.status_code, e.body, e.response.headers, e.message)
+            return
+        except openai.APIConnectionError as e:
+            yield connection_error(e.__cause__ or e, started=False)
+            return
+        started = False
+        next_index = 0
+        text_index: int | None = None
+        thinking_index: int | None = None
+        calls: dict[int, JSONObject] = {}  # stream index -> {index, id, name, json}
+        calls_by_id: dict[str, JSONObject] = {}
+        finish: Stop | None = None
+        try:
+            async for chunk in response:
+                started = True
+                usage: Any = getattr(chunk, "usage", None)
+                if usage is not None:
+                    yield _usage(usage)
+                choices = chunk.choices or []
+                if not choices:
+                    continue
+                choice: Any = choices[0]
+                if choice.finish_reason:
+                    finish = map_finish_reason(choice.finish_reason)
+                delta: Any = choice.delta
+                if delta is None:
+                    continue
+                for fieldname in REASONING_FIELDS:
+                    value = getattr(delta, fieldname, None)
+                    if isinstance(value, str) and value:
+                        if thinking_index is None:
+                            thinking_index, next_index = next_index, next_index + 1
+                            yield ThinkingSignature(thinking_index, fieldname)
+                        yield ThinkingDelta(thinking_index, value)
+                        break
+                if delta.content:
+                    if text_index is None:
+                        text_index, next_index = next_index, next_index + 1
+                    yield TextDelta(text_index, delta.content)
+                for tc in delta.tool_calls or []:
+                    function = tc.function
+                    state = calls.get(tc.index) if tc.index is not None else None
+                    if state is None and tc.id:
+                        state = calls_by_id.get(tc.id)
+                    if state is None:
+                        state = {"index": next_index, "id": tc.id or "", "name": "", "json": ""}
+                        next_index += 1
+                        calls[tc.index if tc.index is not None else -state["index"] - 1] = state
+                    if tc.id:
+                        state["id"] = state["id"] or tc.id
+                        calls_by_id[tc.id] = state
+                    if function is not None and function.name and not state["name"]:
+                        state["name"] = function.name
+                    fragment = (function.arguments if function is not None else None) or ""
+                    state["json"] += fragment
+                    yield ToolCallDelta(state["index"], state["id"], state["name"], fragment)
+        except openai.APIStatusError as e:  # an error object inside the stream
+            yield classify(e.status_code, e.body, None, e.message)
+            return
+        except openai.APIConnectionError as e:
+            yield connection_error(e.__cause__ or e, started=started)
+            return
+        except Exception as e:
+            if not is_transport_error(e):
+                raise
+            yield connection_error(e, started=started)
+            return
+        finally:
+            await response.close()
+        for state in calls.values():
+            args, error = parse_arguments(state["json"])
+            call_id = state["id"] or f"call_{secrets.token_hex(12)}"  # some local servers send no id
+            yield ToolCall(state["index"], call_id, state["name"], args, error)
+        if finish is None:
+            yield ProviderError("incomplete", "the stream ended without a finish_reason", True)
+        else:
+            yield finish
+
+
+def _usage(raw: Any) -> Usage:
+    """pi's parseChunkUsage: cached prompt tokens are cache reads, not input."""
+    prompt = getattr(raw, "prompt_tokens", 0) or 0
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) if details is not None else 0) or 0
+    completion = getattr(raw, "completion_tokens", 0) or 0
+    return Usage(max(0, prompt - cached), completion, cached, 0)
+
+
+__all__ = ["API", "NO_KEY", "OpenAIProvider", "map_finish_reason"]
