@@ -263,7 +263,7 @@ class AgentTuiApp(App[None]):
         session = self.session
         name = self.index.name or (session.path.name if session else "new session (not saved yet)")
         self.query_one("#sidebar-title", Static).update(f"Session: {name}")
-        parts = [str(session.path) if session else "new session"]
+        parts = [session.path.name if session else "new session"]
         parts.append(f"{len(self.index)} entries")
         if self.index.leaf_id:
             parts.append(f"leaf {self.index.leaf_id}")

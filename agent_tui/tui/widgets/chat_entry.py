@@ -100,7 +100,7 @@ class ChatEntry(Vertical):
     """
 
     def __init__(self, entry: Entry, status: str | None = None, original: str | None = None) -> None:
-        super().__init__(id=f"entry-{entry.id}")
+        super().__init__()
         self.entry = entry
         self.status = status
         self.original = original  # for context_edit replacements: the target's original text
@@ -115,8 +115,14 @@ class ChatEntry(Vertical):
             "custom_message": "user",
         }.get(kind or "", "note")
         self.add_class(css)
-        if status == "hidden":
-            self.add_class("hidden")
+        self.set_class(status == "hidden", "hidden")
+
+    async def set_status(self, status: str | None, original: str | None = None) -> None:
+        """Show a new status in the model's view (hidden, replaced...)."""
+        self.status = status
+        self.original = original
+        self.set_class(status == "hidden", "hidden")
+        await self.recompose()
 
     def compose(self) -> ComposeResult:
         entry = self.entry

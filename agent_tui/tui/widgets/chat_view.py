@@ -71,11 +71,9 @@ class ChatView(VerticalScroll):
                     await old.remove()
             for entry_id in kept:
                 if status.get(entry_id) != self._status.get(entry_id):
-                    old = self._entry_widget(entry_id)
-                    if old is not None:
-                        new = ChatEntry(old.entry, status.get(entry_id), originals.get(entry_id))
-                        await self.mount(new, after=old)
-                        await old.remove()
+                    widget = self._entry_widget(entry_id)
+                    if widget is not None:
+                        await widget.set_status(status.get(entry_id), originals.get(entry_id))
             new_entries = tail[len(kept) :]
             if new_entries:
                 await self.mount_all(
