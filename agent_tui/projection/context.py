@@ -7,9 +7,10 @@ Every message keeps its provenance: source entry and status.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -345,32 +346,35 @@ def entry_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
             "content": content if content is not None else [],
             "display": data.get("display"),
             "details": data.get("details"),
-            "timestamp": iso_to_ms(data.get("timestamp")),
+            "timestamp": _entry_ms(data),
         }
         return [ProjectedMessage(entry.id, status, "custom", "custom", message)]
     if etype == "branch_summary":
         data = entry.data
-        if not data.get("summary"):
+        if not _js_truthy(data.get("summary")):
             return []
         message = {
             "role": "branchSummary",
             "summary": data["summary"],
             "fromId": data.get("fromId"),
-            "timestamp": iso_to_ms(data.get("timestamp")),
+            "timestamp": _entry_ms(data),
         }
         return [ProjectedMessage(entry.id, Status.SUMMARY, "branchSummary", "branchSummary", message)]
     if etype == "compaction":
         data = entry.data
         summary = {
             "role": "compactionSummary",
-            "summary": data.get("summary"),
             "tokensBefore": data.get("tokensBefore"),
-            "timestamp": iso_to_ms(data.get("timestamp")),
+            "timestamp": _entry_ms(data),
         }
+        if "summary" in data:  # a missing summary reads "undefined" in pi's text, a null one "null"
+            summary["summary"] = data["summary"]
         out = [ProjectedMessage(entry.id, Status.SUMMARY, "compactionSummary", "compactionSummary", summary)]
         system = data.get("systemMessage")
-        if system:
-            out.insert(0, ProjectedMessage(entry.id, Status.SUMMARY, "system", "system", system))
+        if isinstance(system, dict):  # pi: any object is truthy, even {}; convertToLlm then goes by its role
+            system_role = system.get("role")
+            role = system_role if isinstance(system_role, str) else ""
+            out.insert(0, ProjectedMessage(entry.id, Status.SUMMARY, role, role, system))
         return out
     return []
 
@@ -382,9 +386,9 @@ def _apply_edit(
     replacement = edit.data.get("replacement")
     if replacement is None:
         return [], Status.HIDDEN
-    if not isinstance(replacement, dict):
-        return messages, status
-    content = replacement.get("content")
+    # pi reads ``replacement.content``: undefined (no content at all) when the key or the object is missing
+    has_content = isinstance(replacement, dict) and "content" in replacement
+    content = replacement.get("content") if has_content else None
     new_status = Status.RESTORED if edit.data.get("restore") is True else Status.REPLACED
     out: list[ProjectedMessage] = []
     for m in messages:
@@ -394,9 +398,10 @@ def _apply_edit(
         new_content = content
         if m.role in ("assistant", "toolResult") and isinstance(content, str):
             new_content = [{"type": "text", "text": content}]
-        out.append(
-            ProjectedMessage(m.source_id, new_status, m.kind, m.role, {**m.message, "content": new_content})
-        )
+        message = {**m.message, "content": new_content}
+        if not has_content:
+            del message["content"]
+        out.append(ProjectedMessage(m.source_id, new_status, m.kind, m.role, message))
     return out, new_status
 
 
@@ -408,53 +413,140 @@ def to_model_message(m: ProjectedMessage) -> ProjectedMessage | None:
     msg = m.message
     text: str
     if role == "bashExecution":
-        if msg.get("excludeFromContext"):
+        if _js_truthy(msg.get("excludeFromContext")):
             return None
         content: Any = [{"type": "text", "text": bash_execution_text(msg)}]
     elif role == "custom":
-        content = msg.get("content")
+        content = msg.get("content", _UNDEFINED)
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
     elif role == "branchSummary":
-        text = BRANCH_SUMMARY_PREFIX + str(msg.get("summary")) + BRANCH_SUMMARY_SUFFIX
+        text = BRANCH_SUMMARY_PREFIX + _js_field(msg, "summary") + BRANCH_SUMMARY_SUFFIX
         content = [{"type": "text", "text": text}]
     elif role == "compactionSummary":
-        text = COMPACTION_SUMMARY_PREFIX + str(msg.get("summary")) + COMPACTION_SUMMARY_SUFFIX
+        text = COMPACTION_SUMMARY_PREFIX + _js_field(msg, "summary") + COMPACTION_SUMMARY_SUFFIX
         content = [{"type": "text", "text": text}]
     else:
         return None
-    return ProjectedMessage(
-        m.source_id,
-        m.status,
-        m.kind,
-        "user",
-        {"role": "user", "content": content, "timestamp": msg.get("timestamp")},
-    )
+    # JSON.stringify leaves out what is undefined: a custom message without content, a message without timestamp
+    message: JSONObject = {"role": "user"}
+    if content is not _UNDEFINED:
+        message["content"] = content
+    if "timestamp" in msg:
+        message["timestamp"] = msg["timestamp"]
+    return ProjectedMessage(m.source_id, m.status, m.kind, "user", message)
 
 
 def bash_execution_text(msg: JSONObject) -> str:
     """pi's bashExecutionToText."""
-    text = f"Ran `{msg.get('command')}`\n"
+    text = f"Ran `{_js_field(msg, 'command')}`\n"
     output = msg.get("output")
-    text += f"```\n{output}\n```" if output else "(no output)"
+    text += f"```\n{_js_string(output)}\n```" if _js_truthy(output) else "(no output)"
     exit_code = msg.get("exitCode")
-    if msg.get("cancelled"):
+    if _js_truthy(msg.get("cancelled")):
         text += "\n\n(command cancelled)"
-    elif exit_code is not None and exit_code != 0:
-        text += f"\n\nCommand exited with code {exit_code}"
-    if msg.get("truncated") and msg.get("fullOutputPath"):
-        text += f"\n\n[Output truncated. Full output: {msg.get('fullOutputPath')}]"
+    elif exit_code is not None and not (type(exit_code) in (int, float) and exit_code == 0):
+        text += f"\n\nCommand exited with code {_js_string(exit_code)}"
+    if _js_truthy(msg.get("truncated")) and _js_truthy(msg.get("fullOutputPath")):
+        text += f"\n\n[Output truncated. Full output: {_js_string(msg.get('fullOutputPath'))}]"
     return text
 
 
+# -- JavaScript semantics, where pi's output depends on them ---------------------------------
+
+_UNDEFINED: Any = object()  # a key the JSON object does not have
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a JSON value: every object and array is true, even an empty one."""
+    return isinstance(value, dict | list) or bool(value)
+
+
+def _js_string(value: Any) -> str:
+    """``String(value)`` (what a template literal interpolates) for a JSON value."""
+    if value is _UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join("" if v is None else _js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _js_field(obj: JSONObject, key: str) -> str:
+    return _js_string(obj.get(key, _UNDEFINED))
+
+
+def _entry_ms(data: JSONObject) -> int | None:
+    """``new Date(entry.timestamp).getTime()``; None where JavaScript gives NaN (a missing timestamp)."""
+    return iso_to_ms(data["timestamp"]) if "timestamp" in data else None
+
+
+_MAX_TIME_MS = 8.64e15  # the range of a JavaScript Date
+_DATE_TIME = re.compile(
+    r"([+-]\d{6}|\d{4})(?:-(\d\d)(?:-(\d\d))?)?"
+    r"(?:[Tt ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?([Zz]|[+-]\d\d:?\d\d)?)?",
+    re.ASCII,
+)
+_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+
+
 def iso_to_ms(value: Any) -> int | None:
-    """``new Date(value).getTime()`` for the ISO strings sessions hold; None where JavaScript gives NaN."""
+    """``new Date(value).getTime()``, as V8 computes it; None where JavaScript gives NaN.
+
+    Strings in the ISO 8601 forms JavaScript reads: milliseconds truncated (not
+    rounded), a date alone in UTC, a date and time without an offset in local
+    time, a day past the month's end (up to 31) rolled over into the next month,
+    24:00 as the end of the day. Numbers are taken as milliseconds, null as 0.
+    """
+    if value is None or isinstance(value, bool):
+        return int(bool(value))
+    if isinstance(value, int | float):
+        return int(value) if abs(value) <= _MAX_TIME_MS else None
     if not isinstance(value, str):
         return None
-    try:
-        stamp = datetime.fromisoformat(value)
-    except ValueError:
+    match = _DATE_TIME.fullmatch(value)
+    if match is None:
         return None
-    if stamp.tzinfo is None:
-        return None if "T" in value else int(stamp.timestamp() * 1000)
-    return round(stamp.timestamp() * 1000)
+    year_s, month_s, day_s, hour_s, minute_s, second_s, fraction, offset = match.groups()
+    if year_s == "-000000":
+        return None
+    year, month, day = int(year_s), int(month_s or 1), int(day_s or 1)
+    hour, minute, second = int(hour_s or 0), int(minute_s or 0), int(second_s or 0)
+    ms = int((fraction or "0")[:3].ljust(3, "0"))
+    if not (1 <= month <= 12 and 1 <= day <= 31 and minute <= 59 and second <= 59):
+        return None
+    if hour > 24 or (hour == 24 and (minute or second or ms)):
+        return None
+    # days since 1970-01-01 in the proleptic Gregorian calendar, as JavaScript's MakeDay counts
+    y = year - 1
+    days = 365 * (year - 1970) + (y // 4 - y // 100 + y // 400) - (1969 // 4 - 1969 // 100 + 1969 // 400)
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days += _DAYS_BEFORE_MONTH[month - 1] + (1 if leap and month > 2 else 0) + day - 1
+    stamp = (((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + ms
+    if offset is None and hour_s is not None:
+        stamp -= _local_offset_ms(stamp)
+    elif offset is not None and offset not in "Zz":
+        sign = -1 if offset[0] == "-" else 1
+        digits = offset[1:].replace(":", "")
+        offset_hours, offset_minutes = int(digits[:2]), int(digits[2:])
+        if offset_hours > 23 or offset_minutes > 59:
+            return None
+        stamp -= sign * (offset_hours * 60 + offset_minutes) * 60_000
+    return stamp if abs(stamp) <= _MAX_TIME_MS else None
+
+
+def _local_offset_ms(wall_ms: int) -> int:
+    """The local zone's UTC offset at a wall-clock time (read as if it were UTC), in milliseconds."""
+    try:
+        wall = datetime(1970, 1, 1) + timedelta(milliseconds=wall_ms)
+        offset = wall.astimezone().utcoffset()
+    except (OverflowError, ValueError, OSError):
+        return 0
+    return int(offset.total_seconds() * 1000) if offset is not None else 0

@@ -137,6 +137,8 @@ def _parse_clean(data: bytes) -> LoadedFile | None:
         ):
             return None
         if etype not in KNOWN_TYPES:
+            if etype == "session":
+                return None  # a second header: let the scan report it
             warnings.append(LoadWarning(line_no, f"entry {eid}: unknown type {etype!r}; kept, not projected"))
         message = head.message
         append(Entry(etype, eid, parent, line_no, source, message if len(message) else None))
@@ -211,6 +213,10 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         etype, eid, parent = head.type, head.id, head.parentId
         if not isinstance(etype, str):
             warnings.append(LoadWarning(line_no, "entry has no string 'type'; ignored"))
+            continue
+        if etype == "session":
+            # pi skips every header line but the first: it is no entry, no parent, never the leaf
+            warnings.append(LoadWarning(line_no, "a second session header (files joined?); ignored"))
             continue
         if not isinstance(eid, str) or not eid:
             warnings.append(LoadWarning(line_no, f"{etype} entry has no string 'id'; ignored"))
