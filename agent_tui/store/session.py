@@ -241,56 +241,64 @@ class Session:
     def fork(self, entry_id: str | None, out: str | Path, *, fsync: FsyncPolicy | None = None) -> Path:
         """Write a new session file holding the path to ``entry_id`` (default: the leaf).
 
-        As pi's createBranchedSession: labels and branch markers on the path are
-        left out and the rest re-chained; labels of kept entries are re-added at the
-        end; compaction ``firstKeptEntryId`` is moved off removed entries.
-        The header names this file as ``parentSession``.
+        The entries are :func:`fork_entries`; the header names this file as ``parentSession``.
         """
-        leaf = entry_id if entry_id is not None else self.index.leaf_id
-        path = self.index.path_to(leaf) if leaf is not None else []
-        if leaf is not None:
-            self.index.get(leaf)
-        kept: list[JSONObject] = []
-        moved: dict[str, str] = {}
-        pending: list[str] = []
-        parent: str | None = None
-        for entry in path:
-            if entry.type == "label" or _is_branch_marker(entry):
-                pending.append(entry.id)
-                continue
-            for removed in pending:
-                moved[removed] = entry.id
-            pending.clear()
-            data = dict(entry.data)
-            data["parentId"] = parent
-            if entry.type == "compaction":
-                first = data.get("firstKeptEntryId")
-                if isinstance(first, str) and first != entry.id:
-                    data["firstKeptEntryId"] = moved.get(first, first)
-            kept.append(data)
-            parent = entry.id
-        kept_ids = {d["id"] for d in kept}
-        from agent_tui.store.entries import new_id
-
-        taken = set(kept_ids)
-        for target, text in self.index.labels.items():
-            if target in kept_ids:
-                label_id = new_id(taken)
-                taken.add(label_id)
-                kept.append(
-                    {
-                        "type": "label",
-                        "id": label_id,
-                        "parentId": parent,
-                        "timestamp": _label_time(self.index, target),
-                        "targetId": target,
-                        "label": text,
-                    }
-                )
-                parent = label_id
+        kept = fork_entries(self.index, entry_id)
         return write_new_session(
             Path(out), self.cwd, kept, parent_session=str(self.path.resolve()), fsync=fsync
         )
+
+
+def fork_entries(index: SessionIndex, entry_id: str | None = None) -> list[JSONObject]:
+    """The path to ``entry_id`` (default: the leaf) as a standalone chain of entries.
+
+    As pi's createBranchedSession: labels and branch markers on the path are
+    left out and the rest re-chained; labels of kept entries are re-added at the
+    end; compaction ``firstKeptEntryId`` is moved off removed entries.
+    """
+    leaf = entry_id if entry_id is not None else index.leaf_id
+    path = index.path_to(leaf) if leaf is not None else []
+    if leaf is not None:
+        index.get(leaf)
+    kept: list[JSONObject] = []
+    moved: dict[str, str] = {}
+    pending: list[str] = []
+    parent: str | None = None
+    for entry in path:
+        if entry.type == "label" or _is_branch_marker(entry):
+            pending.append(entry.id)
+            continue
+        for removed in pending:
+            moved[removed] = entry.id
+        pending.clear()
+        data = dict(entry.data)
+        data["parentId"] = parent
+        if entry.type == "compaction":
+            first = data.get("firstKeptEntryId")
+            if isinstance(first, str) and first != entry.id:
+                data["firstKeptEntryId"] = moved.get(first, first)
+        kept.append(data)
+        parent = entry.id
+    kept_ids = {d["id"] for d in kept}
+    from agent_tui.store.entries import new_id
+
+    taken = set(kept_ids)
+    for target, text in index.labels.items():
+        if target in kept_ids:
+            label_id = new_id(taken)
+            taken.add(label_id)
+            kept.append(
+                {
+                    "type": "label",
+                    "id": label_id,
+                    "parentId": parent,
+                    "timestamp": _label_time(index, target),
+                    "targetId": target,
+                    "label": text,
+                }
+            )
+            parent = label_id
+    return kept
 
 
 def _is_branch_marker(entry: Entry) -> bool:
@@ -331,4 +339,4 @@ def write_new_session(
     return out
 
 
-__all__ = ["BRANCH_MARKER", "Session", "write_new_session"]
+__all__ = ["BRANCH_MARKER", "Session", "fork_entries", "write_new_session"]
