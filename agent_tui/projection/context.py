@@ -155,6 +155,11 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
 
 
 def _context_entry(entry: Entry, status: Status, edit: Entry | None, pinned: bool) -> ContextEntry:
+    if edit is None and entry.type == "message" and entry.is_plain_message and entry.role in MODEL_ROLES:
+        # the common case, kept short: an unedited message passes through undecoded
+        role = entry.role
+        message = ProjectedMessage(entry.id, status, role, role, None, entry.message_raw)
+        return ContextEntry(entry, status, [message], None, pinned, status)
     produced = entry_messages(entry, status)
     origin = status
     if edit is not None:
