@@ -643,6 +643,27 @@ def print_table() -> None:
         print(f"  {s.name:<54} {n:>3} {s.fmt(s.median):>11} {lo:>11} {hi:>11}  {s.target:<9} {s.verdict}")
 
 
+#: Benchmarks of later issues: modules in bench/ with ``run() -> list[tuple[label, figure]]``.
+EXTRA_BENCHES = [
+    ("token estimator (issue 5)", "token_estimate"),
+]
+
+
+def bench_extras() -> None:
+    import importlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    for title, module in EXTRA_BENCHES:
+        header(title)
+        try:
+            rows = importlib.import_module(module).run()
+        except Exception as e:  # one broken benchmark must not hide the others
+            print(f"    failed: {type(e).__name__}: {e}")
+            continue
+        for label, figure in rows:
+            print(f"    {label:<58} {figure}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -678,6 +699,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_processes(path, max(5, args.process_runs))
 
     print_table()
+    bench_extras()
     print(f"\n(total bench time {time.perf_counter() - started:.0f} s)")
     return 0
 
