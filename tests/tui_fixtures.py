@@ -63,7 +63,10 @@ def sample_lines() -> list[dict[str, Any]]:
     a1["content"].insert(0, {"type": "thinking", "thinking": "Let me look at the file first."})
     msg("a1", "u1", a1)
     msg("r1", "a1", _result("c1", "read", "def parse(x):\n    return int(x)\n"))
-    edit = {"path": "parser.py", "edits": [{"oldText": "    return int(x)", "newText": "    return int(x.strip())"}]}
+    edit = {
+        "path": "parser.py",
+        "edits": [{"oldText": "    return int(x)", "newText": "    return int(x.strip())"}],
+    }
     msg("a2", "r1", _assistant("The bug is the missing strip.", (("c2", "edit", edit),)))
     msg("r2", "a2", _result("c2", "edit", "Edited parser.py"))
     msg("a3", "r2", _assistant("Fixed: `parse` now strips whitespace."))
@@ -99,12 +102,18 @@ def linear_session(path: Path, entries: int, forks_every: int = 0) -> Path:
             message: dict[str, Any] = {"role": "user", "content": f"question number {i}", "timestamp": i}
         else:
             message = _assistant(f"Answer {i}: " + "lorem ipsum dolor sit amet " * 3)
-        out.append(json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": TS, "message": message}))
+        out.append(
+            json.dumps(
+                {"type": "message", "id": eid, "parentId": parent, "timestamp": TS, "message": message}
+            )
+        )
         n += 1
         if forks_every and i % forks_every == forks_every - 1 and n < entries:
             side = {"role": "user", "content": f"side question at {i}", "timestamp": i}
             out.append(
-                json.dumps({"type": "message", "id": f"b{i:06d}", "parentId": eid, "timestamp": TS, "message": side})
+                json.dumps(
+                    {"type": "message", "id": f"b{i:06d}", "parentId": eid, "timestamp": TS, "message": side}
+                )
             )
             n += 1
         parent = eid

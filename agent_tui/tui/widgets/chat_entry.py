@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from typing import Any
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from agent_tui.projection.describe import first_line
 from agent_tui.store.record import Entry
@@ -80,6 +82,31 @@ def text_diff(old: str, new: str, name: str) -> str:
     )
 
 
+class LazyCollapsible(Collapsible):
+    """A collapsible whose content is built the first time it is expanded (tool results can be big)."""
+
+    def __init__(
+        self, build: Callable[[], Widget], *, title: str, collapsed: bool = True, classes: str = ""
+    ) -> None:
+        self._build: Callable[[], Widget] | None = build
+        super().__init__(title=title, collapsed=collapsed, classes=classes)
+
+    def _watch_collapsed(self, collapsed: bool) -> None:
+        super()._watch_collapsed(collapsed)
+        if not collapsed and self.is_mounted:
+            self._build_contents()
+
+    def on_mount(self) -> None:
+        if not self.collapsed:
+            self._build_contents()
+
+    def _build_contents(self) -> None:
+        build = getattr(self, "_build", None)
+        if build is not None:
+            self._build = None
+            self.query_one(Collapsible.Contents).mount(build())
+
+
 class ChatEntry(Vertical):
     """The widgets of one entry; ``status`` is its status in the model's view, if not plain kept."""
 
@@ -93,7 +120,6 @@ class ChatEntry(Vertical):
     ChatEntry.hidden { opacity: 60%; }
     ChatEntry .status { color: $warning; text-style: italic; }
     ChatEntry .error { color: $error; }
-    ChatEntry Markdown { margin: 0; padding: 0; }
     ChatEntry Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
     ChatEntry Collapsible > Contents { padding: 0 0 0 2; }
     ChatEntry .tool-error CollapsibleTitle { color: $error; }
@@ -135,8 +161,8 @@ class ChatEntry(Vertical):
             tokens = entry.data.get("tokensBefore")
             if isinstance(tokens, int):
                 title += f" ({tokens:,} tokens before)"
-            with Collapsible(title=title, collapsed=True):
-                yield Markdown(str(entry.data.get("summary") or ""))
+            summary = str(entry.data.get("summary") or "")
+            yield LazyCollapsible(lambda: Static(RichMarkdown(summary, code_theme="ansi_dark")), title=title)
         elif entry.type == "custom_message":
             yield Static(Text(content_text(entry.data.get("content"))))
         elif entry.type == "context_edit":
@@ -158,12 +184,15 @@ class ChatEntry(Vertical):
                 if kind == "thinking":
                     text = str(block.get("thinking", ""))
                     if text.strip():
-                        with Collapsible(title="thinking", collapsed=True, classes="thinking"):
-                            yield Static(Text(text, style="italic"))
+                        yield LazyCollapsible(
+                            lambda text=text: Static(Text(text, style="italic")),  # type: ignore[misc]
+                            title="thinking",
+                            classes="thinking",
+                        )
                 elif kind == "text":
                     text = str(block.get("text", ""))
                     if text.strip():
-                        yield Markdown(text)
+                        yield Static(RichMarkdown(text, code_theme="ansi_dark"), classes="markdown")
                 elif kind == "toolCall":
                     yield tool_call_widget(block)
             if message.get("stopReason") in ("error", "aborted"):
@@ -176,15 +205,13 @@ class ChatEntry(Vertical):
             head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "(no output)")
             title = f"{mark} {name}: {head[:70]}"
             classes = "tool-error" if message.get("isError") else ""
-            with Collapsible(title=title, collapsed=True, classes=classes):
-                yield Static(Text(text))
+            yield LazyCollapsible(lambda: Static(Text(text)), title=title, classes=classes)
         elif role == "bashExecution":
             title = f"$ {message.get('command', '')}"
-            with Collapsible(title=title, collapsed=True):
-                yield Static(Text(clip_lines(str(message.get("output") or ""))))
+            output = clip_lines(str(message.get("output") or ""))
+            yield LazyCollapsible(lambda: Static(Text(output)), title=title)
         elif role == "system":
-            with Collapsible(title="system prompt", collapsed=True):
-                yield Static(Text(content_text(content)))
+            yield LazyCollapsible(lambda: Static(Text(content_text(content))), title="system prompt")
         else:
             yield Static(Text(f"{role}: {content_text(content)}"))
 
@@ -213,11 +240,15 @@ def tool_call_widget(block: dict[str, Any]) -> Widget:
         return Collapsible(
             Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)), title=title, collapsed=False
         )
-    try:
-        pretty = json.dumps(args, indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
-        pretty = str(args)
-    return Collapsible(Static(Text(pretty[:MAX_ARG_CHARS])), title=title, collapsed=True)
+
+    def build() -> Widget:
+        try:
+            pretty = json.dumps(args, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError):
+            pretty = str(args)
+        return Static(Text(pretty[:MAX_ARG_CHARS]))
+
+    return LazyCollapsible(build, title=title)
 
 
 def _note(entry: Entry) -> str:

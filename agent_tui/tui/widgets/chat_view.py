@@ -19,7 +19,7 @@ from agent_tui.store.record import Entry
 from agent_tui.tui.widgets.chat_entry import ChatEntry, content_text
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
 
-WINDOW = 40
+WINDOW = 16
 PAGE = 40
 
 #: Entries that say nothing in the chat (they still show in the tree).

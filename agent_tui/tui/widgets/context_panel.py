@@ -10,6 +10,7 @@ meter. Rows live in an ``OptionList``, which stays fast with 20,000 of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -17,14 +18,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from agent_tui.projection.context import Projection, Status
 from agent_tui.projection.describe import first_line
 from agent_tui.projection.models import ModelInfo
 from agent_tui.projection.request import Prepared, prepare
 from agent_tui.projection.tokens import estimate_message, estimate_tools
+from agent_tui.store.record import Entry
+from agent_tui.tui.widgets.row_list import RowList
 
 METER_WIDTH = 24
 
@@ -40,14 +42,31 @@ _STATUS_COLOUR = {
 
 @dataclass(slots=True)
 class PanelRow:
-    """One line of the panel; ``source_id`` is None for the tools and notes."""
+    """One line of the panel; ``source_id`` is None for the tools and notes.
+
+    The preview text is worked out when the row is first drawn (``entry`` or
+    ``message`` say where from), so 20,000 rows cost only their token counts.
+    """
 
     role: str
     source_id: str | None
     status: str
     tokens: int
-    text: str
+    note: str | None = None
     number: int | None = None
+    entry: Entry | None = None
+    message: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        if self.note is None:
+            if self.entry is not None:
+                self.note = first_line(self.entry, 80)
+            elif self.message is not None:
+                self.note = _message_line(self.message)
+            else:
+                self.note = ""
+        return self.note
 
 
 @dataclass(slots=True)
@@ -80,6 +99,9 @@ class TokenCache:
 
     def clear(self) -> None:
         self._cache.clear()
+
+    def __len__(self) -> int:
+        return len(self._cache)
 
 
 def build_panel_model(
@@ -114,10 +136,9 @@ def build_panel_model(
             total += tokens
             status = m.status.value + (f" ({m.kind})" if m.kind != m.role else "")
             if ce.entry.type == "message" and m.status is not Status.REPLACED:
-                text = first_line(ce.entry, 80)
+                rows.append(PanelRow(m.role, m.source_id, status, tokens, None, number, entry=ce.entry))
             else:
-                text = _message_line(m.message)
-            rows.append(PanelRow(m.role, m.source_id, status, tokens, text, number))
+                rows.append(PanelRow(m.role, m.source_id, status, tokens, None, number, message=m.message))
     prepared = prepare(projection.messages)
     tool_tokens = estimate_tools(prepared.tools)
     if tool_tokens:
@@ -154,7 +175,7 @@ class ContextPanel(Vertical):
     DEFAULT_CSS = """
     ContextPanel { height: 1fr; }
     ContextPanel > #context-summary { height: auto; padding: 0 1; }
-    ContextPanel > OptionList { height: 1fr; border: none; padding: 0; text-wrap: nowrap; text-overflow: ellipsis; }
+    ContextPanel > RowList { height: 1fr; }
     ContextPanel > #context-repairs { height: auto; max-height: 4; padding: 0 1; color: $warning; }
     """
 
@@ -169,12 +190,12 @@ class ContextPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-summary")
-        yield OptionList(id="context-rows")
+        yield RowList(id="context-rows")
         yield Static(id="context-repairs")
 
     @property
-    def rows_list(self) -> OptionList:
-        return self.query_one("#context-rows", OptionList)
+    def rows_list(self) -> RowList:
+        return self.query_one("#context-rows", RowList)
 
     def show(self, model: PanelModel) -> None:
         self.model = model
@@ -187,15 +208,16 @@ class ContextPanel(Vertical):
         summary.append(f" {model.total:,} / {model.window:,} tokens ({percent:.1f}%)")
         summary.append(f"\n{len(model.message_rows)} messages")
         self.query_one("#context-summary", Static).update(summary)
-        options = self.rows_list
-        highlighted = options.highlighted
-        options.clear_options()
-        options.add_options([Option(self._row_text(r), id=f"row{i}") for i, r in enumerate(model.rows)])
-        if highlighted is not None and model.rows:
-            options.highlighted = min(highlighted, len(model.rows) - 1)
+        rows = model.rows
+        self.rows_list.set_rows(len(rows), lambda i: self._row_text(rows[i]))
         repairs = self.query_one("#context-repairs", Static)
         repairs.update("\n".join(f"repair: {r}" for r in model.repairs))
         repairs.display = bool(model.repairs)
+
+    def show_pending(self, messages: int) -> None:
+        """A placeholder while a big session's tokens are counted in the background."""
+        self.query_one("#context-summary", Static).update(f"counting the tokens of {messages:,} messages…")
+        self.rows_list.set_rows(0, lambda i: Text(""))
 
     def _colour(self, name: str) -> Style:
         value = getattr(self.app.current_theme, name, None)
@@ -221,13 +243,13 @@ class ContextPanel(Vertical):
         """Each row as plain text, as shown (for tests)."""
         return [self._row_text(r).plain for r in self.model.rows] if self.model else []
 
-    @on(OptionList.OptionHighlighted)
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        event.stop()
-        if self.model is None or event.option_index >= len(self.model.rows):
-            return
-        self.post_message(self.EntryHighlighted(self.model.rows[event.option_index].source_id))
+    def redraw(self) -> None:
+        if self.model is not None:
+            self.show(self.model)
 
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
+    @on(RowList.Highlighted)
+    def _highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
+        if self.model is None or event.index >= len(self.model.rows):
+            return
+        self.post_message(self.EntryHighlighted(self.model.rows[event.index].source_id))

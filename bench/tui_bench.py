@@ -1,0 +1,337 @@
+"""TUI benchmarks: first paint of a 20,000-entry session, keystroke latency while a reply streams.
+
+``python bench/tui_bench.py [--runs N] [--json]`` or, from ``bench/run.py``::
+
+    from tui_bench import run_tui_bench
+    results = run_tui_bench(session_path, runs=5)   # a dict, see below
+
+(a) **first paint, in process**: from building the app to the first frame with
+    the session in it (``AgentTuiApp.first_paint_at``), headless, 160x50.
+(b) **first paint, whole program**: ``agent-tui FILE`` started in tmux, until
+    the status bar shows the session's entry count on the screen (includes
+    Python's start and imports). Skipped with a note when tmux is missing.
+(c) **keystroke latency while streaming**: a scripted agent streams about
+    10 s of markdown (prose and a 300-line code fence) at 200 tokens/s while a
+    key is typed into the composer every 25 ms; each latency is from posting
+    the key to the composer's ``Changed`` message.
+
+Targets: first paint < 1 s; no keystroke waits more than 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(BENCH))
+
+from textual import events  # noqa: E402
+from textual.widgets import TextArea  # noqa: E402
+
+from agent_tui.store.session import Session  # noqa: E402
+from agent_tui.tui.agent_bridge import ModelChoice  # noqa: E402
+from agent_tui.tui.app import AgentTuiApp, TuiConfig  # noqa: E402
+
+FIRST_PAINT_TARGET = 1.0
+KEY_TARGET = 0.050
+TOKENS_PER_SECOND = 200
+STREAM_SECONDS = 10.0
+KEY_INTERVAL = 0.025
+SIZE = (160, 50)
+
+
+def _config(tmp: Path, session_file: Path | None, factory: Any = None) -> TuiConfig:
+    cwd = tmp / "project"
+    cwd.mkdir(parents=True, exist_ok=True)
+    return TuiConfig(
+        cwd=cwd,
+        session_dir=tmp / "sessions",
+        config_path=tmp / "config.toml",
+        session_file=session_file,
+        theme="agent-dark",
+        agent_factory=factory,
+    )
+
+
+# -- (a) first paint in process ------------------------------------------------------------
+
+
+async def _first_paint_once(path: Path, tmp: Path) -> float:
+    app = AgentTuiApp(_config(tmp, path))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(1000):
+            if app.first_paint_at is not None:
+                break
+            await pilot.pause(0.005)
+        assert app.first_paint_at is not None, "the app never painted"
+        return app.first_paint_at - app.started_at
+
+
+def first_paint_in_process(path: Path, runs: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        return [asyncio.run(_first_paint_once(path, Path(tmp))) for _ in range(runs)]
+
+
+# -- (b) first paint of the whole program ----------------------------------------------------
+
+
+def first_paint_process(path: Path, runs: int) -> list[float] | str:
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        return "tmux not installed"
+    exe = Path(sys.executable).parent / "agent-tui"
+    with Session.open(path, write=False) as session:
+        marker = f"{len(session.index)} entries"
+    times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(runs):
+            name = f"agent-tui-bench-{run}"
+            command = f"AGENT_TUI_CONFIG={tmp}/config.toml {exe} {path} --session-dir {tmp}/sessions; sleep 5"
+            start = time.perf_counter()
+            subprocess.run(
+                [tmux, "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command], check=True
+            )
+            try:
+                deadline = start + 20
+                while time.perf_counter() < deadline:
+                    screen = subprocess.run(
+                        [tmux, "capture-pane", "-p", "-t", name], capture_output=True, text=True
+                    ).stdout
+                    if marker in screen:
+                        times.append(time.perf_counter() - start)
+                        break
+                    time.sleep(0.005)
+                else:
+                    return f"the screen never showed {marker!r}"
+            finally:
+                subprocess.run([tmux, "kill-session", "-t", name], capture_output=True)
+    return times
+
+
+# -- (c) keystroke latency while streaming ---------------------------------------------------------
+
+
+def _reply_tokens() -> list[str]:
+    prose = (
+        "Here is the plan. First we read the parser, then we add a **test** for the trailing "
+        "newline, and finally we run the whole suite to see that nothing else broke.\n\n"
+    )
+    code = "```python\n" + "".join(
+        f"def handler_{i}(event):\n    return event.value + {i}\n" for i in range(150)
+    )
+    text = prose * 6 + code + "```\n\n" + prose * 6
+    tokens = [text[i : i + 4] for i in range(0, len(text), 4)]
+    return tokens[: int(TOKENS_PER_SECOND * STREAM_SECONDS)]
+
+
+@dataclass
+class _Delta:
+    text: str
+
+
+@dataclass
+class TextDelta(_Delta):
+    pass
+
+
+@dataclass
+class EntryAppended:
+    entry_id: str
+    type: str
+
+
+@dataclass
+class TurnDone:
+    stop_reason: str
+
+
+class _StreamingTurns:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.sent = 0
+        self.duration = 0.0
+
+    def abort(self) -> None:
+        pass
+
+    async def run(self, prompt: str) -> AsyncIterator[Any]:
+        user = self.session.append_message({"role": "user", "content": prompt, "timestamp": 0})
+        yield EntryAppended(user.id, "message")
+        tokens = _reply_tokens()
+        start = time.perf_counter()
+        for i, token in enumerate(tokens):
+            due = start + i / TOKENS_PER_SECOND
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self.sent += 1
+            yield TextDelta(token)
+        self.duration = time.perf_counter() - start
+        text = "".join(tokens)
+        entry = self.session.append_message(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "stopReason": "stop",
+                "timestamp": 0,
+            }
+        )
+        yield EntryAppended(entry.id, "message")
+        yield TurnDone("stop")
+
+
+class _LatencyApp(AgentTuiApp):
+    def __init__(self, config: TuiConfig) -> None:
+        super().__init__(config)
+        self.changed_at: list[float] = []
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.composer:
+            self.changed_at.append(time.perf_counter())
+
+
+async def _keystrokes(path: Path, tmp: Path) -> dict[str, Any]:
+    turns: list[_StreamingTurns] = []
+
+    def factory(session: Session, choice: ModelChoice) -> _StreamingTurns:
+        turns.append(_StreamingTurns(session))
+        return turns[-1]
+
+    app = _LatencyApp(_config(tmp, path, factory))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.composer.load_text("stream please")
+        await pilot.press("enter")
+        while not turns or turns[0].sent < 10:
+            await asyncio.sleep(0.01)
+        app.composer.focus()
+        await pilot.pause()
+        app.changed_at.clear()
+        sent: list[float] = []
+        while app.busy and len(sent) < STREAM_SECONDS / KEY_INTERVAL:
+            sent.append(time.perf_counter())
+            app.composer.post_message(events.Key("x", "x"))
+            await asyncio.sleep(KEY_INTERVAL)
+        for _ in range(400):
+            if len(app.changed_at) >= len(sent):
+                break
+            await asyncio.sleep(0.01)
+        while app.busy:
+            await asyncio.sleep(0.05)
+        latencies = [done - start for start, done in zip(sent, app.changed_at, strict=False)]
+        turn = turns[0]
+        return {
+            "keys": len(sent),
+            "answered": len(app.changed_at),
+            "latencies": latencies,
+            "tokens": turn.sent,
+            "tokens_per_second": turn.sent / turn.duration if turn.duration else 0.0,
+        }
+
+
+def keystroke_latency(path: Path) -> dict[str, Any]:
+    """On a copy of ``path``: the turn appends to the session."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "session.jsonl"
+        shutil.copyfile(path, copy)
+        return asyncio.run(_keystrokes(copy, Path(tmp)))
+
+
+# -- report ---------------------------------------------------------------------------------
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def run_tui_bench(session: Path, runs: int = 5, process_runs: int = 5) -> dict[str, Any]:
+    """All three measurements on ``session``; every figure in seconds."""
+    in_process = first_paint_in_process(session, runs)
+    process = first_paint_process(session, process_runs)
+    keys = keystroke_latency(session)
+    lat = keys["latencies"]
+    return {
+        "first_paint_in_process": _summary(in_process),
+        "first_paint_process": _summary(process) if isinstance(process, list) else process,
+        "keystrokes": {
+            "keys": keys["keys"],
+            "answered": keys["answered"],
+            "median": statistics.median(lat) if lat else None,
+            "p95": sorted(lat)[int(0.95 * (len(lat) - 1))] if lat else None,
+            "max": max(lat) if lat else None,
+            "over_50ms": sum(1 for x in lat if x > KEY_TARGET),
+            "tokens": keys["tokens"],
+            "tokens_per_second": keys["tokens_per_second"],
+        },
+    }
+
+
+def print_report(results: dict[str, Any]) -> None:
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{1000 * x:.1f} ms"
+
+    fp = results["first_paint_in_process"]
+    print(
+        f"TUI first paint, in process (n={fp['n']}): median {ms(fp['median'])}, min {ms(fp['min'])}, max {ms(fp['max'])}"
+    )
+    pp = results["first_paint_process"]
+    if isinstance(pp, dict):
+        print(
+            f"TUI first paint, whole program in tmux (n={pp['n']}): median {ms(pp['median'])}, "
+            f"min {ms(pp['min'])}, max {ms(pp['max'])}"
+        )
+    else:
+        print(f"TUI first paint, whole program: skipped ({pp})")
+    k = results["keystrokes"]
+    print(
+        f"TUI keystrokes while streaming at {k['tokens_per_second']:.0f} tokens/s: {k['answered']}/{k['keys']} keys, "
+        f"median {ms(k['median'])}, p95 {ms(k['p95'])}, max {ms(k['max'])}, over 50 ms: {k['over_50ms']}"
+    )
+    verdict = "PASS" if fp["median"] < FIRST_PAINT_TARGET else "MISS"
+    print(f"  first paint < 1 s (in process): {verdict}")
+    if isinstance(pp, dict):
+        print(
+            f"  first paint < 1 s (whole program): {'PASS' if pp['median'] < FIRST_PAINT_TARGET else 'MISS'}"
+        )
+    print(
+        f"  no keystroke waits > 50 ms: {'PASS' if k['over_50ms'] == 0 and k['answered'] == k['keys'] else 'MISS'}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--process-runs", type=int, default=5)
+    parser.add_argument("--session", help="a session file (default: bench/data's 20,000-entry session)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.session:
+        path = Path(args.session)
+    else:
+        from gen_session import ensure_session
+
+        path, _, _ = ensure_session(BENCH / "data")
+    results = run_tui_bench(path, args.runs, args.process_runs)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print_report(results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
