@@ -105,7 +105,7 @@ async def test_expanding_a_fork_shows_the_other_branch(tmp_path: Path) -> None:
             lambda: any("Now add a test" in x for x in app.session_tree.visible_labels()),
             "branch shown",
         )
-        branch = [x for x in app.session_tree.visible_labels() if "Now add a test" in x][0]
+        branch = next(x for x in app.session_tree.visible_labels() if "Now add a test" in x)
         assert "(2 entries)" in branch
 
 
