@@ -12,7 +12,7 @@ names::
     [anthropic]
     api_key = "sk-ant-..."           # ANTHROPIC_API_KEY wins over this
     base_url = "https://api.anthropic.com"
-    model = "claude-sonnet-4-5"
+    model = "claude-sonnet-5-5"
 
     [openai]
     base_url = "http://localhost:11434/v1"   # Ollama; OPENAI_BASE_URL wins over this
@@ -46,7 +46,7 @@ from agent_tui.projection.models import MODELS, ModelInfo, register
 PROVIDERS = ("anthropic", "openai")
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 URL_ENV = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
-DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1"}
+DEFAULT_MODELS = {"anthropic": "claude-opus-5-5", "openai": "gpt-6.2-sol"}  # pi 1.6's defaults
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 CONFIG_ENV = "AGENT_TUI_CONFIG"
 LOG_ENV = "AGENT_TUI_LOG_REQUESTS"

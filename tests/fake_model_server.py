@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -137,7 +137,7 @@ def _split(value: str, chunks: int) -> list[str]:
 def anthropic_stream(
     *blocks: Block,
     stop_reason: str | None = None,
-    model: str = "claude-sonnet-4-5",
+    model: str = "claude-sonnet-5-5",
     input_tokens: int = 100,
     output_tokens: int = 20,
     cache_read: int = 0,
@@ -352,6 +352,9 @@ class FakeModelServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.disconnects = 0  # streams the client closed before the end
+        # Called in the server thread as each request arrives, before it is answered: a test can
+        # snapshot the session file at exactly the moment of the call.
+        self.on_request: Callable[[RecordedRequest], None] | None = None
 
     # lifecycle
 
@@ -364,7 +367,10 @@ class FakeModelServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="fake-model-server", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-model-server",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -421,6 +427,8 @@ class FakeModelServer:
         return [r.body for r in self.requests]
 
     def _next(self, request: RecordedRequest) -> Response:
+        if self.on_request is not None:
+            self.on_request(request)
         with self._lock:
             self.requests.append(request)
             if self._queue:

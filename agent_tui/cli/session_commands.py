@@ -76,12 +76,19 @@ def cmd_context(args: argparse.Namespace) -> int:
 
         out.write(render_context(index, projection, args.file).encode())
     else:
-        from agent_tui.projection.request import anthropic_request, openai_request, prepare
+        from agent_tui.config import load_model_table
+        from agent_tui.projection.request import (
+            anthropic_request,
+            anthropic_thinking,
+            openai_request,
+            prepare,
+        )
 
+        load_model_table()  # models the config file adds: their max_tokens is in the body
         prepared = prepare(projection.messages)
         model = args.model or _session_model(projection, args.format)
         body = (
-            anthropic_request(prepared, model)
+            anthropic_request(prepared, model, **anthropic_thinking(projection.thinking_level, model))
             if args.format == "anthropic"
             else openai_request(prepared, model)
         )

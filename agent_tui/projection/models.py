@@ -16,9 +16,23 @@ class ModelInfo:
     max_output: int
     reasoning: bool = False
     images: bool = True
+    adaptive_thinking: bool = False  # thinking is {"type": "adaptive"} with an effort, not a token budget
 
 
 _TABLE = [
+    # Current Anthropic models (context, output and thinking mode as pi 1.6's model table has them).
+    ModelInfo("anthropic", "claude-opus-5-5", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-sonnet-5-5", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-haiku-5-5", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-fable-5-2", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-fable-5-1", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-fable-5", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-opus-5", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-sonnet-5", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-opus-4-8", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-opus-4-7", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-opus-4-6", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
+    ModelInfo("anthropic", "claude-sonnet-4-6", 1_000_000, 128_000, reasoning=True, adaptive_thinking=True),
     ModelInfo("anthropic", "claude-opus-4-5", 200_000, 64_000, reasoning=True),
     ModelInfo("anthropic", "claude-opus-4-1", 200_000, 32_000, reasoning=True),
     ModelInfo("anthropic", "claude-opus-4-0", 200_000, 32_000, reasoning=True),
@@ -28,6 +42,14 @@ _TABLE = [
     ModelInfo("anthropic", "claude-3-7-sonnet-latest", 200_000, 64_000, reasoning=True),
     ModelInfo("anthropic", "claude-3-5-haiku-latest", 200_000, 8_192),
     ModelInfo("anthropic", "claude-3-5-sonnet-latest", 200_000, 8_192),
+    ModelInfo("openai", "gpt-6.2-sol", 272_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-6.1-sol", 272_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-6-sol", 272_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-5.5", 272_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-5.4", 272_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-5.4-mini", 400_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-5.2", 400_000, 128_000, reasoning=True),
+    ModelInfo("openai", "gpt-5.1", 400_000, 128_000, reasoning=True),
     ModelInfo("openai", "gpt-5", 400_000, 128_000, reasoning=True),
     ModelInfo("openai", "gpt-5-mini", 400_000, 128_000, reasoning=True),
     ModelInfo("openai", "gpt-5-nano", 400_000, 128_000, reasoning=True),

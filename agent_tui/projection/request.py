@@ -204,6 +204,7 @@ def _json(value: Any) -> str:
 
 # pi's thinking budgets per level (DEFAULT_THINKING_BUDGETS); at least 1,024 tokens stay for the answer.
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 16384}
+THINKING_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh"}
 
 
 def thinking_budget(level: str | None, model: str) -> int | None:
@@ -213,6 +214,16 @@ def thinking_budget(level: str | None, model: str) -> int | None:
     if budget is None or not info.reasoning:
         return None
     return max(1024, min(budget, info.max_output - 1024))
+
+
+def anthropic_thinking(level: str | None, model: str) -> dict[str, Any]:
+    """``anthropic_request`` keyword arguments for a thinking level: an effort for models with adaptive
+    thinking, a token budget for older ones, nothing when off or the model cannot think (as pi sends it)."""
+    if lookup(model).adaptive_thinking:
+        effort = THINKING_EFFORTS.get(level or "off")
+        return {"thinking_effort": effort} if effort else {}
+    budget = thinking_budget(level, model)
+    return {"thinking_budget": budget} if budget else {}
 
 
 # -- Anthropic Messages ---------------------------------------------------------------
@@ -231,6 +242,7 @@ def anthropic_request(
     *,
     max_tokens: int | None = None,
     thinking_budget: int | None = None,
+    thinking_effort: str | None = None,
     stream: bool = True,
     cache: bool = True,
 ) -> JSONObject:
@@ -311,7 +323,10 @@ def anthropic_request(
         last = messages[-1]["content"][-1]
         if last.get("type") in ("text", "tool_result", "image", "tool_use"):
             last["cache_control"] = {"type": "ephemeral"}
-    if thinking_budget:
+    if thinking_effort:
+        body["thinking"] = {"type": "adaptive", "display": "summarized"}
+        body["output_config"] = {"effort": thinking_effort}
+    elif thinking_budget:
         body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
     if stream:
         body["stream"] = True

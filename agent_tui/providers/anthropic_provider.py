@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_tui.projection.request import Prepared, anthropic_request, thinking_budget
+from agent_tui.projection.request import Prepared, anthropic_request, anthropic_thinking
 from agent_tui.providers.base import (
     JSONObject,
     classify,
@@ -74,7 +74,7 @@ class AnthropicProvider:
         return f"AnthropicProvider(base_url={self.base_url!r})"
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
-        return anthropic_request(prepared, model, thinking_budget=thinking_budget(thinking_level, model))
+        return anthropic_request(prepared, model, **anthropic_thinking(thinking_level, model))
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:

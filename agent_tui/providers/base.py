@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from agent_tui.projection.request import Prepared
 from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
+from agent_tui.store.redact import redact_value, redaction_enabled
 
 JSONObject = dict[str, Any]
 
@@ -140,9 +141,15 @@ def is_transport_error(error: BaseException) -> bool:
 
 
 def log_request(path: str | os.PathLike[str] | None, body: JSONObject) -> None:
-    """Append ``body`` as one JSON line to ``path`` (AGENT_TUI_LOG_REQUESTS). Bodies carry no keys."""
+    """Append ``body`` as one JSON line to ``path`` (AGENT_TUI_LOG_REQUESTS).
+
+    Bodies carry no keys or headers; they are built from session entries, which
+    are already redacted, and known secret patterns are redacted again here.
+    """
     if not path:
         return
+    if redaction_enabled():
+        body = redact_value(body)
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -46,7 +46,8 @@ class OutputAccumulator:
         self.total_bytes = 0
         self.completed_lines = 0
         self.open_line = False
-        self.last_line_bytes = 0
+        self._open_bytes = 0  # of the line still being written
+        self._closed_bytes = 0  # of the last complete line
         self.temp_path: str | None = None
         self._temp: IO[bytes] | None = None
 
@@ -90,13 +91,24 @@ class OutputAccumulator:
             self._tail = self._tail[cut:]
         newlines = text.count("\n")
         if newlines == 0:
-            self.last_line_bytes += size
+            self._open_bytes += size
             self.open_line = True
         else:
             self.completed_lines += newlines
-            rest = text[text.rfind("\n") + 1 :]
-            self.last_line_bytes = byte_len(rest)
+            last = text.rfind("\n")
+            previous = text.rfind("\n", 0, last)
+            if previous == -1:
+                self._closed_bytes = self._open_bytes + byte_len(text[:last])
+            else:
+                self._closed_bytes = byte_len(text[previous + 1 : last])
+            rest = text[last + 1 :]
+            self._open_bytes = byte_len(rest)
             self.open_line = bool(rest)
+
+    @property
+    def last_line_bytes(self) -> int:
+        """The size of the last line, whether or not it ended with a newline."""
+        return self._open_bytes if self.open_line else self._closed_bytes
 
     def _ensure_temp(self) -> None:
         if self.temp_path is not None:

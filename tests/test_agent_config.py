@@ -1,0 +1,165 @@
+"""Configuration: flags over environment over the config file; a clear message when nothing is set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent.system_prompt import build_sections, context_files, current_sections, system_update
+from agent_tui.agent.tools import default_tools
+from agent_tui.config import ConfigError, RetryPolicy, load_config
+from agent_tui.projection.models import MODELS, lookup
+from agent_tui.projection.request import anthropic_thinking, system_prompt
+
+
+def cfg(tmp_path: Path, text: str = "", **env: str) -> tuple[Path, dict[str, str]]:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return path, env
+
+
+def test_no_key_gives_one_paragraph_with_local_servers(tmp_path: Path) -> None:
+    path, env = cfg(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        load_config(env=env, path=path)
+    message = str(info.value)
+    assert "\n" not in message
+    for needle in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "--base-url",
+        "OPENAI_BASE_URL",
+        "Ollama",
+        "http://localhost:11434/v1",
+        "llama.cpp",
+        "vLLM",
+        "LM Studio",
+        str(path),
+    ):
+        assert needle in message
+
+
+def test_whichever_key_is_present(tmp_path: Path) -> None:
+    path, _ = cfg(tmp_path)
+    a = load_config(env={"ANTHROPIC_API_KEY": "ka"}, path=path)
+    assert (a.provider, a.model, a.api_key, a.provider_explicit) == (
+        "anthropic",
+        "claude-opus-5-5",
+        "ka",
+        False,
+    )
+    o = load_config(env={"OPENAI_API_KEY": "ko", "OPENAI_BASE_URL": "http://proxy/v1"}, path=path)
+    assert (o.provider, o.model, o.api_key, o.base_url) == ("openai", "gpt-6.2-sol", "ko", "http://proxy/v1")
+    assert "ka" not in repr(a) and "ko" not in repr(o)
+
+
+def test_flags_win_over_environment_and_file(tmp_path: Path) -> None:
+    path, _ = cfg(
+        tmp_path,
+        'provider = "anthropic"\nmodel = "claude-haiku-5-5"\n[anthropic]\napi_key = "from-file"\n'
+        '[openai]\nbase_url = "http://file/v1"\nmodel = "file-model"\n',
+    )
+    env = {"ANTHROPIC_API_KEY": "from-env"}
+    from_file = load_config(env=env, path=path)
+    assert (from_file.provider, from_file.model, from_file.api_key) == (
+        "anthropic",
+        "claude-haiku-5-5",
+        "from-env",
+    )
+    assert from_file.key_source == "ANTHROPIC_API_KEY" and from_file.model_explicit
+    flagged = load_config(provider="openai", base_url="http://flag/v1", env=env, path=path)
+    assert (flagged.provider, flagged.model, flagged.base_url, flagged.api_key) == (
+        "openai",
+        "file-model",
+        "http://flag/v1",
+        None,
+    )
+    both = {"ANTHROPIC_API_KEY": "ka", "OPENAI_API_KEY": "ko"}
+    missing = tmp_path / "missing.toml"
+    assert load_config(model="gpt-5", env=both, path=missing).provider == "openai"  # the model says which
+    assert load_config(model="claude-sonnet-5-5", env=both, path=missing).provider == "anthropic"
+
+
+def test_local_server_needs_no_key_but_openai_does(tmp_path: Path) -> None:
+    path, _ = cfg(tmp_path)
+    local = load_config(
+        provider="openai", base_url="http://localhost:11434/v1", model="llama3.1", env={}, path=path
+    )
+    assert (
+        local.api_key is None and local.base_url == "http://localhost:11434/v1" and local.model == "llama3.1"
+    )
+    with pytest.raises(ConfigError, match="no API key for openai: set OPENAI_API_KEY"):
+        load_config(provider="openai", env={}, path=path)
+    with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
+        load_config(provider="gemini", env={"OPENAI_API_KEY": "k"}, path=path)
+
+
+def test_model_table_entries_from_the_config_file(tmp_path: Path) -> None:
+    path, _ = cfg(
+        tmp_path,
+        '[openai]\nbase_url = "http://localhost:8080/v1"\n'
+        '[models."my-local-coder"]\ncontext_window = 32768\nmax_output = 4096\n'
+        "[retry]\nmax_retries = 5\nbase_delay = 0.5\n",
+    )
+    config = load_config(model="my-local-coder", env={}, path=path)
+    try:
+        assert config.provider == "openai"
+        info = lookup("my-local-coder")
+        assert (info.context_window, info.max_output) == (32768, 4096)
+        assert config.retry == RetryPolicy(5, 0.5, 60.0)
+    finally:
+        MODELS.pop("my-local-coder", None)
+
+
+def test_invalid_config_file_is_reported(tmp_path: Path) -> None:
+    path, _ = cfg(tmp_path, "provider = [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(env={"ANTHROPIC_API_KEY": "k"}, path=path)
+
+
+def test_retry_delays_honour_retry_after_and_the_cap() -> None:
+    policy = RetryPolicy(3, 2.0, 60.0)
+    assert [policy.delay(n) for n in (1, 2, 3)] == [2.0, 4.0, 8.0]
+    assert policy.delay(1, retry_after=10) == 10.0
+    assert policy.delay(1, retry_after=600) == 60.0
+
+
+def test_thinking_for_adaptive_and_budget_models() -> None:
+    assert anthropic_thinking("medium", "claude-opus-5-5") == {"thinking_effort": "medium"}
+    assert anthropic_thinking("high", "claude-opus-4-5") == {"thinking_budget": 16384}
+    assert anthropic_thinking("off", "claude-opus-5-5") == {}
+
+
+# -- system prompt --------------------------------------------------------------------------------
+
+
+def test_context_files_from_root_to_cwd(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("outer rules")
+    inner = tmp_path / "repo" / "pkg"
+    inner.mkdir(parents=True)
+    (tmp_path / "repo" / "CLAUDE.md").write_text("repo rules")
+    (tmp_path / "global").mkdir()
+    (tmp_path / "global" / "AGENTS.md").write_text("global rules")
+    files = context_files(inner, tmp_path / "global")
+    assert [f.content for f in files] == ["global rules", "outer rules", "repo rules"]
+
+
+def test_system_update_is_a_patch_and_replays_to_the_prompt(tmp_path: Path) -> None:
+    tools = default_tools()
+    declarations = [t.declaration() for t in tools]
+    sections = build_sections("/work", tools, [])
+    first = system_update([], sections, declarations)
+    assert first is not None and first["content"] == "" and list(first["sections"]) == list(sections)
+    assert system_update([first], sections, declarations) is None
+    prompt, replayed_tools = system_prompt([first])
+    assert prompt == "\n\n".join(sections.values()) and replayed_tools == declarations
+
+    fewer = [d for d in declarations if d["name"] != "ls"]
+    changed = build_sections("/elsewhere", tools, [])
+    second = system_update([first], changed, fewer)
+    assert second is not None
+    assert second["sections"] == {"cwd": "<cwd>\n/elsewhere\n</cwd>"}
+    assert second["toolsRemoved"] == [{"name": "ls"}] and "toolsAdded" not in second
+    assert current_sections([first, second])["cwd"].endswith("/elsewhere\n</cwd>")
+    assert [t["name"] for t in system_prompt([first, second])[1]] == [d["name"] for d in fewer]
