@@ -606,3 +606,19 @@ async def test_request_log_has_every_body_and_no_key(server: FakeModelServer, tm
         assert oct(log.stat().st_mode & 0o777) == "0o600"
     finally:
         await h.close()
+
+
+async def test_thinking_level_is_recorded_and_sent(server: FakeModelServer, tmp_path: Path) -> None:
+    h = Harness(server, tmp_path)
+    h.loop.thinking = "high"
+    try:
+        server.push(anthropic_stream(thinking("Hmm.", signature="s"), text("Yes.")))
+        await h.run("think hard")
+        levels = [e["thinkingLevel"] for e in h.entries() if e["type"] == "thinking_level_change"]
+        assert levels == ["high"]
+        body = server.requests[0].body
+        assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+        assert body["output_config"] == {"effort": "high"}
+        h.assert_requests_match_context()  # `agent-tui context` reads the level from the session too
+    finally:
+        await h.close()
