@@ -163,3 +163,20 @@ def test_system_update_is_a_patch_and_replays_to_the_prompt(tmp_path: Path) -> N
     assert second["toolsRemoved"] == [{"name": "ls"}] and "toolsAdded" not in second
     assert current_sections([first, second])["cwd"].endswith("/elsewhere\n</cwd>")
     assert [t["name"] for t in system_prompt([first, second])[1]] == [d["name"] for d in fewer]
+
+
+def test_a_continued_session_keeps_its_model_unless_one_is_chosen(tmp_path: Path) -> None:
+    from agent_tui.agent.loop import resolve_model
+    from agent_tui.projection.context import project
+    from agent_tui.store.session import Session
+
+    with Session.create(tmp_path / "s", tmp_path) as session:
+        session.append({"type": "model_change", "provider": "anthropic", "modelId": "claude-haiku-5-5"})
+        projection = project(session.index)
+        missing = tmp_path / "none.toml"
+        default = load_config(env={"ANTHROPIC_API_KEY": "k"}, path=missing)
+        assert resolve_model(default, projection, "anthropic") == "claude-haiku-5-5"
+        chosen = load_config(model="claude-opus-5-5", env={"ANTHROPIC_API_KEY": "k"}, path=missing)
+        assert resolve_model(chosen, projection, "anthropic") == "claude-opus-5-5"
+        other = load_config(env={"OPENAI_API_KEY": "k"}, path=missing)
+        assert resolve_model(other, projection, "openai") == "gpt-6.2-sol"

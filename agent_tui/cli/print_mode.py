@@ -120,9 +120,18 @@ async def stream_turn(loop: AgentLoop, prompt: str, out: TextIO, err: TextIO) ->
 
 async def _main(loop: AgentLoop, prompt: str) -> int:
     event_loop = asyncio.get_running_loop()
+    interrupts = 0
+
+    def interrupt() -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:  # a second Ctrl+C does not wait for the abort: every entry is already on disk
+            os._exit(EXIT_ABORTED)
+        loop.abort()
+
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        event_loop.add_signal_handler(signal.SIGINT, loop.abort)
-        event_loop.add_signal_handler(signal.SIGTERM, loop.abort)
+        event_loop.add_signal_handler(signal.SIGINT, interrupt)
+        event_loop.add_signal_handler(signal.SIGTERM, interrupt)
     try:
         return await stream_turn(loop, prompt, sys.stdout, sys.stderr)
     finally:
