@@ -10,7 +10,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-SESSION_COMMANDS = ("context", "tree", "edit", "label", "rename", "branch", "fork", "pin", "sessions")
+SESSION_COMMANDS = (
+    "context",
+    "tree",
+    "edit",
+    "label",
+    "rename",
+    "branch",
+    "fork",
+    "clone",
+    "pin",
+    "sessions",
+    "export",
+    "import",
+)
 
 
 def build_session_parser() -> argparse.ArgumentParser:
@@ -64,6 +77,14 @@ def build_session_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="sessions of every directory")
     p.add_argument("--json", action="store_true")
     p.add_argument("--session-dir", help="look here instead of the default folder")
+    p.add_argument(
+        "--search", metavar="TEXT", help="full-text search: sessions holding every word, best first"
+    )
+    p.add_argument("--limit", type=int, default=20, help="with --search: at most this many sessions")
+
+    from agent_tui.cli.library_commands import add_parsers
+
+    add_parsers(sub)
     return parser
 
 
@@ -73,6 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.cli import session_commands
 
         parsed = build_session_parser().parse_args(args)
+        if parsed.command in ("export", "import", "clone") or (
+            parsed.command == "sessions" and parsed.search is not None
+        ):
+            from agent_tui.cli import library_commands
+
+            return library_commands.run(parsed)
         return session_commands.run(parsed)
     parser = argparse.ArgumentParser(
         prog="agent-tui",

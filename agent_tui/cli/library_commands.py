@@ -1,0 +1,147 @@
+"""The library commands: export, import, clone and ``sessions --search``."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+from pathlib import Path
+
+import msgspec
+
+from agent_tui.store.errors import StoreError
+
+LIBRARY_COMMANDS = ("export", "import", "clone")
+_encode = msgspec.json.Encoder().encode
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("export", help="write a session as HTML, Markdown or JSONL")
+    p.add_argument("file")
+    p.add_argument("--format", choices=("html", "md", "jsonl"), default="html")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--branch", action="store_true", help="only the active branch (the default for md and jsonl)"
+    )
+    scope.add_argument(
+        "--all",
+        action="store_true",
+        help="every branch (the default for html; md: other branches after the active one; jsonl: the file as is)",
+    )
+    p.add_argument("--leaf", help="the branch ending at this entry id (default: the session's leaf)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="file to create, '-' for stdout (default: <file name>.<format> in the current folder)",
+    )
+
+    p = sub.add_parser("import", help="turn a Claude Code transcript or a Codex CLI rollout into a session")
+    p.add_argument("path", help="a transcript file, or a folder of them")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("-o", "--output", help="path of the new session file (one transcript only)")
+    where.add_argument("--session-dir", help="folder for the new sessions (default: the data dir, by cwd)")
+    p.add_argument("--format", choices=("claude-code", "codex"), help="skip detection")
+
+    p = sub.add_parser("clone", help="a new session file holding the current branch")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", help="path of the new file (default: beside FILE)")
+
+
+def run(args: argparse.Namespace) -> int:
+    gc.disable()
+    try:
+        if args.command == "sessions":
+            return cmd_search(args)
+        return {"export": cmd_export, "import": cmd_import, "clone": cmd_clone}[args.command](args)
+    except StoreError as e:
+        print(f"agent-tui: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from agent_tui.library.export import default_export_path, export_bytes, write_new_file
+    from agent_tui.store.index import SessionIndex
+    from agent_tui.store.reader import read_file
+
+    source = Path(args.file)
+    index = SessionIndex(read_file(source), args.file)
+    whole = args.all or (args.format == "html" and not args.branch)
+    if args.format == "jsonl" and args.all and args.leaf:
+        raise StoreError("export --format jsonl --all copies the whole file; --leaf does not apply")
+    data = export_bytes(index, args.format, leaf_id=args.leaf, whole=whole, source=source)
+    if args.output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    out = Path(args.output) if args.output else default_export_path(source, args.format)
+    write_new_file(out, data)
+    print(out)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from agent_tui.library.importers import import_session
+
+    source = Path(args.path)
+    if source.is_dir():
+        if args.output:
+            raise StoreError(f"{source}: a folder of transcripts needs --session-dir, not -o")
+        paths = sorted(p for p in source.iterdir() if p.suffix == ".jsonl" and p.is_file())
+        if not paths:
+            raise StoreError(f"{source}: no .jsonl transcripts in this folder")
+    else:
+        paths = [source]
+    failed = 0
+    for path in paths:
+        try:
+            imported = import_session(path, out=args.output, session_dir=args.session_dir, fmt=args.format)
+        except StoreError as e:
+            if len(paths) == 1:
+                raise
+            print(f"agent-tui: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        result = imported.result
+        print(imported.path)
+        kept = ", ".join(f"{n} {what}" for what, n in sorted(result.kept.items()))
+        dropped = ", ".join(f"{n} {what}" for what, n in sorted(result.dropped.items())) or "nothing"
+        print(
+            f"agent-tui: {path}: {result.format} transcript, {len(result.entries)} entries", file=sys.stderr
+        )
+        print(f"agent-tui:   kept {kept}", file=sys.stderr)
+        print(f"agent-tui:   dropped {dropped}", file=sys.stderr)
+        for warning in result.warnings[:5]:
+            print(f"agent-tui: warning: {warning}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_clone(args: argparse.Namespace) -> int:
+    from agent_tui.library.actions import clone_session
+
+    print(clone_session(args.file, args.output))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from agent_tui.library.search import Library
+
+    with Library.for_cwd(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir) as library:
+        library.refresh()
+        hits = library.search(args.search, args.limit, locate=args.limit)
+    if args.json:
+        sys.stdout.write(msgspec.json.format(_encode([h.to_json() for h in hits]), indent=2).decode() + "\n")
+        return 0
+    for hit in hits:
+        s = hit.session
+        where = ", ".join(sorted(set(hit.matched.values())))
+        print(f"{s.modified[:16].replace('T', ' ')}  {s.title[:90]}  [{where}]")
+        print(f"    {s.path}" + (f"  (entry {hit.entry_id})" if hit.entry_id else ""))
+        if hit.snippet:
+            print(f"    > {hit.snippet}")
+    if not hits:
+        print("no sessions match", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,449 @@
+"""Exporting a session: JSONL (lossless), Markdown (readable), HTML (see ``html_export``).
+
+Every function takes a loaded :class:`SessionIndex` (and, where it matters, the
+projection of the branch to show) and returns the document; writing it is
+:func:`write_new_file`, which never overwrites anything.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_tui.library.marks import Mark, branch_marks
+from agent_tui.library.text import args_json, blocks, content_text, edit_diff, fence, tool_calls_by_id
+from agent_tui.projection.context import Projection, project
+from agent_tui.projection.describe import first_line, kind
+from agent_tui.store.errors import StoreError
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.session import fork_entries
+from agent_tui.store.writer import encode_line
+
+Format = Literal["html", "md", "jsonl"]
+FORMATS: tuple[Format, ...] = ("html", "md", "jsonl")
+EXTENSIONS: dict[str, str] = {"html": ".html", "md": ".md", "jsonl": ".jsonl"}
+
+
+# -- JSONL ---------------------------------------------------------------------------------
+
+
+def export_jsonl(
+    index: SessionIndex,
+    leaf_id: str | None = None,
+    *,
+    whole: bool = False,
+    source: bytes | Path | None = None,
+) -> bytes:
+    """The branch ending at ``leaf_id`` (default: the leaf) as a standalone v3 session.
+
+    The entries are re-chained as a fork does (labels of kept entries re-added,
+    compaction boundaries kept), under a fresh header with the same cwd and no
+    ``parentSession``: opening the result gives the same projection.
+    With ``whole``, the file itself, byte for byte (``source`` is its bytes or path).
+    """
+    if whole:
+        if source is None:
+            raise StoreError(f"{index.file_name}: exporting the whole file needs its bytes or path")
+        return source if isinstance(source, bytes) else _read_bytes(source)
+    entries = fork_entries(index, leaf_id)
+    header: JSONObject = {
+        "type": "session",
+        "version": 3,
+        "id": str(uuid.uuid4()),
+        "timestamp": _now_iso(),
+        "cwd": str(index.header.get("cwd") or os.getcwd()),
+    }
+    return b"".join([encode_line(header), *(encode_line(e) for e in entries)])
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# -- Markdown ------------------------------------------------------------------------------
+
+
+def export_markdown(
+    index: SessionIndex,
+    projection: Projection | None = None,
+    *,
+    all_branches: bool = False,
+    max_tool_lines: int | None = 60,
+    source_name: str | None = None,
+) -> str:
+    """The branch of ``projection`` (default: the active one) as readable Markdown.
+
+    Each entry is a section with its id; hidden, replaced and summarized entries
+    say so. Tool output longer than ``max_tool_lines`` is cut (the JSONL export
+    is the lossless one). With ``all_branches``, every other branch follows,
+    from the point where it leaves the branches already shown.
+    """
+    projection = projection if projection is not None else project(index)
+    writer = _MarkdownWriter(index, max_tool_lines)
+    out: list[str] = [writer.heading(projection, source_name)]
+    marks = branch_marks(projection)
+    out.append("## Active branch" if all_branches else "## Conversation")
+    shown: set[str] = set()
+    for entry in projection.path:
+        out.append(writer.entry(entry, marks.get(entry.id)))
+        shown.add(entry.id)
+    if all_branches:
+        for leaf in _leaves(index):
+            if leaf.id in shown:
+                continue
+            path = index.path_to(leaf.id)
+            fresh = [e for e in path if e.id not in shown]
+            fork_point = next((e for e in reversed(path) if e.id in shown), None)
+            label = index.labels.get(leaf.id)
+            title = f"## Branch ending at `{leaf.id}`" + (f" ({label})" if label else "")
+            where = (
+                f"*Continues from `{fork_point.id}` ({kind(fork_point)}: {_md_inline(first_line(fork_point, 60))}).*"
+                if fork_point is not None
+                else "*A separate root.*"
+            )
+            out.extend([title, where])
+            branch_mark = branch_marks(project(index, leaf.id))
+            for entry in fresh:
+                out.append(writer.entry(entry, branch_mark.get(entry.id)))
+                shown.add(entry.id)
+    return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _leaves(index: SessionIndex) -> list[Entry]:
+    children = index.children
+    return [e for e in index.entries if index.by_id.get(e.id) is e and not children.get(e.id)]
+
+
+def _md_inline(text: str) -> str:
+    """Text safe inside a Markdown line: no markup characters take effect."""
+    out = []
+    for c in text:
+        out.append("\\" + c if c in "\\`*_[]<>#|~" else c)
+    return "".join(out)
+
+
+def _stamp(value: Any) -> str:
+    if not isinstance(value, str):
+        return ""
+    return value.replace("T", " ")[:16] + (" UTC" if value.endswith("Z") else "")
+
+
+class _MarkdownWriter:
+    def __init__(self, index: SessionIndex, max_tool_lines: int | None) -> None:
+        self.index = index
+        self.max_lines = max_tool_lines
+        self.calls = tool_calls_by_id(index)
+
+    def heading(self, projection: Projection, source_name: str | None) -> str:
+        index = self.index
+        title = index.name or f"Session {index.header.get('id')}"
+        lines = [f"# {_md_inline(title)}", ""]
+        if source_name:
+            lines.append(f"- File: `{source_name}`")
+        lines.append(f"- Working directory: `{index.header.get('cwd')}`")
+        lines.append(f"- Started: {_stamp(index.header.get('timestamp'))}")
+        if index.entries:
+            lines.append(f"- Last activity: {_stamp(index.entries[-1].data.get('timestamp'))}")
+        model = projection.model or {}
+        if model.get("modelId"):
+            lines.append(f"- Model: {model.get('provider')}/{model.get('modelId')}")
+        branches = len(_leaves(index))
+        lines.append(
+            f"- Branch: leaf `{projection.leaf_id}`, {len(projection.path)} entries"
+            + (f" (the file has {branches} branches)" if branches > 1 else "")
+        )
+        lines.append(f"- Model's view: {len(projection.messages)} messages")
+        return "\n".join(lines)
+
+    def entry(self, entry: Entry, mark: Mark | None) -> str:
+        if entry.type in EVENT_NAMES or entry.type == "custom":
+            return self._event(entry, mark)
+        title, body = self._render(entry)
+        label = self.index.labels.get(entry.id)
+        head = f"### {title} · `{entry.id}`"
+        stamp = _stamp(entry.data.get("timestamp"))
+        if stamp:
+            head += f" · {stamp}"
+        notes = []
+        if label:
+            notes.append(f"label **{_md_inline(label)}**")
+        if mark is not None:
+            notes.append(mark.describe())
+        if notes:
+            head += "\n\n*" + "; ".join(notes) + "*"
+        return head + ("\n\n" + body if body else "")
+
+    def _render(self, entry: Entry) -> tuple[str, str]:
+        data = entry.data
+        etype = entry.type
+        if etype == "message":
+            return self._message(entry.message or {})
+        if etype == "compaction":
+            body = _quote(str(data.get("summary") or ""))
+            extra = (
+                f"*{data.get('tokensBefore')} tokens before; keeps from `{data.get('firstKeptEntryId')}`.*"
+            )
+            return "Compaction", f"{extra}\n\n{body}"
+        if etype == "branch_summary":
+            return "Branch summary", f"*From `{data.get('fromId')}`.*\n\n" + _quote(
+                str(data.get("summary") or "")
+            )
+        if etype == "custom_message":
+            text = content_text(data.get("content"))
+            return f"Extension message ({_md_inline(str(data.get('customType')))})", text
+        return _md_inline(etype), fence(
+            args_json({k: v for k, v in data.items() if k not in ("id", "parentId")})
+        )
+
+    def _event(self, entry: Entry, mark: Mark | None) -> str:
+        """Settings, labels, names, edits, pins, extension state: one line each."""
+        data = entry.data
+        name = EVENT_NAMES.get(entry.type) or f"Extension state ({data.get('customType')})"
+        line = f"*{_md_inline(name)}: {_md_inline(first_line(entry, 200))}* (`{entry.id}`)"
+        if mark is not None:
+            line += f" *({mark.describe()})*"
+        if (
+            entry.type == "context_edit"
+            and isinstance(data.get("replacement"), dict)
+            and not data.get("restore")
+        ):
+            line += "; the model sees instead:\n\n" + _quote(content_text(data["replacement"].get("content")))
+        return line
+
+    def _message(self, message: JSONObject) -> tuple[str, str]:
+        role = message.get("role")
+        content = message.get("content")
+        if role == "user":
+            return "User", self._blocks(content)
+        if role == "assistant":
+            body = self._blocks(content)
+            footer = []
+            if message.get("model"):
+                footer.append(str(message.get("model")))
+            usage = message.get("usage")
+            if isinstance(usage, dict) and usage.get("output"):
+                footer.append(f"{usage.get('input', 0)} in / {usage.get('output', 0)} out tokens")
+            if message.get("stopReason") in ("error", "aborted"):
+                footer.append(f"stopped: {message.get('stopReason')}")
+            if message.get("errorMessage"):
+                footer.append(f"error: {message.get('errorMessage')}")
+            if footer:
+                body += "\n\n*" + _md_inline(" · ".join(footer)) + "*"
+            return "Assistant", body.strip()
+        if role == "toolResult":
+            name = str(message.get("toolName") or "tool")
+            title = f"Tool result: {_md_inline(name)}" + (" (error)" if message.get("isError") else "")
+            text = content_text(content)
+            return title, self._cut(text, self._language(message)) if text else "*(no output)*"
+        if role == "system":
+            return "System prompt", self._cut(
+                content_text(content) if not isinstance(content, str) else content
+            )
+        if role == "bashExecution":
+            cmd = str(message.get("command") or "")
+            out = str(message.get("output") or "")
+            tail = (
+                f"\n\n*exit code {message.get('exitCode')}*"
+                if message.get("exitCode") not in (None, 0)
+                else ""
+            )
+            return "Shell command", fence(f"$ {cmd}", "sh") + "\n\n" + self._cut(out) + tail
+        if role == "custom":
+            return f"Extension message ({_md_inline(str(message.get('customType')))})", content_text(content)
+        return _md_inline(str(role)), fence(args_json(message))
+
+    def _blocks(self, content: Any) -> str:
+        parts: list[str] = []
+        for block in blocks(content):
+            btype = block.get("type")
+            if btype == "text":
+                parts.append(str(block.get("text") or ""))
+            elif btype == "thinking":
+                thought = str(block.get("thinking") or "")
+                parts.append(_quote("*Thinking:* " + thought) if thought else "> *Thinking (redacted)*")
+            elif btype == "toolCall":
+                parts.append(self._tool_call(block))
+            elif btype == "image":
+                parts.append(f"*[image: {_md_inline(str(block.get('mimeType')))}]*")
+        return "\n\n".join(p for p in parts if p)
+
+    def _tool_call(self, block: JSONObject) -> str:
+        name = str(block.get("name") or "tool")
+        args = block.get("arguments")
+        head = f"**→ {_md_inline(name)}**"
+        if isinstance(args, dict):
+            command = args.get("command")
+            if isinstance(command, str) and set(args) <= {"command", "timeout", "description"}:
+                return f"{head}\n\n" + fence(command, "sh")
+            path = args.get("path") or args.get("file_path")
+            if isinstance(path, str) and len(args) == 1:
+                return f"{head} `{path}`"
+            diff = edit_diff(args) if name.lower() in ("edit", "multiedit") else None
+            if isinstance(path, str) and diff is not None:
+                return f"{head} `{path}`\n\n" + fence(diff, "diff")
+            content = args.get("content")
+            if isinstance(path, str) and isinstance(content, str) and name.lower() == "write":
+                return f"{head} `{path}`\n\n" + fence(content, LANGUAGES.get(Path(path).suffix.lower(), ""))
+        return f"{head}\n\n" + fence(args_json(args), "json")
+
+    def _language(self, message: JSONObject) -> str:
+        call = self.calls.get(str(message.get("toolCallId")))
+        args = call.get("arguments") if call is not None else None
+        path = (args.get("path") or args.get("file_path")) if isinstance(args, dict) else None
+        if str(message.get("toolName") or "").lower() != "read" or not isinstance(path, str):
+            return ""
+        return LANGUAGES.get(Path(path).suffix.lower(), "")
+
+    def _cut(self, text: str, lang: str = "") -> str:
+        lines = text.split("\n")
+        if self.max_lines is not None and len(lines) > self.max_lines:
+            more = len(lines) - self.max_lines
+            return (
+                fence("\n".join(lines[: self.max_lines]), lang)
+                + f"\n\n*… {more} more lines (the JSONL export has them all)*"
+            )
+        return fence(text, lang)
+
+
+EVENT_NAMES = {
+    "label": "Label",
+    "session_info": "Name",
+    "model_change": "Model",
+    "thinking_level_change": "Thinking level",
+    "pin": "Pin",
+    "context_edit": "Edit",
+    "usage": "Usage",
+}
+
+#: Fence languages for file reads, by suffix.
+LANGUAGES = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".tsx": "tsx",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cpp": "cpp",
+    ".rb": "ruby",
+    ".sh": "sh",
+    ".md": "markdown",
+    ".json": "json",
+    ".toml": "toml",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".html": "html",
+    ".css": "css",
+    ".sql": "sql",
+}
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line if line else ">" for line in text.split("\n"))
+
+
+# -- any format ------------------------------------------------------------------------------
+
+
+def export_html(
+    index: SessionIndex,
+    projection: Projection | None = None,
+    *,
+    branch_only: bool = False,
+    source_name: str | None = None,
+) -> str:
+    """One self-contained HTML page: the tree, the branch of ``projection``, every branch a click away.
+
+    See :mod:`agent_tui.library.html_export` (imported here on first use: it loads
+    pygments and markdown-it).
+    """
+    from agent_tui.library import html_export
+
+    return html_export.export_html(index, projection, branch_only=branch_only, source_name=source_name)
+
+
+def export_bytes(
+    index: SessionIndex,
+    fmt: str,
+    *,
+    leaf_id: str | None = None,
+    whole: bool = False,
+    source: Path | None = None,
+) -> bytes:
+    """The export in ``fmt`` (``html``, ``md``, ``jsonl``) as bytes.
+
+    ``whole``: every branch (HTML: the whole tree, the default there; Markdown:
+    every branch after the active one; JSONL: the file byte for byte).
+    Without it HTML holds only the branch, Markdown and JSONL the branch.
+    """
+    if leaf_id is not None:
+        index.get(leaf_id)
+    name = source.name if source is not None else None
+    if fmt == "jsonl":
+        return export_jsonl(index, leaf_id, whole=whole, source=source)
+    projection = project(index, leaf_id)
+    if fmt == "md":
+        return export_markdown(index, projection, all_branches=whole, source_name=name).encode()
+    if fmt == "html":
+        return export_html(index, projection, branch_only=not whole, source_name=name).encode()
+    raise StoreError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def default_export_path(source: Path, fmt: str, directory: Path | None = None) -> Path:
+    """``<directory>/<source stem>.<ext>``, numbered (``-2``, ``-3``...) past any file already there."""
+    directory = directory if directory is not None else Path.cwd()
+    ext = EXTENSIONS[fmt]
+    stem = source.stem + ("-export" if fmt == "jsonl" else "")
+    candidate = directory / f"{stem}{ext}"
+    n = 2
+    while candidate.exists():
+        candidate = directory / f"{stem}-{n}{ext}"
+        n += 1
+    return candidate
+
+
+def write_new_file(path: Path, chunks: bytes | Iterable[bytes]) -> Path:
+    """Create ``path`` exclusively (never over an existing file), mode 0600, write, fsync."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise StoreError(f"{path}: already exists; exports never overwrite a file") from None
+    except OSError as e:
+        raise StoreError(f"{path}: cannot create: {e.strerror}") from None
+    try:
+        for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError as e:
+        raise StoreError(f"{path}: write failed: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    return path
+
+
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "default_export_path",
+    "export_bytes",
+    "export_html",
+    "export_jsonl",
+    "export_markdown",
+    "write_new_file",
+]

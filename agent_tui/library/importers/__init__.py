@@ -1,0 +1,140 @@
+"""Importing other agents' transcripts as agent-tui sessions.
+
+``convert(path)`` reads a Claude Code transcript or a Codex CLI rollout and
+returns the entries of the equivalent session (nothing written);
+``import_session(path, ...)`` writes them to a new file, created exclusively
+through the store's writer. The source file is only read. pi files need no
+import: agent-tui opens them directly.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agent_tui.library.importers import claude_code, codex
+from agent_tui.library.importers.common import IMPORT_MARKER, ImportResult
+from agent_tui.store.errors import StoreError
+from agent_tui.store.paths import session_dir_for, session_file_name
+from agent_tui.store.record import JSONObject
+from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_line
+
+FORMATS = ("claude-code", "codex")
+_decode = msgspec.json.Decoder().decode
+
+
+class ImportFormatError(StoreError):
+    """The file is not a transcript any importer knows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    path: Path
+    result: ImportResult
+
+
+def read_lines(path: Path) -> list[tuple[int, Any]]:
+    """(line number, decoded JSON) for each line that parses; malformed lines are skipped."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise StoreError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
+    out: list[tuple[int, Any]] = []
+    for number, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, _decode(line)))
+        except msgspec.DecodeError:
+            out.append((number, None))
+    return out
+
+
+def detect(path: Path, objects: list[tuple[int, Any]] | None = None) -> str:
+    """``claude-code`` or ``codex``; raises ImportFormatError for anything else (pi's files included)."""
+    objects = objects if objects is not None else read_lines(path)
+    sample = [o for _, o in objects[:50] if isinstance(o, dict)]
+    if sample and sample[0].get("type") == "session" and ("version" in sample[0] or "cwd" in sample[0]):
+        raise ImportFormatError(
+            f"{path}: already a pi / agent-tui session; open it directly, no import needed"
+        )
+    if codex.looks_like(sample):
+        return "codex"
+    if claude_code.looks_like(sample):
+        return "claude-code"
+    raise ImportFormatError(f"{path}: not a Claude Code transcript or a Codex CLI rollout")
+
+
+def convert(path: str | Path, fmt: str | None = None) -> ImportResult:
+    """Read ``path`` and return the session it becomes (nothing is written)."""
+    path = Path(path)
+    objects = read_lines(path)
+    fmt = fmt or detect(path, objects)
+    if fmt == "claude-code":
+        return claude_code.convert(path, objects)
+    if fmt == "codex":
+        return codex.convert(path, objects)
+    raise ImportFormatError(f"unknown import format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def import_session(
+    path: str | Path,
+    *,
+    out: str | Path | None = None,
+    session_dir: str | Path | None = None,
+    fmt: str | None = None,
+    fsync: FsyncPolicy | None = None,
+) -> Imported:
+    """Convert ``path`` and write it as a new v3 session.
+
+    The new file is ``out``, or a fresh name in ``session_dir``, or in the data
+    dir's folder for the transcript's cwd (where ``agent-tui`` looks for it).
+    """
+    result = convert(path, fmt)
+    session_id = str(uuid.uuid4())
+    if out is not None:
+        target = Path(out)
+    else:
+        folder = session_dir_for(result.cwd, session_dir)
+        target = folder / session_file_name(session_id, result.timestamp)
+    header: JSONObject = {
+        "type": "session",
+        "version": 3,
+        "id": session_id,
+        "timestamp": result.timestamp,
+        "cwd": result.cwd,
+    }
+    policy = fsync or FsyncPolicy.from_env()
+    with SessionWriter.create(target, header, FsyncPolicy.NEVER) as writer:
+        chunk: list[bytes] = []
+        for data in result.entries:
+            chunk.append(encode_line(data))
+            if len(chunk) >= 256:
+                writer.append_bytes(b"".join(chunk))
+                chunk.clear()
+        if chunk:
+            writer.append_bytes(b"".join(chunk))
+        if policy is FsyncPolicy.ALWAYS:
+            writer.sync()
+    return Imported(target, result)
+
+
+__all__ = [
+    "FORMATS",
+    "IMPORT_MARKER",
+    "ImportFormatError",
+    "ImportResult",
+    "Imported",
+    "convert",
+    "detect",
+    "import_session",
+    "read_lines",
+]

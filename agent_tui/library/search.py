@@ -1,0 +1,754 @@
+"""The session library: a listing of every session and full-text search over them.
+
+The session files stay the source of truth. Beside them, in the data dir, a
+small SQLite database (``index/library-v1.sqlite3``) caches what the picker
+needs per file (name, cwd, first message, last activity, size, entry and
+branch counts, labels, ``parentSession``) and an FTS5 index of the text of
+every entry (message text, thinking, tool calls and their output, summaries).
+It can be deleted at any time and is rebuilt on the next refresh.
+
+Refreshing stats every file and compares size, mtime and the header line with
+what the cache saw. Session files only grow, so a file that grew has only its
+new lines indexed; a file that was replaced or shrank is indexed again, and a
+file that vanished is forgotten. The FTS table is contentless and keeps no
+positions (``detail=none``): it answers "which sessions contain a word
+starting with ..." from a few thousand rows, which is what makes a search on
+every keystroke cheap. Where in a session a hit is (the entry and a snippet)
+is found afterwards by reading that one file (:meth:`Library.locate`).
+
+Query syntax: words, all of which must occur in the session (in its name, a
+label, the first message, the cwd or the text of any entry); each word matches
+as a prefix of a word in the text. Case and accents are ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agent_tui.store.errors import StoreError
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.paths import data_home, session_dir_for, sessions_root
+from agent_tui.store.reader import parse_session
+from agent_tui.store.record import Entry, JSONObject
+
+INDEX_VERSION = 1
+#: One FTS row holds at most this much text (a long session is a few rows).
+CHUNK_CHARS = 4_000_000
+#: Weights of where a query word matched, for ranking.
+WEIGHTS = {"name": 8.0, "label": 6.0, "first message": 4.0, "cwd": 2.0, "file": 2.0, "text": 1.0}
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, as the FTS tokenizer (unicode61, remove_diacritics 2) sees it."""
+    text = text.casefold()
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a query, folded, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(fold(query)):
+        seen.setdefault(word, None)
+    return list(seen)
+
+
+# -- what the picker shows ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    path: str
+    id: str
+    cwd: str
+    name: str | None
+    first_message: str
+    created: str
+    modified: str  # the last entry's timestamp: last activity
+    size: int
+    entries: int
+    branches: int  # leaves of the tree
+    labels: list[tuple[str, str]] = field(default_factory=list)  # (entry id, label)
+    parent_session: str | None = None
+    warnings: int = 0
+
+    @property
+    def title(self) -> str:
+        return self.name or self.first_message or "(no messages)"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["labels"] = [list(pair) for pair in self.labels]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionSummary:
+        data = dict(data)
+        data["labels"] = [(str(a), str(b)) for a, b in data.get("labels") or []]
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class SessionNode:
+    """A session and the forks made from it (``parentSession``), most recent first."""
+
+    summary: SessionSummary
+    forks: list[SessionNode] = field(default_factory=list)
+
+    def walk(self, depth: int = 0) -> Iterator[tuple[int, SessionSummary]]:
+        stack = [(depth, self)]
+        while stack:
+            level, node = stack.pop()
+            yield level, node.summary
+            stack.extend((level + 1, f) for f in reversed(node.forks))
+
+
+@dataclass(slots=True)
+class SearchHit:
+    session: SessionSummary
+    score: float
+    matched: dict[
+        str, str
+    ]  # query word -> where it matched best (name, label, first message, cwd, file, text)
+    entry_id: str | None = None  # the entry the hit points at (filled by locate, or a label's entry)
+    snippet: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.session.path,
+            "title": self.session.title,
+            "score": self.score,
+            "matched": self.matched,
+            "entryId": self.entry_id,
+            "snippet": self.snippet,
+            "session": self.session.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class RefreshStats:
+    files: int = 0
+    indexed: int = 0  # files indexed from the start
+    extended: int = 0  # files that grew: only new lines indexed
+    removed: int = 0
+    unreadable: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+
+
+def summarize(path: Path, data: bytes, index: SessionIndex) -> SessionSummary:
+    first = ""
+    for entry in index.entries:
+        if entry.type == "message" and entry.role == "user":
+            first = " ".join(_message_text(entry).split())[:200]
+            if first:
+                break
+    modified = str(index.header.get("timestamp") or "")
+    if index.entries:
+        stamp = index.entries[-1].data.get("timestamp")
+        if isinstance(stamp, str):
+            modified = stamp
+    children = index.children
+    branches = sum(1 for e in index.entries if index.by_id.get(e.id) is e and not children.get(e.id))
+    parent = index.header.get("parentSession")
+    return SessionSummary(
+        path=str(path),
+        id=str(index.header.get("id")),
+        cwd=str(index.header.get("cwd") or ""),
+        name=index.name,
+        first_message=first,
+        created=str(index.header.get("timestamp") or ""),
+        modified=modified,
+        size=len(data),
+        entries=len(index.entries),
+        branches=branches,
+        labels=sorted(
+            index.labels.items(), key=lambda kv: index.by_id[kv[0]].line if kv[0] in index.by_id else 0
+        ),
+        parent_session=parent if isinstance(parent, str) else None,
+        warnings=len(index.warnings),
+    )
+
+
+def group_forks(summaries: Iterable[SessionSummary]) -> list[SessionNode]:
+    """Sessions as trees: each fork (``parentSession``) under the session it came from."""
+    nodes = {_norm(s.path): SessionNode(s) for s in summaries}
+    roots: list[SessionNode] = []
+    for key, node in nodes.items():
+        parent_path = node.summary.parent_session
+        parent = nodes.get(_norm(parent_path)) if parent_path else None
+        # guard against a parentSession cycle: only attach when the parent is not our own descendant
+        if parent is not None and parent is not node and not _descends(parent, node, nodes):
+            parent.forks.append(node)
+        else:
+            roots.append(node)
+        del key
+    for node in nodes.values():
+        node.forks.sort(key=lambda n: n.summary.modified, reverse=True)
+    roots.sort(key=lambda n: n.summary.modified, reverse=True)
+    return roots
+
+
+def _descends(candidate: SessionNode, ancestor: SessionNode, nodes: dict[str, SessionNode]) -> bool:
+    seen: set[str] = set()
+    current: SessionNode | None = candidate
+    while current is not None:
+        key = _norm(current.summary.path)
+        if key in seen:
+            return True
+        seen.add(key)
+        if current is ancestor:
+            return True
+        parent = current.summary.parent_session
+        current = nodes.get(_norm(parent)) if parent else None
+    return False
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+# -- the text of an entry ----------------------------------------------------------------------
+
+
+class _Block(msgspec.Struct):
+    type: Any = None
+    text: Any = None
+    thinking: Any = None
+    name: Any = None
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+
+
+class _Message(msgspec.Struct):
+    role: Any = None
+    content: str | list[_Block] | None = None
+    command: Any = None
+    output: Any = None
+    toolName: Any = None
+    customType: Any = None
+
+
+_decode_message = msgspec.json.Decoder(_Message).decode
+_decode_any = msgspec.json.Decoder().decode
+
+
+def entry_text(entry: Entry) -> str:
+    """Everything searchable in an entry (system prompts and settings are left out)."""
+    etype = entry.type
+    if etype == "message":
+        raw = entry.message_raw
+        if raw is not None:
+            try:
+                return _struct_text(_decode_message(raw))
+            except msgspec.ValidationError:
+                pass
+        return _dict_text(entry.message or {})
+    data = entry.data
+    if etype in ("compaction", "branch_summary"):
+        return str(data.get("summary") or "")
+    if etype == "custom_message":
+        return _content_text(data.get("content"))
+    if etype == "context_edit" and isinstance(data.get("replacement"), dict):
+        return _content_text(data["replacement"].get("content"))
+    return ""
+
+
+def _struct_text(message: _Message) -> str:
+    if message.role == "system":
+        return ""
+    parts: list[str] = []
+    if isinstance(message.toolName, str):
+        parts.append(message.toolName)
+    content = message.content
+    if isinstance(content, str):
+        parts.append(content)
+    elif content is not None:
+        for block in content:
+            if isinstance(block.text, str):
+                parts.append(block.text)
+            elif isinstance(block.thinking, str):
+                parts.append(block.thinking)
+            elif block.type == "toolCall":
+                if isinstance(block.name, str):
+                    parts.append(block.name)
+                if len(block.arguments):
+                    parts.extend(_strings(_decode_any(block.arguments)))
+    for value in (message.command, message.output):
+        if isinstance(value, str):
+            parts.append(value)
+    return "\n".join(parts)
+
+
+def _dict_text(message: JSONObject) -> str:
+    if message.get("role") == "system":
+        return ""
+    parts = [str(message[k]) for k in ("toolName", "command", "output") if isinstance(message.get(k), str)]
+    parts.append(_content_text(message.get("content")))
+    return "\n".join(parts)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        for key in ("text", "thinking", "name"):
+            if isinstance(block.get(key), str):
+                parts.append(block[key])
+        if block.get("type") == "toolCall":
+            parts.extend(_strings(block.get("arguments")))
+    return "\n".join(parts)
+
+
+def _strings(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
+
+
+def _message_text(entry: Entry) -> str:
+    content = (entry.message or {}).get("content")
+    if isinstance(content, str):
+        return content
+    return " ".join(
+        str(b.get("text") or "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+# -- the library ------------------------------------------------------------------------------
+
+
+def default_db_path() -> Path:
+    return data_home() / "index" / f"library-v{INDEX_VERSION}.sqlite3"
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY,
+    path TEXT UNIQUE NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    head BLOB NOT NULL,
+    indexed_lines INTEGER NOT NULL,
+    info TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    first_line INTEGER NOT NULL,
+    last_line INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
+    body, content='', detail=none, prefix='2 3', tokenize='unicode61 remove_diacritics 2'
+);
+"""
+
+
+class Library:
+    """The sessions under ``roots`` (folders of session files), with a search index.
+
+    ``nested``: also look one level down (the data dir keeps a folder per cwd).
+    """
+
+    def __init__(
+        self, roots: Sequence[str | Path], *, nested: bool = False, db_path: str | Path | None = None
+    ) -> None:
+        self.roots = [Path(r).expanduser() for r in roots]
+        self.nested = nested
+        self.db_path = Path(db_path) if db_path is not None else default_db_path()
+        self._db: sqlite3.Connection | None = None
+        self._summaries: dict[int, SessionSummary] | None = None
+        self._chunk_files: dict[int, int] | None = None
+        self._folded: dict[int, list[tuple[str, str]]] = {}
+
+    @classmethod
+    def for_cwd(
+        cls, cwd: str | Path, *, all_dirs: bool = False, session_dir: str | Path | None = None
+    ) -> Library:
+        """What ``agent-tui sessions`` lists: the cwd's sessions, every folder's, or ``session_dir``'s."""
+        if session_dir is not None:
+            return cls([Path(session_dir)])
+        if all_dirs:
+            return cls([sessions_root()], nested=True)
+        return cls([session_dir_for(cwd)])
+
+    # -- the database -------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        db: sqlite3.Connection | None = None
+        for attempt in range(2):
+            try:
+                db = sqlite3.connect(self.db_path, timeout=10, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_SCHEMA)
+                version = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+                if version is None:
+                    db.execute("INSERT INTO meta VALUES('version', ?)", (str(INDEX_VERSION),))
+                elif version[0] != str(INDEX_VERSION):
+                    raise sqlite3.DatabaseError("index version mismatch")
+                os.chmod(self.db_path, 0o600)
+                return db
+            except sqlite3.DatabaseError:
+                # A cache: if it is damaged or from another version, start over.
+                if attempt:
+                    raise
+                if db is not None:
+                    with _suppress_oserror():
+                        db.close()
+                for suffix in ("", "-wal", "-shm"):
+                    with _suppress_oserror():
+                        os.unlink(f"{self.db_path}{suffix}")
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- refreshing ------------------------------------------------------------------------------
+
+    def files(self) -> list[Path]:
+        found: list[Path] = []
+        for root in self.roots:
+            folders = [root]
+            if self.nested:
+                with _suppress_oserror():
+                    folders.extend(sorted(p for p in root.iterdir() if p.is_dir()))
+            for folder in folders:
+                try:
+                    with os.scandir(folder) as it:
+                        found.extend(Path(e.path) for e in it if e.name.endswith(".jsonl") and e.is_file())
+                except OSError:
+                    continue
+        return found
+
+    def refresh(self) -> RefreshStats:
+        """Bring the cache up to date with the files under the roots."""
+        started = time.perf_counter()
+        stats = RefreshStats()
+        db = self.db
+        known = {
+            row[1]: row
+            for row in db.execute("SELECT id, path, size, mtime_ns, head, indexed_lines FROM files")
+            if self._under_roots(row[1])
+        }
+        seen: set[str] = set()
+        for path in self.files():
+            key = str(path)
+            seen.add(key)
+            stats.files += 1
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            row = known.get(key)
+            if row is not None and row[2] == st.st_size and row[3] == st.st_mtime_ns:
+                continue
+            try:
+                self._index_file(path, st, row, stats)
+            except (StoreError, OSError):
+                stats.unreadable += 1
+        for key, row in known.items():
+            if key not in seen:
+                self._forget(row[0])
+                stats.removed += 1
+        self._summaries = None
+        self._chunk_files = None
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _under_roots(self, path: str) -> bool:
+        parent = Path(path).parent
+        return any(parent == root or (self.nested and parent.parent == root) for root in self.roots)
+
+    def _index_file(
+        self, path: Path, st: os.stat_result, row: tuple[Any, ...] | None, stats: RefreshStats
+    ) -> None:
+        data = path.read_bytes()
+        stats.bytes_read += len(data)
+        loaded = parse_session(data, str(path))
+        index = SessionIndex(loaded, str(path))
+        first_end = data.find(b"\n")
+        head = hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
+        from_line = 0
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if row is not None and row[4] == head and st.st_size >= row[2]:
+                from_line = row[5]  # it grew: only the new lines
+                file_id = row[0]
+                stats.extended += 1
+            else:
+                if row is not None:
+                    self._forget(row[0], transaction=False)
+                file_id = None
+                stats.indexed += 1
+            summary = summarize(path, data, index)
+            info = json.dumps(summary.to_json(), ensure_ascii=False)
+            last_line = max((e.line for e in loaded.entries), default=0)
+            if file_id is None:
+                cur = db.execute(
+                    "INSERT INTO files(path, size, mtime_ns, head, indexed_lines, info) VALUES(?,?,?,?,?,?)",
+                    (str(path), len(data), st.st_mtime_ns, head, last_line, info),
+                )
+                file_id = cur.lastrowid
+            else:
+                db.execute(
+                    "UPDATE files SET size=?, mtime_ns=?, indexed_lines=?, info=? WHERE id=?",
+                    (len(data), st.st_mtime_ns, max(last_line, from_line), info, file_id),
+                )
+            assert file_id is not None
+            self._index_text(file_id, [e for e in loaded.entries if e.line > from_line])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _index_text(self, file_id: int, entries: list[Entry]) -> None:
+        db = self.db
+        parts: list[str] = []
+        size = 0
+        first = entries[0].line if entries else 0
+        last = first
+        for entry in entries:
+            text = entry_text(entry)
+            if text:
+                parts.append(text)
+                size += len(text)
+            last = entry.line
+            if size >= CHUNK_CHARS:
+                self._add_chunk(db, file_id, first, last, parts)
+                parts, size, first = [], 0, last + 1
+        if parts:
+            self._add_chunk(db, file_id, first, last, parts)
+
+    @staticmethod
+    def _add_chunk(db: sqlite3.Connection, file_id: int, first: int, last: int, parts: list[str]) -> None:
+        cur = db.execute(
+            "INSERT INTO chunks(file_id, first_line, last_line) VALUES(?,?,?)", (file_id, first, last)
+        )
+        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, "\n".join(parts)))
+
+    def _forget(self, file_id: int, *, transaction: bool = True) -> None:
+        """Drop a file from the cache. Its FTS rows stay (a contentless table cannot delete them)
+        but map to nothing; when they outnumber the live ones the FTS table is rebuilt."""
+        db = self.db
+        if transaction:
+            db.execute("BEGIN IMMEDIATE")
+        n = db.execute("SELECT count(*) FROM chunks WHERE file_id=?", (file_id,)).fetchone()[0]
+        db.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        db.execute("DELETE FROM files WHERE id=?", (file_id,))
+        row = db.execute("SELECT value FROM meta WHERE key='orphans'").fetchone()
+        orphans = int(row[0]) + n if row else n
+        db.execute("INSERT OR REPLACE INTO meta VALUES('orphans', ?)", (str(orphans),))
+        if transaction:
+            db.execute("COMMIT")
+        live = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if orphans > max(live, 1000) and transaction:
+            self.rebuild()
+
+    def rebuild(self) -> RefreshStats:
+        """Forget everything and index every file again."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM files")
+        db.execute("DELETE FROM chunks")
+        db.execute("DROP TABLE text")
+        db.execute("DELETE FROM meta WHERE key='orphans'")
+        db.execute("COMMIT")
+        db.executescript(_SCHEMA)
+        return self.refresh()
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def _load(self) -> dict[int, SessionSummary]:
+        if self._summaries is None:
+            summaries: dict[int, SessionSummary] = {}
+            for file_id, path, info in self.db.execute("SELECT id, path, info FROM files"):
+                if self._under_roots(path):
+                    summaries[file_id] = SessionSummary.from_json(json.loads(info))
+            self._summaries = summaries
+            self._folded = {file_id: _folded_fields(s) for file_id, s in summaries.items()}
+            self._chunk_files = {
+                chunk: file_id
+                for chunk, file_id in self.db.execute("SELECT id, file_id FROM chunks")
+                if file_id in summaries
+            }
+        return self._summaries
+
+    def sessions(self) -> list[SessionSummary]:
+        """Every session under the roots (as of the last refresh), most recent activity first."""
+        return sorted(self._load().values(), key=lambda s: s.modified, reverse=True)
+
+    def tree(self) -> list[SessionNode]:
+        """The sessions with their forks grouped under them."""
+        return group_forks(self._load().values())
+
+    def search(self, query: str, limit: int = 50, *, locate: int = 0) -> list[SearchHit]:
+        """Sessions matching every word of ``query``, best first (then most recent).
+
+        ``locate``: find the entry and a snippet for the first that many hits
+        (reads those files; the picker can call :meth:`locate` for rows it shows).
+        """
+        summaries = self._load()
+        words = query_words(query)
+        if not words:
+            hits = [
+                SearchHit(s, 0.0, {})
+                for s in sorted(summaries.values(), key=lambda s: s.modified, reverse=True)
+            ]
+            return hits[:limit]
+        chunk_files = self._chunk_files or {}
+        matched: dict[int, dict[str, str]] = {}
+        for n, word in enumerate(words):
+            in_text = self._text_matches(word, chunk_files)
+            for file_id in summaries:
+                if n and file_id not in matched:
+                    continue  # already missing an earlier word
+                where = next((f for f, value in self._folded[file_id] if word in value), None)
+                if where is None and file_id in in_text:
+                    where = "text"
+                if where is None:
+                    matched.pop(file_id, None)
+                    continue
+                matched.setdefault(file_id, {})[word] = where
+            if not matched:
+                return []
+        hits = []
+        for file_id, fields in matched.items():
+            if len(fields) != len(words):
+                continue
+            summary = summaries[file_id]
+            score = sum(WEIGHTS[w] for w in fields.values())
+            hit = SearchHit(summary, score, fields)
+            label_word = next((w for w, f in fields.items() if f == "label"), None)
+            if label_word is not None:
+                for entry_id, label in summary.labels:
+                    if label_word in fold(label):
+                        hit.entry_id, hit.snippet = entry_id, label
+                        break
+            hits.append(hit)
+        hits.sort(key=lambda h: (h.score, h.session.modified), reverse=True)
+        hits = hits[:limit]
+        for hit in hits[:locate]:
+            self.locate(hit, query)
+        return hits
+
+    def _text_matches(self, word: str, chunk_files: dict[int, int]) -> set[int]:
+        pattern = '"' + word.replace('"', '""') + '"' + ("*" if len(word) > 1 else "")
+        rows = self.db.execute("SELECT rowid FROM text WHERE text MATCH ?", (pattern,))
+        return {file_id for (rowid,) in rows if (file_id := chunk_files.get(rowid)) is not None}
+
+    def locate(self, hit: SearchHit, query: str) -> SearchHit:
+        """Find the entry of ``hit``'s session that best matches ``query`` (latest first) and a snippet."""
+        words = query_words(query)
+        if not words or (hit.entry_id is not None and hit.snippet):
+            return hit
+        try:
+            data = Path(hit.session.path).read_bytes()
+            loaded = parse_session(data, hit.session.path)
+        except (OSError, StoreError):
+            return hit
+        patterns = [re.compile(r"(?<![^\W_])" + re.escape(w), re.IGNORECASE) for w in words]
+        raw = [re.compile(re.escape(w.encode()), re.IGNORECASE) for w in words if w.isascii()]
+        best: tuple[int, Entry, str] | None = None
+        for entry in reversed(loaded.entries):
+            if raw and entry.message_raw is not None:
+                message = bytes(entry.message_raw)
+                if message.isascii() and not any(p.search(message) for p in raw):
+                    continue  # cheap test on the raw JSON first
+            text = entry_text(entry)
+            if not text:
+                continue
+            folded = fold(text)
+            found = sum(1 for w in words if re.search(r"(?<![^\W_])" + re.escape(w), folded))
+            if found and (best is None or found > best[0]):
+                best = (found, entry, text)
+                if found == len(words):
+                    break
+        if best is not None:
+            hit.entry_id = best[1].id
+            hit.snippet = _snippet(best[2], patterns)
+        return hit
+
+
+def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
+    """(field, folded text) in the order a query word is looked for."""
+    fields = [("name", fold(summary.name or ""))]
+    fields.extend(("label", fold(label)) for _, label in summary.labels)
+    fields.append(("first message", fold(summary.first_message)))
+    fields.append(("cwd", fold(summary.cwd)))
+    fields.append(("file", fold(Path(summary.path).name)))
+    return [(f, v) for f, v in fields if v]
+
+
+def _snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
+    flat = " ".join(text.split())
+    position = min((m.start() for p in patterns if (m := p.search(flat))), default=0)
+    start = max(0, position - width // 3)
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+class _suppress_oserror:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> bool:
+        return kind is not None and issubclass(kind, (OSError, sqlite3.Error))
+
+
+__all__ = [
+    "Library",
+    "RefreshStats",
+    "SearchHit",
+    "SessionNode",
+    "SessionSummary",
+    "default_db_path",
+    "entry_text",
+    "fold",
+    "group_forks",
+    "query_words",
+    "summarize",
+]
