@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.projection.models import MODELS, ModelInfo, register
 
 PROVIDERS = ("anthropic", "openai")
@@ -75,6 +76,40 @@ class RetryPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionConfig:
+    """``[compaction]`` (enabled, reserve_tokens, keep_recent_tokens, summarize_branches) and
+    ``[compaction.models."id"]`` tables overriding them per model."""
+
+    default: CompactionSettings = field(default_factory=CompactionSettings)
+    per_model: dict[str, CompactionSettings] = field(default_factory=dict)
+    summarize_branches: bool = False
+
+    def for_model(self, model: str) -> CompactionSettings:
+        return self.per_model.get(model, self.default)
+
+
+def _compaction_config(data: Mapping[str, Any], path: Path) -> CompactionConfig:
+    table = _section(data, "compaction", path)
+
+    def settings(spec: Mapping[str, Any], base: CompactionSettings) -> CompactionSettings:
+        try:
+            return CompactionSettings(
+                enabled=bool(spec.get("enabled", base.enabled)),
+                reserve_tokens=int(spec.get("reserve_tokens", base.reserve_tokens)),
+                keep_recent_tokens=int(spec.get("keep_recent_tokens", base.keep_recent_tokens)),
+            )
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"{path}: [compaction]: {e}") from e
+
+    default = settings(table, CompactionSettings())
+    models = table.get("models") or {}
+    if not isinstance(models, Mapping):
+        raise ConfigError(f"{path}: [compaction.models] must be a table of model ids")
+    per_model = {str(k): settings(v, default) for k, v in models.items() if isinstance(v, Mapping)}
+    return CompactionConfig(default, per_model, bool(table.get("summarize_branches", False)))
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     provider: str
     model: str
@@ -88,6 +123,11 @@ class Config:
     provider_explicit: bool = False  # chosen by a flag or the config file, not guessed
     model_explicit: bool = False
     key_source: str = ""  # where the key came from, for error messages (never the key)
+    compaction: CompactionConfig = field(default_factory=lambda: CompactionConfig())
+
+    def compaction_settings(self, model: str | None = None) -> CompactionSettings:
+        """Compaction settings for ``model`` (the current one by default): per-model values win."""
+        return self.compaction.for_model(model or self.model)
 
     def with_model(self, provider: str, model: str) -> Config:
         return replace(self, provider=provider, model=model)
@@ -266,6 +306,7 @@ def load_config(
         provider_explicit=explicit,
         model_explicit=model_explicit,
         key_source=key_source,
+        compaction=_compaction_config(data, path),
     )
 
 
@@ -283,6 +324,7 @@ __all__ = [
     "DEFAULT_MODELS",
     "KEY_ENV",
     "PROVIDERS",
+    "CompactionConfig",
     "Config",
     "ConfigError",
     "RetryPolicy",

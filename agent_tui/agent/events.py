@@ -69,6 +69,24 @@ class TurnDone:
     stop_reason: str  # stop, length, toolUse, error, aborted
 
 
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    reason: str  # "manual", "threshold" (context near the window) or "overflow" (the provider refused)
+    tokens_before: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFinished:
+    entry_id: str  # the compaction (or branch_summary) entry
+    tokens_before: int
+    tokens_after: int  # estimated context after it
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFailed:
+    message: str
+
+
 AgentEvent = (
     TextDelta
     | ThinkingDelta
@@ -79,10 +97,16 @@ AgentEvent = (
     | Retrying
     | TurnError
     | TurnDone
+    | CompactionStarted
+    | CompactionFinished
+    | CompactionFailed
 )
 
 __all__ = [
     "AgentEvent",
+    "CompactionFailed",
+    "CompactionFinished",
+    "CompactionStarted",
     "EntryAppended",
     "Retrying",
     "TextDelta",

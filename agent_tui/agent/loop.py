@@ -25,8 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from agent_tui.agent.compaction import CompactionError, Summarizer, compact, summarize_branch
 from agent_tui.agent.events import (
     AgentEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
     EntryAppended,
     Retrying,
     TextDelta,
@@ -37,15 +41,20 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.system_prompt import build_sections, context_files, system_update
 from agent_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from agent_tui.config import Config
-from agent_tui.projection.context import Projection, project
+from agent_tui.projection.compaction import context_tokens, should_compact
+from agent_tui.projection.context import Projection, Projector, project
+from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider
 from agent_tui.store.entries import now_ms
+from agent_tui.store.errors import StoreError
 from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.redact import register_secret
 from agent_tui.store.session import Session
 
 T = TypeVar("T")
@@ -66,6 +75,8 @@ class _CallOutcome:
     message: JSONObject
     stop_reason: str  # the turn's: the message's, or "aborted" when the wait before a retry was aborted
     error: str | None = None
+    kind: str | None = None  # the provider error's kind, e.g. "context_overflow"
+    entry_id: str | None = None  # the appended assistant message
 
 
 class AgentLoop:
@@ -80,6 +91,7 @@ class AgentLoop:
         config: Config,
         model: str | None = None,
         global_context_dir: str | Path | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self.session = session
         self.provider = provider
@@ -97,6 +109,13 @@ class AgentLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
         self.running = False
+        #: Tool permissions (agent.permissions); None runs every tool without recording anything.
+        self.permissions = permissions
+        self._projector = Projector(session.index)
+
+    def projection(self) -> Projection:
+        """The session's projection now: extended in place after appends, rebuilt after anything else."""
+        return self._projector.project()
 
     # -- control ---------------------------------------------------------------------------
 
@@ -116,6 +135,48 @@ class AgentLoop:
 
     async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
         """One turn: ``prompt`` as a new user message (None continues the session), to the model's final stop."""
+        async for event in self._drive(lambda emit: self._turn(prompt, emit)):
+            yield event
+
+    async def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Compact the session now (the user asked), optionally focused; ends with TurnDone."""
+
+        async def work(emit: Callable[[AgentEvent | None], None]) -> str:
+            done = await self._compact("manual", emit, focus=focus)
+            return "stop" if done else "error"
+
+        async for event in self._drive(work):
+            yield event
+
+    async def branch_with_summary(
+        self, target_id: str, focus: str | None = None
+    ) -> AsyncIterator[AgentEvent]:
+        """Move to ``target_id``, leaving a summary of the abandoned branch there (pi's branch summary)."""
+
+        async def work(emit: Callable[[AgentEvent | None], None]) -> str:
+            summarizer = self.summarizer()
+            try:
+                entry = await self._abortable(
+                    summarize_branch(self.session, summarizer, target_id, focus=focus)
+                )
+            except _Aborted:
+                return "aborted"
+            except CompactionError as e:
+                emit(CompactionFailed(f"branch summary: {e}"))
+                return "error"
+            if entry is not None:
+                emit(EntryAppended(entry.id, entry.type))
+                emit(CompactionFinished(entry.id, 0, context_tokens(self.projection()).tokens))
+            elif self.session.index.leaf_id is not None:
+                emit(EntryAppended(self.session.index.leaf_id, "custom"))
+            return "stop"
+
+        async for event in self._drive(work):
+            yield event
+
+    async def _drive(
+        self, work: Callable[[Callable[[AgentEvent | None], None]], Awaitable[str]]
+    ) -> AsyncIterator[AgentEvent]:
         if self.running:
             raise RuntimeError("the agent is already running")
         if self.session.read_only:
@@ -125,7 +186,7 @@ class AgentLoop:
         self._thread = threading.get_ident()
         self._abort = asyncio.Event()
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        worker = asyncio.create_task(self._work(prompt, queue.put_nowait))
+        worker = asyncio.create_task(self._work(work, queue.put_nowait))
         try:
             while True:
                 event = await queue.get()
@@ -142,10 +203,17 @@ class AgentLoop:
 
     # -- the turn ----------------------------------------------------------------------------
 
-    async def _work(self, prompt: str | None, emit: Callable[[AgentEvent | None], None]) -> None:
+    async def _work(
+        self,
+        work: Callable[[Callable[[AgentEvent | None], None]], Awaitable[str]],
+        emit: Callable[[AgentEvent | None], None],
+    ) -> None:
         try:
-            stop = await self._turn(prompt, emit)
+            stop = await work(emit)
             emit(TurnDone(stop))
+        except StoreError as e:  # the session cannot be written (disk full, ...): the turn stops, said once
+            emit(TurnError(str(e)))
+            emit(TurnDone("error"))
         except Exception as e:
             emit(TurnError(f"internal error: {type(e).__name__}: {e}"))
             emit(TurnDone("error"))
@@ -170,15 +238,30 @@ class AgentLoop:
                 {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": now_ms()}, emit
             )
         else:
-            last = prepare(project(self.session.index).messages).messages
+            last = prepare(self.projection().messages).messages
             if not last or last[-1].role == "assistant":
                 emit(TurnError("nothing to continue: the last message is the model's (send a prompt)"))
                 return "error"
+        recovered = False  # a context overflow is compacted and retried once per turn
         while True:
             if self._abort.is_set():
                 return "aborted"
+            await self._compact_if_needed(emit)
             outcome = await self._call_model(emit)
             reason = outcome.stop_reason
+            if reason == "error" and outcome.kind == "context_overflow":
+                if recovered or outcome.entry_id is None:
+                    emit(TurnError(f"{outcome.error}; still too long after compacting once"))
+                    return "error"
+                recovered = True
+                # The refused attempt leaves the model's view; the history it could not take is summarized.
+                self._append(
+                    {"type": "context_edit", "targetId": outcome.entry_id, "replacement": None}, emit
+                )
+                if await self._compact("overflow", emit):
+                    continue
+                emit(TurnError(f"{outcome.error}; and compacting failed (see above)"))
+                return "error"
             if reason == "error":
                 emit(TurnError(outcome.error or "the model call failed"))
                 return reason
@@ -186,13 +269,14 @@ class AgentLoop:
                 return reason
             calls = [b for b in outcome.message["content"] if b.get("type") == "toolCall"]
             if not calls:
+                await self._compact_if_needed(emit)
                 return reason
             await self._run_tools(calls, reason, emit)
             if self._abort.is_set():
                 return "aborted"
 
     def _prepare_settings(self, emit: Callable[[AgentEvent | None], None]) -> None:
-        projection = project(self.session.index)
+        projection = self.projection()
         current = projection.model or {}
         if current.get("provider") != self.provider.name or current.get("modelId") != self.model:
             self._append(
@@ -202,7 +286,7 @@ class AgentLoop:
             self._append({"type": "thinking_level_change", "thinkingLevel": self.thinking}, emit)
 
     def _prepare_system(self, emit: Callable[[AgentEvent | None], None]) -> None:
-        projection = project(self.session.index)
+        projection = self.projection()
         system_messages = [m.message for m in projection.messages if m.role == "system"]
         cwd = self.session.cwd
         sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
@@ -210,11 +294,45 @@ class AgentLoop:
         if update is not None:
             self._append_message(update, emit)
 
+    # -- compaction ---------------------------------------------------------------------------
+
+    def summarizer(self) -> Summarizer:
+        return Summarizer(self.provider, self.model, self.config.retry)
+
+    def context_usage(self) -> tuple[int, int]:
+        """(tokens of the next request, the model's context window)."""
+        return context_tokens(self.projection()).tokens, lookup(self.model).context_window
+
+    async def _compact_if_needed(self, emit: Callable[[AgentEvent | None], None]) -> None:
+        settings = self.config.compaction_settings(self.model)
+        tokens, window = self.context_usage()
+        if should_compact(tokens, window, settings):
+            await self._compact("threshold", emit)
+
+    async def _compact(
+        self, reason: str, emit: Callable[[AgentEvent | None], None], *, focus: str | None = None
+    ) -> bool:
+        """Compact now; report through events. True when a compaction entry was appended."""
+        settings = self.config.compaction_settings(self.model)
+        before, _ = self.context_usage()
+        emit(CompactionStarted(reason, before))
+        try:
+            outcome = await self._abortable(compact(self.session, self.summarizer(), settings, focus=focus))
+        except _Aborted:
+            emit(CompactionFailed("compaction aborted; nothing was saved"))
+            return False
+        except CompactionError as e:
+            emit(CompactionFailed(str(e)))
+            return False
+        emit(EntryAppended(outcome.entry.id, outcome.entry.type))
+        emit(CompactionFinished(outcome.entry.id, before, outcome.tokens_after))
+        return True
+
     # -- the model call ----------------------------------------------------------------------
 
     def request_body(self, projection: Projection | None = None) -> JSONObject:
         """The body the next model call sends: the session's projection, prepared, for this provider."""
-        projection = projection if projection is not None else project(self.session.index)
+        projection = projection if projection is not None else self.projection()
         prepared = prepare(projection.messages)
         return self.provider.request_body(prepared, self.model, thinking_level=projection.thinking_level)
 
@@ -240,9 +358,9 @@ class AgentLoop:
             retry = error.retryable and attempt < policy.max_retries
             text = self._describe(error, attempt, retry)
             message = builder.message("error", text)
-            self._append_message(message, emit)
+            failed = self._append_message(message, emit)
             if not retry:
-                return _CallOutcome(message, "error", text)
+                return _CallOutcome(message, "error", text, error.kind, failed.id)
             attempt += 1
             delay = policy.delay(attempt, error.retry_after)
             emit(Retrying(attempt, delay, text))
@@ -326,8 +444,12 @@ class AgentLoop:
                     except ToolError as e:
                         item = ToolResult.text(str(e), is_error=True)
                     else:
-                        ctx = ToolContext(ctx_cwd, self._abort, str(call.get("id")))
-                        item = asyncio.create_task(self._execute(tool, prepared, ctx))
+                        refusal = await self._permit(tool.name, prepared, str(call.get("id")), emit)
+                        if refusal is not None:
+                            item = ToolResult.text(refusal, is_error=True)
+                        else:
+                            ctx = ToolContext(ctx_cwd, self._abort, str(call.get("id")))
+                            item = asyncio.create_task(self._execute(tool, prepared, ctx))
             started.append((call, item))
         try:
             for call, item in started:
@@ -348,6 +470,21 @@ class AgentLoop:
             for _, item in started:
                 if isinstance(item, asyncio.Task) and not item.done():
                     item.cancel()
+
+    async def _permit(
+        self, name: str, args: JSONObject, call_id: str, emit: Callable[[AgentEvent | None], None]
+    ) -> str | None:
+        """Ask the permission policy about one call; record its decision. None: run it, else the refusal."""
+        if self.permissions is None:
+            return None
+        try:
+            verdict = await self._abortable(self.permissions.check(name, args, self.session.cwd, call_id))
+        except _Aborted:
+            return ABORTED_TEXT
+        record = verdict.entry(self.permissions.mode)
+        if record is not None:
+            self._append(record, emit)
+        return None if verdict.allowed else (verdict.message or "Permission denied")
 
     async def _execute(self, tool: Tool, args: JSONObject, ctx: ToolContext) -> ToolResult:
         try:
@@ -390,6 +527,7 @@ def resolve_model(config: Config, projection: Projection, provider_name: str) ->
 
 def make_provider(config: Config) -> Provider:
     """The provider for ``config`` (SDKs are imported on first use, not here)."""
+    register_secret(config.api_key)  # wherever the key came from, it is redacted from what we write
     if config.provider == "anthropic":
         from agent_tui.providers.anthropic_provider import AnthropicProvider
 
@@ -409,15 +547,26 @@ def make_provider(config: Config) -> Provider:
     )
 
 
-def build_agent(session: Session, config: Config, tools: Sequence[Tool] | None = None) -> AgentLoop:
+def build_agent(
+    session: Session,
+    config: Config,
+    tools: Sequence[Tool] | None = None,
+    *,
+    permissions: Permissions | None = None,
+) -> AgentLoop:
     """An AgentLoop with the configured provider and the default tools, keeping the session's model
-    unless one was chosen explicitly."""
+    unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs)."""
     from agent_tui.agent.tools import default_tools
 
     provider = make_provider(config)
     model = resolve_model(config, project(session.index), provider.name)
     return AgentLoop(
-        session, provider, tools if tools is not None else default_tools(), config=config, model=model
+        session,
+        provider,
+        tools if tools is not None else default_tools(),
+        config=config,
+        model=model,
+        permissions=permissions,
     )
 
 

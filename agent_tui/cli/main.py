@@ -21,6 +21,7 @@ SESSION_COMMANDS = (
     "clone",
     "pin",
     "sessions",
+    "compact",
     "export",
     "import",
 )
@@ -85,6 +86,9 @@ def build_session_parser() -> argparse.ArgumentParser:
     from agent_tui.cli.library_commands import add_parsers
 
     add_parsers(sub)
+    from agent_tui.cli.compact_command import add_parser as add_compact_parser
+
+    add_compact_parser(sub)
     return parser
 
 
@@ -100,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_tui.cli import library_commands
 
             return library_commands.run(parsed)
+        if parsed.command == "compact":
+            from agent_tui.cli import compact_command
+
+            return compact_command.run(parsed)
         return session_commands.run(parsed)
     parser = argparse.ArgumentParser(
         prog="agent-tui",

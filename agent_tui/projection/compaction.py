@@ -203,7 +203,7 @@ def plan_compaction(projection: Projection, settings: CompactionSettings) -> Com
     prefix = _messages(entries[cut.turn_start_index : cut.first_kept_index]) if cut.is_split_turn else []
     if not to_summarize and not prefix:
         return None
-    read, modified = _file_operations(
+    read, modified = file_operations(
         [*to_summarize, *prefix], entries[previous_index].entry if previous_index >= 0 else None
     )
     summarized_ids = [ce.entry.id for ce in entries[start : cut.first_kept_index] if not ce.pinned]
@@ -234,7 +234,7 @@ def _messages(entries: Sequence[ContextEntry]) -> list[JSONObject]:
     ]
 
 
-def _file_operations(messages: Sequence[JSONObject], previous: Entry | None) -> tuple[list[str], list[str]]:
+def file_operations(messages: Sequence[JSONObject], previous: Entry | None) -> tuple[list[str], list[str]]:
     read: set[str] = set()
     modified: set[str] = set()
     if previous is not None:

@@ -71,6 +71,33 @@ def system_prompt(messages: Sequence[JSONObject]) -> tuple[str, list[JSONObject]
     return "\n\n".join(p for p in parts if p), list(tools.values())
 
 
+def current_system_message(messages: Sequence[JSONObject]) -> JSONObject | None:
+    """pi's getCurrentSystemMessage: every system message replayed into one (content, sections, tools).
+
+    A compaction stores it as its ``systemMessage`` snapshot, which stands in for the
+    system messages it folds away.
+    """
+    systems = [m for m in messages if m.get("role") == "system"]
+    if not systems:
+        return None
+    content = [text for m in systems if (text := _text_of(m.get("content")))]
+    sections: dict[str, str] = {}
+    for m in systems:
+        for name, value in (m.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            elif isinstance(value, str):
+                sections[name] = value
+    _, tools = system_prompt(systems)
+    message: JSONObject = {"role": "system", "content": "\n\n".join(content)}
+    if sections:
+        message["sections"] = sections
+    if tools:
+        message["toolsAdded"] = tools
+    message["timestamp"] = systems[0].get("timestamp", 0)
+    return message
+
+
 def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
     """Make the projected messages a valid conversation, noting every repair."""
     repairs: list[str] = []

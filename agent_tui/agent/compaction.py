@@ -1,0 +1,338 @@
+"""Compaction and branch summaries: the model writes the summary, the store appends it.
+
+The plan (what to summarize, where to cut, what it costs) is pure and lives in
+``agent_tui.projection.compaction``; this module makes the summarization calls
+and appends the ``compaction`` or ``branch_summary`` entry. Nothing is
+deleted: the projection does the folding, and undoing a compaction is moving
+the leaf back to the entry before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agent_tui.config import RetryPolicy
+from agent_tui.projection.compaction import (
+    CompactionPlan,
+    CompactionSettings,
+    context_tokens,
+    file_lists_text,
+    file_operations,
+    plan_compaction,
+    serialize_conversation,
+    summary_request_text,
+    turn_prefix_request_text,
+)
+from agent_tui.projection.context import project
+from agent_tui.projection.models import lookup
+from agent_tui.projection.request import Prepared, PreparedMessage, current_system_message
+from agent_tui.projection.tokens import estimate_text
+from agent_tui.providers import events as pe
+from agent_tui.providers.base import Provider
+from agent_tui.store.entries import now_ms
+from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.session import Session
+
+SUMMARY_MAX_TOKENS = 16_384  # room for the summary itself; a longer one is cut off and refused
+PROMPT_OVERHEAD_TOKENS = 2_000  # the summarization instructions, the previous summary's framing
+
+BRANCH_SUMMARY_PREAMBLE = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
+BRANCH_SUMMARY_PROMPT = """Create a structured summary of this conversation branch for context when returning later.
+
+Use this EXACT format:
+
+## Goal
+[What was the user trying to accomplish in this branch?]
+
+## Constraints & Preferences
+- [Any constraints, preferences, or requirements mentioned]
+- [Or "(none)" if none were mentioned]
+
+## Progress
+### Done
+- [x] [Completed tasks/changes]
+
+### In Progress
+- [ ] [Work that was started but not finished]
+
+### Blocked
+- [Issues preventing progress, if any]
+
+## Key Decisions
+- **[Decision]**: [Brief rationale]
+
+## Next Steps
+1. [What should happen next to continue this work]
+
+Keep each section concise. Preserve exact file paths, function names, and error messages."""
+
+SUMMARIZATION_SYSTEM_PROMPT = (
+    "You are a context summarization assistant. Your task is to read a conversation between a user and an AI "
+    "assistant, then produce a structured summary following the exact format specified.\n\n"
+    "Do NOT continue the conversation. Do NOT respond to any questions in the conversation. "
+    "ONLY output the structured summary."
+)
+
+
+class CompactionError(Exception):
+    """A compaction could not be made; nothing was appended."""
+
+
+@dataclass(slots=True)
+class Summarizer:
+    """Makes summarization calls to one model, keeping every request inside its context window."""
+
+    provider: Provider
+    model: str
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    requests: int = 0  # calls made, for tests and reports
+
+    @property
+    def max_output(self) -> int:
+        return min(lookup(self.model).max_output, SUMMARY_MAX_TOKENS)
+
+    @property
+    def input_budget(self) -> int:
+        """Tokens a summarization request may carry: the window minus the answer and the instructions."""
+        return max(1_000, lookup(self.model).context_window - self.max_output - PROMPT_OVERHEAD_TOKENS)
+
+    async def complete(self, text: str) -> tuple[str, JSONObject]:
+        """One summarization call: (summary text, usage). Raises CompactionError on any failure."""
+        prepared = Prepared(
+            SUMMARIZATION_SYSTEM_PROMPT,
+            [],
+            [PreparedMessage("user", [{"type": "text", "text": text}], None, {"role": "user"})],
+        )
+        body = self.provider.request_body(prepared, self.model)
+        for key in ("max_tokens", "max_completion_tokens"):
+            if key in body:
+                body[key] = min(int(body[key]), self.max_output)
+        attempt = 0
+        while True:
+            self.requests += 1
+            builder = pe.MessageBuilder(self.provider.name, self.provider.api, self.model, now_ms())
+            async for event in self.provider.stream(body):
+                builder.add(event)
+            error = builder.error
+            if error is None and builder.stop is None:
+                error = pe.ProviderError("incomplete", "the stream ended without a stop reason", True)
+            if error is not None:
+                if error.retryable and attempt < self.retry.max_retries:
+                    attempt += 1
+                    await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+                    continue
+                raise CompactionError(f"the summarization call failed: {error.message}")
+            message = builder.message()
+            if message.get("stopReason") == "length":
+                raise CompactionError(
+                    f"the summary was cut off by the output limit ({self.max_output} tokens); nothing was saved"
+                )
+            if any(b.get("type") == "toolCall" for b in message["content"]):
+                raise CompactionError("the summarization call asked for a tool instead of writing a summary")
+            summary = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text").strip()
+            if not summary:
+                raise CompactionError("the summarization call returned no text")
+            return summary, dict(message.get("usage") or {})
+
+    async def summarize(
+        self, messages: Sequence[JSONObject], previous: str | None, focus: str | None
+    ) -> tuple[str, JSONObject]:
+        """Summarize ``messages`` onto ``previous``; in several calls if one request would not fit."""
+        usage: JSONObject = {}
+        summary = previous
+        for chunk in self._chunks(messages, previous):
+            summary, call_usage = await self.complete(summary_request_text(chunk, summary, focus))
+            usage = _add_usage(usage, call_usage)
+        return summary or "", usage
+
+    def _chunks(self, messages: Sequence[JSONObject], previous: str | None) -> list[list[JSONObject]]:
+        """Consecutive groups of messages whose serialized text fits the input budget (with the previous
+        summary, which grows with each call: room is left for it)."""
+        # the previous summary rides along in every call; it can grow up to one answer's length
+        budget = max(
+            200, self.input_budget - max(estimate_text(previous) if previous else 0, self.max_output)
+        )
+        chunks: list[list[JSONObject]] = [[]]
+        used = 0
+        for message in messages:
+            tokens = estimate_text(serialize_conversation([message]))
+            if tokens > budget:
+                message = _clip(message, budget)
+                tokens = estimate_text(serialize_conversation([message]))
+            if chunks[-1] and used + tokens > budget:
+                chunks.append([])
+                used = 0
+            chunks[-1].append(message)
+            used += tokens
+        return chunks
+
+
+def _clip(message: JSONObject, budget_tokens: int) -> JSONObject:
+    """A message whose text alone exceeds a request: keep its head (the summary can only see so much)."""
+    limit = max(200, int(budget_tokens * 3.5) - 200)
+    content = message.get("content")
+    if isinstance(content, str):
+        return {**message, "content": content[:limit] + "\n[... cut to fit the summarization request]"}
+    blocks = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = str(block.get("text", ""))
+            block = {
+                **block,
+                "text": text[:limit]
+                + ("\n[... cut to fit the summarization request]" if len(text) > limit else ""),
+            }
+        blocks.append(block)
+    return {**message, "content": blocks}
+
+
+def _add_usage(a: JSONObject, b: JSONObject) -> JSONObject:
+    keys = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+    return {k: int(a.get(k, 0) or 0) + int(b.get(k, 0) or 0) for k in keys}
+
+
+@dataclass(slots=True)
+class CompactionOutcome:
+    entry: Entry
+    plan: CompactionPlan
+    tokens_after: int
+
+
+def preview(session: Session, settings: CompactionSettings) -> CompactionPlan | None:
+    """What a compaction would summarize and keep, without calling the model."""
+    return plan_compaction(project(session.index), settings)
+
+
+async def compact(
+    session: Session,
+    summarizer: Summarizer,
+    settings: CompactionSettings,
+    *,
+    focus: str | None = None,
+) -> CompactionOutcome:
+    """Summarize the older part of the active branch and append a ``compaction`` entry."""
+    projection = project(session.index)
+    plan = plan_compaction(projection, settings)
+    if plan is None:
+        raise CompactionError("nothing to compact: the branch is already short or just compacted")
+    usage: JSONObject = {}
+    if plan.is_split_turn and plan.turn_prefix_messages:
+        history = plan.previous_summary or "No prior history."
+        if plan.messages_to_summarize:
+            history, usage = await summarizer.summarize(
+                plan.messages_to_summarize, plan.previous_summary, focus
+            )
+        prefix_text = turn_prefix_request_text(plan.turn_prefix_messages, focus)
+        if estimate_text(prefix_text) > summarizer.input_budget:
+            prefix_summary, prefix_usage = await summarizer.summarize(plan.turn_prefix_messages, None, focus)
+        else:
+            prefix_summary, prefix_usage = await summarizer.complete(prefix_text)
+        summary = f"{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_summary}"
+        usage = _add_usage(usage, prefix_usage)
+    else:
+        summary, usage = await summarizer.summarize(plan.messages_to_summarize, plan.previous_summary, focus)
+    summary += file_lists_text(plan.read_files, plan.modified_files)
+    fields: JSONObject = {
+        "type": "compaction",
+        "summary": summary,
+        "firstKeptEntryId": plan.first_kept_entry_id,
+        "tokensBefore": plan.tokens_before,
+        "details": {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files},
+        "usage": usage,
+    }
+    system = current_system_message([m.message for m in projection.messages if m.role == "system"])
+    if system is not None:
+        fields["systemMessage"] = {**system, "timestamp": now_ms()}
+    entry = session.append(fields)
+    after = context_tokens(project(session.index))
+    return CompactionOutcome(entry, plan, after.tokens)
+
+
+def undo_compaction(session: Session) -> Entry:
+    """Continue from the entry before the latest compaction on the branch: its kept and summarized
+    entries are all verbatim again. One appended entry (a leaf move), nothing deleted."""
+    for entry in reversed(session.index.active_path()):
+        if entry.type == "compaction":
+            if entry.parent_id is None:
+                raise CompactionError("the compaction is the first entry: there is nothing before it")
+            moved = session.branch(entry.parent_id)
+            assert moved is not None
+            return moved
+    raise CompactionError("no compaction on the active branch")
+
+
+# -- branch summaries ----------------------------------------------------------------------------
+
+
+def abandoned_entries(session: Session, target_id: str) -> list[Entry]:
+    """Entries from the current leaf back to its common ancestor with ``target_id`` (pi's rule)."""
+    index = session.index
+    old = index.active_path()
+    target_path = {e.id for e in index.path_to(target_id)}
+    out: list[Entry] = []
+    for entry in reversed(old):
+        if entry.id in target_path:
+            break
+        out.append(entry)
+    out.reverse()
+    return out
+
+
+async def summarize_branch(
+    session: Session, summarizer: Summarizer, target_id: str, *, focus: str | None = None
+) -> Entry | None:
+    """Move to ``target_id`` leaving a ``branch_summary`` of the abandoned branch under it (as pi).
+
+    Returns None (and only moves the leaf) when the abandoned branch says nothing."""
+    session.index.get(target_id)
+    old_leaf = session.index.leaf_id
+    leaving = abandoned_entries(session, target_id)
+    projection = project(session.index)
+    by_id = {ce.entry.id: ce for ce in projection.entries}
+    messages = [
+        m.message for e in leaving if (ce := by_id.get(e.id)) for m in ce.messages if m.role != "system"
+    ]
+    read, modified = _branch_files(messages, leaving)
+    if not messages:
+        session.branch(target_id)
+        return None
+    text = f"<conversation>\n{serialize_conversation(messages)}\n</conversation>\n\n" + BRANCH_SUMMARY_PROMPT
+    if focus:
+        text += f"\n\nAdditional focus: {focus}"
+    if estimate_text(text) > summarizer.input_budget:
+        summary, usage = await summarizer.summarize(messages, None, focus)
+    else:
+        summary, usage = await summarizer.complete(text)
+    summary = BRANCH_SUMMARY_PREAMBLE + summary + file_lists_text(read, modified)
+    return session.append(
+        {
+            "type": "branch_summary",
+            "fromId": old_leaf or "root",
+            "summary": summary,
+            "details": {"readFiles": read, "modifiedFiles": modified},
+            "usage": usage,
+        },
+        parent_id=target_id,
+    )
+
+
+def _branch_files(messages: Sequence[JSONObject], entries: Sequence[Entry]) -> tuple[list[str], list[str]]:
+    read, modified = file_operations(messages, None)
+    for entry in entries:
+        details = entry.data.get("details") if entry.type == "branch_summary" else None
+        if isinstance(details, dict):
+            read = sorted(set(read) | {f for f in details.get("readFiles") or [] if isinstance(f, str)})
+            modified = sorted(
+                set(modified) | {f for f in details.get("modifiedFiles") or [] if isinstance(f, str)}
+            )
+    return sorted(set(read) - set(modified)), modified
+
+
+def estimated_after(plan: CompactionPlan) -> int:
+    """Tokens after a compaction, for the preview: what it keeps plus a summary guessed at a tenth of
+    what it folds (at most 4,000 tokens)."""
+    folded = max(plan.tokens_before - plan.kept_tokens, 0)
+    return plan.kept_tokens + min(4_000, math.ceil(folded / 10))

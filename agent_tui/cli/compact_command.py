@@ -1,0 +1,114 @@
+"""``agent-tui compact FILE [--focus TEXT] [--preview] [--undo]``: compaction from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agent_tui.store.errors import StoreError
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("compact", help="fold older history into a summary (nothing is deleted)")
+    p.add_argument("file")
+    p.add_argument("--focus", metavar="TEXT", help="what the summary should concentrate on")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument(
+        "--preview", action="store_true", help="show what would be summarized and kept; no model call"
+    )
+    action.add_argument(
+        "--undo", action="store_true", help="continue from the entry before the latest compaction"
+    )
+    p.add_argument("--provider", choices=("anthropic", "openai"))
+    p.add_argument("--model")
+    p.add_argument("--base-url")
+    p.add_argument("--keep", type=int, metavar="TOKENS", help="tokens to keep verbatim (default 20,000)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except StoreError as e:
+        print(f"agent-tui: {e}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+    from dataclasses import replace
+
+    from agent_tui.agent.compaction import CompactionError, compact, estimated_after, preview, undo_compaction
+    from agent_tui.config import ConfigError, load_config
+    from agent_tui.projection.compaction import CompactionSettings
+    from agent_tui.store.session import Session
+
+    with Session.open(args.file, write=not args.preview) as session:
+        if args.undo:
+            try:
+                moved = undo_compaction(session)
+            except CompactionError as e:
+                print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
+                return 1
+            print(f"continuing from {moved.parent_id} (entry {moved.id})")
+            return 0
+        try:
+            config = load_config(provider=args.provider, model=args.model, base_url=args.base_url)
+            settings = config.compaction_settings()
+        except ConfigError as e:
+            if not args.preview:
+                print(str(e), file=sys.stderr)
+                return 1
+            config, settings = None, CompactionSettings()
+        if args.keep:
+            settings = replace(settings, keep_recent_tokens=args.keep)
+        if args.preview:
+            plan = preview(session, settings)
+            if plan is None:
+                print("nothing to compact")
+                return 0
+            print(
+                f"summarize: {len(plan.summarized_entry_ids)} entries ({plan.summarized_entry_ids[0]} .. {plan.summarized_entry_ids[-1]})"
+                if plan.summarized_entry_ids
+                else "summarize: the start of the current turn only"
+            )
+            print(
+                f"keep:      {len(plan.kept_entry_ids)} entries from {plan.first_kept_entry_id}, ≈ {plan.kept_tokens:,} tokens"
+            )
+            if plan.is_split_turn:
+                print(
+                    f"split turn: its first {len(plan.turn_prefix_messages)} messages are summarized separately"
+                )
+            if plan.previous_summary is not None:
+                print("updates the previous summary")
+            print(
+                f"files read: {', '.join(plan.read_files) or '-'}; modified: {', '.join(plan.modified_files) or '-'}"
+            )
+            print(
+                f"tokens: ≈ {plan.tokens_before:,} before, ≈ {estimated_after(plan):,} after (summary estimated)"
+            )
+            return 0
+        assert config is not None
+        from agent_tui.agent.compaction import Summarizer
+        from agent_tui.agent.loop import make_provider, resolve_model
+        from agent_tui.projection.context import project
+
+        provider = make_provider(config)
+        model = resolve_model(config, project(session.index), provider.name)
+
+        async def go() -> int:
+            try:
+                outcome = await compact(
+                    session, Summarizer(provider, model, config.retry), settings, focus=args.focus
+                )
+            except CompactionError as e:
+                print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
+                return 1
+            finally:
+                await provider.aclose()
+            print(
+                f"compacted: entry {outcome.entry.id}, {len(outcome.plan.summarized_entry_ids)} entries summarized, "
+                f"≈ {outcome.plan.tokens_before:,} -> {outcome.tokens_after:,} tokens"
+            )
+            return 0
+
+        return asyncio.run(go())
