@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_tui.projection.compaction import context_tokens
 from agent_tui.projection.context import Projection, Status
 from agent_tui.projection.describe import first_line
 from agent_tui.projection.models import lookup
@@ -52,9 +53,22 @@ def render_context(index: SessionIndex, projection: Projection, name: str) -> st
         total += tool_tokens
     percent = 100 * total / info.context_window if info.context_window else 0
     lines.append(f"total ≈ {total:,} tokens of {info.context_window:,} ({percent:.1f}%)")
+    lines.append(context_line(projection, info.context_window))
     for repair in prepared.repairs:
         lines.append(f"repair: {repair}")
     return "\n".join(lines) + "\n"
+
+
+def context_line(projection: Projection, window: int) -> str:
+    """What compaction decides on: the provider's last reported usage plus an estimate of what came after."""
+    tokens = context_tokens(projection)
+    percent = 100 * tokens.tokens / window if window else 0
+    if tokens.usage_entry_id is None:
+        return f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%), all estimated (no usage reported since the last edit or compaction)"
+    return (
+        f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%): {tokens.usage_tokens:,} reported with "
+        f"{tokens.usage_entry_id} + {tokens.trailing_tokens:,} estimated after it"
+    )
 
 
 def _message_line(message: dict[str, object]) -> str:
