@@ -11,8 +11,7 @@ from textual.pilot import Pilot
 
 from agent_tui.projection.context import project
 from agent_tui.store.session import BRANCH_MARKER
-from agent_tui.tui.agent_bridge import CONFIGURE_HINT
-from agent_tui.tui.app import COMPACTION_NOTICE, AgentTuiApp
+from agent_tui.tui.app import AgentTuiApp
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.screens.session_picker import SessionPicker
@@ -327,7 +326,9 @@ async def test_export_writes_the_active_branch_as_jsonl(tmp_path: Path) -> None:
         field.value = str(out)  # type: ignore[attr-defined]
         await pilot.press("enter")
         await wait_for(pilot, out.exists, "export written")
-        await wait_for(pilot, lambda: any("issue 6" in n for n in notices(app)), "export notice")
+        await wait_for(
+            pilot, lambda: any("Exported the active branch (jsonl)" in n for n in notices(app)), "notice"
+        )
     with reopen(out) as exported, reopen(path) as original:
         mine = [(m.source_id, m.role) for m in project(exported.index).messages]
         theirs = [(m.source_id, m.role) for m in project(original.index).messages]
@@ -410,15 +411,44 @@ async def test_thinking_level_from_the_key(tmp_path: Path) -> None:
         assert "thinking high" in str(app.panel.query_one("#context-summary").render())
 
 
-async def test_compact_says_it_arrives_with_issue_5_and_appends_nothing(tmp_path: Path) -> None:
+async def test_compact_asks_for_a_focus_and_appends_a_compaction(tmp_path: Path) -> None:
+    path = sample_session(tmp_path)
+    factory = ScriptedFactory()
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "focus prompt")
+        await pilot.press(*"parser")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and last_entry(path)["type"] == "compaction", "compaction")
+        assert factory.turns[0].focuses == ["parser"]
+        rows = panel_rows(app)
+        assert rows[0].split()[3] == "summarized" and "folded into the summary" in rows[0]
+        assert any("summary" in r and "(compactionSummary)" in r for r in rows)
+        assert any("[compaction]" in x for x in app.session_tree.visible_labels())
+        assert any("Compacted" in n for n in notices(app))
+        # the slash command passes its focus text straight through
+        app.composer.set_text("/compact keep the tests")
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: len(factory.turns[0].focuses) == 2 and not app.busy, "second compaction"
+        )
+        assert factory.turns[0].focuses[1] == "keep the tests"
+
+
+async def test_compact_without_a_model_says_so_and_appends_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
     path = sample_session(tmp_path)
     app = make_app(tmp_path, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+g")
-        app.composer.set_text("/compact keep the parser details")
+        app.composer.set_text("/compact")
         await pilot.press("enter")
-        await pilot.pause()
-        assert notices(app).count(COMPACTION_NOTICE) == 2
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "focus prompt")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("ANTHROPIC_API_KEY" in n for n in notices(app)), "the reason")
     assert entry_count(path) == 12
 
 
@@ -504,15 +534,22 @@ async def test_turn_error_is_visible(tmp_path: Path) -> None:
         assert "overloaded" in str(app.query_one("#notice").render())
 
 
-async def test_without_a_model_the_app_says_how_to_configure_one(tmp_path: Path) -> None:
+async def test_without_a_model_the_app_says_how_to_configure_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
     app = make_app(tmp_path, None)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.query_one("#notice").display, "notice shown at start")
+        notice = str(app.query_one("#notice").render())
+        assert "ANTHROPIC_API_KEY" in notice and "--base-url" in notice
         await pilot.press(*"hello")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.query_one("#notice").display, "notice shown")
-        assert CONFIGURE_HINT in str(app.query_one("#notice").render())
+        await wait_for(pilot, lambda: any("ANTHROPIC_API_KEY" in n for n in notices(app)), "cannot send")
         assert app.composer.text == "hello", "the draft is kept"
-        assert app.session is not None and len(app.index) == 0
+        assert app.session is None, "no empty session file is left behind"
+    assert not list((tmp_path / "sessions").glob("*.jsonl"))
 
 
 # -- composer -----------------------------------------------------------------------------------

@@ -180,6 +180,19 @@ class TurnDone:
 
 
 @dataclass
+class CompactionStarted:
+    reason: str
+    tokens_before: int
+
+
+@dataclass
+class CompactionFinished:
+    entry_id: str
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass
 class ScriptedTurns:
     """Appends the user message, streams ``reply`` in ``chunks``, appends the assistant message.
 
@@ -193,6 +206,7 @@ class ScriptedTurns:
     hold: bool = False
     error: str | None = None
     prompts: list[str] = field(default_factory=list)
+    focuses: list[str | None] = field(default_factory=list)
     aborted: bool = False
     release: asyncio.Event = field(default_factory=asyncio.Event)
     holding: asyncio.Event = field(default_factory=asyncio.Event)
@@ -225,6 +239,23 @@ class ScriptedTurns:
         entry = self.session.append_message(message)
         yield EntryAppended(entry.id, "message")
         yield TurnDone(message["stopReason"])
+
+    async def compact(self, focus: str | None) -> AsyncIterator[Any]:
+        """Folds everything but the last two entries of the branch into a fixed summary."""
+        self.focuses.append(focus)
+        yield CompactionStarted("manual", 120)
+        path = self.session.index.active_path()
+        entry = self.session.append(
+            {
+                "type": "compaction",
+                "summary": f"Summary of the work so far (focus: {focus}).",
+                "firstKeptEntryId": path[-2].id,
+                "tokensBefore": 120,
+            }
+        )
+        yield EntryAppended(entry.id, "compaction")
+        yield CompactionFinished(entry.id, 120, 30)
+        yield TurnDone("stop")
 
 
 class ScriptedFactory:

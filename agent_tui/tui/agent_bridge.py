@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.store.session import Session
@@ -42,6 +43,7 @@ class ModelChoice:
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
+    config_path: Path | None = None  # the config file (None: the default one)
 
 
 AgentFactory = Callable[[Session, ModelChoice], Turns]
@@ -51,11 +53,38 @@ def agent_available() -> bool:
     return importlib.util.find_spec("agent_tui.agent.loop") is not None
 
 
-def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
-    """The real agent loop for ``session``, configured from flags, config file and environment."""
+def load_agent_config(choice: ModelChoice) -> Any:
+    """The agent's config for ``choice`` (flags over environment over config file).
+
+    Raises AgentUnavailable with the agent's own message when no model is configured.
+    """
     if not agent_available():
         raise AgentUnavailable("Sending arrives with the agent loop (issue 3). " + CONFIGURE_HINT)
-    raise AgentUnavailable(CONFIGURE_HINT)
+    from agent_tui.config import ConfigError, load_config
+
+    try:
+        return load_config(
+            provider=choice.provider, model=choice.model, base_url=choice.base_url, path=choice.config_path
+        )
+    except ConfigError as e:
+        raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
+
+
+def model_problem(choice: ModelChoice) -> str | None:
+    """Why no turn could run with ``choice`` (None: a model is configured)."""
+    try:
+        load_agent_config(choice)
+    except AgentUnavailable as e:
+        return str(e)
+    return None
+
+
+def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
+    """The real agent loop for ``session``, configured from flags, config file and environment."""
+    config = load_agent_config(choice)
+    from agent_tui.agent.loop import build_agent
+
+    return build_agent(session, config)
 
 
 def compaction_available() -> bool:

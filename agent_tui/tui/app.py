@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -42,6 +42,7 @@ from agent_tui.tui.agent_bridge import (
     compaction_available,
     default_agent_factory,
     event_name,
+    model_problem,
 )
 from agent_tui.tui.commands import COMMANDS, SlashCommand, parse_slash
 from agent_tui.tui.screens.choice import ChoiceScreen
@@ -88,6 +89,7 @@ def _empty_index() -> SessionIndex:
 
 class AgentTuiApp(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"
+    AUTO_FOCUS = "#composer"
     TITLE = "agent-tui"
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -102,9 +104,10 @@ class AgentTuiApp(App[None]):
         Binding("ctrl+l", "label", "Label", show=False),
         Binding("f4", "model", "Model"),
         Binding("ctrl+t", "thinking", "Thinking"),
-        Binding("f1", "focus_tree", "Tree", show=False),
-        Binding("f2", "focus_composer", "Composer", show=False),
-        Binding("f3", "focus_panel", "Panel", show=False),
+        # Priority: a key typed right after F2 must already reach the composer.
+        Binding("f1", "focus_tree", "Tree", show=False, priority=True),
+        Binding("f2", "focus_composer", "Composer", show=False, priority=True),
+        Binding("f3", "focus_panel", "Panel", show=False, priority=True),
     ]
 
     selected_id: reactive[str | None] = reactive(None)
@@ -134,16 +137,16 @@ class AgentTuiApp(App[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with Vertical(id="sidebar"):
-                yield Static("Session", id="sidebar-title")
+                yield Static("Session", id="sidebar-title", markup=False)
                 yield SessionTree(id="tree")
             with Vertical(id="center"):
                 yield ChatView(id="chat")
-                yield Static(id="notice")
+                yield Static(id="notice", markup=False)
                 yield Composer(id="composer", history=self.config.history)
             with Vertical(id="context"):
-                yield Static("What the model sees", id="context-title")
+                yield Static("What the model sees", id="context-title", markup=False)
                 yield ContextPanel(id="panel")
-        yield Static(id="status-bar")
+        yield Static(id="status-bar", markup=False)
         yield Footer()
 
     @property
@@ -163,6 +166,7 @@ class AgentTuiApp(App[None]):
         return self.query_one(Composer)
 
     async def on_mount(self) -> None:
+        self.composer.focus()
         self._setup_themes()
         config = self.config
         if config.session_file is not None:
@@ -173,6 +177,12 @@ class AgentTuiApp(App[None]):
                 self.open_session(Path(infos[0].path))
             else:
                 self.notify("No earlier session in this folder: starting a new one.")
+        if config.model.config_path is None:
+            config.model.config_path = config.config_path
+        if self.config.agent_factory is None:
+            problem = model_problem(config.model)
+            if problem:
+                self._notice_text = problem
         self._views_ready = True
         await self.refresh_views()
         self.composer.focus()
@@ -360,7 +370,7 @@ class AgentTuiApp(App[None]):
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("focus_tree", "focus_composer", "focus_panel", "interrupt", "escape"):
+        if action == "interrupt":
             return True
         return len(self.screen_stack) <= 1 or action in ("quit", "command_palette")
 
@@ -394,7 +404,7 @@ class AgentTuiApp(App[None]):
                 self.composer.focus()
                 return
             target = entry.parent_id
-            self.composer.focus()
+            self.set_focus(self.composer)
         if target == self.index.leaf_id:
             self.notify("Already there: the next message continues from this entry.")
             return
@@ -511,11 +521,14 @@ class AgentTuiApp(App[None]):
             self.notify(f"Forked at {target} into {out}.")
 
     def action_export(self, path: str | None = None) -> None:
+        """Export the active branch: HTML, Markdown or JSONL, by the file's extension."""
         if self.session is None or not self.index.leaf_id:
             self.notify("Nothing to export yet.", severity="warning")
             return
-        stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in (self.index.name or self.session.id))
-        default = str(self.config.cwd / f"{stem[:60]}-export.jsonl")
+        stem = "".join(
+            c if c.isalnum() or c in "-_" else "-" for c in (self.index.name or self.session.path.stem)
+        )
+        default = str(self.config.cwd / f"{stem[:60]}.html")
 
         async def done(value: str | None) -> None:
             if not value or self.session is None:
@@ -523,23 +536,22 @@ class AgentTuiApp(App[None]):
             out = Path(value).expanduser()
             if not out.is_absolute():
                 out = self.config.cwd / out
+            fmt = {".md": "md", ".jsonl": "jsonl"}.get(out.suffix.lower(), "html")
             try:
-                self.session.fork(None, out)
+                export_session(self.session, out, fmt)
             except (StoreError, OSError) as e:
                 self.notify(f"export failed: {e}", severity="error")
                 return
-            self.notify(
-                f"Exported the active branch as JSONL (a standalone session) to {out}. "
-                "HTML and Markdown export arrive with issue 6.",
-                timeout=8,
-            )
+            self.notify(f"Exported the active branch ({fmt}) to {out}.", timeout=8)
 
         if path is not None:
             self.run_worker(done(path), exit_on_error=False)
             return
         self.push_screen(
             PromptScreen(
-                "Export the active branch as JSONL to", default, hint="The file must not exist yet."
+                "Export the active branch to",
+                default,
+                hint="The extension picks the format: .html, .md or .jsonl. The file must not exist yet.",
             ),
             done,
         )
@@ -619,28 +631,60 @@ class AgentTuiApp(App[None]):
         self.push_screen(ChoiceScreen("Thinking level", choices, self.projection.thinking_level), done)
 
     def action_compact(self, focus: str | None = None) -> None:
+        """Fold older history into a summary (the model writes it), optionally with focus instructions."""
         if not compaction_available():
             self.notify(COMPACTION_NOTICE, title="compact", severity="warning", timeout=6)
             return
-        self.notify(
-            "agent_tui.agent.compaction exists but is not wired into the app yet: nothing was appended.",
-            severity="warning",
-        )
+        if not self._can_append():
+            return
+        if focus is None and not self._compact_prompted:
+            self._compact_prompted = True
+
+            def done(value: str | None) -> None:
+                self._compact_prompted = False
+                if value is not None:
+                    self.action_compact(value)
+
+            self.push_screen(
+                PromptScreen(
+                    "Compact the context",
+                    "",
+                    "optional focus, e.g. keep the parser details",
+                    hint="Enter compacts (with the focus text, if any) · Escape cancels",
+                ),
+                done,
+            )
+            return
+        try:
+            turns = self._turns()
+        except AgentUnavailable as e:
+            self.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+            return
+        compact = getattr(turns, "compact", None)
+        if compact is None:
+            self.notify("This agent cannot compact.", severity="warning")
+            return
+        self.busy = True
+        self.run_events(compact((focus or "").strip() or None))
+
+    _compact_prompted = False
+
+    # Focus at once (``Widget.focus`` is deferred, so keys typed right after would go elsewhere).
 
     def action_focus_tree(self) -> None:
-        self.session_tree.focus()
+        self.set_focus(self.session_tree)
 
     def action_focus_composer(self) -> None:
-        self.composer.focus()
+        self.set_focus(self.composer)
 
     def action_focus_panel(self) -> None:
-        self.panel.rows_list.focus()
+        self.set_focus(self.panel.rows_list)
 
     def action_escape(self) -> None:
         if self.busy:
             self.abort_turn()
         elif self.focused is not self.composer:
-            self.composer.focus()
+            self.set_focus(self.composer)
 
     def action_interrupt(self) -> None:
         if self.busy:
@@ -741,31 +785,43 @@ class AgentTuiApp(App[None]):
             self.notify(self.session.read_only_reason or "read-only session", severity="error")
             return
         try:
-            session = self.ensure_session()
-            if self.turns is None or self.turn_session is not session:
-                self.turns = self.agent_factory(session, self.config.model)
-                self.turn_session = session
+            turns = self._turns()
         except AgentUnavailable as e:
             self.set_notice(str(e))
             self.notify(str(e), title="cannot send", severity="warning", timeout=10)
             return
         self.composer.set_text("")
         self.busy = True
-        self.run_turn(self.turns, text)
+        self.run_events(turns.run(text))
+
+    def _turns(self) -> Turns:
+        """The agent for the current session (built on first use; raises AgentUnavailable)."""
+        if self.session is None and self.config.agent_factory is None:
+            problem = model_problem(self.config.model)  # no model: do not leave an empty session file
+            if problem:
+                raise AgentUnavailable(problem)
+        session = self.ensure_session()
+        if self.turns is None or self.turn_session is not session:
+            self.turns = self.agent_factory(session, self.config.model)
+            self.turn_session = session
+        return self.turns
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, turns: Turns, text: str) -> None:
+    async def run_events(self, events: AsyncIterator[Any]) -> None:
+        """Show a turn's (or a compaction's) events as they come; the store has the entries."""
         reply = None
         try:
-            async for event in turns.run(text):
+            async for event in events:
                 name = event_name(event)
-                if name in ("TextDelta", "ThinkingDelta", "ToolStarted", "ToolFinished"):
+                if name in ("TextDelta", "ThinkingDelta", "ToolStarted", "ToolFinished", "ToolCallStreaming"):
                     if reply is None:
                         reply = await self.chat.start_reply()
                     if name == "TextDelta":
                         reply.add_text(event.text)
                     elif name == "ThinkingDelta":
                         reply.add_thinking(event.text)
+                    elif name == "ToolCallStreaming":
+                        reply.tool_streaming(event.call_id, event.name)
                     elif name == "ToolStarted":
                         reply.tool_started(event.call_id, event.name, event.arguments)
                     else:
@@ -780,6 +836,18 @@ class AgentTuiApp(App[None]):
                         f"Retrying (attempt {event.attempt}) in {event.delay:.1f}s: {event.reason}",
                         severity="warning",
                     )
+                elif name == "CompactionStarted":
+                    self.set_notice(f"Compacting ({event.reason}, {event.tokens_before:,} tokens)…")
+                elif name == "CompactionFinished":
+                    self.set_notice("")
+                    self.notify(
+                        f"Compacted: {event.tokens_before:,} → about {event.tokens_after:,} tokens.",
+                        title="compact",
+                    )
+                elif name == "CompactionFailed":
+                    self.last_error = str(event.message)
+                    self.set_notice(f"compaction failed: {event.message}")
+                    self.notify(str(event.message), title="compaction failed", severity="error", timeout=10)
                 elif name == "TurnError":
                     self.last_error = str(event.message)
                     self.notify(str(event.message), title="error", severity="error", timeout=10)
@@ -798,6 +866,16 @@ class AgentTuiApp(App[None]):
         if self.turns is not None:
             self.turns.abort()
         self.notify("Stopping the reply…")
+
+
+def export_session(session: Session, out: Path, fmt: str) -> None:
+    """Write the active branch to ``out`` (never over an existing file)."""
+    try:
+        from agent_tui.library.export import export_bytes, write_new_file
+    except ImportError:  # an agent-tui without the library: JSONL through fork
+        session.fork(None, out)
+        return
+    write_new_file(out, export_bytes(session.index, fmt, source=session.path))
 
 
 def default_config(cwd: Path, session_dir: Path | None = None) -> TuiConfig:

@@ -5,6 +5,7 @@ Up on the first line and Down on the last walk the input history.
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -15,9 +16,12 @@ class Composer(TextArea):
     Composer { height: auto; min-height: 3; max-height: 12; }
     """
 
+    # Enter and Shift+Enter / Ctrl+J are handled in ``_on_key``, in order with the typed keys (a
+    # priority binding would run before the keys queued ahead of it: "abc⏎" typed fast sent "").
+    # The bindings are here for the footer.
     BINDINGS = [  # noqa: RUF012 - Textual's convention
-        Binding("enter", "submit", "Send", priority=True),
-        Binding("shift+enter,ctrl+j", "newline", "New line", priority=True, show=False),
+        Binding("enter", "submit", "Send"),
+        Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
     ]
 
     class Submitted(Message):
@@ -36,6 +40,19 @@ class Composer(TextArea):
         self.input_history: list[str] = list(history or [])
         self._history_pos: int | None = None
         self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        if event.key in ("shift+enter", "ctrl+j"):
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+            return
+        await super()._on_key(event)
 
     def action_submit(self) -> None:
         text = self.text

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
@@ -113,6 +114,25 @@ class SessionTree(Tree[TreeItem]):
         Binding("f", "app.fork", "Fork"),
         Binding("space", "toggle_node", "Expand", show=False),
     ]
+
+    #: Handled in ``_on_key``, in order with the other keys, rather than when the key bubbles back
+    #: to the app (by then the focus may have moved, and the binding would be looked up elsewhere).
+    _KEY_ACTIONS: ClassVar[dict[str, str]] = {
+        "enter": "select_cursor",
+        "h": "app.hide",
+        "e": "app.replace",
+        "u": "app.restore",
+        "p": "app.pin",
+        "l": "app.label",
+        "f": "app.fork",
+    }
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = self._KEY_ACTIONS.get(event.key)
+        if action is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(action)
 
     class BranchRequested(Message):
         """The user chose an entry to continue from."""
@@ -241,9 +261,15 @@ class SessionTree(Tree[TreeItem]):
             if not parent.is_expanded:
                 parent.expand()
             parent = parent.parent
-        self.call_after_refresh(self.move_cursor, node)
+        self._tree_lines  # noqa: B018 - builds the lines now, so the node has its line number
         self.move_cursor(node)
+        self.call_after_refresh(self._settle_cursor, node)
         return True
+
+    def _settle_cursor(self, node: TreeNode[TreeItem]) -> None:
+        """Scroll to the cursor once the tree has its size (the first paint)."""
+        if self.cursor_node is node:
+            self.scroll_to_node(node, animate=False)
 
     def node_for(self, entry_id: str) -> TreeNode[TreeItem] | None:
         return self._entry_nodes.get(entry_id)

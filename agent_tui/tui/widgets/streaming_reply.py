@@ -80,10 +80,22 @@ class StreamingReply(Vertical):
     def add_thinking(self, delta: str) -> None:
         self.thinking += delta
 
+    def tool_streaming(self, call_id: str, name: str) -> None:
+        """The model is writing a tool call: show it before its arguments are complete."""
+        if call_id not in self._tools:
+            line = Static(Text(f"→ {name}(…)"), classes="tool-line")
+            self._tools[call_id] = line
+            self.mount(line)
+
     def tool_started(self, call_id: str, name: str, arguments: Any) -> None:
-        line = Static(Text(f"→ {name}({args_preview(arguments)}) …"), classes="tool-line")
-        self._tools[call_id] = line
-        self.mount(line)
+        text = Text(f"→ {name}({args_preview(arguments)}) running…")
+        line = self._tools.get(call_id)
+        if line is None:
+            line = Static(text, classes="tool-line")
+            self._tools[call_id] = line
+            self.mount(line)
+        else:
+            line.update(text)
 
     def tool_finished(self, call_id: str, name: str, is_error: bool) -> None:
         line = self._tools.get(call_id)
