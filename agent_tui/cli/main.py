@@ -139,6 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     start.add_argument("--session", metavar="FILE", help="the session file to continue (created if missing)")
     parser.add_argument("--leaf", metavar="ID", help="continue from this entry (a new branch)")
     parser.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high")
+    parser.add_argument(
+        "--permissions",
+        choices=("ask", "auto", "read-only"),
+        help="tool permissions: ask before commands and writes outside the cwd (the app's default), "
+        "auto (print mode's default), or read-only",
+    )
     parsed = parser.parse_args(args)
     if parsed.prompt is not None:
         from agent_tui.cli.print_mode import run_print  # the SDKs are imported only on this path

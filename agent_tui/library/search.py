@@ -17,8 +17,10 @@ every keystroke cheap. Where in a session a hit is (the entry and a snippet)
 is found afterwards by reading that one file (:meth:`Library.locate`).
 
 Query syntax: words, all of which must occur in the session (in its name, a
-label, the first message, the cwd or the text of any entry); each word matches
-as a prefix of a word in the text. Case and accents are ignored.
+label, the first message, the cwd, the file name or the text of any entry);
+each word matches the start of a word there (a one-letter word, a whole word).
+Words are runs of letters and digits: ``snake_case`` is two words. Case and
+accents are ignored.
 """
 
 from __future__ import annotations
@@ -643,10 +645,11 @@ class Library:
         matched: dict[int, dict[str, str]] = {}
         for n, word in enumerate(words):
             in_text = self._text_matches(word, chunk_files)
+            probe = f" {word} " if len(word) == 1 else f" {word}"  # one letter: the whole word
             for file_id in summaries:
                 if n and file_id not in matched:
                     continue  # already missing an earlier word
-                where = next((f for f, value in self._folded[file_id] if word in value), None)
+                where = next((f for f, value in self._folded[file_id] if probe in value), None)
                 if where is None and file_id in in_text:
                     where = "text"
                 if where is None:
@@ -665,7 +668,7 @@ class Library:
             label_word = next((w for w, f in fields.items() if f == "label"), None)
             if label_word is not None:
                 for entry_id, label in summary.labels:
-                    if label_word in fold(label):
+                    if any(w.startswith(label_word) for w in _WORD.findall(fold(label))):
                         hit.entry_id, hit.snippet = entry_id, label
                         break
             hits.append(hit)
@@ -714,13 +717,21 @@ class Library:
 
 
 def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
-    """(field, folded text) in the order a query word is looked for."""
-    fields = [("name", fold(summary.name or ""))]
-    fields.extend(("label", fold(label)) for _, label in summary.labels)
-    fields.append(("first message", fold(summary.first_message)))
-    fields.append(("cwd", fold(summary.cwd)))
-    fields.append(("file", fold(Path(summary.path).name)))
-    return [(f, v) for f, v in fields if v]
+    """(field, its words folded, each after a space) in the order a query word is looked for.
+
+    ``" " + word`` in it is then "a word of the field starts with ``word``", as in the text index.
+    """
+    fields = [("name", summary.name or "")]
+    fields.extend(("label", label) for _, label in summary.labels)
+    fields.append(("first message", summary.first_message))
+    fields.append(("cwd", summary.cwd))
+    fields.append(("file", Path(summary.path).name))
+    out = []
+    for name, value in fields:
+        words = _WORD.findall(fold(value))
+        if words:
+            out.append((name, " " + " ".join(words) + " "))
+    return out
 
 
 def _snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:

@@ -1,0 +1,223 @@
+"""The session library: listing, full-text search, incremental refresh, forks under their parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_tui.library.actions import fork_session
+from agent_tui.library.search import Library, fold, group_forks, query_words
+from agent_tui.store.session import Session
+from tests.session_builder import Builder, assistant, header, tool_result, user
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "sessions.example").glob("*.jsonl"))
+
+
+@pytest.fixture
+def library_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for path in EXAMPLES:
+        shutil.copy(path, folder / path.name)
+    b = Builder(lines=[header("s-cafe", cwd="/work/café")])
+    b.message(user("Le café est prêt? Check the espresso_machine module"))
+    b.message(assistant("checking", [("c1", "bash", {"command": "grep -rn brewTemperature src/"})]))
+    b.message(tool_result("c1", "src/machine.py:12: BREW_TEMPERATURE = 93  # celsius", name="bash"))
+    b.message(assistant("The brew temperature is 93 °C."))
+    b.write(folder / "cafe.jsonl")
+    return folder
+
+
+def make(folder: Path, db: Path) -> Library:
+    return Library([folder], db_path=db)
+
+
+def test_listing(library_dir: Path, tmp_path: Path) -> None:
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        stats = lib.refresh()
+        assert stats.files == len(EXAMPLES) + 1 and stats.indexed == stats.files and stats.unreadable == 0
+        sessions = lib.sessions()
+        assert [s.modified for s in sessions] == sorted((s.modified for s in sessions), reverse=True)
+        by_name = {Path(s.path).name: s for s in sessions}
+        branches = by_name["branches.jsonl"]
+        assert branches.name == "Fix divide by zero" and branches.cwd == "/home/dev/calc"
+        assert branches.branches == 2 and branches.entries == 21
+        assert branches.labels == [("5a0c1e0a", "divide-fixed")]
+        assert branches.first_message.startswith("tests/test_ops.py::test_divide_by_zero fails")
+        assert branches.size == (library_dir / "branches.jsonl").stat().st_size
+        assert by_name["cafe.jsonl"].branches == 1 and by_name["cafe.jsonl"].title.startswith("Le café")
+        # nothing changed: a second refresh reads nothing
+        again = lib.refresh()
+        assert again.indexed == again.extended == again.bytes_read == 0
+
+
+def test_search_ranks_and_matches(library_dir: Path, tmp_path: Path) -> None:
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        hits = lib.search("divide")
+        names = [Path(h.session.path).name for h in hits]
+        assert names[0] == "branches.jsonl" and hits[0].matched == {"divide": "name"}
+        assert len(names) >= 3 and all(h.score >= hits[-1].score for h in hits)
+        # prefixes, several words (all must match), tool output, accents and case
+        assert [Path(h.session.path).name for h in lib.search("brew_temp")] == ["cafe.jsonl"]
+        assert [Path(h.session.path).name for h in lib.search("CAFE espresso")] == ["cafe.jsonl"]
+        assert lib.search("espresso divide") == []
+        assert lib.search("zzzunknownword") == []
+        celsius = lib.search("celsius", locate=1)
+        assert [Path(h.session.path).name for h in celsius] == ["cafe.jsonl"]
+        assert celsius[0].matched == {"celsius": "text"} and "celsius" in (celsius[0].snippet or "")
+        assert celsius[0].entry_id == "e0003"  # the tool result that said it
+        # a label: the hit points at the labelled entry
+        label = lib.search("divide-fixed")[0]
+        assert label.entry_id == "5a0c1e0a" and label.matched["fixed"] == "label"
+        # an empty query lists everything, most recent first
+        assert len(lib.search("")) == len(EXAMPLES) + 1
+        # locate finds the latest entry holding every word
+        hit = lib.search("ZeroDivisionError ValueError", locate=3)[0]
+        assert hit.entry_id is not None and "ZeroDivisionError" in (hit.snippet or "")
+
+
+def test_system_prompts_are_not_searched(library_dir: Path, tmp_path: Path) -> None:
+    b = Builder()
+    b.message({"role": "system", "content": "You are a helpful frobnicator.", "timestamp": 1})
+    b.message(user("hello"))
+    b.write(library_dir / "sys.jsonl")
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        assert lib.search("frobnicator") == []
+
+
+def test_refresh_is_incremental(library_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    with make(library_dir, db) as lib:
+        lib.refresh()
+        assert lib.search("quasar") == []
+        with Session.open(library_dir / "cafe.jsonl") as session:
+            session.append_message(
+                {"role": "user", "content": "what about the quasar module?", "timestamp": 9}
+            )
+            session.rename("Coffee and quasars")
+        stats = lib.refresh()
+        assert stats.extended == 1 and stats.indexed == 0
+        hits = lib.search("quasar")
+        assert [Path(h.session.path).name for h in hits] == ["cafe.jsonl"]
+        assert hits[0].matched == {"quasar": "name"} and hits[0].session.entries == 6
+        assert lib.search("celsius")  # the older text is still there
+        # another program replaces a file: indexed again, the old text forgotten
+        replacement = Builder(lines=[header("other-id")])
+        replacement.message(user("nebula only"))
+        replacement.write(library_dir / "cafe.jsonl")
+        os.utime(library_dir / "cafe.jsonl", ns=(1, 1))
+        stats = lib.refresh()
+        assert stats.indexed == 1
+        assert lib.search("celsius") == [] and len(lib.search("nebula")) == 1
+        # a file that disappears is forgotten
+        (library_dir / "cafe.jsonl").unlink()
+        assert lib.refresh().removed == 1 and lib.search("nebula") == []
+    # the cache survives a restart, and a new Library sees what the last one indexed
+    with make(library_dir, db) as lib:
+        assert lib.refresh().bytes_read == 0 and lib.search("divide")
+
+
+def test_index_is_rebuildable(library_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    with make(library_dir, db) as lib:
+        lib.refresh()
+        first = [h.session.path for h in lib.search("divide")]
+    db.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    with make(library_dir, db) as lib:
+        assert lib.refresh().indexed == len(EXAMPLES) + 1
+        assert [h.session.path for h in lib.search("divide")] == first
+        assert lib.rebuild().indexed == len(EXAMPLES) + 1
+        assert [h.session.path for h in lib.search("divide")] == first
+
+
+def test_forks_are_grouped_under_their_parent(library_dir: Path, tmp_path: Path) -> None:
+    source = library_dir / "branches.jsonl"
+    fork = fork_session(source, "5a0c1e10", library_dir / "fork.jsonl")
+    fork_of_fork = fork_session(fork, None, library_dir / "fork2.jsonl")
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        tree = lib.tree()
+        top = {Path(n.summary.path).name: n for n in tree}
+        assert "fork.jsonl" not in top and "fork2.jsonl" not in top
+        node = top["branches.jsonl"]
+        assert [Path(f.summary.path).name for f in node.forks] == ["fork.jsonl"]
+        assert [Path(f.summary.path).name for f in node.forks[0].forks] == ["fork2.jsonl"]
+        assert [(d, Path(s.path).name) for d, s in node.walk()] == [
+            (0, "branches.jsonl"),
+            (1, "fork.jsonl"),
+            (2, "fork2.jsonl"),
+        ]
+        assert len(tree) + 2 == len(lib.sessions())
+    assert fork_of_fork.exists()
+
+
+def test_group_forks_survives_a_parent_cycle(library_dir: Path, tmp_path: Path) -> None:
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        a, b = lib.sessions()[:2]
+    a.parent_session, b.parent_session = b.path, a.path
+    roots = group_forks([a, b])
+    assert sum(1 for r in roots for _ in r.walk()) == 2
+
+
+def test_query_words() -> None:
+    assert query_words("Café, CAFE café-au-lait snake_case") == ["cafe", "au", "lait", "snake", "case"]
+    assert fold("Ñandú") == "nandu" and query_words("  ") == []
+
+
+def test_search_command(library_dir: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agent_tui", "sessions", "--session-dir", str(library_dir), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+
+    out = run("--search", "divide")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].endswith("Fix divide by zero  [name]")
+    data = json.loads(run("--search", "celsius", "--json").stdout)
+    assert len(data) == 1 and data[0]["entryId"] == "e0003" and "celsius" in data[0]["snippet"]
+    none = run("--search", "zzznothing")
+    assert none.returncode == 1 and "no sessions match" in none.stderr
+    assert (tmp_path / "home" / "index" / "library-v1.sqlite3").exists()  # the cache lives in the data dir
+
+
+def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
+    """300 sessions: every prefix of a query answers well within a keystroke (see bench/search_bench.py)."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    for n in range(300):
+        b = Builder(lines=[header(f"s{n}")])
+        b.message(user(f"session {n}: refactor the module_{n % 37} parser and widget_{n}"))
+        b.message(
+            assistant(f"done with module_{n % 37}", [(f"c{n}", "bash", {"command": f"pytest tests/t{n}.py"})])
+        )
+        b.message(tool_result(f"c{n}", f"{n} passed\nwarning: deprecated_call_{n % 11}", name="bash"))
+        b.write(folder / f"{n:04d}.jsonl")
+    with make(folder, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        query = "module_5 deprecated_call_3"
+        worst = 0.0
+        for i in range(1, len(query) + 1):
+            started = time.perf_counter()
+            hits = lib.search(query[:i], limit=20)
+            worst = max(worst, time.perf_counter() - started)
+        # words, not phrases: module_5 + deprecated_call_3 (190) and module_3 + deprecated_call_5 (225)
+        assert {Path(h.session.path).name for h in hits} == {"0190.jsonl", "0225.jsonl"}
+        assert worst < 0.1, f"a keystroke took {worst * 1000:.0f} ms"
