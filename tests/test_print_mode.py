@@ -229,7 +229,7 @@ def test_ctrl_c_aborts_and_keeps_the_partial_reply(env: Env, server: FakeModelSe
         text=True,
     )
     assert proc.stdout is not None
-    first = proc.stdout.read(3)  # wait for the reply to start
+    first = os.read(proc.stdout.fileno(), 3).decode()  # wait for the reply to start (unbuffered)
     assert first
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)

@@ -444,7 +444,13 @@ class AgentLoop:
                     except ToolError as e:
                         item = ToolResult.text(str(e), is_error=True)
                     else:
-                        refusal = await self._permit(tool.name, prepared, str(call.get("id")), emit)
+                        try:
+                            refusal = await self._permit(tool.name, prepared, str(call.get("id")), emit)
+                        except BaseException:  # the calls already running must not outlive the turn
+                            for _, running in started:
+                                if isinstance(running, asyncio.Task):
+                                    running.cancel()
+                            raise
                         if refusal is not None:
                             item = ToolResult.text(refusal, is_error=True)
                         else:

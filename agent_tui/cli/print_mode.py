@@ -1,9 +1,16 @@
 """``agent-tui -p PROMPT``: one turn without the app.
 
 The reply streams to stdout; tool activity, retries and the session path go to
-stderr as short lines. Tools run without asking (permission modes come with the
-safety issue). Exit codes: 0 done, 1 error (one clear line on stderr), 130
-aborted (Ctrl+C).
+stderr as short lines. Tools run without asking unless ``--permissions`` says
+otherwise (``ask`` asks on the terminal, or refuses when stdin is not one;
+``read-only`` refuses writes, edits and commands). Secrets are redacted from
+what is printed as from the session: the reply is held back a line at a time
+(see ``StreamRedactor``). Exit codes: 0 done, 1 error (one clear line on
+stderr), 130 aborted (Ctrl+C).
+
+``AGENT_TUI_DEBUG_ACK=FILE`` appends the id of every entry to FILE once its
+write has returned (the crash tests use it to know which entries were
+acknowledged).
 """
 
 from __future__ import annotations
@@ -14,10 +21,12 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from agent_tui.agent.events import (
+    EntryAppended,
     Retrying,
     TextDelta,
     ToolFinished,
@@ -26,20 +35,35 @@ from agent_tui.agent.events import (
     TurnError,
 )
 from agent_tui.agent.loop import AgentLoop, build_agent
+from agent_tui.agent.permissions import (
+    Approver,
+    Decision,
+    PermissionMode,
+    PermissionModeError,
+    PermissionRequest,
+    Permissions,
+    mode_from_config_file,
+)
 from agent_tui.config import ConfigError, load_config
 from agent_tui.store.errors import StoreError
 from agent_tui.store.listing import list_sessions
 from agent_tui.store.paths import session_dir_for
+from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.store.session import Session
 
 EXIT_ERROR = 1
 EXIT_ABORTED = 130
+ACK_ENV = "AGENT_TUI_DEBUG_ACK"
 
 
 def _fail(message: str) -> int:
     text = message if message.startswith("agent-tui") else f"agent-tui: {message}"
-    print(text, file=sys.stderr)
+    print(_redact(text), file=sys.stderr)
     return EXIT_ERROR
+
+
+def _redact(text: str) -> str:
+    return redact_text(text)[0] if StreamRedactor().enabled else text
 
 
 def open_session(args: argparse.Namespace, cwd: str) -> tuple[Session, str | None]:
@@ -68,23 +92,39 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
     detail = " ".join(detail.split())
     if len(detail) > 120:
         detail = detail[:117] + "..."
-    return f"{name} {detail}".rstrip()
+    return _redact(f"{name} {detail}".rstrip())
 
 
-async def stream_turn(loop: AgentLoop, prompt: str, out: TextIO, err: TextIO) -> int:
-    """Run one turn, writing the reply to ``out`` and activity to ``err``; return the exit code."""
+async def stream_turn(
+    loop: AgentLoop, prompt: str, out: TextIO, err: TextIO, *, ack: Callable[[str], None] | None = None
+) -> int:
+    """Run one turn, writing the reply to ``out`` and activity to ``err``; return the exit code.
+
+    ``ack`` is called with each appended entry's id, after its write returned.
+    """
     wrote_text = False
     ends_with_newline = True
     code = 0
     error: str | None = None
     calls: dict[str, str] = {}
-    async for event in loop.run(prompt):
-        if isinstance(event, TextDelta):
-            out.write(event.text)
+    redactor = StreamRedactor()
+
+    def write_out(text: str) -> None:
+        nonlocal wrote_text, ends_with_newline
+        if text:
+            out.write(text)
             out.flush()
             wrote_text = True
-            ends_with_newline = event.text.endswith("\n")
+            ends_with_newline = text.endswith("\n")
+
+    async for event in loop.run(prompt):
+        if isinstance(event, TextDelta):
+            write_out(redactor.feed(event.text))
+        elif isinstance(event, EntryAppended):
+            if ack is not None:
+                ack(event.entry_id)
         elif isinstance(event, ToolStarted):
+            write_out(redactor.flush())
             if wrote_text and not ends_with_newline:
                 out.write("\n")
                 out.flush()
@@ -96,7 +136,7 @@ async def stream_turn(loop: AgentLoop, prompt: str, out: TextIO, err: TextIO) ->
                 print(f"  {event.name} failed", file=err, flush=True)
         elif isinstance(event, Retrying):
             print(
-                f"retrying in {event.delay:.1f}s (attempt {event.attempt}): {event.reason}",
+                _redact(f"retrying in {event.delay:.1f}s (attempt {event.attempt}): {event.reason}"),
                 file=err,
                 flush=True,
             )
@@ -107,15 +147,95 @@ async def stream_turn(loop: AgentLoop, prompt: str, out: TextIO, err: TextIO) ->
                 code = EXIT_ABORTED
             elif event.stop_reason == "error":
                 code = EXIT_ERROR
+    write_out(redactor.flush())
     if wrote_text and not ends_with_newline:
         out.write("\n")
         out.flush()
     if code == EXIT_ABORTED:
         print("agent-tui: aborted", file=err, flush=True)
     elif error is not None:
-        print(f"agent-tui: {error}", file=err, flush=True)
+        print(_redact(f"agent-tui: {error}"), file=err, flush=True)
         code = EXIT_ERROR
     return code
+
+
+def _ack_writer() -> Callable[[str], None] | None:
+    """AGENT_TUI_DEBUG_ACK=FILE: one entry id per line, appended once the entry's write has returned."""
+    target = os.environ.get(ACK_ENV)
+    if not target:
+        return None
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+    def ack(entry_id: str) -> None:
+        os.write(fd, f"{entry_id}\n".encode())
+
+    return ack
+
+
+# -- asking on the terminal --------------------------------------------------------------------
+
+
+def terminal_approver(stdin: TextIO, err: TextIO) -> Approver:
+    """Asks each question on ``err`` and reads the answer from the terminal ``stdin``."""
+
+    async def approve(request: PermissionRequest) -> Decision:
+        err.write(
+            f"agent-tui: allow {request.tool} {request.summary} ({request.reason})? "
+            "[y] once, [a] for this session, [n] deny: "
+        )
+        err.flush()
+        answer = (await read_line(stdin)).strip().lower()
+        if answer in ("y", "yes"):
+            return Decision.ALLOW_ONCE
+        if answer in ("a", "always", "s", "session"):
+            return Decision.ALLOW_SESSION
+        return Decision.DENY
+
+    return approve
+
+
+async def read_line(stream: TextIO) -> str:
+    """One line from a terminal without blocking the event loop (and cancellable: Ctrl+C aborts it)."""
+    loop = asyncio.get_running_loop()
+    fd = stream.fileno()
+    done: asyncio.Future[str] = loop.create_future()
+    buffer = bytearray()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            chunk = b""
+        buffer.extend(chunk)
+        if (not chunk or b"\n" in buffer) and not done.done():
+            done.set_result(buffer.split(b"\n", 1)[0].decode(errors="replace"))
+
+    loop.add_reader(fd, readable)
+    try:
+        return await done
+    finally:
+        loop.remove_reader(fd)
+
+
+def make_permissions(
+    args: argparse.Namespace, config_path: Path | None, prompt_from_stdin: bool
+) -> Permissions:
+    """Print mode's policy: ``auto`` unless --permissions, AGENT_TUI_PERMISSIONS or the config file say otherwise."""
+    mode = mode_from_config_file(getattr(args, "permissions", None), config_path, default=PermissionMode.AUTO)
+    if mode is not PermissionMode.ASK:
+        return Permissions(mode)
+    if not prompt_from_stdin and sys.stdin is not None and sys.stdin.isatty():
+        return Permissions(mode, terminal_approver(sys.stdin, sys.stderr))
+    print(
+        "agent-tui: --permissions ask: stdin is not a terminal, so commands and writes outside the "
+        "working directory will be refused",
+        file=sys.stderr,
+    )
+    return Permissions(
+        mode,
+        None,
+        no_approver_reason="agent-tui -p cannot ask (stdin is not a terminal; run with --permissions auto to allow it)",
+    )
 
 
 async def _main(loop: AgentLoop, prompt: str) -> int:
@@ -133,7 +253,7 @@ async def _main(loop: AgentLoop, prompt: str) -> int:
         event_loop.add_signal_handler(signal.SIGINT, interrupt)
         event_loop.add_signal_handler(signal.SIGTERM, interrupt)
     try:
-        return await stream_turn(loop, prompt, sys.stdout, sys.stderr)
+        return await stream_turn(loop, prompt, sys.stdout, sys.stderr, ack=_ack_writer())
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             event_loop.remove_signal_handler(signal.SIGINT)
@@ -143,7 +263,8 @@ async def _main(loop: AgentLoop, prompt: str) -> int:
 
 def run_print(args: argparse.Namespace) -> int:
     prompt = str(args.prompt)
-    if prompt == "-":
+    from_stdin = prompt == "-"
+    if from_stdin:
         prompt = sys.stdin.read()
     if not prompt.strip():
         return _fail("empty prompt")
@@ -156,7 +277,8 @@ def run_print(args: argparse.Namespace) -> int:
             base_url=args.base_url,
             thinking=getattr(args, "thinking", None),
         )
-    except ConfigError as e:
+        permissions = make_permissions(args, config.config_path, from_stdin)
+    except (ConfigError, PermissionModeError) as e:
         return _fail(str(e))
     cwd = os.getcwd()
     try:
@@ -170,7 +292,7 @@ def run_print(args: argparse.Namespace) -> int:
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        loop = build_agent(session, config)
+        loop = build_agent(session, config, permissions=permissions)
         code = asyncio.run(_main(loop, prompt))
         print(f"agent-tui: session {session.path}", file=sys.stderr)
         return code

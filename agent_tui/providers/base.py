@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from agent_tui.projection.request import Prepared
 from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
+from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.redact import redact_value, redaction_enabled
 
 JSONObject = dict[str, Any]
@@ -151,7 +152,7 @@ def log_request(path: str | os.PathLike[str] | None, body: JSONObject) -> None:
     if redaction_enabled():
         body = redact_value(body)
     target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(target.parent)
     line = json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n"
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:

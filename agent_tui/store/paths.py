@@ -34,5 +34,29 @@ def session_dir_for(cwd: str | Path, session_dir: str | Path | None = None) -> P
     return sessions_root() / encode_cwd(cwd)
 
 
+def make_private_dirs(folder: str | Path) -> None:
+    """Create ``folder`` and any missing parents, each one we create private (0700, whatever the umask).
+
+    ``Path.mkdir(parents=True, mode=...)`` applies the mode to the last folder only;
+    folders that already exist are left as they are.
+    """
+    folder = Path(folder)
+    missing: list[Path] = []
+    current = folder
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            if not path.is_dir():
+                raise
+            continue  # made by someone else meanwhile: not ours to change
+        os.chmod(path, 0o700)
+
+
 def session_file_name(session_id: str, timestamp_iso: str) -> str:
     return timestamp_iso.replace(":", "-").replace(".", "-") + f"_{session_id}.jsonl"

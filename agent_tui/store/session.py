@@ -49,6 +49,18 @@ class Session:
         """
         path = Path(path)
         writer = SessionWriter.open(path, fsync) if write else None
+        if writer is not None and writer.size == 0:
+            # Created, then the process died before the header was written: starting the file
+            # now is an append to an empty file, not a rewrite.
+            try:
+                header_json = _new_header(os.getcwd())
+                writer.append(header_json)
+            except BaseException:
+                writer.close()
+                raise
+            return cls(
+                path, LoadedFile(header=header_json, entries=[], size=writer.size, lines=1), writer, None
+            )
         try:
             loaded = read_file(path)
             if writer is not None:
@@ -81,17 +93,12 @@ class Session:
         path: str | Path | None = None,
     ) -> Session:
         """Create a new session file (exclusively) in ``session_dir``, or at ``path``."""
-        from agent_tui.store.entries import SessionHeader, now_iso
-
-        session_id = str(uuid.uuid4())
-        timestamp = now_iso()
-        header = SessionHeader(id=session_id, timestamp=timestamp, cwd=str(Path(cwd).resolve()))
-        if parent_session is not None:
-            header.parentSession = parent_session
+        header_json = _new_header(cwd, parent_session)
         target = (
-            Path(path) if path is not None else Path(session_dir) / session_file_name(session_id, timestamp)
+            Path(path)
+            if path is not None
+            else Path(session_dir) / session_file_name(header_json["id"], header_json["timestamp"])
         )
-        header_json = header.to_json()
         writer = SessionWriter.create(target, header_json, fsync)
         loaded = LoadedFile(header=header_json, entries=[], size=writer.size, lines=1)
         return cls(target, loaded, writer, None)
@@ -247,6 +254,15 @@ class Session:
         return write_new_session(
             Path(out), self.cwd, kept, parent_session=str(self.path.resolve()), fsync=fsync
         )
+
+
+def _new_header(cwd: str | Path, parent_session: str | None = None) -> JSONObject:
+    from agent_tui.store.entries import SessionHeader, now_iso
+
+    header = SessionHeader(id=str(uuid.uuid4()), timestamp=now_iso(), cwd=str(Path(cwd).resolve()))
+    if parent_session is not None:
+        header.parentSession = parent_session
+    return header.to_json()
 
 
 def fork_entries(index: SessionIndex, entry_id: str | None = None) -> list[JSONObject]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from agent_tui.store.errors import ConcurrentChangeError, SessionLockedError, StoreError
+from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.record import JSONObject
 
 _encode = msgspec.json.Encoder().encode
@@ -58,7 +59,10 @@ class SessionWriter:
     @classmethod
     def create(cls, path: Path, header: JSONObject, fsync: FsyncPolicy | None = None) -> SessionWriter:
         """Create a new session file holding ``header``. Fails if the file exists."""
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            make_private_dirs(path.parent)
+        except OSError as e:
+            raise StoreError(f"{path.parent}: cannot create the folder: {e.strerror}") from None
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
         except FileExistsError:

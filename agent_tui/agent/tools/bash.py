@@ -27,6 +27,7 @@ from agent_tui.agent.tools.truncate import (
     format_size,
     truncate_tail,
 )
+from agent_tui.store.redact import StreamRedactor
 
 EXIT_STDIO_GRACE = 0.1  # after the shell exits, keep reading while output still arrives
 MAX_TIMEOUT = 2_147_483.647
@@ -50,6 +51,10 @@ class OutputAccumulator:
         self._closed_bytes = 0  # of the last complete line
         self.temp_path: str | None = None
         self._temp: IO[bytes] | None = None
+        # The full-output file is ours: secrets in it are redacted as in the session (AGENT_TUI_REDACT).
+        redactor = StreamRedactor()
+        self._redactor = redactor if redactor.enabled else None
+        self._temp_decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     @property
     def total_lines(self) -> int:
@@ -60,8 +65,7 @@ class OutputAccumulator:
         self._add_text(self._decoder.decode(data))
         if self._temp is not None or self._long():
             self._ensure_temp()
-            assert self._temp is not None
-            self._temp.write(data)
+            self._write_temp(data)
         elif data:
             self._raw.append(data)
 
@@ -70,7 +74,17 @@ class OutputAccumulator:
         if self._long():
             self._ensure_temp()
         if self._temp is not None:
+            if self._redactor is not None:
+                rest = self._temp_decoder.decode(b"", final=True)
+                self._temp.write((self._redactor.feed(rest) + self._redactor.flush()).encode())
             self._temp.close()
+
+    def _write_temp(self, data: bytes) -> None:
+        assert self._temp is not None
+        if self._redactor is None:
+            self._temp.write(data)
+        else:
+            self._temp.write(self._redactor.feed(self._temp_decoder.decode(data)).encode())
 
     def _long(self) -> bool:
         return (
@@ -116,7 +130,7 @@ class OutputAccumulator:
         fd, self.temp_path = tempfile.mkstemp(prefix="agent-tui-bash-", suffix=".log")
         self._temp = os.fdopen(fd, "wb")
         for chunk in self._raw:
-            self._temp.write(chunk)
+            self._write_temp(chunk)
         self._raw.clear()
 
     def snapshot(self) -> Truncation:

@@ -1,0 +1,336 @@
+"""Which tool calls run, which need the user's yes, which are refused.
+
+Three modes:
+
+- ``ask`` (the app's default): ``bash`` and any tool that is not known to only
+  read, and ``write``/``edit`` outside the session's directory, wait for the
+  user's answer: allow once, allow for the rest of this process
+  ("allow-session"), or deny.
+- ``auto`` (print mode's default): everything runs.
+- ``read-only``: ``write``, ``edit``, ``bash`` (and unknown tools) are refused
+  with a tool error the model reads.
+
+Paths are resolved the way the tools resolve them, then with
+``os.path.realpath``, and compared with the real path of the session's cwd, so
+``..``, absolute paths, symlinks pointing out and a symlinked cwd cannot pass
+for "inside".
+
+Every decision on a gated call is one ``custom`` entry (pi's state entry type:
+never in context, pi-compatible) with ``customType`` ``agent-tui.permission``
+and ``data`` ``{tool, summary, decision, scope, mode, toolCallId}``; decisions
+are ``allow-once``, ``allow-session``, ``deny``, ``auto`` and
+``read-only-refused``. :func:`session_scopes` re-derives the allow-session
+scopes from those entries.
+
+The face decides how to ask: an :data:`Approver` is an async callback from a
+:class:`PermissionRequest` to a :class:`Decision` (the app shows a modal; print
+mode asks on the terminal, or refuses when stdin is not one).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from agent_tui.agent.tools.base import resolve_path
+from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.redact import redact_text
+
+RECORD_TYPE = "agent-tui.permission"
+MODE_ENV = "AGENT_TUI_PERMISSIONS"
+READ_TOOLS = frozenset({"read", "ls", "grep", "find"})
+FILE_TOOLS = frozenset({"write", "edit"})
+SUMMARY_LIMIT = 200
+#: Shell syntax that chains or substitutes commands: a prefix scope ("bash:git *") never covers these.
+_SHELL_CONTROL = re.compile(r"[;&|`\n<>]|\$\(")
+
+
+class PermissionMode(StrEnum):
+    ASK = "ask"
+    AUTO = "auto"
+    READ_ONLY = "read-only"
+
+
+class Decision(StrEnum):
+    """What an approver answers."""
+
+    ALLOW_ONCE = "allow-once"
+    ALLOW_SESSION = "allow-session"
+    DENY = "deny"
+
+
+#: What is recorded: an approver's decision, or the mode's.
+RECORDED_DECISIONS = ("allow-once", "allow-session", "deny", "auto", "read-only-refused")
+
+
+class PermissionModeError(Exception):
+    """A permission mode that does not exist (the message names the accepted ones)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest:
+    """One tool call that needs the user's answer (or that the mode decides)."""
+
+    tool: str
+    call_id: str
+    arguments: Mapping[str, Any]  # as the model sent them; show ``summary``, which is redacted
+    summary: str  # one line: the command, or the path (and where it really points)
+    reason: str  # why it is gated, e.g. "runs a shell command"
+    scope: str  # what "allow for this session" remembers, e.g. "bash:npm test" or "file:/etc/hosts"
+    cwd: str
+    path: str | None = None  # write/edit: the real path of the target
+
+    def prompt(self) -> str:
+        """A one-line question for a terminal or a modal title."""
+        return f"{self.tool} {self.summary} ({self.reason})"
+
+
+Approver = Callable[[PermissionRequest], Awaitable[Decision]]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome for one call: run it or not, and what to record."""
+
+    allowed: bool
+    decision: str | None  # recorded decision; None: the call is not gated (nothing recorded)
+    request: PermissionRequest | None = None
+    message: str | None = None  # the tool error the model reads when the call is refused
+    remembered: bool = False  # allowed by an earlier allow-session answer
+
+    def entry(self, mode: PermissionMode) -> JSONObject | None:
+        """The ``custom`` entry fields recording this verdict (None when there is nothing to record)."""
+        if self.decision is None or self.request is None:
+            return None
+        data: JSONObject = {
+            "tool": self.request.tool,
+            "summary": self.request.summary,
+            "decision": self.decision,
+            "scope": self.request.scope,
+            "mode": mode.value,
+            "toolCallId": self.request.call_id,
+        }
+        if self.remembered:
+            data["remembered"] = True
+        return {"type": "custom", "customType": RECORD_TYPE, "data": data}
+
+
+def parse_mode(value: str | None) -> PermissionMode | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return PermissionMode(value.strip().lower())
+    except ValueError:
+        choices = ", ".join(m.value for m in PermissionMode)
+        raise PermissionModeError(
+            f"agent-tui: unknown permission mode {value!r}: use one of {choices}"
+        ) from None
+
+
+def resolve_mode(
+    flag: str | None,
+    *,
+    default: PermissionMode,
+    config_data: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> PermissionMode:
+    """The mode: ``--permissions`` over ``AGENT_TUI_PERMISSIONS`` over ``permissions = "..."`` in the
+    config file over the face's default (``ask`` for the app, ``auto`` for print mode)."""
+    env = os.environ if env is None else env
+    for value in (flag, env.get(MODE_ENV), (config_data or {}).get("permissions")):
+        if value is not None and not isinstance(value, str):
+            raise PermissionModeError(f"agent-tui: permissions must be a string, not {value!r}")
+        mode = parse_mode(value)
+        if mode is not None:
+            return mode
+    return default
+
+
+def mode_from_config_file(
+    flag: str | None, config_path: Path | None, *, default: PermissionMode
+) -> PermissionMode:
+    """:func:`resolve_mode` reading the config file at ``config_path`` (missing: no setting)."""
+    from agent_tui.config import read_config_file
+
+    data = read_config_file(config_path) if config_path is not None else {}
+    return resolve_mode(flag, default=default, config_data=data)
+
+
+def inside(path: str, cwd: str) -> bool:
+    """Whether the real ``path`` is ``cwd`` or under it (both resolved through symlinks)."""
+    root = os.path.realpath(cwd)
+    try:
+        return os.path.commonpath([os.path.realpath(path), root]) == root
+    except ValueError:  # different drives (Windows)
+        return False
+
+
+def real_target(path: str, cwd: str) -> str:
+    """Where a tool's ``path`` argument really points: resolved as the tools do, then through symlinks."""
+    return os.path.realpath(resolve_path(path, cwd))
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    text = redact_text(text)[0]
+    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 3] + "..."
+
+
+def scope_covers(scope: str, key: str) -> bool:
+    """Whether an allow-session ``scope`` covers the call whose exact scope is ``key``.
+
+    Exact scopes cover the same call; a scope ending in ``*`` covers what starts with
+    the rest, except bash commands that chain or substitute commands.
+    """
+    if scope == key:
+        return True
+    if not scope.endswith("*"):
+        return False
+    prefix = scope[:-1]
+    if not key.startswith(prefix):
+        return False
+    return not (key.startswith("bash:") and _SHELL_CONTROL.search(key[len("bash:") :]))
+
+
+@dataclass
+class Permissions:
+    """The policy of one process: a mode, an approver, and the scopes allowed for the session."""
+
+    mode: PermissionMode = PermissionMode.ASK
+    approver: Approver | None = None
+    #: Why no one can be asked (e.g. print mode without a terminal): the denial says so.
+    no_approver_reason: str = "no one is there to answer"
+    allowed_scopes: set[str] = field(default_factory=set)
+
+    def request_for(
+        self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = ""
+    ) -> PermissionRequest | None:
+        """The request a call would make, or None when it never needs permission (reads, writes inside cwd)."""
+        if tool in READ_TOOLS:
+            return None
+        if tool in FILE_TOOLS:
+            raw = str(arguments.get("path", ""))
+            target = real_target(raw, cwd)
+            if inside(target, cwd) and self.mode is not PermissionMode.READ_ONLY:
+                return None
+            shown = raw if os.path.normpath(resolve_path(raw, cwd)) == target else f"{raw} -> {target}"
+            where = "outside the working directory" if not inside(target, cwd) else "in read-only mode"
+            return PermissionRequest(
+                tool,
+                call_id,
+                arguments,
+                _one_line(shown),
+                f"{'writes' if tool == 'write' else 'edits'} a file {where}",
+                f"file:{target}",
+                cwd,
+                target,
+            )
+        if tool == "bash":
+            command = str(arguments.get("command", ""))
+            scope = "bash:" + redact_text(command.strip())[0]  # whole, never shortened: it is what is allowed
+            return PermissionRequest(
+                tool, call_id, arguments, _one_line(command), "runs a shell command", scope, cwd
+            )
+        summary = _one_line(_arguments_text(arguments))
+        return PermissionRequest(
+            tool, call_id, arguments, summary, "a tool that may change things", f"tool:{tool}", cwd
+        )
+
+    def remember(self, scope: str) -> None:
+        self.allowed_scopes.add(scope)
+
+    def restore(self, entries: Iterable[Entry]) -> int:
+        """Allow again what an earlier run allowed for the session (from its entries); returns how many."""
+        scopes = session_scopes(entries)
+        self.allowed_scopes |= scopes
+        return len(scopes)
+
+    async def check(self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = "") -> Verdict:
+        """Decide one call: asks the approver in ``ask`` mode (unless an allow-session scope covers it)."""
+        request = self.request_for(tool, arguments, cwd, call_id)
+        if request is None:
+            return Verdict(True, None)
+        if self.mode is PermissionMode.AUTO:
+            return Verdict(True, "auto", request)
+        if self.mode is PermissionMode.READ_ONLY:
+            return Verdict(
+                False,
+                "read-only-refused",
+                request,
+                f'Refused: agent-tui is in read-only mode, so the "{tool}" tool cannot run ({request.summary}). '
+                "Writes, edits and shell commands are refused; read, ls, grep and find still work. "
+                "Ask the user to switch modes if a change is needed.",
+            )
+        if any(scope_covers(scope, request.scope) for scope in self.allowed_scopes):
+            return Verdict(True, "allow-session", request, remembered=True)
+        if self.approver is None:
+            return Verdict(
+                False,
+                "deny",
+                request,
+                f'Permission denied: "{tool}" ({request.summary}) needs the user\'s confirmation and '
+                f"{self.no_approver_reason}. Do not retry it.",
+            )
+        decision = Decision(await self.approver(request))
+        if decision is Decision.DENY:
+            return Verdict(
+                False,
+                "deny",
+                request,
+                f'Permission denied: the user did not allow "{tool}" ({request.summary}). '
+                "Do not retry the same call; ask the user or do something else.",
+            )
+        if decision is Decision.ALLOW_SESSION:
+            self.remember(request.scope)
+        return Verdict(True, decision.value, request)
+
+
+def _arguments_text(arguments: Mapping[str, Any]) -> str:
+    import json
+
+    try:
+        return json.dumps(dict(arguments), ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+def session_scopes(entries: Iterable[Entry]) -> set[str]:
+    """The allow-session scopes recorded in ``entries`` (permission entries with that decision)."""
+    scopes: set[str] = set()
+    for entry in entries:
+        if entry.type != "custom" or entry.data.get("customType") != RECORD_TYPE:
+            continue
+        data = entry.data.get("data")
+        if isinstance(data, Mapping) and data.get("decision") == "allow-session":
+            scope = data.get("scope")
+            if isinstance(scope, str) and scope:
+                scopes.add(scope)
+    return scopes
+
+
+__all__ = [
+    "FILE_TOOLS",
+    "MODE_ENV",
+    "READ_TOOLS",
+    "RECORDED_DECISIONS",
+    "RECORD_TYPE",
+    "Approver",
+    "Decision",
+    "PermissionMode",
+    "PermissionModeError",
+    "PermissionRequest",
+    "Permissions",
+    "Verdict",
+    "inside",
+    "mode_from_config_file",
+    "parse_mode",
+    "real_target",
+    "resolve_mode",
+    "scope_covers",
+    "session_scopes",
+]
