@@ -53,6 +53,8 @@ def serve(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("app_args", nargs=argparse.REMAINDER, help="arguments for agent-tui itself")
     args = parser.parse_args(argv)
+    if args.app_args[:1] == ["--"]:
+        args.app_args = args.app_args[1:]
     try:
         from textual_serve.server import Server
     except ImportError:
