@@ -619,3 +619,51 @@ async def test_a_20000_entry_session_opens_with_a_short_tree_and_a_pruned_chat(t
         # a hide there updates the panel at once
         await app.action_hide("m000010")
         await wait_for(pilot, lambda: "hidden" in row_for(app, "m000010"), "hidden")
+
+
+async def test_uncompact_continues_from_before_the_compaction(tmp_path: Path) -> None:
+    path = sample_session(tmp_path)
+    factory = ScriptedFactory()
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        app.composer.set_text("/compact the parser")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and last_entry(path)["type"] == "compaction", "compaction")
+        compaction = last_entry(path)
+        app.composer.set_text("/uncompact")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: last_entry(path)["type"] == "custom", "the leaf moved back")
+        assert last_entry(path)["parentId"] == compaction["parentId"]
+        assert not any("summarized" in r for r in panel_rows(app))
+        assert "hidden" in row_for(app, "r1")
+
+
+def test_serve_runs_the_app_in_a_browser(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_tui", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        page = ""
+        for _ in range(200):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1) as response:
+                    page = response.read().decode()
+                break
+            except OSError:
+                time.sleep(0.05)
+        assert "textual.js" in page, "textual-serve's page"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -669,6 +669,22 @@ class AgentTuiApp(App[None]):
 
     _compact_prompted = False
 
+    async def action_uncompact(self) -> None:
+        """Continue from the entry before the latest compaction (one appended leaf move)."""
+        if not compaction_available():
+            self.notify(COMPACTION_NOTICE, severity="warning")
+            return
+        from agent_tui.agent.compaction import CompactionError, undo_compaction
+
+        def undo(session: Session) -> None:
+            try:
+                undo_compaction(session)
+            except CompactionError as e:
+                raise StoreError(str(e)) from e
+
+        if await self._append(undo):
+            self.notify("Continuing from before the latest compaction.")
+
     # Focus at once (``Widget.focus`` is deferred, so keys typed right after would go elsewhere).
 
     def action_focus_tree(self) -> None:
@@ -746,6 +762,8 @@ class AgentTuiApp(App[None]):
             self.action_thinking(arg or None)
         elif name == "compact":
             self.action_compact(arg or None)
+        elif name == "uncompact":
+            await self.action_uncompact()
         elif name == "theme":
             if arg:
                 if arg in self.available_themes:

@@ -21,6 +21,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "The next message continues from it",
     ),
     SlashCommand("compact", "/compact [FOCUS]", "Compact the context", "Fold older history into a summary"),
+    SlashCommand(
+        "uncompact", "/uncompact", "Undo the latest compaction", "Continue from the entry before it"
+    ),
     SlashCommand("hide", "/hide [ID]", "Hide the selected entry", "Remove it from the model's view"),
     SlashCommand(
         "replace", "/replace [ID] [TEXT]", "Replace the selected entry", "Edit what the model sees of it"
