@@ -16,6 +16,7 @@ from agent_tui.library.export import (
     export_bytes,
     export_jsonl,
     export_markdown,
+    export_session,
     write_new_file,
 )
 from agent_tui.projection.context import Projection, project
@@ -232,3 +233,14 @@ def test_empty_session_exports(tmp_path: Path) -> None:
     assert export_markdown(index).startswith("# Session s1")
     assert SessionIndex(parse_session(export_jsonl(index))).entries == []
     assert "<!DOCTYPE html>" in export_bytes(index, "html", whole=True).decode()
+
+
+def test_export_session_for_the_app(tmp_path: Path) -> None:
+    source = ROOT / "sessions.example" / "branches.jsonl"
+    index = load(source)
+    page = export_session(index, "html", source=source, directory=tmp_path)
+    assert page == tmp_path / "branches.html" and "5a0c1e10" in page.read_text()  # every branch
+    md = export_session(index, "md", source=source, directory=tmp_path, leaf_id="5a0c1e10")
+    assert "`5a0c1e10`" in md.read_text() and "`5a0c1e15`" not in md.read_text()
+    jsonl = export_session(index, "jsonl", out=tmp_path / "x.jsonl")
+    assert view(project(load(jsonl))) == view(project(index))

@@ -221,3 +221,47 @@ def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
         # words, not phrases: module_5 + deprecated_call_3 (190) and module_3 + deprecated_call_5 (225)
         assert {Path(h.session.path).name for h in hits} == {"0190.jsonl", "0225.jsonl"}
         assert worst < 0.1, f"a keystroke took {worst * 1000:.0f} ms"
+
+
+def test_a_rewritten_file_is_indexed_again(library_dir: Path, tmp_path: Path) -> None:
+    """Same header, larger size, but not an append (another program rewrote it): start over."""
+    path = library_dir / "cafe.jsonl"
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        lines = path.read_text().splitlines()
+        lines[1] = lines[1].replace("espresso_machine", "percolator_device")
+        path.write_text("\n".join(lines) + "\n" + json.dumps({**json.loads(lines[-1]), "id": "zz"}) + "\n")
+        stats = lib.refresh()
+        assert stats.indexed == 1 and stats.extended == 0
+        assert lib.search("espresso") == [] and len(lib.search("percolator")) == 1
+
+
+def test_refresh_in_a_worker_while_searching(library_dir: Path, tmp_path: Path) -> None:
+    import threading
+
+    seen: list[tuple[int, int]] = []
+    with make(library_dir, tmp_path / "db.sqlite3") as lib:
+        worker = threading.Thread(target=lambda: lib.refresh(progress=lambda d, t: seen.append((d, t))))
+        worker.start()
+        while worker.is_alive():
+            lib.search("divide")  # never raises, whatever the worker is doing
+        worker.join()
+        assert seen[-1] == (len(EXAMPLES) + 1, len(EXAMPLES) + 1) and len(seen) == len(EXAMPLES) + 1
+        assert Path(lib.search("divide")[0].session.path).name == "branches.jsonl"
+
+
+def test_forgotten_files_are_eventually_compacted(tmp_path: Path) -> None:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    for n in range(3):
+        b = Builder(lines=[header(f"s{n}")])
+        b.message(user(f"word{n} text"))
+        b.write(folder / f"{n}.jsonl")
+    with make(folder, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        lib.db.execute("INSERT OR REPLACE INTO meta VALUES('orphans', '5000')")  # as after many deletions
+        (folder / "0.jsonl").unlink()
+        stats = lib.refresh()
+        assert stats.removed == 1 and stats.indexed == 2  # rebuilt from the files
+        assert lib.db.execute("SELECT count(*) FROM text").fetchone()[0] == 2
+        assert lib.search("word0") == [] and len(lib.search("word1")) == 1

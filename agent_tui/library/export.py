@@ -403,6 +403,30 @@ def export_bytes(
     raise StoreError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
+def export_session(
+    index: SessionIndex,
+    fmt: str,
+    *,
+    source: Path | None = None,
+    out: Path | None = None,
+    leaf_id: str | None = None,
+    whole: bool | None = None,
+    directory: Path | None = None,
+) -> Path:
+    """Export and write in one call (what the app's export action needs); returns the new file.
+
+    ``whole`` defaults to every branch for HTML and the branch for Markdown and
+    JSONL. ``out`` defaults to :func:`default_export_path` in ``directory`` (the
+    current folder). Never overwrites a file.
+    """
+    if whole is None:
+        whole = fmt == "html"
+    data = export_bytes(index, fmt, leaf_id=leaf_id, whole=whole, source=source)
+    name = source if source is not None else Path(f"session-{index.header.get('id')}.jsonl")
+    target = out if out is not None else default_export_path(name, fmt, directory)
+    return write_new_file(target, data)
+
+
 def default_export_path(source: Path, fmt: str, directory: Path | None = None) -> Path:
     """``<directory>/<source stem>.<ext>``, numbered (``-2``, ``-3``...) past any file already there."""
     directory = directory if directory is not None else Path.cwd()
@@ -445,5 +469,6 @@ __all__ = [
     "export_html",
     "export_jsonl",
     "export_markdown",
+    "export_session",
     "write_new_file",
 ]

@@ -30,9 +30,10 @@ import json
 import os
 import re
 import sqlite3
+import threading
 import time
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -357,6 +358,7 @@ CREATE TABLE IF NOT EXISTS files(
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     head BLOB NOT NULL,
+    tail BLOB NOT NULL,
     indexed_lines INTEGER NOT NULL,
     info TEXT NOT NULL
 );
@@ -385,7 +387,9 @@ class Library:
         self.roots = [Path(r).expanduser() for r in roots]
         self.nested = nested
         self.db_path = Path(db_path) if db_path is not None else default_db_path()
-        self._db: sqlite3.Connection | None = None
+        self._local = threading.local()  # one SQLite connection per thread (a refresh can run in a worker)
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
         self._summaries: dict[int, SessionSummary] | None = None
         self._chunk_files: dict[int, int] | None = None
         self._folded: dict[int, list[tuple[str, str]]] = {}
@@ -405,16 +409,20 @@ class Library:
 
     @property
     def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            self._db = self._open()
-        return self._db
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            with self._connections_lock:
+                db = self._open()
+                self._connections.append(db)
+            self._local.db = db
+        return db
 
     def _open(self) -> sqlite3.Connection:
         self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         db: sqlite3.Connection | None = None
         for attempt in range(2):
             try:
-                db = sqlite3.connect(self.db_path, timeout=10, isolation_level=None)
+                db = sqlite3.connect(self.db_path, timeout=10, isolation_level=None, check_same_thread=False)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.executescript(_SCHEMA)
@@ -438,9 +446,13 @@ class Library:
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        """Close the connections (call it from the thread that opened the library, when done)."""
+        with self._connections_lock:
+            for db in self._connections:
+                with _suppress_oserror():
+                    db.close()
+            self._connections.clear()
+        self._local = threading.local()
 
     def __enter__(self) -> Library:
         return self
@@ -465,18 +477,24 @@ class Library:
                     continue
         return found
 
-    def refresh(self) -> RefreshStats:
-        """Bring the cache up to date with the files under the roots."""
+    def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+        """Bring the cache up to date with the files under the roots.
+
+        ``progress(done, total)`` is called after each file. Safe to run in a
+        worker thread while another thread searches (it sees the files indexed
+        so far once this returns), and in several processes at once.
+        """
         started = time.perf_counter()
         stats = RefreshStats()
         db = self.db
         known = {
             row[1]: row
-            for row in db.execute("SELECT id, path, size, mtime_ns, head, indexed_lines FROM files")
+            for row in db.execute("SELECT id, path, size, mtime_ns FROM files")
             if self._under_roots(row[1])
         }
+        paths = self.files()
         seen: set[str] = set()
-        for path in self.files():
+        for done, path in enumerate(paths, 1):
             key = str(path)
             seen.add(key)
             stats.files += 1
@@ -485,12 +503,13 @@ class Library:
             except OSError:
                 continue
             row = known.get(key)
-            if row is not None and row[2] == st.st_size and row[3] == st.st_mtime_ns:
-                continue
-            try:
-                self._index_file(path, st, row, stats)
-            except (StoreError, OSError):
-                stats.unreadable += 1
+            if row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns:
+                try:
+                    self._index_file(path, st, stats)
+                except (StoreError, OSError):
+                    stats.unreadable += 1
+            if progress is not None:
+                progress(done, len(paths))
         for key, row in known.items():
             if key not in seen:
                 self._forget(row[0])
@@ -498,49 +517,64 @@ class Library:
         self._summaries = None
         self._chunk_files = None
         stats.seconds = time.perf_counter() - started
+        if self._orphans() > max(db.execute("SELECT count(*) FROM chunks").fetchone()[0], 1000):
+            rebuilt = self.rebuild()
+            stats.indexed, stats.bytes_read = rebuilt.indexed, stats.bytes_read + rebuilt.bytes_read
+            stats.seconds = time.perf_counter() - started
         return stats
 
     def _under_roots(self, path: str) -> bool:
         parent = Path(path).parent
         return any(parent == root or (self.nested and parent.parent == root) for root in self.roots)
 
-    def _index_file(
-        self, path: Path, st: os.stat_result, row: tuple[Any, ...] | None, stats: RefreshStats
-    ) -> None:
+    def _index_file(self, path: Path, st: os.stat_result, stats: RefreshStats) -> None:
         data = path.read_bytes()
         stats.bytes_read += len(data)
         loaded = parse_session(data, str(path))
         index = SessionIndex(loaded, str(path))
         first_end = data.find(b"\n")
         head = hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
-        from_line = 0
+        summary = summarize(path, data, index)
+        info = json.dumps(summary.to_json(), ensure_ascii=False)
+        last_line = max((e.line for e in loaded.entries), default=0)
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            if row is not None and row[4] == head and st.st_size >= row[2]:
-                from_line = row[5]  # it grew: only the new lines
-                file_id = row[0]
+            # read the row again under the write lock: another process may have indexed the file meanwhile
+            row = db.execute(
+                "SELECT id, size, mtime_ns, head, tail, indexed_lines FROM files WHERE path=?", (str(path),)
+            ).fetchone()
+            if row is not None and row[1] == len(data) and row[2] == st.st_mtime_ns:
+                db.execute("COMMIT")
+                return
+            from_line = 0
+            file_id: int | None = None
+            if row is not None and row[3] == head and len(data) >= row[1] and row[4] == _tail(data, row[1]):
+                file_id, from_line = row[0], row[5]  # it grew: index only the new lines
                 stats.extended += 1
             else:
-                if row is not None:
+                if row is not None:  # replaced, or rewritten by another program: start over
                     self._forget(row[0], transaction=False)
-                file_id = None
                 stats.indexed += 1
-            summary = summarize(path, data, index)
-            info = json.dumps(summary.to_json(), ensure_ascii=False)
-            last_line = max((e.line for e in loaded.entries), default=0)
             if file_id is None:
                 cur = db.execute(
-                    "INSERT INTO files(path, size, mtime_ns, head, indexed_lines, info) VALUES(?,?,?,?,?,?)",
-                    (str(path), len(data), st.st_mtime_ns, head, last_line, info),
+                    "INSERT INTO files(path, size, mtime_ns, head, tail, indexed_lines, info) VALUES(?,?,?,?,?,?,?)",
+                    (str(path), len(data), st.st_mtime_ns, head, _tail(data, len(data)), last_line, info),
                 )
+                assert cur.lastrowid is not None
                 file_id = cur.lastrowid
             else:
                 db.execute(
-                    "UPDATE files SET size=?, mtime_ns=?, indexed_lines=?, info=? WHERE id=?",
-                    (len(data), st.st_mtime_ns, max(last_line, from_line), info, file_id),
+                    "UPDATE files SET size=?, mtime_ns=?, tail=?, indexed_lines=?, info=? WHERE id=?",
+                    (
+                        len(data),
+                        st.st_mtime_ns,
+                        _tail(data, len(data)),
+                        max(last_line, from_line),
+                        info,
+                        file_id,
+                    ),
                 )
-            assert file_id is not None
             self._index_text(file_id, [e for e in loaded.entries if e.line > from_line])
             db.execute("COMMIT")
         except BaseException:
@@ -574,21 +608,20 @@ class Library:
 
     def _forget(self, file_id: int, *, transaction: bool = True) -> None:
         """Drop a file from the cache. Its FTS rows stay (a contentless table cannot delete them)
-        but map to nothing; when they outnumber the live ones the FTS table is rebuilt."""
+        but map to nothing; when they outnumber the live ones, ``refresh`` rebuilds the table."""
         db = self.db
         if transaction:
             db.execute("BEGIN IMMEDIATE")
         n = db.execute("SELECT count(*) FROM chunks WHERE file_id=?", (file_id,)).fetchone()[0]
         db.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
         db.execute("DELETE FROM files WHERE id=?", (file_id,))
-        row = db.execute("SELECT value FROM meta WHERE key='orphans'").fetchone()
-        orphans = int(row[0]) + n if row else n
-        db.execute("INSERT OR REPLACE INTO meta VALUES('orphans', ?)", (str(orphans),))
+        db.execute("INSERT OR REPLACE INTO meta VALUES('orphans', ?)", (str(self._orphans() + n),))
         if transaction:
             db.execute("COMMIT")
-        live = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        if orphans > max(live, 1000) and transaction:
-            self.rebuild()
+
+    def _orphans(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key='orphans'").fetchone()
+        return int(row[0]) if row else 0
 
     def rebuild(self) -> RefreshStats:
         """Forget everything and index every file again."""
@@ -732,6 +765,11 @@ def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
         if words:
             out.append((name, " " + " ".join(words) + " "))
     return out
+
+
+def _tail(data: bytes, size: int) -> bytes:
+    """A fingerprint of the 4 KiB before ``size``: a file that only grew still has them."""
+    return hashlib.sha1(data[max(0, size - 4096) : size]).digest()
 
 
 def _snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
