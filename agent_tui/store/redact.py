@@ -115,6 +115,8 @@ _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int]] = [
     ),
 ]
 
+_PRIVATE_KEY = _PATTERNS[0][2]
+
 #: Keys whose string values are opaque blobs we never scan (and that are never secrets).
 _SKIP_KEYS = frozenset({"thinkingSignature", "signature", "data", "id", "parentId", "toolCallId", "targetId"})
 
@@ -123,6 +125,7 @@ _LITERALS: dict[str, str] = {}
 _ENV_SECRETS: dict[str, str] | None = None
 _ENV_NAME = re.compile(r"(?i)" + _SECRET_NAME)
 MIN_LITERAL = 8  # shorter values would replace ordinary words
+MIN_HOLD = 128
 
 
 def placeholder(kind: str) -> str:
@@ -249,7 +252,7 @@ class StreamRedactor:
 
     def __init__(self, enabled: bool | None = None, hold: int = 256) -> None:
         self.enabled = redaction_enabled() if enabled is None else enabled
-        self.hold = hold
+        self.hold = max(hold, MIN_HOLD)  # longer than any secret with the words before it a pattern needs
         self._pending = ""
 
     def feed(self, text: str) -> str:
@@ -270,8 +273,11 @@ class StreamRedactor:
         buf = self._pending
         limit = len(buf)
         begin = buf.rfind("-----BEGIN")
-        if begin >= 0 and buf.find("-----END", begin) < 0:
-            limit = begin  # an unfinished private key block: hold it all
+        if begin >= 0:
+            header_end = buf.find("-----", begin + 10)
+            header = buf[begin:header_end] if header_end >= 0 else None
+            if header is None or ("PRIVATE KEY" in header and not _PRIVATE_KEY.match(buf, begin)):
+                limit = begin  # a private key block (or what may become one) still arriving: hold it all
         cut = buf.rfind("\n", 0, limit) + 1  # after the last complete line
         far = min(limit, len(buf) - self.hold)
         if far > cut:  # a long line: a space far enough from the end that no secret can straddle it

@@ -1,0 +1,303 @@
+"""Secrets never reach anything agent-tui writes; what it creates is private (issue 7, part 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_tui.agent.tools.base import ToolContext
+from agent_tui.agent.tools.bash import BashTool
+from agent_tui.config import Config, load_config
+from agent_tui.providers.base import log_request
+from agent_tui.store import redact
+from agent_tui.store.errors import NotASessionError
+from agent_tui.store.paths import make_private_dirs
+from agent_tui.store.redact import StreamRedactor, redact_text, register_secret
+from agent_tui.store.session import Session
+from tests.fake_model_server import FakeModelServer, anthropic_error, anthropic_stream, text, tool_use
+
+EXTRA = {
+    "gitlab-token": "glpat-" + "x1Y2z3W4v5U6t7S8r9Q0",
+    "huggingface-token": "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+    "npm-token": "npm_" + "a1b2c3d4e5f6g7h8i9j0a1b2c3d4e5f6g7h8",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+
+
+@pytest.fixture(autouse=True)
+def _clean_literals() -> Iterator[None]:
+    saved = dict(redact._LITERALS)
+    yield
+    redact._LITERALS.clear()
+    redact._LITERALS.update(saved)
+    redact.refresh_environment()
+
+
+@pytest.mark.parametrize(("kind", "secret"), sorted(EXTRA.items()))
+def test_more_token_kinds(kind: str, secret: str) -> None:
+    out, found = redact_text(f"token: {secret} end")
+    assert secret not in out and f"[REDACTED {kind}]" in out and kind in found
+
+
+def test_headers_urls_and_json_assignments() -> None:
+    cases = {
+        "curl -H 'x-api-key: abcdefghijklmnop0123' https://api": "abcdefghijklmnop0123",
+        "DATABASE_URL=postgres://app:s3cretPassw0rd@db:5432/app": "s3cretPassw0rd",
+        'config = {"client_secret": "Zq8xW3vB9nM2kL5j", "name": "x"}': "Zq8xW3vB9nM2kL5j",
+        '  "apiKey": "AbC123dEf456GhI"': "AbC123dEf456GhI",
+        "password: hunter2hunter2": "hunter2hunter2",
+    }
+    for line, secret in cases.items():
+        out, found = redact_text(line)
+        assert secret not in out and found, line
+
+
+def test_ordinary_text_stays() -> None:
+    ordinary = (
+        "MAX_TOKENS=100000\n"
+        '{"max_tokens": 4096, "input_tokens": "1234567", "token_count": 12}\n'
+        "see http://localhost:8080/v1 and git@github.com:owner/repo.git, mail me@example.com\n"
+        "ssh://git@host/repo  https://user@host/path  postgres://app:$PASSWORD@db/app\n"
+        "def tokenize(api_key_name): return KEYMAP\n"
+    )
+    assert redact_text(ordinary) == (ordinary, [])
+
+
+def test_literal_and_environment_secrets() -> None:
+    register_secret("zz-custom-key-0123456789")  # matches no pattern: only the literal catches it
+    register_secret("short")  # too short to register: it would replace ordinary words
+    redact.refresh_environment(
+        {
+            "MY_SERVICE_TOKEN": "plainvalue9876543210",
+            "MAX_TOKENS": "100000000000000",  # plural: a count, not a secret
+            "HOME_PATH_SECRET": "/home/me/x1",  # a path, not a secret
+            "PLAIN": "plainvalue1111111111",
+        }
+    )
+    out, found = redact_text("k=zz-custom-key-0123456789; t=plainvalue9876543210; short; 100000000000000")
+    assert out == "k=[REDACTED api-key]; t=[REDACTED $MY_SERVICE_TOKEN]; short; 100000000000000"
+    assert sorted(found) == ["$MY_SERVICE_TOKEN", "api-key"]
+
+
+def test_custom_entry_data_is_scanned(tmp_path: Path) -> None:
+    """``data`` holds images as strings (skipped) but custom entries' state as objects (scanned)."""
+    key = "sk-ant-api03-" + "Q" * 40
+    with Session.create(tmp_path, tmp_path) as s:
+        s.append({"type": "custom", "customType": "x", "data": {"note": f"key {key}"}})
+    raw = s.path.read_text()
+    assert key not in raw and "[REDACTED anthropic-key]" in raw
+
+
+SECRET_POOL = [
+    "sk-ant-api03-" + "B" * 30,
+    "ghp_" + "c" * 36,
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA\n-----END RSA PRIVATE KEY-----",
+    "Authorization: Bearer abcdefghijklmnopqrstuvwx",
+    "\nAPI_KEY=verysecretvalue123\n",
+    "AKIAIOSFODNN7EXAMPLE",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(
+        st.one_of(
+            st.sampled_from(SECRET_POOL),
+            st.text(alphabet="abc xyz.\n-=", max_size=40),
+        ),
+        max_size=12,
+    ),
+    cuts=st.lists(st.integers(1, 50), max_size=40),
+    hold=st.integers(128, 300),
+)
+def test_stream_redactor_never_lets_a_secret_through(parts: list[str], cuts: list[int], hold: int) -> None:
+    whole = "".join(parts)
+    pieces: list[str] = []
+    rest = whole
+    for size in cuts:
+        pieces.append(rest[:size])
+        rest = rest[size:]
+    pieces.append(rest)
+    r = StreamRedactor(enabled=True, hold=hold)
+    out = "".join(r.feed(piece) for piece in pieces) + r.flush()
+    caught = redact_text(whole)[0]
+    for secret in SECRET_POOL:
+        core = secret.strip().split()[-1] if "Bearer" in secret else secret.strip().split("=")[-1]
+        if "PRIVATE KEY" in secret:
+            core = "MIIEow"
+        # Streaming never shows a secret more often than redacting the whole text does (glued to the
+        # word before it, no pattern sees it, streamed or not).
+        assert out.count(core) <= caught.count(core), (pieces, out)
+    if not any(s.strip() in whole for s in SECRET_POOL) and "-----" not in whole:
+        assert out == whole
+
+
+def test_stream_redactor_streams_long_lines_and_holds_key_blocks() -> None:
+    r = StreamRedactor(enabled=True)
+    assert r.feed("hello ") == ""  # the line is not complete and short
+    assert r.feed("world\nnext ") == "hello world\n"
+    out = r.feed("word " * 100)
+    assert out.startswith("next word") and len(out) <= len("next " + "word " * 100) - r.hold
+    r2 = StreamRedactor(enabled=True)
+    assert r2.feed("a\n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n" + "x " * 300) == "a\n"
+    tail = r2.feed("\n-----END OPENSSH PRIVATE KEY-----\nafter\n") + r2.flush()
+    assert tail.startswith("[REDACTED private-key]") and "abc" not in tail and tail.endswith("after\n")
+    assert StreamRedactor(enabled=False).feed("sk-ant-api03-" + "B" * 30) == "sk-ant-api03-" + "B" * 30
+
+
+# -- private files and folders -------------------------------------------------------------
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_every_folder_we_create_is_private(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        with Session.create(tmp_path / "a" / "b" / "c", tmp_path) as s:
+            pass
+        assert _mode(s.path) == 0o600
+        for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "c"):
+            assert _mode(folder) == 0o700, folder
+        log = tmp_path / "logs" / "deep" / "requests.jsonl"
+        log_request(log, {"messages": []})
+        assert _mode(log) == 0o600 and _mode(log.parent) == 0o700 and _mode(log.parent.parent) == 0o700
+        (tmp_path / "shared").mkdir(mode=0o755)
+        make_private_dirs(tmp_path / "shared" / "mine")
+        assert _mode(tmp_path / "shared") == 0o755  # existing folders are not ours to change
+        assert _mode(tmp_path / "shared" / "mine") == 0o700
+    finally:
+        os.umask(old)
+
+
+def test_a_file_left_empty_by_a_crash_gets_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.touch(mode=0o600)  # created exclusively, then killed before the header was written
+    with pytest.raises(NotASessionError):
+        Session.open(path, write=False)
+    with Session.open(path) as s:
+        entry = s.append_message({"role": "user", "content": "hi", "timestamp": 1})
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "session" and json.loads(lines[1])["id"] == entry.id
+    with Session.open(path) as again:
+        assert again.leaf_id == entry.id
+
+
+async def test_bash_full_output_file_is_redacted(tmp_path: Path) -> None:
+    key = "sk-ant-api03-" + "Z" * 40
+    script = tmp_path / "gen.py"
+    script.write_text(f"for i in range(4000):\n    print('line', i, {key!r} if i % 1000 == 7 else '')\n")
+    result = await BashTool().execute({"command": f"{sys.executable} {script}"}, ToolContext(str(tmp_path)))
+    full = Path(result.details["fullOutputPath"]) if result.details else None
+    assert full is not None and full.exists()
+    try:
+        saved = full.read_text()
+        assert key not in saved and saved.count("[REDACTED anthropic-key]") == 4
+        assert saved.count("\n") == 4000 and _mode(full) == 0o600
+    finally:
+        full.unlink()
+
+
+def test_config_never_shows_the_key(tmp_path: Path) -> None:
+    config_file = tmp_path / "config.toml"
+    config_file.write_text('[anthropic]\napi_key = "zz-from-the-file-0123456789"\n')
+    config = load_config(env={}, path=config_file)
+    assert isinstance(config, Config) and config.api_key == "zz-from-the-file-0123456789"
+    shown = repr(config) + str(config) + config.auth_hint()
+    assert "zz-from-the-file" not in shown and "api_key under [anthropic]" in config.auth_hint()
+
+
+# -- end to end: print mode -----------------------------------------------------------------
+
+
+def test_keys_never_reach_any_file_or_output(tmp_path: Path) -> None:
+    """A key from the config file (no pattern matches it) and a pattern key in the project's .env:
+    the model reads .env, echoes both, the server's error echoes the key. None of session, request
+    log, stdout and stderr (saved to files), the bash full-output file or exports holds either."""
+    config_key = "zz-config-key-0123456789abcdef"
+    env_key = "sk-proj-" + "Rr9Qq8Pp7Oo6Nn5Mm4Ll" * 2
+    work = tmp_path / "project"
+    work.mkdir()
+    (work / ".env").write_text(f"OPENAI_API_KEY={env_key}\nDEBUG=1\n")
+    config = tmp_path / "config.toml"
+    with FakeModelServer() as server:
+        config.write_text(
+            f'[anthropic]\napi_key = "{config_key}"\nbase_url = "{server.anthropic_base_url}"\n'
+            "[retry]\nbase_delay = 0.01\nmax_retries = 1\n"
+        )
+        long_output = f"python3 -c \"print('\\n'.join(['{env_key}'] * 3000))\""
+        server.push(
+            anthropic_stream(
+                text(f"Reading it. Your key is {config_key} and "),
+                tool_use("toolu_1", "read", {"path": ".env"}),
+                tool_use("toolu_2", "bash", {"command": f"echo {config_key}; {long_output}"}),
+            ),
+            anthropic_stream(text(f"The .env holds\nOPENAI_API_KEY={env_key}\nand {config_key}.\n")),
+            anthropic_error(500, "api_error", f"internal error for key {config_key}"),
+            anthropic_error(500, "api_error", f"internal error for key {config_key}"),
+        )
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))
+        }
+        log = tmp_path / "logs" / "requests.jsonl"
+        env.update(
+            AGENT_TUI_HOME=str(tmp_path / "home"),
+            AGENT_TUI_CONFIG=str(config),
+            AGENT_TUI_LOG_REQUESTS=str(log),
+        )
+        outputs = []
+        for prompt in ("read .env", "again"):
+            out_file, err_file = tmp_path / f"{prompt}.out", tmp_path / f"{prompt}.err"
+            with open(out_file, "w") as out, open(err_file, "w") as err:
+                subprocess.run(
+                    [sys.executable, "-m", "agent_tui", "-p", prompt, "-c"],
+                    cwd=work,
+                    env=env,
+                    stdout=out,
+                    stderr=err,
+                    timeout=60,
+                    check=False,
+                )
+            outputs += [out_file, err_file]
+        headers = [r.headers for r in server.requests]
+    # used, only on the wire (x-api-key or a bearer token, depending on the SDK version)
+    assert all(config_key in (h.get("x-api-key"), h.get("authorization", "")[7:]) for h in headers)
+    (session,) = (tmp_path / "home").glob("sessions/*/*.jsonl")
+    stdout = outputs[0].read_text()
+    assert "Your key is [REDACTED api-key]" in stdout and "OPENAI_API_KEY=[REDACTED" in stdout
+    assert "internal error for key [REDACTED api-key]" in outputs[3].read_text()
+    full_outputs = sorted({Path(p) for p in re.findall(r"Full output: (/[^\]\s]+)\]", session.read_text())})
+    assert full_outputs, "the bash output was long enough to be saved"
+
+    from agent_tui.library.export import export_bytes
+    from agent_tui.store.index import SessionIndex
+    from agent_tui.store.reader import read_file
+
+    index = SessionIndex(read_file(session), str(session))
+    exports = [export_bytes(index, fmt, source=session).decode() for fmt in ("md", "html", "jsonl")]
+    files = [session, log, *outputs, *full_outputs]
+    for content in [*(f.read_text() for f in files), *exports]:
+        assert config_key not in content and env_key not in content
+    assert "x-api-key" not in log.read_text() and "[REDACTED" in session.read_text()
+    for f in full_outputs:
+        f.unlink()
+
+
+def test_redaction_switch_off_keeps_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TUI_REDACT", "off")
+    r = StreamRedactor()
+    assert r.feed("ghp_" + "c" * 36 + " ") == "ghp_" + "c" * 36 + " "
+    with Session.create(tmp_path, tmp_path) as s:
+        s.append_message({"role": "user", "content": "ghp_" + "c" * 36, "timestamp": 1})
+    assert "ghp_" + "c" * 36 in s.path.read_text()
