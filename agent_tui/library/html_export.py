@@ -55,6 +55,7 @@ OPEN_RESULT_LINES = 12
 MAX_IMAGE_CHARS = 2_000_000
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_NUMBERED = re.compile(r"\s*\d+(\u2192|\t|: )")
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
 _FORMATTER = HtmlFormatter(nowrap=True)
@@ -313,8 +314,10 @@ class Renderer:
         lexer = None
         if call is not None and isinstance(call.get("arguments"), dict):
             path = call["arguments"].get("path") or call["arguments"].get("file_path")
-            if name.lower() == "read" and isinstance(path, str):
-                lexer = lexer_for_path(path)
+            if name.lower() == "read" and isinstance(path, str) and not _NUMBERED.match(text):
+                lexer = lexer_for_path(
+                    path
+                )  # not when lines are numbered (cat -n style, as Claude Code reads)
         lines = text.count("\n") + 1 if text else 0
         error = bool(message.get("isError"))
         summary = f"{esc(name)} · {lines:,} line{'s' if lines != 1 else ''}" + (" · error" if error else "")

@@ -24,6 +24,7 @@
     P: "pinned: kept verbatim through compaction", X: "older compaction, superseded"
   };
 
+  var EVENTS = /^(label|session_info|model_change|thinking_level_change|pin|context_edit|usage|custom:.*)$/;
   var byId = Object.create(null);
   var children = new Array(N);
   var i;
@@ -233,7 +234,10 @@
     leaves.sort(function (a, b) { return a === D.leaf ? -1 : b === D.leaf ? 1 : b - a; });
     leaves.slice(0, 300).forEach(function (leaf) {
       var li = el("li", "branch" + (leaf === S.leaf ? " current" : "") + (leaf === D.leaf ? " active" : ""));
-      var b = el("button", null, (nodes[leaf][LABEL] ? "[" + nodes[leaf][LABEL] + "] " : "") + nodes[leaf][TEXT]);
+      var shown = leaf;  // name the branch by its last message, not by a label or a setting after it
+      while (EVENTS.test(nodes[shown][KIND]) && nodes[shown][PARENT] >= 0) shown = nodes[shown][PARENT];
+      var label = nodes[leaf][LABEL] || nodes[shown][LABEL];
+      var b = el("button", null, (label ? "[" + label + "] " : "") + nodes[shown][TEXT]);
       b.type = "button";
       b.setAttribute("data-go", String(leaf));
       b.title = nodes[leaf][ID];
