@@ -384,7 +384,7 @@ class Library:
     def __init__(
         self, roots: Sequence[str | Path], *, nested: bool = False, db_path: str | Path | None = None
     ) -> None:
-        self.roots = [Path(r).expanduser() for r in roots]
+        self.roots = [Path(r).expanduser().resolve() for r in roots]
         self.nested = nested
         self.db_path = Path(db_path) if db_path is not None else default_db_path()
         self._local = threading.local()  # one SQLite connection per thread (a refresh can run in a worker)
