@@ -390,9 +390,7 @@ class Library:
         self._local = threading.local()  # one SQLite connection per thread (a refresh can run in a worker)
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
-        self._summaries: dict[int, SessionSummary] | None = None
-        self._chunk_files: dict[int, int] | None = None
-        self._folded: dict[int, list[tuple[str, str]]] = {}
+        self._cache: _Cache | None = None  # replaced whole, so another thread never sees half of it
 
     @classmethod
     def for_cwd(
@@ -514,8 +512,7 @@ class Library:
             if key not in seen:
                 self._forget(row[0])
                 stats.removed += 1
-        self._summaries = None
-        self._chunk_files = None
+        self._cache = None
         stats.seconds = time.perf_counter() - started
         if self._orphans() > max(db.execute("SELECT count(*) FROM chunks").fetchone()[0], 1000):
             rebuilt = self.rebuild()
@@ -637,28 +634,29 @@ class Library:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def _load(self) -> dict[int, SessionSummary]:
-        if self._summaries is None:
+    def _load(self) -> _Cache:
+        cache = self._cache
+        if cache is None:
             summaries: dict[int, SessionSummary] = {}
             for file_id, path, info in self.db.execute("SELECT id, path, info FROM files"):
                 if self._under_roots(path):
                     summaries[file_id] = SessionSummary.from_json(json.loads(info))
-            self._summaries = summaries
-            self._folded = {file_id: _folded_fields(s) for file_id, s in summaries.items()}
-            self._chunk_files = {
+            chunk_files = {
                 chunk: file_id
                 for chunk, file_id in self.db.execute("SELECT id, file_id FROM chunks")
                 if file_id in summaries
             }
-        return self._summaries
+            folded = {file_id: _folded_fields(s) for file_id, s in summaries.items()}
+            cache = self._cache = _Cache(summaries, chunk_files, folded)
+        return cache
 
     def sessions(self) -> list[SessionSummary]:
         """Every session under the roots (as of the last refresh), most recent activity first."""
-        return sorted(self._load().values(), key=lambda s: s.modified, reverse=True)
+        return sorted(self._load().summaries.values(), key=lambda s: s.modified, reverse=True)
 
     def tree(self) -> list[SessionNode]:
         """The sessions with their forks grouped under them."""
-        return group_forks(self._load().values())
+        return group_forks(self._load().summaries.values())
 
     def search(self, query: str, limit: int = 50, *, locate: int = 0) -> list[SearchHit]:
         """Sessions matching every word of ``query``, best first (then most recent).
@@ -666,7 +664,8 @@ class Library:
         ``locate``: find the entry and a snippet for the first that many hits
         (reads those files; the picker can call :meth:`locate` for rows it shows).
         """
-        summaries = self._load()
+        cache = self._load()
+        summaries = cache.summaries
         words = query_words(query)
         if not words:
             hits = [
@@ -674,7 +673,7 @@ class Library:
                 for s in sorted(summaries.values(), key=lambda s: s.modified, reverse=True)
             ]
             return hits[:limit]
-        chunk_files = self._chunk_files or {}
+        chunk_files = cache.chunk_files
         matched: dict[int, dict[str, str]] = {}
         for n, word in enumerate(words):
             in_text = self._text_matches(word, chunk_files)
@@ -682,7 +681,7 @@ class Library:
             for file_id in summaries:
                 if n and file_id not in matched:
                     continue  # already missing an earlier word
-                where = next((f for f, value in self._folded[file_id] if probe in value), None)
+                where = next((f for f, value in cache.folded[file_id] if probe in value), None)
                 if where is None and file_id in in_text:
                     where = "text"
                 if where is None:
@@ -747,6 +746,13 @@ class Library:
             hit.entry_id = best[1].id
             hit.snippet = _snippet(best[2], patterns)
         return hit
+
+
+@dataclass(frozen=True, slots=True)
+class _Cache:
+    summaries: dict[int, SessionSummary]
+    chunk_files: dict[int, int]  # FTS row -> file
+    folded: dict[int, list[tuple[str, str]]]  # file -> its fields, folded, for matching query words
 
 
 def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
