@@ -62,9 +62,17 @@ class ChatView(VerticalScroll):
         if not self._shown or not ids or ids[: len(kept)] != kept:
             await self._rebuild(tail, status, originals, before)
         else:
+            new_entries = tail[len(kept) :]
             if self.streaming is not None:
-                await self.streaming.remove()
-                self.streaming = None
+                reply, self.streaming = self.streaming, None
+                if new_entries and reply.can_adopt(new_entries[0]):
+                    # The streamed reply already shows this message: keep its widgets rather than
+                    # render the whole message again (a long code block costs a visible stall).
+                    await reply.adopt(new_entries[0])
+                    kept = [*kept, new_entries[0].id]
+                    self._status[new_entries[0].id] = status.get(new_entries[0].id)
+                else:
+                    await reply.remove()
             for entry_id in self._shown[:dropped]:
                 old = self._entry_widget(entry_id)
                 if old is not None:
@@ -72,8 +80,14 @@ class ChatView(VerticalScroll):
             for entry_id in kept:
                 if status.get(entry_id) != self._status.get(entry_id):
                     widget = self._entry_widget(entry_id)
-                    if widget is not None:
+                    if isinstance(widget, ChatEntry):
                         await widget.set_status(status.get(entry_id), originals.get(entry_id))
+                    elif widget is not None and widget.entry is not None:
+                        await self.mount(
+                            ChatEntry(widget.entry, status.get(entry_id), originals.get(entry_id)),
+                            after=widget,
+                        )
+                        await widget.remove()
             new_entries = tail[len(kept) :]
             if new_entries:
                 await self.mount_all(
@@ -105,9 +119,13 @@ class ChatView(VerticalScroll):
         await self.mount_all(widgets)
         self.anchor()
 
-    def _entry_widget(self, entry_id: str) -> ChatEntry | None:
-        for child in self.query_children(ChatEntry):
-            if child.entry.id == entry_id:
+    def _entry_widget(self, entry_id: str) -> ChatEntry | StreamingReply | None:
+        for child in self.children:
+            if (
+                isinstance(child, ChatEntry | StreamingReply)
+                and child.entry is not None
+                and child.entry.id == entry_id
+            ):
                 return child
         return None
 

@@ -3,7 +3,9 @@
 Deltas only go into buffers; a timer flushes them every :data:`FLUSH_SECONDS`.
 Markdown gets whole blocks only (up to the last blank line outside a code
 fence, or a closing fence); the unfinished block is shown as plain text, so
-an open code fence is never re-highlighted on every token.
+an open code fence is never re-highlighted on every token, and a long fence
+stays plain text when it closes (highlighting 300 lines at once would stall
+the typing; the stored message is highlighted when the chat is next built).
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
-from agent_tui.tui.widgets.chat_entry import args_preview
+from agent_tui.store.record import Entry
+from agent_tui.tui.widgets.chat_entry import args_preview, tool_call_widget
 
 FLUSH_SECONDS = 0.08
 
@@ -44,18 +48,59 @@ def stable_length(text: str) -> int:
     return stable
 
 
+BIG_FENCE_LINES = 40
+
+
+def split_blocks(chunk: str) -> list[tuple[str, str]]:
+    """Finished markdown as ("md", text) and ("code", fenced block) parts, in order.
+
+    Only fences longer than :data:`BIG_FENCE_LINES` are split out: they are shown as
+    plain text, since highlighting a long block would stall the stream.
+    """
+    parts: list[tuple[str, str]] = []
+    current: list[str] = []
+    fence: list[str] | None = None
+    marker = ""
+    for line in chunk.splitlines(keepends=True):
+        stripped = line.strip()
+        if fence is None:
+            if stripped.startswith("```") or stripped.startswith("~~~"):
+                fence, marker = [line], stripped[:3]
+            else:
+                current.append(line)
+            continue
+        fence.append(line)
+        if stripped.startswith(marker) and stripped.strip("`~") == "":
+            if len(fence) - 2 > BIG_FENCE_LINES:
+                if current:
+                    parts.append(("md", "".join(current)))
+                    current = []
+                parts.append(("code", "".join(fence)))
+            else:
+                current.extend(fence)
+            fence = None
+    if fence is not None:
+        current.extend(fence)
+    if current:
+        parts.append(("md", "".join(current)))
+    return parts
+
+
 class StreamingReply(Vertical):
     DEFAULT_CSS = """
     StreamingReply { height: auto; padding: 0 1; margin: 0 0 1 0; }
     StreamingReply Markdown { margin: 0; padding: 0; }
     StreamingReply #reply-tail { height: auto; }
+    StreamingReply .code { background: $boost; padding: 0 1; margin: 0 0 1 0; }
     StreamingReply Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
     StreamingReply .tool-line { color: $text-muted; }
     StreamingReply .tool-line.error { color: $error; }
+    StreamingReply .error { color: $error; }
+    StreamingReply Collapsible > Contents { padding: 0 0 0 2; }
     """
 
     def __init__(self) -> None:
-        super().__init__(id="streaming-reply")
+        super().__init__()
         self.text = ""
         self.thinking = ""
         self._sent = 0  # characters of ``text`` given to the Markdown widget
@@ -63,12 +108,15 @@ class StreamingReply(Vertical):
         self._shown_thinking = 0
         self._timer: Timer | None = None
         self._tools: dict[str, Static] = {}
+        self._markdown: Markdown | None = None  # where finished prose goes next
+        self.entry: Entry | None = None  # set when the reply becomes the chat's view of its message
 
     def compose(self) -> ComposeResult:
         with Collapsible(title="thinking…", collapsed=True, id="reply-thinking") as thinking:
             thinking.display = False
             yield Static(id="reply-thinking-text")
-        yield Markdown(id="reply-markdown")
+        self._markdown = Markdown()
+        yield self._markdown
         yield Static(id="reply-tail", markup=False)
 
     def on_mount(self) -> None:
@@ -115,11 +163,53 @@ class StreamingReply(Vertical):
         if stable > self._sent:
             chunk = self.text[self._sent : stable]
             self._sent = stable
-            await self.query_one("#reply-markdown", Markdown).append(chunk)
+            tail_widget = self.query_one("#reply-tail", Static)
+            for kind, part in split_blocks(chunk):
+                if kind == "code":
+                    body = "".join(part.splitlines(keepends=True)[1:-1])
+                    await self.mount(Static(Text(body.rstrip("\n")), classes="code"), before=tail_widget)
+                    self._markdown = None
+                    continue
+                if self._markdown is None:
+                    self._markdown = Markdown()
+                    await self.mount(self._markdown, before=tail_widget)
+                await self._markdown.append(part)
         tail = self.text[self._sent :]
         if tail != self._shown_tail:
             self._shown_tail = tail
             self.query_one("#reply-tail", Static).update(Text(tail))
+
+    def can_adopt(self, entry: Entry) -> bool:
+        """Whether this reply shows ``entry`` (the assistant message it streamed) as it is."""
+        if entry.type != "message" or entry.role != "assistant" or self.entry is not None:
+            return False
+        content = (entry.message or {}).get("content")
+        text = (
+            "".join(
+                str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+            )
+            if isinstance(content, list)
+            else str(content or "")
+        )
+        return text == self.text
+
+    async def adopt(self, entry: Entry) -> None:
+        """Become the chat's widget for ``entry``: tool calls as in a stored message, errors shown."""
+        await self.finish()
+        self.entry = entry
+        message = entry.message or {}
+        for line in self._tools.values():
+            await line.remove()
+        self._tools.clear()
+        blocks = message.get("content")
+        widgets: list[Widget] = [
+            tool_call_widget(b) for b in blocks or [] if isinstance(b, dict) and b.get("type") == "toolCall"
+        ]
+        if message.get("stopReason") in ("error", "aborted"):
+            reason = message.get("errorMessage") or message.get("stopReason")
+            widgets.append(Static(Text(f"✗ {reason}"), classes="error"))
+        if widgets:
+            await self.mount_all(widgets)
 
     async def finish(self) -> None:
         if self._timer is not None:
