@@ -667,3 +667,27 @@ def test_serve_runs_the_app_in_a_browser(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+async def test_a_streamed_reply_becomes_the_messages_view_and_a_hide_redraws_it(tmp_path: Path) -> None:
+    from agent_tui.tui.widgets.chat_entry import ChatEntry
+    from agent_tui.tui.widgets.streaming_reply import StreamingReply
+
+    factory = ScriptedFactory(reply="Streamed **once**.\n\nNot rendered twice.")
+    app = make_app(tmp_path, None, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and len(app.index) == 2, "turn done")
+        reply_id = app.index.leaf_id
+        assert reply_id is not None
+        last = list(app.chat.children)[-1]
+        assert isinstance(last, StreamingReply) and last.entry is not None and last.entry.id == reply_id
+        await app.action_hide(reply_id)
+        await wait_for(pilot, lambda: "hidden" in row_for(app, reply_id), "hidden")
+        await wait_for(
+            pilot,
+            lambda: any(isinstance(w, ChatEntry) and w.entry.id == reply_id for w in app.chat.children),
+            "the message redrawn with its status",
+        )
+        assert not any(isinstance(w, StreamingReply) for w in app.chat.children)
