@@ -312,6 +312,52 @@ def print_report(results: dict[str, Any]) -> None:
     )
 
 
+def rows(results: dict[str, Any]) -> list[tuple[str, str]]:
+    """The figures as (label, figure) rows, with targets and verdicts."""
+
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{1000 * x:.0f} ms"
+
+    out: list[tuple[str, str]] = []
+    fp = results["first_paint_in_process"]
+    verdict = "PASS" if fp["median"] < FIRST_PAINT_TARGET else "MISS"
+    out.append(
+        (
+            f"first paint, 20,000 entries, in process (median of {fp['n']})",
+            f"{ms(fp['median'])} (min {ms(fp['min'])}, max {ms(fp['max'])})  target < 1 s  {verdict}",
+        )
+    )
+    pp = results["first_paint_process"]
+    if isinstance(pp, dict):
+        verdict = "PASS" if pp["median"] < FIRST_PAINT_TARGET else "MISS"
+        out.append(
+            (
+                f"first paint, whole program in tmux (median of {pp['n']})",
+                f"{ms(pp['median'])} (min {ms(pp['min'])}, max {ms(pp['max'])})  target < 1 s  {verdict}",
+            )
+        )
+    else:
+        out.append(("first paint, whole program in tmux", f"skipped: {pp}"))
+    k = results["keystrokes"]
+    ok = k["over_50ms"] == 0 and k["answered"] == k["keys"]
+    out.append(
+        (
+            f"keystrokes while streaming at {k['tokens_per_second']:.0f} tokens/s ({k['keys']} keys)",
+            f"median {ms(k['median'])}, p95 {ms(k['p95'])}, max {ms(k['max'])}, over 50 ms: {k['over_50ms']}"
+            f"  target none  {'PASS' if ok else 'MISS'}",
+        )
+    )
+    return out
+
+
+def run() -> list[tuple[str, str]]:
+    """For ``bench/run.py``'s later-issue benchmarks: the 20,000-entry bench session, 5 runs each."""
+    from gen_session import ensure_session
+
+    path, _, _ = ensure_session(BENCH / "data")
+    return rows(run_tui_bench(path, runs=5, process_runs=5))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)

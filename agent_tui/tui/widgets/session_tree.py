@@ -84,6 +84,7 @@ class TreeState:
     status: dict[str, Status] = field(default_factory=dict)
     summarized: set[str] = field(default_factory=set)
     leaf_id: str | None = None
+    path: list[Entry] = field(default_factory=list)  # the active path, root first
 
     @classmethod
     def build(cls, index: SessionIndex, projection: Projection) -> TreeState:
@@ -94,6 +95,7 @@ class TreeState:
             status,
             set(projection.summarized_ids),
             projection.leaf_id,
+            list(projection.path),
         )
 
 
@@ -173,12 +175,10 @@ class SessionTree(Tree[TreeItem]):
         self._branch_sizes.clear()
         self.clear()
         index = state.index
-        line = index.active_path()
-        line_ids = {e.id for e in line}
+        line = state.path
         main_root = line[0].id if line else None
-        for root in index.roots():
-            if root.id != main_root and root.id not in line_ids:
-                self._add_item(self.root, TreeItem("branch", root.id))
+        for root in _other_roots(index, main_root):
+            self._add_item(self.root, TreeItem("branch", root.id))
         self._add_run(self.root, line)
         target = cursor_id if cursor_id is not None else state.leaf_id
         if target is not None:
@@ -397,6 +397,21 @@ class SessionTree(Tree[TreeItem]):
             size = sum(1 for _ in self._state.index.walk(entry))
             self._branch_sizes[entry.id] = size
         return size or 0
+
+
+def _other_roots(index: SessionIndex, main_root: str | None) -> list[Entry]:
+    """Entries without a parent, or whose parent is missing, other than the active path's root.
+
+    (``SessionIndex.roots`` also breaks parent cycles, but walks the whole tree after every
+    append; a cycle's entries are simply not shown here.)"""
+    by_id = index.by_id
+    roots = [e for e in index.children.get(None, ()) if e.id != main_root]
+    roots.extend(
+        e
+        for e in index.entries
+        if e.parent_id is not None and e.parent_id not in by_id and e.id != main_root and by_id.get(e.id) is e
+    )
+    return roots
 
 
 def _is_marker(entry: Entry) -> bool:
