@@ -646,6 +646,7 @@ def print_table() -> None:
 #: Benchmarks of later issues: modules in bench/ with ``run() -> list[tuple[label, figure]]``.
 EXTRA_BENCHES = [
     ("token estimator (issue 5)", "token_estimate"),
+    ("session search over 1,000 sessions / 1 GiB (issue 6)", "search_bench"),
 ]
 
 
