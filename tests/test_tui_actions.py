@@ -691,3 +691,27 @@ async def test_a_streamed_reply_becomes_the_messages_view_and_a_hide_redraws_it(
             "the message redrawn with its status",
         )
         assert not any(isinstance(w, StreamingReply) for w in app.chat.children)
+
+
+async def test_branching_away_can_leave_a_branch_summary(tmp_path: Path) -> None:
+    from agent_tui.tui.screens.choice import ChoiceScreen
+
+    path = sample_session(tmp_path)
+    app = make_app(tmp_path, path, agent_factory=ScriptedFactory(), summarize_branches=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "a2")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await pilot.press("enter")  # summarize (the default)
+        await wait_for(
+            pilot, lambda: not app.busy and last_entry(path)["type"] == "branch_summary", "summary"
+        )
+        assert last_entry(path)["parentId"] == "a2"
+        assert any("(branchSummary)" in r for r in panel_rows(app))
+        # "just move" appends only the leaf move
+        await select(pilot, app, "a1")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: last_entry(path)["type"] == "custom", "moved")
+        assert last_entry(path)["parentId"] == "a1"

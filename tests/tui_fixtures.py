@@ -257,6 +257,20 @@ class ScriptedTurns:
         yield CompactionFinished(entry.id, 120, 30)
         yield TurnDone("stop")
 
+    async def branch_with_summary(self, target_id: str) -> AsyncIterator[Any]:
+        """Moves to ``target_id`` leaving a fixed branch summary there."""
+        entry = self.session.append(
+            {
+                "type": "branch_summary",
+                "fromId": self.session.index.leaf_id,
+                "summary": "The abandoned branch explained the fix.",
+            },
+            parent_id=target_id,
+        )
+        yield EntryAppended(entry.id, "branch_summary")
+        yield CompactionFinished(entry.id, 0, 50)
+        yield TurnDone("stop")
+
 
 class ScriptedFactory:
     def __init__(self, **kwargs: Any) -> None:

@@ -42,6 +42,7 @@ from agent_tui.tui.agent_bridge import (
     compaction_available,
     default_agent_factory,
     event_name,
+    load_agent_config,
     model_problem,
 )
 from agent_tui.tui.commands import COMMANDS, SlashCommand, parse_slash
@@ -77,6 +78,7 @@ class TuiConfig:
     theme: str | None = None  # overrides the config file's theme (tests)
     agent_factory: AgentFactory | None = None
     history: list[str] = field(default_factory=list)
+    summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
 
 
 def create_app(config: TuiConfig) -> AgentTuiApp:
@@ -224,8 +226,7 @@ class AgentTuiApp(App[None]):
             settings.write_theme(self.config.config_path, name)
         except OSError as e:
             self.notify(f"could not save the theme: {e}", severity="warning")
-        self.session_tree.refresh()
-        self.panel.redraw()
+        self.call_later(self.refresh_views)  # the tree and panel colours come from the theme
 
     # -- the session --------------------------------------------------------------
 
@@ -412,10 +413,57 @@ class AgentTuiApp(App[None]):
         if target == self.index.leaf_id:
             self.notify("Already there: the next message continues from this entry.")
             return
+        summarize = self._branch_summarizer(target)
+        if summarize is not None:
+
+            async def chosen(value: str | None) -> None:
+                if value == "summarize":
+                    self.busy = True
+                    self.run_events(summarize(target))
+                elif value == "move":
+                    await self._move_to(target)
+
+            self.push_screen(
+                ChoiceScreen(
+                    "Leave a summary of the branch you are leaving?",
+                    [
+                        ("summarize", "Summarize it: the model writes a branch_summary here"),
+                        ("move", "Just move"),
+                    ],
+                    "summarize",
+                ),
+                chosen,
+            )
+            return
+        await self._move_to(target)
+
+    async def _move_to(self, target: str) -> None:
         if await self._append(lambda s: s.branch(target), cursor=None):
             self.selected_id = target
             await self.refresh_views(target)
             self.notify(f"Continuing from {target}.")
+
+    def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[Any]] | None:
+        """The agent's branch-summary call when branch summaries are on (``[compaction]
+        summarize_branches``) and moving to ``target`` leaves messages behind; else None."""
+        wanted = self.config.summarize_branches
+        if wanted is None and self.config.agent_factory is None:
+            try:
+                wanted = bool(load_agent_config(self.config.model).compaction.summarize_branches)
+            except (AgentUnavailable, AttributeError):
+                wanted = False
+        if not wanted or self.session is None or not compaction_available():
+            return None
+        from agent_tui.agent.compaction import abandoned_entries
+
+        if not any(e.type == "message" for e in abandoned_entries(self.session, target)):
+            return None
+        try:
+            turns = self._turns()
+        except AgentUnavailable:
+            return None
+        method = getattr(turns, "branch_with_summary", None)
+        return method if callable(method) else None
 
     async def action_hide(self, entry_id: str | None = None) -> None:
         target = self._target(entry_id)
