@@ -418,10 +418,14 @@ async def test_compact_asks_for_a_focus_and_appends_a_compaction(tmp_path: Path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "focus prompt")
+        # the preview: what would be folded, marked in the panel while the prompt is open
+        assert "Folds" in app.screen.hint and "tokens" in app.screen.hint  # type: ignore[attr-defined]
+        assert app.panel.folding and "→ summary" in row_for(app, "u1")
         await pilot.press(*"parser")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.busy and last_entry(path)["type"] == "compaction", "compaction")
         assert factory.turns[0].focuses == ["parser"]
+        assert not app.panel.folding
         rows = panel_rows(app)
         assert rows[0].split()[3] == "summarized" and "folded into the summary" in rows[0]
         assert any("summary" in r and "(compactionSummary)" in r for r in rows)

@@ -209,6 +209,8 @@ class ScriptedTurns:
     focuses: list[str | None] = field(default_factory=list)
     aborted: bool = False
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    config: Any = field(default_factory=lambda: ScriptedConfig())
+    model: str = "claude-sonnet-4-5"
     holding: asyncio.Event = field(default_factory=asyncio.Event)
 
     def abort(self) -> None:
@@ -270,6 +272,15 @@ class ScriptedTurns:
         yield EntryAppended(entry.id, "branch_summary")
         yield CompactionFinished(entry.id, 0, 50)
         yield TurnDone("stop")
+
+
+class ScriptedConfig:
+    """What the app reads of an agent's config: its compaction settings."""
+
+    def compaction_settings(self, model: str | None = None) -> Any:
+        from agent_tui.projection.compaction import CompactionSettings
+
+        return CompactionSettings(keep_recent_tokens=10)
 
 
 class ScriptedFactory:

@@ -8,6 +8,7 @@ the app with :func:`create_app`; it reads nothing but the paths it is given.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 import uuid
@@ -691,9 +692,11 @@ class AgentTuiApp(App[None]):
             return
         if focus is None and not self._compact_prompted:
             self._compact_prompted = True
+            preview = self._compaction_preview()
 
             def done(value: str | None) -> None:
                 self._compact_prompted = False
+                self.panel.preview_fold(set())
                 if value is not None:
                     self.action_compact(value)
 
@@ -702,7 +705,7 @@ class AgentTuiApp(App[None]):
                     "Compact the context",
                     "",
                     "optional focus, e.g. keep the parser details",
-                    hint="Enter compacts (with the focus text, if any) · Escape cancels",
+                    hint=preview + "\nEnter compacts (with the focus text, if any) · Escape cancels",
                 ),
                 done,
             )
@@ -720,6 +723,29 @@ class AgentTuiApp(App[None]):
         self.run_events(compact((focus or "").strip() or None))
 
     _compact_prompted = False
+
+    def _compaction_preview(self) -> str:
+        """What a compaction would do now (the panel marks the rows it would fold)."""
+        if self.session is None:
+            return "Nothing to compact yet."
+        from agent_tui.agent.compaction import estimated_after, preview
+        from agent_tui.projection.compaction import CompactionSettings
+
+        settings = CompactionSettings()
+        with contextlib.suppress(AgentUnavailable):
+            turns = self._turns()  # the agent's settings for its model (config file, per model)
+            get = getattr(getattr(turns, "config", None), "compaction_settings", None)
+            if callable(get):
+                settings = get(getattr(turns, "model", None))
+        plan = preview(self.session, settings)
+        if plan is None:
+            return "Nothing to compact: the branch is short or was just compacted."
+        self.panel.preview_fold(set(plan.summarized_entry_ids))
+        return (
+            f"Folds {len(plan.summarized_entry_ids)} entries into a summary and keeps "
+            f"{len(plan.kept_entry_ids)} ({plan.kept_tokens:,} tokens): about "
+            f"{plan.tokens_before:,} → {estimated_after(plan):,} tokens (marked in the panel)."
+        )
 
     async def action_uncompact(self) -> None:
         """Continue from the entry before the latest compaction (one appended leaf move)."""

@@ -187,6 +187,7 @@ class ContextPanel(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model: PanelModel | None = None
+        self.folding: set[str] = set()  # a compaction preview: entries it would summarize
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-summary")
@@ -223,8 +224,20 @@ class ContextPanel(Vertical):
         value = getattr(self.app.current_theme, name, None)
         return Style(color=str(value)) if value else Style()
 
+    def preview_fold(self, entry_ids: set[str]) -> None:
+        """Mark the rows a compaction would fold into its summary (an empty set clears it)."""
+        self.folding = entry_ids
+        self.rows_list.redraw()
+
     def _row_text(self, row: PanelRow) -> Text:
         number = f"{row.number:>4}" if row.number is not None else "   -"
+        if row.source_id is not None and row.source_id in self.folding:
+            text = Text(no_wrap=True, overflow="ellipsis")
+            text.append(f"{number} {row.role:<9} {row.source_id:<8} ")
+            text.append(f"{'→ summary':<16}", style=self._colour("accent") + Style(bold=True))
+            text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
+            text.append(row.text, style=Style(dim=True))
+            return text
         status_key = row.status.split(" ")[0]
         colour = next((c for s, c in _STATUS_COLOUR.items() if s.value == status_key), None)
         style = self._colour(colour) if colour and colour != "foreground" else Style()
