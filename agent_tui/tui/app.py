@@ -132,6 +132,7 @@ class AgentTuiApp(App[None]):
         self._saved_theme = ""
         self._notice_text = ""
         self._views_ready = False
+        self._configured: tuple[str, str] | None = None  # (provider, model) of the agent's config
         self.started_at = time.perf_counter()
         self.first_paint_at: float | None = None
 
@@ -186,9 +187,11 @@ class AgentTuiApp(App[None]):
         if config.model.config_path is None:
             config.model.config_path = config.config_path
         if self.config.agent_factory is None:
-            problem = model_problem(config.model)
-            if problem:
-                self._notice_text = problem
+            try:
+                agent_config = load_agent_config(config.model)
+                self._configured = (str(agent_config.provider), str(agent_config.model))
+            except AgentUnavailable as e:
+                self._notice_text = str(e)
         self._views_ready = True
         await self.refresh_views()
         self.composer.focus()
@@ -277,8 +280,9 @@ class AgentTuiApp(App[None]):
     def _panel_model(self, projection: Projection | None = None) -> Any:
         projection = projection or self.projection
         model = projection.model or {}
-        model_id = model.get("modelId") or self.config.model.model
-        provider = model.get("provider") or self.config.model.provider
+        configured = self._configured or (None, None)
+        model_id = model.get("modelId") or self.config.model.model or configured[1]
+        provider = model.get("provider") or self.config.model.provider or configured[0]
         info = lookup(model_id, provider)
         name = f"{provider or '?'}/{model_id}" if model_id else "no model configured"
         return build_panel_model(projection, info, name, self._tokens)
