@@ -199,6 +199,10 @@ class AgentTuiApp(App[None]):
         if config.pick:
             self.action_resume()
 
+    def on_unmount(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
     def _painted(self) -> None:
         """The first frame with the session in it is on screen (the benchmark reads this)."""
         if self.first_paint_at is None:
@@ -891,6 +895,7 @@ class AgentTuiApp(App[None]):
             self.notify(str(e), title="cannot send", severity="warning", timeout=10)
             return
         self.composer.set_text("")
+        self._notice_text = ""  # an earlier error or hint is stale once a turn starts
         self.busy = True
         self.run_events(turns.run(text))
 
