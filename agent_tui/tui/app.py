@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from agent_tui.projection.context import Projection, Projector, project
+from agent_tui.projection.describe import first_line
 from agent_tui.projection.models import MODELS, lookup
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
@@ -319,8 +320,12 @@ class AgentTuiApp(App[None]):
 
     def _update_status(self) -> None:
         session = self.session
-        name = self.index.name or (session.path.name if session else "new session (not saved yet)")
-        self.query_one("#sidebar-title", Static).update(f"Session: {name}")
+        if session is None:
+            title = "new session (not saved yet)"
+        else:
+            first = next((e for e in self.index.entries if e.type == "message" and e.role == "user"), None)
+            title = self.index.name or (first_line(first, 40) if first is not None else session.path.stem)
+        self.query_one("#sidebar-title", Static).update(title)
         parts = [session.path.name if session else "new session"]
         parts.append(f"{len(self.index)} entries")
         if self.index.leaf_id:
