@@ -719,3 +719,48 @@ async def test_branching_away_can_leave_a_branch_summary(tmp_path: Path) -> None
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: last_entry(path)["type"] == "custom", "moved")
         assert last_entry(path)["parentId"] == "a1"
+
+
+async def test_a_gated_tool_call_asks_in_a_modal(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_tui.agent.permissions import Permissions
+    from agent_tui.tui.screens.choice import ChoiceScreen
+
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
+    request = Permissions().request_for("bash", {"command": "rm -rf build"}, str(tmp_path), "c1")
+    assert request is not None
+    async with app.run_test(size=SIZE) as pilot:
+        answer = asyncio.create_task(app.approve(request))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        assert "rm -rf build" in app.screen.title_text  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")
+        assert await answer == "allow-session"
+        again = asyncio.create_task(app.approve(request))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
+        await pilot.press("escape")
+        assert await again == "deny"
+        cancelled = asyncio.create_task(app.approve(request))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "a third question")
+        cancelled.cancel()  # an abort while asking closes the question
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the question closed")
+
+
+def test_the_app_asks_by_default_and_follows_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.agent.permissions import MODE_ENV, PermissionMode
+
+    monkeypatch.delenv(MODE_ENV, raising=False)
+    from agent_tui.store.session import Session
+    from agent_tui.tui.agent_bridge import ModelChoice, make_permissions
+
+    async def approver(request: object) -> str:
+        return "deny"
+
+    with Session.open(sample_session(tmp_path)) as session:
+        config = tmp_path / "none.toml"
+        asked = make_permissions(session, ModelChoice(config_path=config, approver=approver))
+        assert asked.mode is PermissionMode.ASK and asked.approver is approver
+        auto = make_permissions(session, ModelChoice(config_path=config, permissions="auto"))
+        assert auto.mode is PermissionMode.AUTO

@@ -10,7 +10,7 @@ saying what to configure. Tests inject their own factory.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,6 +44,9 @@ class ModelChoice:
     model: str | None = None
     base_url: str | None = None
     config_path: Path | None = None  # the config file (None: the default one)
+    permissions: str | None = None  # --permissions: ask (the app's default), auto, read-only
+    #: Asks the user about a gated tool call (the app sets it: a modal); PermissionRequest -> Decision.
+    approver: Callable[[Any], Awaitable[Any]] | None = None
 
 
 AgentFactory = Callable[[Session, ModelChoice], Turns]
@@ -84,7 +87,28 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
     config = load_agent_config(choice)
     from agent_tui.agent.loop import build_agent
 
-    return build_agent(session, config)
+    return build_agent(session, config, permissions=make_permissions(session, choice))
+
+
+def make_permissions(session: Session, choice: ModelChoice) -> Any:
+    """The app's tool policy: ``ask`` unless --permissions, AGENT_TUI_PERMISSIONS or the config
+    file say otherwise; what an earlier run allowed for this session stays allowed."""
+    try:
+        from agent_tui.agent.permissions import (
+            PermissionMode,
+            PermissionModeError,
+            Permissions,
+            mode_from_config_file,
+        )
+    except ImportError:  # an agent without permissions: every tool runs
+        return None
+    try:
+        mode = mode_from_config_file(choice.permissions, choice.config_path, default=PermissionMode.ASK)
+    except PermissionModeError as e:
+        raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
+    permissions = Permissions(mode, choice.approver)
+    permissions.restore(session.index.entries)
+    return permissions
 
 
 def compaction_available() -> bool:

@@ -8,6 +8,7 @@ the app with :func:`create_app`; it reads nothing but the paths it is given.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import time
@@ -187,6 +188,8 @@ class AgentTuiApp(App[None]):
                 self.notify("No earlier session in this folder: starting a new one.")
         if config.model.config_path is None:
             config.model.config_path = config.config_path
+        if config.model.approver is None:
+            config.model.approver = self.approve
         if self.config.agent_factory is None:
             try:
                 agent_config = load_agent_config(config.model)
@@ -971,6 +974,36 @@ class AgentTuiApp(App[None]):
                 await reply.finish()
             self.busy = False
             await self.refresh_views(self.index.leaf_id)
+
+    async def approve(self, request: Any) -> str:
+        """Ask about one gated tool call (a modal); answers allow-once, allow-session or deny.
+
+        Escape, or an abort while the question is open, denies."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str | None] = loop.create_future()
+
+        def done(value: str | None) -> None:
+            if not answer.done():
+                answer.set_result(value)
+
+        scope = str(getattr(request, "scope", ""))
+        screen = ChoiceScreen(
+            f"Allow {request.prompt()}?",
+            [
+                ("allow-once", "Allow once"),
+                ("allow-session", f"Allow for this session: {scope}"),
+                ("deny", "Deny (the model is told)"),
+            ],
+            "allow-once",
+        )
+        self.push_screen(screen, done)
+        try:
+            value = await answer
+        except asyncio.CancelledError:
+            if screen.is_attached:
+                screen.dismiss(None)
+            raise
+        return value or "deny"
 
     def abort_turn(self) -> None:
         if self.turns is not None:
