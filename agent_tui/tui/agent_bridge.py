@@ -44,6 +44,7 @@ class ModelChoice:
     model: str | None = None
     base_url: str | None = None
     config_path: Path | None = None  # the config file (None: the default one)
+    thinking: str | None = None  # --thinking: the level the agent sets (None keeps the session's)
     permissions: str | None = None  # --permissions: ask (the app's default), auto, read-only
     #: Asks the user about a gated tool call (the app sets it: a modal); PermissionRequest -> Decision.
     approver: Callable[[Any], Awaitable[Any]] | None = None
@@ -67,7 +68,11 @@ def load_agent_config(choice: ModelChoice) -> Any:
 
     try:
         return load_config(
-            provider=choice.provider, model=choice.model, base_url=choice.base_url, path=choice.config_path
+            provider=choice.provider,
+            model=choice.model,
+            base_url=choice.base_url,
+            thinking=choice.thinking,
+            path=choice.config_path,
         )
     except ConfigError as e:
         raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e

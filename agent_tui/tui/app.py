@@ -691,6 +691,9 @@ class AgentTuiApp(App[None]):
             if await self._append(
                 lambda s: s.append({"type": "thinking_level_change", "thinkingLevel": value})
             ):
+                if self.config.model.thinking is not None:  # a --thinking flag must not undo this choice
+                    self.config.model.thinking = value
+                    self.turns = None
                 self.notify(f"Thinking level: {value}")
 
         if level is not None:
