@@ -34,6 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 JSON = dict[str, Any]
+#: A Stream event name whose data (a string) is written to the wire verbatim, not as ``data: ...``.
+RAW = "<raw>"
 
 
 # -- scripted responses ------------------------------------------------------------------
@@ -48,6 +50,8 @@ class Stream:
     drop_after: int | None = None  # close the connection abruptly after this many events
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    gate: threading.Event | None = None  # wait until it is set before sending event ``gate_at``
+    gate_at: int = 0
 
     def slow(self, tokens_per_second: float) -> Stream:
         self.delay = 1.0 / tokens_per_second
@@ -355,6 +359,9 @@ class FakeModelServer:
         # Called in the server thread as each request arrives, before it is answered: a test can
         # snapshot the session file at exactly the moment of the call.
         self.on_request: Callable[[RecordedRequest], None] | None = None
+        # Answers requests when the queue is empty (long-running campaigns whose clients get killed
+        # mid-request, so no fixed queue could stay in step with them). Called in the server thread.
+        self.responder: Callable[[RecordedRequest], Response] | None = None
 
     # lifecycle
 
@@ -434,6 +441,8 @@ class FakeModelServer:
             if self._queue:
                 return self._queue.popleft()
             number = len(self.requests)
+        if self.responder is not None:
+            return self.responder(request)
         return HTTPError(
             400,
             {
@@ -540,8 +549,16 @@ class _Handler(BaseHTTPRequestHandler):
             if number and response.delay and self.owner._stopping.wait(response.delay):
                 self._drop()
                 return
+            if response.gate is not None and number == response.gate_at:
+                while not response.gate.wait(0.05):
+                    if self.owner._stopping.is_set():
+                        self._drop()
+                        return
             payload = data if isinstance(data, str) else json.dumps(data)
-            frame = (f"event: {event}\n" if event else "") + f"data: {payload}\n\n"
+            if event == RAW:  # sent as it is: garbage lines, broken framing
+                frame = payload
+            else:
+                frame = (f"event: {event}\n" if event else "") + f"data: {payload}\n\n"
             self._chunk(frame.encode())
         if response.drop_after is not None and response.drop_after >= len(response.events):
             self._drop()
@@ -564,6 +581,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 __all__ = [
+    "RAW",
     "Block",
     "Call",
     "FakeModelServer",

@@ -108,19 +108,27 @@ def _session_model(projection: Projection, provider: str) -> str:
 
 
 def write_messages_json(projection: Projection, out: BinaryIO) -> None:
-    """The projected messages as a JSON array; unchanged messages are copied from the file undecoded."""
-    chunks: list[bytes | memoryview] = [b"["]
-    first = True
-    for m in projection.messages:
-        if not first:
-            chunks.append(b",")
-        first = False
-        chunks.append(m.raw if (m.raw is not None and m._message is None) else _encode(m.message))
-        if len(chunks) > 512:
-            out.write(b"".join(chunks))
-            chunks.clear()
-    chunks.append(b"]\n")
-    out.write(b"".join(chunks))
+    """The projected messages as a JSON array; unchanged messages are copied from the file undecoded
+    (unless the copy would not be valid UTF-8: a damaged message is decoded, repaired and re-encoded)."""
+    out.write(b"[")
+    messages = projection.messages
+    for start in range(0, len(messages), 512):
+        batch = messages[start : start + 512]
+        data = b",".join(
+            m.raw if (m.raw is not None and m._message is None) else _encode(m.message) for m in batch
+        )
+        if not data.isascii() and not _valid_utf8(data):
+            data = b",".join(_encode(m.message) for m in batch)
+        out.write((b"," if start else b"") + data)
+    out.write(b"]\n")
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # -- tree --------------------------------------------------------------------------------
@@ -164,14 +172,18 @@ def cmd_tree(args: argparse.Namespace) -> int:
     # Each stack item: the entry, the prefix of its own line, the prefix of the lines below it.
     stack: list[tuple[Any, str, str]] = [(r, "", "") for r in reversed(index.roots())]
     lines: list[str] = []
+    seen: set[str] = set()  # a parentId cycle lists an entry below itself: show it once
     while stack:
         entry, head, body = stack.pop()
+        if entry.id in seen:
+            continue
+        seen.add(entry.id)
         marker = "*" if entry.id in active else " "
         leaf = "  <- leaf" if entry.id == index.leaf_id else ""
         label = f" [{index.labels[entry.id]}]" if entry.id in index.labels else ""
         pin = " (pinned)" if index.is_pinned(entry.id) else ""
         lines.append(f"{head}{marker} {entry.id} {kind(entry)}{label}{pin}: {first_line(entry)}{leaf}")
-        kids = children.get(entry.id, [])
+        kids = [k for k in children.get(entry.id, []) if k.id not in seen]
         if len(kids) == 1:
             stack.append((kids[0], body, body))
         else:

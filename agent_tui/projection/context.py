@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.record import Entry, JSONObject, decode_json
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -45,9 +45,6 @@ class Status(StrEnum):
     SUPERSEDED = "superseded"  # an older compaction inside the kept range: contributes nothing
 
 
-_decode = msgspec.json.Decoder().decode
-
-
 @dataclass(slots=True)
 class ProjectedMessage:
     """One message of the model's view, and where it came from.
@@ -69,7 +66,8 @@ class ProjectedMessage:
     def message(self) -> JSONObject:
         if self._message is None:
             assert self.raw is not None
-            self._message = _decode(self.raw)
+            value = decode_json(self.raw)  # a damaged payload reads as an empty message
+            self._message = value if isinstance(value, dict) else {"role": self.role, "content": []}
         return self._message
 
 
@@ -320,7 +318,10 @@ _decode_assistant_head = msgspec.json.Decoder(_AssistantHead).decode
 def _assistant_head(entry: Entry) -> _AssistantHead:
     raw = entry.message_raw
     if raw is not None:
-        return _decode_assistant_head(raw)
+        try:
+            return _decode_assistant_head(raw)
+        except (msgspec.DecodeError, RecursionError):
+            pass  # damaged: read it through ``entry.message``, which repairs what it can
     message = entry.message or {}
     return _AssistantHead(message.get("provider"), message.get("model"))
 

@@ -56,17 +56,17 @@ def system_prompt(messages: Sequence[JSONObject]) -> tuple[str, list[JSONObject]
         text = _text_of(message.get("content"))
         if text:
             content.append(text)
-        for name, value in (message.get("sections") or {}).items():
+        for name, value in _mapping(message.get("sections")).items():
             if value is None:
                 sections.pop(name, None)
             elif isinstance(value, str):
                 sections[name] = value
-        for tool in message.get("toolsRemoved") or []:
+        for tool in _sequence(message.get("toolsRemoved")):
             if isinstance(tool, dict):
                 tools.pop(str(tool.get("name")), None)
-        for tool in message.get("toolsAdded") or []:
-            if isinstance(tool, dict) and tool.get("name"):
-                tools[str(tool["name"])] = tool
+        for tool in _sequence(message.get("toolsAdded")):
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"]:
+                tools[tool["name"]] = tool
     parts = ["\n\n".join(content), *sections.values()]
     return "\n\n".join(p for p in parts if p), list(tools.values())
 
@@ -83,7 +83,7 @@ def current_system_message(messages: Sequence[JSONObject]) -> JSONObject | None:
     content = [text for m in systems if (text := _text_of(m.get("content")))]
     sections: dict[str, str] = {}
     for m in systems:
-        for name, value in (m.get("sections") or {}).items():
+        for name, value in _mapping(m.get("sections")).items():
             if value is None:
                 sections.pop(name, None)
             elif isinstance(value, str):
@@ -174,6 +174,15 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
     return Prepared(system, tools, out, repairs)
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` if it is an object (a damaged file may hold anything where one is expected)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _sequence(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -192,10 +201,11 @@ def _user_content(content: Any) -> list[JSONObject]:
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict):
             continue
-        if (block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip()) or (
-            block.get("type") == "image" and block.get("data")
-        ):
+        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
             blocks.append(block)
+        elif block.get("type") == "image" and isinstance(block.get("data"), str) and block["data"]:
+            mime = block.get("mimeType")
+            blocks.append(block if isinstance(mime, str) and mime else {**block, "mimeType": "image/png"})
     return blocks
 
 
@@ -205,11 +215,24 @@ def _assistant_content(content: Any) -> list[JSONObject]:
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
-        if (kind == "text" and isinstance(block.get("text"), str) and block["text"].strip()) or (
-            kind == "thinking" and (block.get("thinkingSignature") or str(block.get("thinking", "")).strip())
-        ):
+        if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
             blocks.append(block)
-        elif kind == "toolCall" and isinstance(block.get("id"), str) and block.get("name"):
+        elif kind == "thinking":
+            signature = block.get("thinkingSignature")
+            thought = block.get("thinking")
+            if not isinstance(signature, str):
+                signature = None
+            if not isinstance(thought, str):
+                thought = ""
+            if signature or thought.strip():
+                blocks.append({**block, "thinking": thought, "thinkingSignature": signature})
+        elif (
+            kind == "toolCall"
+            and isinstance(block.get("id"), str)
+            and block["id"]
+            and isinstance(block.get("name"), str)
+            and block["name"]
+        ):
             args = block.get("arguments")
             blocks.append(block if isinstance(args, dict) else {**block, "arguments": _as_object(args)})
     return blocks
@@ -338,11 +361,7 @@ def anthropic_request(
         body["system"] = [system_block]
     if prepared.tools:
         body["tools"] = [
-            {
-                "name": t["name"],
-                "description": t.get("description", ""),
-                "input_schema": t.get("parameters") or {"type": "object", "properties": {}},
-            }
+            {"name": t["name"], "description": _description(t), "input_schema": _parameters(t)}
             for t in prepared.tools
         ]
     if cache and messages:
@@ -358,6 +377,16 @@ def anthropic_request(
     if stream:
         body["stream"] = True
     return body
+
+
+def _description(tool: JSONObject) -> str:
+    value = tool.get("description")
+    return value if isinstance(value, str) else ""
+
+
+def _parameters(tool: JSONObject) -> JSONObject:
+    value = tool.get("parameters")
+    return value if isinstance(value, dict) and value else {"type": "object", "properties": {}}
 
 
 def _anthropic_block(block: JSONObject) -> JSONObject:
@@ -435,11 +464,7 @@ def openai_request(
         body["tools"] = [
             {
                 "type": "function",
-                "function": {
-                    "name": t["name"],
-                    "description": t.get("description", ""),
-                    "parameters": t.get("parameters") or {"type": "object", "properties": {}},
-                },
+                "function": {"name": t["name"], "description": _description(t), "parameters": _parameters(t)},
             }
             for t in prepared.tools
         ]

@@ -67,6 +67,8 @@ class _LineHead(msgspec.Struct):
 _head_decoder = msgspec.json.Decoder(_LineHead)
 _decode_head = _head_decoder.decode
 _decode_any = msgspec.json.Decoder().decode
+#: A line that is not JSON, or nests too deeply to decode (msgspec recurses), is malformed.
+_UNREADABLE = (msgspec.DecodeError, RecursionError)
 
 
 def read_file(path: Path) -> LoadedFile:
@@ -102,7 +104,7 @@ def _parse_clean(data: bytes) -> LoadedFile | None:
         return None
     try:
         header = _decode_any(data[:first_end])
-    except msgspec.DecodeError:
+    except _UNREADABLE:
         return None
     if (
         not isinstance(header, dict)
@@ -116,7 +118,7 @@ def _parse_clean(data: bytes) -> LoadedFile | None:
     body = memoryview(data)[first_end + 1 :]
     try:
         heads = _head_decoder.decode_lines(body)
-    except msgspec.DecodeError:
+    except _UNREADABLE:
         return None
     source = LineSource(data)
     lines = len(source.starts) - (1 if data.endswith(b"\n") else 0)
@@ -178,7 +180,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         if header is None:
             try:
                 obj = _decode_any(line)
-            except msgspec.DecodeError:
+            except _UNREADABLE:
                 if not bytes(line).isspace():
                     warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
                 continue
@@ -195,7 +197,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         if version < 2:
             try:
                 obj = _decode_any(line)
-            except msgspec.DecodeError:
+            except _UNREADABLE:
                 if not bytes(line).isspace():
                     warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
                 continue
@@ -206,7 +208,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
             continue
         try:
             head = _decode_head(line)
-        except msgspec.DecodeError:
+        except _UNREADABLE:
             if not bytes(line).isspace():
                 warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
             continue

@@ -25,6 +25,24 @@ _decode_message_head = msgspec.json.Decoder(_MessageHead).decode
 _decode_any = msgspec.json.Decoder().decode
 
 
+def decode_json(raw: bytes | memoryview | msgspec.Raw) -> Any:
+    """A JSON value from bytes that loading let through, never raising.
+
+    Loading checks each line's shape and decodes only type, id and parentId, so a
+    payload can still hold invalid UTF-8 inside a string (replaced here by
+    U+FFFD) or nest too deeply to decode (None).
+    """
+    try:
+        return _decode_any(raw)
+    except msgspec.DecodeError:
+        try:
+            return _decode_any(bytes(raw).decode("utf-8", "replace").encode())
+        except (msgspec.DecodeError, RecursionError):
+            return None
+    except RecursionError:
+        return None
+
+
 class LineSource:
     """The bytes of a loaded file, and where each line starts (found on first use)."""
 
@@ -90,9 +108,17 @@ class Entry:
             if isinstance(raw, LineSource):
                 raw = raw.line(self.line)
             assert raw is not None
-            self._data = _decode_any(raw)
+            self._data = self._decode(raw)
             self.raw = None
         return self._data
+
+    def _decode(self, raw: bytes | memoryview) -> JSONObject:
+        """The line's object; if it cannot be read (see ``decode_json``), only type, id and parentId,
+        so the entry stays in the tree, out of context."""
+        value = decode_json(raw)
+        if not isinstance(value, dict):
+            value = {"type": self.type, "id": self.id, "parentId": self.parent_id}
+        return value
 
     @property
     def message_raw(self) -> msgspec.Raw | None:
@@ -122,13 +148,19 @@ class Entry:
                     head = _decode_message_head(self._message_raw)
                 except msgspec.ValidationError:
                     head = _MessageHead()
-                role = head.role
-                content = head.content
-                plain = (
-                    len(content) > 0
-                    and not (len(content) == 4 and bytes(content) == b"null")
-                    and not head.excludeFromContext
-                )
+                except (msgspec.DecodeError, RecursionError):
+                    head = None  # e.g. invalid UTF-8 inside: read it through ``data``, which repairs it
+                if head is not None:
+                    role = head.role
+                    content = head.content
+                    plain = (
+                        len(content) > 0
+                        and not (len(content) == 4 and bytes(content) == b"null")
+                        and not head.excludeFromContext
+                    )
+                else:
+                    message = self.data.get("message")
+                    role = message.get("role") if isinstance(message, dict) else None
             else:
                 message = self.data.get("message")
                 role = message.get("role") if isinstance(message, dict) else None
