@@ -134,6 +134,7 @@ class AgentTuiApp(App[None]):
         self._saved_theme = ""
         self._notice_text = ""
         self._views_ready = False
+        self._refreshed: tuple[int, str | None] = (-1, None)  # (entries, leaf) at the last refresh
         self._configured: tuple[str, str] | None = None  # (provider, model) of the agent's config
         self.started_at = time.perf_counter()
         self.first_paint_at: float | None = None
@@ -304,11 +305,14 @@ class AgentTuiApp(App[None]):
             self.call_after_refresh(lambda: self._fill_panel(projection))
         else:
             self.panel.show(self._panel_model())
+        await asyncio.sleep(0)  # let waiting keys in between the panes (a big session takes a while)
         self.session_tree.show_session(
             TreeState.build(self.index, self.projection), cursor or self.selected_id
         )
+        await asyncio.sleep(0)
         await self.chat.sync(self.projection)
         self._update_status()
+        self._refreshed = (len(self.index), self.index.leaf_id)
 
     @work(thread=True, exclusive=True, group="panel", exit_on_error=False, description="count tokens")
     def _fill_panel(self, projection: Projection) -> None:
@@ -976,7 +980,11 @@ class AgentTuiApp(App[None]):
             if reply is not None:
                 await reply.finish()
             self.busy = False
-            await self.refresh_views(self.index.leaf_id)
+            changed = self._refreshed != (len(self.index), self.index.leaf_id)
+            if changed or self.chat.streaming is not None:
+                await self.refresh_views(self.index.leaf_id)
+            else:
+                self._update_status()
 
     async def approve(self, request: Any) -> str:
         """Ask about one gated tool call (a modal); answers allow-once, allow-session or deny.
