@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test stress lint bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,13 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The fault campaigns at full size (make test runs their fast versions): hundreds of kill -9,
+# tens of thousands of corrupt files, hundreds of provider faults. Each prints its figures.
+stress: $(STAMP)
+	AGENT_TUI_STRESS=1 $(BIN)/python -m pytest --timeout=3600 tests/test_campaign_crash.py \
+		tests/test_campaign_concurrency.py tests/test_campaign_corrupt.py \
+		tests/test_campaign_provider_faults.py tests/test_campaign_disk.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -18,6 +18,8 @@ from agent_tui.providers.base import (
     connection_error,
     is_transport_error,
     log_request,
+    malformed_error,
+    sdk_timeout,
 )
 from agent_tui.providers.events import (
     ProviderError,
@@ -78,13 +80,13 @@ class AnthropicProvider:
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:
+            import anthropic
             from anthropic import AsyncAnthropic
 
             kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
             if self.base_url:
                 kwargs["base_url"] = self.base_url
-            if self._timeout is not None:
-                kwargs["timeout"] = self._timeout
+            kwargs["timeout"] = sdk_timeout(anthropic.Timeout, self._timeout)
             self._client = AsyncAnthropic(**kwargs)
         return self._client
 
@@ -104,7 +106,7 @@ class AnthropicProvider:
             yield classify(e.status_code, e.body, e.response.headers, e.message)
             return
         except anthropic.APIConnectionError as e:
-            yield connection_error(e.__cause__ or e, started=False)
+            yield connection_error(e.__cause__ or e, started=False, timeout=self._timeout)
             return
         started = False
         blocks: dict[int, JSONObject] = {}  # Anthropic block index -> tool call state
@@ -171,12 +173,16 @@ class AnthropicProvider:
             yield classify(e.status_code, e.body, None, e.message)
             return
         except anthropic.APIConnectionError as e:
-            yield connection_error(e.__cause__ or e, started=started)
+            yield connection_error(e.__cause__ or e, started=started, timeout=self._timeout)
+            return
+        except anthropic.APIError as e:  # an error object inside the stream, without a status
+            yield classify(None, e.body, None, e.message)
             return
         except Exception as e:
-            if not is_transport_error(e):
-                raise
-            yield connection_error(e, started=started)
+            if is_transport_error(e):
+                yield connection_error(e, started=started, timeout=self._timeout)
+            else:
+                yield malformed_error(e)
             return
         finally:
             await response.close()

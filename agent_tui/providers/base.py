@@ -124,11 +124,47 @@ def classify(
     return ProviderError(kind, text, retryable, retry_after, status)
 
 
-def connection_error(error: BaseException, *, started: bool) -> ProviderError:
+#: Seconds without a byte from the server before a request is given up (``timeout`` in the config).
+#: Generous: reasoning models and local servers processing a long prompt can be silent for minutes;
+#: a hang is still reported (and retried) rather than waited on forever, and Esc / Ctrl+C abort sooner.
+DEFAULT_TIMEOUT = 600.0
+CONNECT_TIMEOUT = 10.0
+
+
+def sdk_timeout(timeout_class: Any, seconds: float | None) -> Any:
+    """The SDK's timeout (its own ``Timeout`` class, e.g. ``anthropic.Timeout``): ``seconds`` to read
+    (or write) each chunk, at most 10 s to connect."""
+    read = DEFAULT_TIMEOUT if seconds is None else float(seconds)
+    return timeout_class(read, connect=min(CONNECT_TIMEOUT, read))
+
+
+def _is_timeout(error: BaseException) -> bool:
+    chain: BaseException | None = error
+    while chain is not None:
+        if "Timeout" in type(chain).__name__ or isinstance(chain, TimeoutError):
+            return True
+        chain = chain.__cause__ or chain.__context__
+    return False
+
+
+def connection_error(error: BaseException, *, started: bool, timeout: float | None = None) -> ProviderError:
     detail = str(error) or type(error).__name__
+    if _is_timeout(error):
+        seconds = f"{DEFAULT_TIMEOUT if timeout is None else timeout:g} s"
+        if started:
+            return ProviderError(
+                "connection", f"timed out: the server sent nothing for {seconds} during the response", True
+            )
+        return ProviderError("connection", f"timed out: no answer from the server within {seconds}", True)
     if started:
         return ProviderError("connection", f"the connection was lost during the response: {detail}", True)
     return ProviderError("connection", f"could not reach the server: {detail}", True)
+
+
+def malformed_error(error: BaseException) -> ProviderError:
+    """A stream the SDK could not read (invalid JSON in an event, a shape it did not expect): retried."""
+    detail = " ".join(str(error).split())[:200] or type(error).__name__
+    return ProviderError("malformed", f"the server sent a response that could not be read ({detail})", True)
 
 
 def is_transport_error(error: BaseException) -> bool:

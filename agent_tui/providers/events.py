@@ -90,6 +90,7 @@ ErrorKind = Literal[
     "server",  # 5xx
     "connection",  # could not connect, or the stream was cut
     "incomplete",  # the stream ended without a stop reason
+    "malformed",  # the stream could not be read (invalid JSON in an event, an unexpected shape)
     "request",  # 4xx other than the above: the request itself is wrong
     "context_overflow",  # the prompt is too long for the model
 ]

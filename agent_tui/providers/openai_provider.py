@@ -15,7 +15,15 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_tui.projection.request import Prepared, openai_request
-from agent_tui.providers.base import JSONObject, classify, connection_error, is_transport_error, log_request
+from agent_tui.providers.base import (
+    JSONObject,
+    classify,
+    connection_error,
+    is_transport_error,
+    log_request,
+    malformed_error,
+    sdk_timeout,
+)
 from agent_tui.providers.events import (
     ProviderError,
     ProviderEvent,
@@ -75,13 +83,13 @@ class OpenAIProvider:
 
     def client(self) -> AsyncOpenAI:
         if self._client is None:
+            import openai
             from openai import AsyncOpenAI
 
             kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
             if self.base_url:
                 kwargs["base_url"] = self.base_url
-            if self._timeout is not None:
-                kwargs["timeout"] = self._timeout
+            kwargs["timeout"] = sdk_timeout(openai.Timeout, self._timeout)
             self._client = AsyncOpenAI(**kwargs)
         return self._client
 
@@ -101,7 +109,7 @@ class OpenAIProvider:
             yield classify(e.status_code, e.body, e.response.headers, e.message)
             return
         except openai.APIConnectionError as e:
-            yield connection_error(e.__cause__ or e, started=False)
+            yield connection_error(e.__cause__ or e, started=False, timeout=self._timeout)
             return
         started = False
         next_index = 0
@@ -158,12 +166,16 @@ class OpenAIProvider:
             yield classify(e.status_code, e.body, None, e.message)
             return
         except openai.APIConnectionError as e:
-            yield connection_error(e.__cause__ or e, started=started)
+            yield connection_error(e.__cause__ or e, started=started, timeout=self._timeout)
+            return
+        except openai.APIError as e:  # an error object inside the stream, without a status
+            yield classify(None, e.body, None, e.message)
             return
         except Exception as e:
-            if not is_transport_error(e):
-                raise
-            yield connection_error(e, started=started)
+            if is_transport_error(e):
+                yield connection_error(e, started=started, timeout=self._timeout)
+            else:
+                yield malformed_error(e)
             return
         finally:
             await response.close()
