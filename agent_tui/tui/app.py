@@ -299,10 +299,15 @@ class AgentTuiApp(App[None]):
     async def refresh_views(self, cursor: str | None = None) -> None:
         """Project the session afresh and update the panel, the tree, the chat and the status bar."""
         self.projection = self._projector.project()
-        if len(self.projection.messages) > BACKGROUND_PANEL_MESSAGES and not self._tokens:
-            self.panel.show_pending(len(self.projection.messages))
+        if len(self.projection.messages) > BACKGROUND_PANEL_MESSAGES:
+            # A big session's rows are built off the event loop (typing stays responsive); the
+            # first time, after the first paint, with a placeholder until then.
             projection = self.projection
-            self.call_after_refresh(lambda: self._fill_panel(projection))
+            if not self._tokens:
+                self.panel.show_pending(len(projection.messages))
+                self.call_after_refresh(lambda: self._fill_panel(projection))
+            else:
+                self._fill_panel(projection)
         else:
             self.panel.show(self._panel_model())
         await asyncio.sleep(0)  # let waiting keys in between the panes (a big session takes a while)
