@@ -647,6 +647,7 @@ def print_table() -> None:
 EXTRA_BENCHES = [
     ("token estimator (issue 5)", "token_estimate"),
     ("session search over 1,000 sessions / 1 GiB (issue 6)", "search_bench"),
+    ("TUI: first paint and keystroke latency (issue 4)", "tui_bench"),
 ]
 
 
