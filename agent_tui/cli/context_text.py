@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_tui.projection.compaction import context_tokens
+from agent_tui.projection.compaction import context_line
 from agent_tui.projection.context import Projection, Status
-from agent_tui.projection.describe import first_line
+from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.projection.tokens import estimate_message, estimate_tools
@@ -41,7 +41,7 @@ def render_context(index: SessionIndex, projection: Projection, name: str) -> st
             text = (
                 first_line(ce.entry, 70)
                 if ce.entry.type == "message" and m.status is not Status.REPLACED
-                else _message_line(m.message)
+                else message_first_line(m.message, 70)
             )
             lines.append(f"{n:>5}  {m.role:<10} {m.source_id:<10} {status:<16} {tokens:>7}  {text}")
     prepared = prepare(projection.messages)
@@ -57,29 +57,3 @@ def render_context(index: SessionIndex, projection: Projection, name: str) -> st
     for repair in prepared.repairs:
         lines.append(f"repair: {repair}")
     return "\n".join(lines) + "\n"
-
-
-def context_line(projection: Projection, window: int) -> str:
-    """What compaction decides on: the provider's last reported usage plus an estimate of what came after."""
-    tokens = context_tokens(projection)
-    percent = 100 * tokens.tokens / window if window else 0
-    if tokens.usage_entry_id is None:
-        return f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%), all estimated (no usage reported since the last edit or compaction)"
-    return (
-        f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%): {tokens.usage_tokens:,} reported with "
-        f"{tokens.usage_entry_id} + {tokens.trailing_tokens:,} estimated after it"
-    )
-
-
-def _message_line(message: dict[str, object]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = " ".join(
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    else:
-        text = ""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line[:69] + "…" if len(line) > 70 else line

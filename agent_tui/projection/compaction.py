@@ -89,6 +89,18 @@ def context_tokens(projection: Projection) -> ContextTokens:
     return ContextTokens(estimated, 0, estimated, None)
 
 
+def context_line(projection: Projection, window: int) -> str:
+    """What compaction decides on, in one line: the last reported usage plus an estimate of what followed."""
+    tokens = context_tokens(projection)
+    percent = 100 * tokens.tokens / window if window else 0
+    if tokens.usage_entry_id is None:
+        return f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%), all estimated"
+    return (
+        f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%) = {tokens.usage_tokens:,} reported at "
+        f"{tokens.usage_entry_id} + {tokens.trailing_tokens:,} estimated"
+    )
+
+
 def estimate_request(messages: Sequence[ProjectedMessage]) -> int:
     """Everything estimated: the replayed system prompt and tools once, then each message."""
     system, tools = system_prompt([m.message for m in messages if m.role == "system"])

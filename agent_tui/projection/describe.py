@@ -57,6 +57,21 @@ def first_line(entry: Entry, width: int = 80) -> str:
     return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 
+def message_first_line(message: dict[str, Any], width: int = 80) -> str:
+    """The first non-empty line of a message's text, cut to ``width`` characters."""
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = " ".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    else:
+        text = ""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+
 def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content

@@ -20,8 +20,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from agent_tui.projection.compaction import context_line
 from agent_tui.projection.context import Projection, Status
-from agent_tui.projection.describe import first_line
+from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import ModelInfo
 from agent_tui.projection.request import Prepared, prepare
 from agent_tui.projection.tokens import estimate_message, estimate_tools
@@ -63,7 +64,7 @@ class PanelRow:
             if self.entry is not None:
                 self.note = first_line(self.entry, 80)
             elif self.message is not None:
-                self.note = _message_line(self.message)
+                self.note = message_first_line(self.message, 80)
             else:
                 self.note = ""
         return self.note
@@ -78,6 +79,7 @@ class PanelModel:
     thinking: str
     repairs: list[str] = field(default_factory=list)
     prepared: Prepared | None = None
+    context: str = ""  # the figure compaction decides on, as `agent-tui context --format text` prints it
 
     @property
     def message_rows(self) -> list[PanelRow]:
@@ -145,22 +147,15 @@ def build_panel_model(
         total += tool_tokens
         rows.append(PanelRow("tools", None, "", tool_tokens, f"{len(prepared.tools)} tool definitions"))
     return PanelModel(
-        rows, total, info.context_window, model_name, projection.thinking_level, prepared.repairs, prepared
+        rows,
+        total,
+        info.context_window,
+        model_name,
+        projection.thinking_level,
+        prepared.repairs,
+        prepared,
+        context_line(projection, info.context_window),
     )
-
-
-def _message_line(message: dict[str, object]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = " ".join(
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    else:
-        text = ""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line[:79] + "…" if len(line) > 80 else line
 
 
 def meter(total: int, window: int, width: int = METER_WIDTH) -> str:
@@ -208,6 +203,8 @@ class ContextPanel(Vertical):
         summary.append(meter(model.total, model.window), style=self._colour(colour))
         summary.append(f" {model.total:,} / {model.window:,} tokens ({percent:.1f}%)")
         summary.append(f"\n{len(model.message_rows)} messages")
+        if model.context:
+            summary.append(f"\n{model.context}", style=Style(dim=True))
         self.query_one("#context-summary", Static).update(summary)
         rows = model.rows
         self.rows_list.set_rows(len(rows), lambda i: self._row_text(rows[i]))
