@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agent_tui.projection.compaction import (
     CompactionSettings,
     context_tokens,
@@ -11,11 +14,12 @@ from agent_tui.projection.compaction import (
     summary_request_text,
 )
 from agent_tui.projection.context import Status, project
-from agent_tui.projection.request import anthropic_request, prepare
+from agent_tui.projection.request import anthropic_request, openai_request, prepare
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import parse_session
-from tests.request_validity import anthropic_problems
+from tests.request_validity import anthropic_problems, openai_problems
 from tests.session_builder import Builder, assistant, tool_result, user
+from tests.test_properties import random_session
 
 
 def index_of(b: Builder) -> SessionIndex:
@@ -151,3 +155,32 @@ def test_nothing_to_compact() -> None:
     b.message(user("hi"))
     b.add("compaction", summary="S", firstKeptEntryId="e0001", tokensBefore=1)
     assert plan_compaction(project(index_of(b)), CompactionSettings()) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.integers(2, 60), keep=st.integers(1, 3_000))
+def test_projection_after_compaction_is_summary_plus_path_from_first_kept(
+    seed: int, size: int, keep: int
+) -> None:
+    """For random sessions: plan, append the compaction, and the view is the summary followed by the
+    path from firstKeptEntryId (system messages left out), then everything after; always a valid request."""
+    b = random_session(seed, size)
+    b.message(user("the last prompt"))
+    index = index_of(b)
+    plan = plan_compaction(project(index), CompactionSettings(keep_recent_tokens=keep))
+    if plan is None:
+        return
+    path_ids = [e.id for e in index.active_path()]
+    c = b.add("compaction", summary="SUMMARY", firstKeptEntryId=plan.first_kept_entry_id, tokensBefore=1)
+    b.message(user("after"))
+    after = project(index_of(b))
+    assert after.entries[0].entry.id == c
+    assert after.messages[0].source_id == c and "SUMMARY" in after.messages[0].message["content"][0]["text"]
+    kept = path_ids[path_ids.index(plan.first_kept_entry_id) :]
+    by_id = index_of(b).by_id
+    expected = [i for i in kept if not (by_id[i].type == "message" and by_id[i].role == "system")]
+    got = [ce.entry.id for ce in after.entries[1:] if ce.status is not Status.PINNED]
+    assert got == [*expected, after.path[-1].id]
+    prepared = prepare(after.messages)
+    assert anthropic_problems(anthropic_request(prepared, "claude-sonnet-4-5")) == []
+    assert openai_problems(openai_request(prepared, "gpt-4.1")) == []
