@@ -46,7 +46,7 @@ from tests.fake_model_server import (
     tool_use,
 )
 
-KILLS = scale(20, 320)
+KILLS = scale(30, 320)
 WORKERS = 2
 pytestmark = pytest.mark.timeout(scale(150, 3600))
 
