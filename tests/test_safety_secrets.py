@@ -301,3 +301,18 @@ def test_redaction_switch_off_keeps_text(tmp_path: Path, monkeypatch: pytest.Mon
     with Session.create(tmp_path, tmp_path) as s:
         s.append_message({"role": "user", "content": "ghp_" + "c" * 36, "timestamp": 1})
     assert "ghp_" + "c" * 36 in s.path.read_text()
+
+
+def test_a_fork_of_a_file_we_did_not_write_is_redacted(tmp_path: Path) -> None:
+    """pi writes secrets as they are; forking its file into one of ours leaves them behind."""
+    key = "ghp_" + "q" * 36
+    source = tmp_path / "pi.jsonl"
+    source.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+        f'"message":{{"role":"user","content":"token {key}","timestamp":1}}}}\n'
+    )
+    with Session.open(source, write=False) as s:
+        out = s.fork(None, tmp_path / "fork.jsonl")
+    assert key not in out.read_text() and "[REDACTED github-token]" in out.read_text()
+    assert key in source.read_text()  # the source is never touched

@@ -338,7 +338,11 @@ def write_new_session(
     parent_session: str | None = None,
     fsync: FsyncPolicy | None = None,
 ) -> Path:
-    """Create ``out`` exclusively with a fresh header and ``entries`` (already chained), fsync once."""
+    """Create ``out`` exclusively with a fresh header and ``entries`` (already chained), fsync once.
+
+    Entries are redacted as appends are: a fork of a file agent-tui did not write (pi's) must not
+    carry its secrets into a file agent-tui creates.
+    """
     from agent_tui.store.entries import SessionHeader, now_iso
 
     header = SessionHeader(
@@ -348,8 +352,9 @@ def write_new_session(
         header.parentSession = parent_session
     policy = fsync or FsyncPolicy.from_env()
     with SessionWriter.create(out, header.to_json(), FsyncPolicy.NEVER) as writer:
+        redact = redaction_enabled()
         for data in entries:
-            writer.append_bytes(encode_line(data))
+            writer.append_bytes(encode_line(redact_value(data) if redact else data))
         if policy is FsyncPolicy.ALWAYS:
             writer.sync()
     return out
