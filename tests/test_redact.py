@@ -81,3 +81,51 @@ def test_switch_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with Session.create(tmp_path, tmp_path) as s:
         s.append_message({"role": "user", "content": SECRETS["aws-access-key-id"], "timestamp": 1})
     assert SECRETS["aws-access-key-id"] in s.path.read_text()
+
+
+def test_exports_of_files_we_did_not_write_are_redacted(tmp_path: Path) -> None:
+    """A pi file (or one written with redaction off) holds a key: no export carries it."""
+    from agent_tui.library.export import export_bytes
+    from agent_tui.store.index import SessionIndex
+    from agent_tui.store.reader import read_file
+    from tests.session_builder import Builder, tool_result, user
+
+    secret = SECRETS["anthropic-key"]
+    b = Builder()
+    b.message(user(f"my key is {secret}"))
+    b.message(tool_result("c1", f"OPENAI_API_KEY={SECRETS['openai-key']}"))
+    path = b.write(tmp_path / "pi.jsonl")
+    index = SessionIndex(read_file(path), str(path))
+    for fmt in ("html", "md", "jsonl"):
+        for whole in (False, True):
+            data = export_bytes(index, fmt, whole=whole, source=path)
+            assert secret.encode() not in data and SECRETS["openai-key"].encode() not in data, (fmt, whole)
+            assert b"[REDACTED anthropic-key]" in data, (fmt, whole)
+    whole_jsonl = export_bytes(index, "jsonl", whole=True, source=path)
+    assert (
+        whole_jsonl.splitlines()[0] == path.read_bytes().splitlines()[0]
+    )  # lines without secrets: byte for byte
+
+
+def test_imported_transcripts_are_redacted(tmp_path: Path) -> None:
+    import json
+
+    from agent_tui.library.importers import import_session
+
+    secret = SECRETS["github-token"]
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": "s",
+            "cwd": str(tmp_path),
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": f"token {secret}"},
+        },
+    ]
+    source = tmp_path / "claude.jsonl"
+    source.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    imported = import_session(source, out=tmp_path / "out.jsonl")
+    text = imported.path.read_text()
+    assert secret not in text and "[REDACTED github-token]" in text

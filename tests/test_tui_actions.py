@@ -734,8 +734,12 @@ async def test_a_gated_tool_call_asks_in_a_modal(tmp_path: Path) -> None:
         answer = asyncio.create_task(app.approve(request))
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
         assert "rm -rf build" in app.screen.title_text  # type: ignore[attr-defined]
-        await pilot.press("down", "enter")
+        await pilot.press("up", "enter")  # the cursor starts on deny
         assert await answer == "allow-session"
+        enter = asyncio.create_task(app.approve(request))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question, answered by Enter")
+        await pilot.press("enter")
+        assert await enter == "deny"  # a reflexive Enter runs nothing
         again = asyncio.create_task(app.approve(request))
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
         await pilot.press("escape")

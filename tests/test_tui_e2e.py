@@ -185,7 +185,7 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         tmux.type("second question")
         tmux.keys("Enter")
         tmux.wait_text("Allow bash echo e2e-ok")
-        tmux.keys("Enter")  # allow once
+        tmux.keys("Up", "Up", "Enter")  # from deny (the default) up to allow once
         tmux.wait_text("Second answer.")
         result = next(e for e in entries(path) if e.get("message", {}).get("role") == "toolResult")
         assert "e2e-ok" in json.dumps(result["message"]["content"])

@@ -21,6 +21,7 @@ from agent_tui.projection.describe import first_line, kind
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.redact import redact_jsonl, redaction_enabled
 from agent_tui.store.session import fork_entries
 from agent_tui.store.writer import encode_line
 
@@ -393,8 +394,14 @@ def export_bytes(
     if leaf_id is not None:
         index.get(leaf_id)
     name = source.name if source is not None else None
+    redact = redaction_enabled()  # our own files are redacted already; pi's and others may not be
     if fmt == "jsonl":
-        return export_jsonl(index, leaf_id, whole=whole, source=source)
+        if whole:
+            data = export_jsonl(index, leaf_id, whole=True, source=source)
+            return redact_jsonl(data) if redact else data
+        return export_jsonl(index.redacted() if redact else index, leaf_id)
+    if redact:
+        index = index.redacted()
     projection = project(index, leaf_id)
     if fmt == "md":
         return export_markdown(index, projection, all_branches=whole, source_name=name).encode()

@@ -42,7 +42,7 @@ import msgspec
 
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.paths import data_home, session_dir_for, sessions_root
+from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for, sessions_root
 from agent_tui.store.reader import parse_session
 from agent_tui.store.record import Entry, JSONObject
 
@@ -416,7 +416,7 @@ class Library:
         return db
 
     def _open(self) -> sqlite3.Connection:
-        self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(self.db_path.parent)
         db: sqlite3.Connection | None = None
         for attempt in range(2):
             try:

@@ -69,6 +69,22 @@ class SessionIndex:
         else:
             self.labels.pop(target, None)
 
+    def redacted(self) -> SessionIndex:
+        """A copy with secrets replaced in every entry (for exports of files we did not write)."""
+        from agent_tui.store.reader import LoadedFile
+        from agent_tui.store.redact import redact_value
+
+        copy = SessionIndex(
+            LoadedFile(
+                header=redact_value(self.header),
+                entries=[Entry.from_data(redact_value(e.data), e.line) for e in self.entries],
+            ),
+            self.file_name,
+        )
+        copy.version = self.version
+        copy.warnings = list(self.warnings)
+        return copy
+
     # -- lookups ------------------------------------------------------------------
 
     def __len__(self) -> int:

@@ -306,3 +306,24 @@ __all__ = [
     "register_secret",
     "secret_spans",
 ]
+
+
+def redact_jsonl(data: bytes) -> bytes:
+    """A JSONL file with secrets replaced inside every line that holds one; other lines byte for byte.
+
+    For copies of files agent-tui did not write (pi's, or written with redaction off).
+    """
+    import msgspec
+
+    out: list[bytes] = []
+    for line in data.splitlines(keepends=True):
+        try:
+            value = msgspec.json.decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            text, kinds = redact_text(line.decode("utf-8", "replace"))
+            out.append(text.encode() if kinds else line)
+            continue
+        found: list[str] = []
+        cleaned = redact_value(value, found)
+        out.append(msgspec.json.encode(cleaned) + (b"\n" if line.endswith(b"\n") else b"") if found else line)
+    return b"".join(out)

@@ -15,6 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent_tui.agent.permissions import (
+    PermissionMode,
+    PermissionModeError,
+    Permissions,
+    mode_from_config_file,
+)
 from agent_tui.store.session import Session
 
 CONFIGURE_HINT = (
@@ -95,29 +101,14 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
     return build_agent(session, config, permissions=make_permissions(session, choice))
 
 
-def make_permissions(session: Session, choice: ModelChoice) -> Any:
+def make_permissions(session: Session, choice: ModelChoice) -> Permissions:
     """The app's tool policy: ``ask`` unless --permissions, AGENT_TUI_PERMISSIONS or the config
-    file say otherwise; what an earlier run allowed for this session stays allowed."""
-    try:
-        from agent_tui.agent.permissions import (
-            PermissionMode,
-            PermissionModeError,
-            Permissions,
-            mode_from_config_file,
-        )
-    except ImportError:  # an agent without permissions: every tool runs
-        return None
+    file say otherwise. "Allow for this session" lasts as long as this process."""
     try:
         mode = mode_from_config_file(choice.permissions, choice.config_path, default=PermissionMode.ASK)
     except PermissionModeError as e:
         raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
-    permissions = Permissions(mode, choice.approver)
-    permissions.restore(session.index.entries)
-    return permissions
-
-
-def compaction_available() -> bool:
-    return importlib.util.find_spec("agent_tui.agent.compaction") is not None
+    return Permissions(mode, choice.approver)
 
 
 def event_name(event: object) -> str:

@@ -32,7 +32,7 @@ from agent_tui.projection.models import MODELS, lookup
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.listing import list_sessions
-from agent_tui.store.paths import session_file_name
+from agent_tui.store.paths import make_private_dirs, session_file_name
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.tui import settings
@@ -42,7 +42,6 @@ from agent_tui.tui.agent_bridge import (
     AgentUnavailable,
     ModelChoice,
     Turns,
-    compaction_available,
     default_agent_factory,
     event_name,
     load_agent_config,
@@ -63,7 +62,6 @@ from agent_tui.tui.widgets.session_tree import SessionTree, TreeState
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 DEFAULT_THEME = "agent-dark"
 BACKGROUND_PANEL_MESSAGES = 2000
-COMPACTION_NOTICE = "Compaction arrives with issue 5: nothing was appended."
 
 
 @dataclass(slots=True)
@@ -279,7 +277,7 @@ class AgentTuiApp(App[None]):
     def ensure_session(self) -> Session:
         """The session to append to, creating the file on first use."""
         if self.session is None:
-            self.config.session_dir.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(self.config.session_dir)
             self._set_session(Session.create(self.config.session_dir, self.config.cwd))
         assert self.session is not None
         return self.session
@@ -478,7 +476,7 @@ class AgentTuiApp(App[None]):
                 wanted = bool(load_agent_config(self.config.model).compaction.summarize_branches)
             except (AgentUnavailable, AttributeError):
                 wanted = False
-        if not wanted or self.session is None or not compaction_available():
+        if not wanted or self.session is None:
             return None
         from agent_tui.agent.compaction import abandoned_entries
 
@@ -588,7 +586,7 @@ class AgentTuiApp(App[None]):
             return
         target = entry_id or self.session_tree.cursor_entry_id or self.index.leaf_id
         out = self._new_session_path()
-        out.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(out.parent)
         try:
             self.session.fork(target, out)
         except StoreError as e:
@@ -713,9 +711,6 @@ class AgentTuiApp(App[None]):
 
     def action_compact(self, focus: str | None = None) -> None:
         """Fold older history into a summary (the model writes it), optionally with focus instructions."""
-        if not compaction_available():
-            self.notify(COMPACTION_NOTICE, title="compact", severity="warning", timeout=6)
-            return
         if not self._can_append():
             return
         if focus is None and not self._compact_prompted:
@@ -777,9 +772,6 @@ class AgentTuiApp(App[None]):
 
     async def action_uncompact(self) -> None:
         """Continue from the entry before the latest compaction (one appended leaf move)."""
-        if not compaction_available():
-            self.notify(COMPACTION_NOTICE, severity="warning")
-            return
         from agent_tui.agent.compaction import CompactionError, undo_compaction
 
         def undo(session: Session) -> None:
@@ -1010,7 +1002,7 @@ class AgentTuiApp(App[None]):
                 ("allow-session", f"Allow for this session: {scope}"),
                 ("deny", "Deny (the model is told)"),
             ],
-            "allow-once",
+            "deny",  # Enter on a reflex must not run a command
         )
         self.push_screen(screen, done)
         try:

@@ -15,6 +15,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from agent_tui.store.paths import make_private_dirs
+
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
 _TABLE_LINE = re.compile(r"^\s*\[")
 
@@ -66,7 +68,7 @@ def write_theme(path: Path, theme: str) -> None:
         out.append(line)
     if not done:
         out.append(new_line)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(out) + "\n", encoding="utf-8")
     os.replace(tmp, path)

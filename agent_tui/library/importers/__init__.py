@@ -21,6 +21,7 @@ from agent_tui.library.importers.common import IMPORT_MARKER, ImportResult
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import session_dir_for, session_file_name
 from agent_tui.store.record import JSONObject
+from agent_tui.store.redact import redact_value, redaction_enabled
 from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_line
 
 FORMATS = ("claude-code", "codex")
@@ -113,10 +114,11 @@ def import_session(
         "cwd": result.cwd,
     }
     policy = fsync or FsyncPolicy.from_env()
+    redact = redaction_enabled()  # transcripts of other agents hold whatever their tools printed
     with SessionWriter.create(target, header, FsyncPolicy.NEVER) as writer:
         chunk: list[bytes] = []
         for data in result.entries:
-            chunk.append(encode_line(data))
+            chunk.append(encode_line(redact_value(data) if redact else data))
             if len(chunk) >= 256:
                 writer.append_bytes(b"".join(chunk))
                 chunk.clear()
