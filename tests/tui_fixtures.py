@@ -9,6 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.events import (
+    CompactionFinished,
+    CompactionStarted,
+    EntryAppended,
+    TextDelta,
+    ThinkingDelta,
+    TurnDone,
+    TurnError,
+)
 from agent_tui.store.entries import now_ms
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice
@@ -151,45 +160,6 @@ def last_entry(path: Path) -> dict[str, Any]:
 
 
 # -- a scripted agent -----------------------------------------------------------------------
-
-
-@dataclass
-class TextDelta:
-    text: str
-
-
-@dataclass
-class ThinkingDelta:
-    text: str
-
-
-@dataclass
-class EntryAppended:
-    entry_id: str
-    type: str
-
-
-@dataclass
-class TurnError:
-    message: str
-
-
-@dataclass
-class TurnDone:
-    stop_reason: str
-
-
-@dataclass
-class CompactionStarted:
-    reason: str
-    tokens_before: int
-
-
-@dataclass
-class CompactionFinished:
-    entry_id: str
-    tokens_before: int
-    tokens_after: int
 
 
 @dataclass

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import (
     PermissionMode,
     PermissionModeError,
@@ -37,7 +38,7 @@ class AgentUnavailable(Exception):
 class Turns(Protocol):
     """What the app needs of an agent loop."""
 
-    def run(self, prompt: str) -> AsyncIterator[Any]: ...
+    def run(self, prompt: str) -> AsyncIterator[AgentEvent]: ...
 
     def abort(self) -> None: ...
 
@@ -109,7 +110,3 @@ def make_permissions(session: Session, choice: ModelChoice) -> Permissions:
     except PermissionModeError as e:
         raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
     return Permissions(mode, choice.approver)
-
-
-def event_name(event: object) -> str:
-    return type(event).__name__

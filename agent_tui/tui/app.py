@@ -26,6 +26,20 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
+from agent_tui.agent.events import (
+    AgentEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    EntryAppended,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStreaming,
+    ToolFinished,
+    ToolStarted,
+    TurnError,
+)
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.describe import first_line
 from agent_tui.projection.models import MODELS, lookup
@@ -43,7 +57,6 @@ from agent_tui.tui.agent_bridge import (
     ModelChoice,
     Turns,
     default_agent_factory,
-    event_name,
     load_agent_config,
     model_problem,
 )
@@ -467,7 +480,7 @@ class AgentTuiApp(App[None]):
             await self.refresh_views(target)
             self.notify(f"Continuing from {target}.")
 
-    def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[Any]] | None:
+    def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
         """The agent's branch-summary call when branch summaries are on (``[compaction]
         summarize_branches``) and moving to ``target`` leaves messages behind; else None."""
         wanted = self.config.summarize_branches
@@ -924,50 +937,51 @@ class AgentTuiApp(App[None]):
         return self.turns
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
-    async def run_events(self, events: AsyncIterator[Any]) -> None:
+    async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
         """Show a turn's (or a compaction's) events as they come; the store has the entries."""
         reply = None
         try:
             async for event in events:
-                name = event_name(event)
-                if name in ("TextDelta", "ThinkingDelta", "ToolStarted", "ToolFinished", "ToolCallStreaming"):
+                if isinstance(
+                    event, TextDelta | ThinkingDelta | ToolStarted | ToolFinished | ToolCallStreaming
+                ):
                     if reply is None:
                         reply = await self.chat.start_reply()
-                    if name == "TextDelta":
+                    if isinstance(event, TextDelta):
                         reply.add_text(event.text)
-                    elif name == "ThinkingDelta":
+                    elif isinstance(event, ThinkingDelta):
                         reply.add_thinking(event.text)
-                    elif name == "ToolCallStreaming":
+                    elif isinstance(event, ToolCallStreaming):
                         reply.tool_streaming(event.call_id, event.name)
-                    elif name == "ToolStarted":
+                    elif isinstance(event, ToolStarted):
                         reply.tool_started(event.call_id, event.name, event.arguments)
                     else:
                         reply.tool_finished(event.call_id, event.name, event.is_error)
-                elif name == "EntryAppended":
+                elif isinstance(event, EntryAppended):
                     if reply is not None:
                         await reply.finish()
                     reply = None
                     await self.refresh_views(self.index.leaf_id)
-                elif name == "Retrying":
+                elif isinstance(event, Retrying):
                     self.notify(
                         f"Retrying (attempt {event.attempt}) in {event.delay:.1f}s: {event.reason}",
                         severity="warning",
                     )
-                elif name == "CompactionStarted":
+                elif isinstance(event, CompactionStarted):
                     self.set_notice(f"Compacting ({event.reason}, {event.tokens_before:,} tokens)…")
-                elif name == "CompactionFinished":
+                elif isinstance(event, CompactionFinished):
                     self.set_notice("")
                     self.notify(
                         f"Compacted: {event.tokens_before:,} → about {event.tokens_after:,} tokens.",
                         title="compact",
                     )
-                elif name == "CompactionFailed":
-                    self.last_error = str(event.message)
+                elif isinstance(event, CompactionFailed):
+                    self.last_error = event.message
                     self.set_notice(f"compaction failed: {event.message}")
-                    self.notify(str(event.message), title="compaction failed", severity="error", timeout=10)
-                elif name == "TurnError":
-                    self.last_error = str(event.message)
-                    self.notify(str(event.message), title="error", severity="error", timeout=10)
+                    self.notify(event.message, title="compaction failed", severity="error", timeout=10)
+                elif isinstance(event, TurnError):
+                    self.last_error = event.message
+                    self.notify(event.message, title="error", severity="error", timeout=10)
                     self.set_notice(f"error: {event.message}")
         except Exception as e:
             self.last_error = f"{type(e).__name__}: {e}"
