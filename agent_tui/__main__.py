@@ -1,3 +1,3 @@
-from agent_tui.cli.main import main
+from agent_tui.cli.main import entry
 
-raise SystemExit(main())
+entry()

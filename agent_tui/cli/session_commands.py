@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
@@ -15,7 +15,9 @@ from agent_tui.projection.context import Projection, project
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
-from agent_tui.store.session import Session
+
+if TYPE_CHECKING:
+    from agent_tui.store.session import Session
 
 MAX_WARNINGS_SHOWN = 5
 _encode = msgspec.json.Encoder().encode
@@ -51,6 +53,8 @@ def _report_warnings(path: str, warnings: list[str]) -> None:
 
 
 def _open_for_append(path: str) -> Session:
+    from agent_tui.store.session import Session  # the write path: validation and redaction load here
+
     session = Session.open(path, write=True)
     _report_warnings(path, [str(w) for w in session.index.warnings])
     return session
@@ -243,6 +247,7 @@ def cmd_pin(args: argparse.Namespace) -> int:
 def cmd_fork(args: argparse.Namespace) -> int:
     from agent_tui.store.entries import now_iso
     from agent_tui.store.paths import session_file_name
+    from agent_tui.store.session import Session
 
     session = Session.open(args.file, write=False)
     _report_warnings(args.file, [str(w) for w in session.index.warnings])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -45,8 +44,7 @@ class Status(StrEnum):
     SUPERSEDED = "superseded"  # an older compaction inside the kept range: contributes nothing
 
 
-@dataclass(slots=True)
-class ProjectedMessage:
+class ProjectedMessage(msgspec.Struct, gc=False):
     """One message of the model's view, and where it came from.
 
     ``message`` is the message as the model gets it (roles user, assistant,
@@ -71,8 +69,7 @@ class ProjectedMessage:
         return self._message
 
 
-@dataclass(slots=True)
-class ContextEntry:
+class ContextEntry(msgspec.Struct):
     entry: Entry
     status: Status
     messages: list[ProjectedMessage]
@@ -81,8 +78,7 @@ class ContextEntry:
     origin: Status | None = None  # the status before any edit (None: same as ``status``)
 
 
-@dataclass(slots=True)
-class Projection:
+class Projection(msgspec.Struct):
     leaf_id: str | None
     path: list[Entry]
     entries: list[ContextEntry]
@@ -90,7 +86,7 @@ class Projection:
     model: dict[str, Any] | None = None
     thinking_level: str = "off"
     compaction_id: str | None = None
-    summarized_ids: list[str] = field(default_factory=list)
+    summarized_ids: list[str] = msgspec.field(default_factory=list)
 
 
 def project(index: SessionIndex, leaf_id: str | None = None) -> Projection:
@@ -142,20 +138,29 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
 
     entries: list[ContextEntry] = []
     messages: list[ProjectedMessage] = []
+    add_entry, add_message = entries.append, messages.append
     for position, (entry, status) in enumerate(selected):
+        eid = entry.id
+        edit = edits.get(eid) if edits else None
+        if edit is None and entry.type == "message":
+            role = entry.plain_role()
+            if role in MODEL_ROLES:  # the common case, inlined: an unedited message passes through undecoded
+                message = ProjectedMessage(eid, status, role, role, None, entry.message_raw)
+                add_entry(ContextEntry(entry, status, [message], None, eid in pins, status))
+                add_message(message)
+                continue
         if entry.type == "compaction" and position > 0:
-            entries.append(ContextEntry(entry, Status.SUPERSEDED, []))
+            add_entry(ContextEntry(entry, Status.SUPERSEDED, []))
             continue
-        ce = _context_entry(entry, status, edits.get(entry.id), entry.id in pins)
-        entries.append(ce)
+        ce = _context_entry(entry, status, edit, eid in pins)
+        add_entry(ce)
         messages.extend(ce.messages)
     return Projection(leaf_id, list(path), entries, messages, model, thinking, compaction_id, summarized)
 
 
 def _context_entry(entry: Entry, status: Status, edit: Entry | None, pinned: bool) -> ContextEntry:
-    if edit is None and entry.type == "message" and entry.is_plain_message and entry.role in MODEL_ROLES:
-        # the common case, kept short: an unedited message passes through undecoded
-        role = entry.role
+    if edit is None and entry.type == "message" and (role := entry.plain_role()) in MODEL_ROLES:
+        # an unedited message passes through undecoded
         message = ProjectedMessage(entry.id, status, role, role, None, entry.message_raw)
         return ContextEntry(entry, status, [message], None, pinned, status)
     produced = entry_messages(entry, status)
@@ -495,10 +500,9 @@ def _entry_ms(data: JSONObject) -> int | None:
 
 
 _MAX_TIME_MS = 8.64e15  # the range of a JavaScript Date
-_DATE_TIME = re.compile(
+_DATE_TIME_PATTERN = (
     r"([+-]\d{6}|\d{4})(?:-(\d\d)(?:-(\d\d))?)?"
-    r"(?:[Tt ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?([Zz]|[+-]\d\d:?\d\d)?)?",
-    re.ASCII,
+    r"(?:[Tt ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?([Zz]|[+-]\d\d:?\d\d)?)?"
 )
 _DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
 
@@ -517,7 +521,7 @@ def iso_to_ms(value: Any) -> int | None:
         return int(value) if abs(value) <= _MAX_TIME_MS else None
     if not isinstance(value, str):
         return None
-    match = _DATE_TIME.fullmatch(value)
+    match = re.fullmatch(_DATE_TIME_PATTERN, value, re.ASCII)  # re caches it; compiled on first use
     if match is None:
         return None
     year_s, month_s, day_s, hour_s, minute_s, second_s, fraction, offset = match.groups()

@@ -7,7 +7,6 @@ becomes an :class:`Entry`. Old pi formats (v1, v2) are upgraded in memory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,7 @@ KNOWN_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LoadWarning:
+class LoadWarning(msgspec.Struct, frozen=True):
     line: int
     message: str
 
@@ -46,11 +44,10 @@ class LoadWarning:
         return f"line {self.line}: {self.message}"
 
 
-@dataclass(slots=True)
-class LoadedFile:
+class LoadedFile(msgspec.Struct):
     header: JSONObject
     entries: list[Entry]
-    warnings: list[LoadWarning] = field(default_factory=list)
+    warnings: list[LoadWarning] = msgspec.field(default_factory=list)
     size: int = 0
     ends_with_newline: bool = True
     version: int = CURRENT_VERSION

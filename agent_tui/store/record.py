@@ -139,6 +139,12 @@ class Entry:
             self._decode_message_head()
         return self._plain and self._data is None
 
+    def plain_role(self) -> str | None:
+        """The role of a message that can be passed on undecoded (see ``is_plain_message``), else None."""
+        if self._role is False:
+            self._decode_message_head()
+        return self._role if self._plain and self._data is None else None  # type: ignore[return-value]
+
     def _decode_message_head(self) -> None:
         role: Any = None
         plain = False
