@@ -184,12 +184,12 @@ def extend(previous: Projection, entry: Entry) -> Projection | None:
     entries = previous.entries.copy()
     model, thinking = previous.model, previous.thinking_level
     if entry.type == "model_change":
-        model = {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}
+        model = _model_setting(entry.data.get("provider"), entry.data.get("modelId"))
     elif entry.type == "thinking_level_change":
         thinking = str(entry.data.get("thinkingLevel"))
     elif entry.type == "message" and entry.role == "assistant":
         head = _assistant_head(entry)
-        model = {"provider": head.provider, "modelId": head.model}
+        model = _model_setting(head.provider, head.model)
     status = Status.AFTER_COMPACTION if previous.compaction_id is not None else Status.KEPT
     if entry.type == "context_edit":
         target = entry.data.get("targetId")
@@ -303,13 +303,21 @@ def _settings(path: Sequence[Entry]) -> tuple[dict[str, Any] | None, str]:
         if thinking is None and entry.type == "thinking_level_change":
             thinking = str(entry.data.get("thinkingLevel"))
         elif model is None and entry.type == "model_change":
-            model = {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}
+            model = _model_setting(entry.data.get("provider"), entry.data.get("modelId"))
         elif model is None and entry.type == "message" and entry.role == "assistant":
             head = _assistant_head(entry)
-            model = {"provider": head.provider, "modelId": head.model}
+            model = _model_setting(head.provider, head.model)
         if thinking is not None and model is not None:
             break
     return model, thinking or "off"
+
+
+def _model_setting(provider: Any, model_id: Any) -> dict[str, Any]:
+    """The model setting as pi reads it, with values that are not strings (a damaged file) read as unset."""
+    return {
+        "provider": provider if isinstance(provider, str) else None,
+        "modelId": model_id if isinstance(model_id, str) else None,
+    }
 
 
 class _AssistantHead(msgspec.Struct):
