@@ -137,6 +137,16 @@ def resolve_path(path: str, cwd: str) -> Path:
     return candidate if candidate.is_absolute() else Path(cwd) / candidate
 
 
+def existing_directory(path: str, cwd: str) -> Path:
+    """``path`` resolved against ``cwd``; a ToolError unless it is a directory."""
+    directory = resolve_path(path, cwd)
+    if not directory.exists():
+        raise ToolError(f"Path not found: {directory}")
+    if not directory.is_dir():
+        raise ToolError(f"Not a directory: {directory}")
+    return directory
+
+
 def resolve_read_path(path: str, cwd: str) -> Path:
     """As resolve_path, also trying the NFD form and curly apostrophes macOS uses in file names."""
     resolved = resolve_path(path, cwd)

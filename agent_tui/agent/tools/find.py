@@ -8,10 +8,9 @@ from agent_tui.agent.tools.base import (
     JSONObject,
     Tool,
     ToolContext,
-    ToolError,
     ToolResult,
+    existing_directory,
     number_arg,
-    resolve_path,
 )
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 from agent_tui.agent.tools.walk import Glob, list_tree
@@ -47,12 +46,8 @@ class FindTool(Tool):
         return await asyncio.to_thread(self._find, args, ctx)
 
     def _find(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
-        root = resolve_path(str(args.get("path") or "."), ctx.cwd)
+        root = existing_directory(str(args.get("path") or "."), ctx.cwd)
         limit = max(1, number_arg(args, "limit") or DEFAULT_LIMIT)
-        if not root.exists():
-            raise ToolError(f"Path not found: {root}")
-        if not root.is_dir():
-            raise ToolError(f"Not a directory: {root}")
         glob = Glob(str(args["pattern"]))
         files, dirs = list_tree(root, ctx.check)
         matches = sorted([f for f in files if glob.match(f)] + [d + "/" for d in dirs if glob.match(d)])

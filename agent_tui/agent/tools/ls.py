@@ -11,8 +11,8 @@ from agent_tui.agent.tools.base import (
     ToolContext,
     ToolError,
     ToolResult,
+    existing_directory,
     number_arg,
-    resolve_path,
 )
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -39,12 +39,8 @@ class LsTool(Tool):
         return await asyncio.to_thread(self._list, args, ctx)
 
     def _list(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
-        directory = resolve_path(str(args.get("path") or "."), ctx.cwd)
+        directory = existing_directory(str(args.get("path") or "."), ctx.cwd)
         limit = max(1, number_arg(args, "limit") or DEFAULT_LIMIT)
-        if not directory.exists():
-            raise ToolError(f"Path not found: {directory}")
-        if not directory.is_dir():
-            raise ToolError(f"Not a directory: {directory}")
         try:
             names = os.listdir(directory)
         except OSError as e:
