@@ -28,68 +28,81 @@ SESSION_COMMANDS = (
 )
 
 
-def build_session_parser() -> argparse.ArgumentParser:
+def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The session commands' parser; with ``only``, just that command's (a 50 MB ``context``
+    should not spend milliseconds describing fourteen other commands)."""
     parser = argparse.ArgumentParser(
         prog="agent-tui", description="Session commands (headless, on any session file)."
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("context", help="what the model would see")
-    p.add_argument("file")
-    p.add_argument("--leaf", help="project the branch ending at this entry id")
-    p.add_argument("--format", choices=("json", "text", "anthropic", "openai"), default="json")
-    p.add_argument("--model", help="model for anthropic/openai request bodies (default: the session's)")
+    if only in (None, "context"):
+        p = sub.add_parser("context", help="what the model would see")
+        p.add_argument("file")
+        p.add_argument("--leaf", help="project the branch ending at this entry id")
+        p.add_argument("--format", choices=("json", "text", "anthropic", "openai"), default="json")
+        p.add_argument("--model", help="model for anthropic/openai request bodies (default: the session's)")
 
-    p = sub.add_parser("tree", help="the whole tree, active path marked")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true")
+    if only in (None, "tree"):
+        p = sub.add_parser("tree", help="the whole tree, active path marked")
+        p.add_argument("file")
+        p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("edit", help="hide, replace or restore an entry in the model's view")
-    p.add_argument("file")
-    p.add_argument("id")
-    action = p.add_mutually_exclusive_group(required=True)
-    action.add_argument("--hide", action="store_true")
-    action.add_argument("--replace", metavar="TEXT")
-    action.add_argument("--restore", action="store_true")
+    if only in (None, "edit"):
+        p = sub.add_parser("edit", help="hide, replace or restore an entry in the model's view")
+        p.add_argument("file")
+        p.add_argument("id")
+        action = p.add_mutually_exclusive_group(required=True)
+        action.add_argument("--hide", action="store_true")
+        action.add_argument("--replace", metavar="TEXT")
+        action.add_argument("--restore", action="store_true")
 
-    p = sub.add_parser("label", help="label an entry (no NAME clears the label)")
-    p.add_argument("file")
-    p.add_argument("id")
-    p.add_argument("name", nargs="?")
+    if only in (None, "label"):
+        p = sub.add_parser("label", help="label an entry (no NAME clears the label)")
+        p.add_argument("file")
+        p.add_argument("id")
+        p.add_argument("name", nargs="?")
 
-    p = sub.add_parser("rename", help="name the session")
-    p.add_argument("file")
-    p.add_argument("name")
+    if only in (None, "rename"):
+        p = sub.add_parser("rename", help="name the session")
+        p.add_argument("file")
+        p.add_argument("name")
 
-    p = sub.add_parser("branch", help="make ID the leaf: the next message continues from it")
-    p.add_argument("file")
-    p.add_argument("id")
+    if only in (None, "branch"):
+        p = sub.add_parser("branch", help="make ID the leaf: the next message continues from it")
+        p.add_argument("file")
+        p.add_argument("id")
 
-    p = sub.add_parser("pin", help="keep an entry verbatim through compaction")
-    p.add_argument("file")
-    p.add_argument("id")
-    p.add_argument("--unpin", action="store_true")
+    if only in (None, "pin"):
+        p = sub.add_parser("pin", help="keep an entry verbatim through compaction")
+        p.add_argument("file")
+        p.add_argument("id")
+        p.add_argument("--unpin", action="store_true")
 
-    p = sub.add_parser("fork", help="a new session file holding the path to ID")
-    p.add_argument("file")
-    p.add_argument("id", nargs="?")
-    p.add_argument("-o", "--output", help="path of the new file (default: beside FILE)")
+    if only in (None, "fork"):
+        p = sub.add_parser("fork", help="a new session file holding the path to ID")
+        p.add_argument("file")
+        p.add_argument("id", nargs="?")
+        p.add_argument("-o", "--output", help="path of the new file (default: beside FILE)")
 
-    p = sub.add_parser("sessions", help="list sessions of the current directory")
-    p.add_argument("--all", action="store_true", help="sessions of every directory")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--session-dir", help="look here instead of the default folder")
-    p.add_argument(
-        "--search", metavar="TEXT", help="full-text search: sessions holding every word, best first"
-    )
-    p.add_argument("--limit", type=int, default=20, help="with --search: at most this many sessions")
+    if only in (None, "sessions"):
+        p = sub.add_parser("sessions", help="list sessions of the current directory")
+        p.add_argument("--all", action="store_true", help="sessions of every directory")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--session-dir", help="look here instead of the default folder")
+        p.add_argument(
+            "--search", metavar="TEXT", help="full-text search: sessions holding every word, best first"
+        )
+        p.add_argument("--limit", type=int, default=20, help="with --search: at most this many sessions")
 
-    from agent_tui.cli.library_commands import add_parsers
+    if only in (None, "export", "import", "clone"):
+        from agent_tui.cli.library_commands import add_parsers
 
-    add_parsers(sub)
-    from agent_tui.cli.compact_command import add_parser as add_compact_parser
+        add_parsers(sub)
+    if only in (None, "compact"):
+        from agent_tui.cli.compact_command import add_parser as add_compact_parser
 
-    add_compact_parser(sub)
+        add_compact_parser(sub)
     return parser
 
 
@@ -120,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in SESSION_COMMANDS:
         from agent_tui.cli import session_commands
 
-        parsed = build_session_parser().parse_args(args)
+        parsed = build_session_parser(args[0]).parse_args(args)
         if parsed.command in ("export", "import", "clone") or (
             parsed.command == "sessions" and parsed.search is not None
         ):
