@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,11 @@ def user(text: str, ts: int = 1) -> dict[str, Any]:
 
 def assistant(
     text: str = "",
-    calls: list[tuple[str, str, dict[str, Any]]] = (),
+    calls: Sequence[tuple[str, str, dict[str, Any]]] = (),
     stop: str | None = None,
     ts: int = 2,
     model: str = "claude-sonnet-4-5",
-) -> dict[str, Any]:  # type: ignore[assignment]
+) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if text:
         content.append({"type": "text", "text": text})

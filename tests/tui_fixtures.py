@@ -22,26 +22,9 @@ from agent_tui.store.entries import now_ms
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import AgentTuiApp, TuiConfig, create_app
+from tests.session_builder import TS, assistant
 
-TS = "2026-01-01T00:00:00.000Z"
 SIZE = (160, 45)
-
-
-def _assistant(text: str, calls: tuple[tuple[str, str, dict[str, Any]], ...] = ()) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    if text:
-        content.append({"type": "text", "text": text})
-    for cid, name, args in calls:
-        content.append({"type": "toolCall", "id": cid, "name": name, "arguments": args})
-    return {
-        "role": "assistant",
-        "content": content,
-        "provider": "anthropic",
-        "model": "claude-sonnet-4-5",
-        "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15},
-        "stopReason": "toolUse" if calls else "stop",
-        "timestamp": 2,
-    }
 
 
 def _result(call_id: str, name: str, text: str) -> dict[str, Any]:
@@ -68,7 +51,7 @@ def sample_lines() -> list[dict[str, Any]]:
         add(eid, parent, type="message", message=message)
 
     msg("u1", None, {"role": "user", "content": "Fix the failing test in parser.py", "timestamp": 1})
-    a1 = _assistant("I'll read the file.", (("c1", "read", {"path": "parser.py"}),))
+    a1 = assistant("I'll read the file.", (("c1", "read", {"path": "parser.py"}),))
     a1["content"].insert(0, {"type": "thinking", "thinking": "Let me look at the file first."})
     msg("a1", "u1", a1)
     msg("r1", "a1", _result("c1", "read", "def parse(x):\n    return int(x)\n"))
@@ -76,13 +59,13 @@ def sample_lines() -> list[dict[str, Any]]:
         "path": "parser.py",
         "edits": [{"oldText": "    return int(x)", "newText": "    return int(x.strip())"}],
     }
-    msg("a2", "r1", _assistant("The bug is the missing strip.", (("c2", "edit", edit),)))
+    msg("a2", "r1", assistant("The bug is the missing strip.", (("c2", "edit", edit),)))
     msg("r2", "a2", _result("c2", "edit", "Edited parser.py"))
-    msg("a3", "r2", _assistant("Fixed: `parse` now strips whitespace."))
+    msg("a3", "r2", assistant("Fixed: `parse` now strips whitespace."))
     msg("u2", "a3", {"role": "user", "content": "Now add a test", "timestamp": 4})
-    msg("a4", "u2", _assistant("Added `test_parse_strips`."))
+    msg("a4", "u2", assistant("Added `test_parse_strips`."))
     msg("u3", "a3", {"role": "user", "content": "Actually, explain the fix instead", "timestamp": 5})
-    msg("a5", "u3", _assistant("The input had a trailing newline."))
+    msg("a5", "u3", assistant("The input had a trailing newline."))
     add("l1", "a5", type="label", targetId="a3", label="fixed")
     add("x1", "l1", type="context_edit", targetId="r1", replacement=None)
     return lines
@@ -110,7 +93,7 @@ def linear_session(path: Path, entries: int, forks_every: int = 0) -> Path:
         if i % 2 == 0:
             message: dict[str, Any] = {"role": "user", "content": f"question number {i}", "timestamp": i}
         else:
-            message = _assistant(f"Answer {i}: " + "lorem ipsum dolor sit amet " * 3)
+            message = assistant(f"Answer {i}: " + "lorem ipsum dolor sit amet " * 3)
         out.append(
             json.dumps(
                 {"type": "message", "id": eid, "parentId": parent, "timestamp": TS, "message": message}
@@ -206,7 +189,7 @@ class ScriptedTurns:
             await asyncio.sleep(0)
         if self.error:
             yield TurnError(self.error)
-        message = _assistant(sent)
+        message = assistant(sent)
         message["stopReason"] = "aborted" if self.aborted else "stop"
         entry = self.session.append_message(message)
         yield EntryAppended(entry.id, "message")

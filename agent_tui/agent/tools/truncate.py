@@ -62,6 +62,11 @@ def format_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f}MB"
 
 
+def _untouched(content: str, lines: int, size: int, max_lines: int, max_bytes: int) -> Truncation:
+    """Content within both limits, returned as it is."""
+    return Truncation(content, False, None, lines, size, lines, size, False, False, max_lines, max_bytes)
+
+
 def truncate_head(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Truncation:
@@ -69,19 +74,7 @@ def truncate_head(
     lines = _lines(content)
     total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
-        return Truncation(
-            content,
-            False,
-            None,
-            total_lines,
-            total_bytes,
-            total_lines,
-            total_bytes,
-            False,
-            False,
-            max_lines,
-            max_bytes,
-        )
+        return _untouched(content, total_lines, total_bytes, max_lines, max_bytes)
     if byte_len(lines[0]) > max_bytes:
         return Truncation(
             "", True, "bytes", total_lines, total_bytes, 0, 0, False, True, max_lines, max_bytes
@@ -121,19 +114,7 @@ def truncate_tail(
     lines = _lines(content)
     total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
-        return Truncation(
-            content,
-            False,
-            None,
-            total_lines,
-            total_bytes,
-            total_lines,
-            total_bytes,
-            False,
-            False,
-            max_lines,
-            max_bytes,
-        )
+        return _untouched(content, total_lines, total_bytes, max_lines, max_bytes)
     kept: list[str] = []
     size = 0
     truncated_by = "lines"
