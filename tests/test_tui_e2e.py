@@ -150,6 +150,9 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         "AGENT_TUI_CONFIG": str(config),
         "OPENAI_API_KEY": "test-key",
         "AGENT_TUI_FSYNC": "never",
+        # a stale exported size (CI had one) must not override the real terminal's
+        "COLUMNS": "80",
+        "LINES": "24",
     }
     exports = " ".join(f"{k}={v}" for k, v in env.items())
     unset = " ".join(

@@ -43,6 +43,11 @@ def run_app(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).expanduser().is_file():
         print(f"agent-tui: {args.file}: no such session file", file=sys.stderr)
         return 1
+    if sys.stdout.isatty():
+        # Textual sizes itself with shutil.get_terminal_size(), which prefers an exported
+        # COLUMNS/LINES to the terminal's real size and would freeze the layout at it.
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
     app = create_app(config_from_args(args))
     app.run()
     return 0
