@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
-from agent_tui.projection.context import Projection, project
+from agent_tui.projection.context import ProjectedMessage, Projection, project
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
@@ -85,6 +85,7 @@ def cmd_context(args: argparse.Namespace) -> int:
             anthropic_request,
             anthropic_thinking,
             openai_request,
+            openai_thinking,
             prepare,
         )
 
@@ -94,7 +95,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         body = (
             anthropic_request(prepared, model, **anthropic_thinking(projection.thinking_level, model))
             if args.format == "anthropic"
-            else openai_request(prepared, model)
+            else openai_request(prepared, model, **openai_thinking(projection.thinking_level, model))
         )
         out.write(msgspec.json.format(_encode(body), indent=2) + b"\n")
     out.flush()
@@ -117,22 +118,20 @@ def write_messages_json(projection: Projection, out: BinaryIO) -> None:
     out.write(b"[")
     messages = projection.messages
     for start in range(0, len(messages), 512):
-        batch = messages[start : start + 512]
-        data = b",".join(
-            m.raw if (m.raw is not None and m._message is None) else _encode(m.message) for m in batch
-        )
-        if not data.isascii() and not _valid_utf8(data):
-            data = b",".join(_encode(m.message) for m in batch)
+        data = b",".join([_message_json(m) for m in messages[start : start + 512]])
         out.write((b"," if start else b"") + data)
     out.write(b"]\n")
 
 
-def _valid_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+def _message_json(message: ProjectedMessage) -> bytes | msgspec.Raw:
+    raw = message.raw
+    if raw is not None and message._message is None:
+        try:
+            str(raw, "utf-8")  # loading does not check UTF-8 inside a message it did not decode
+            return raw
+        except UnicodeDecodeError:
+            pass
+    return _encode(message.message)
 
 
 # -- tree --------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ class SessionIndex:
         self.leaf_id: str | None = None
         self._children: dict[str | None, list[Entry]] | None = None
         self._roots_cache: list[Entry] | None = None
+        self._detached: set[str] | None = None  # see ``detached`` (built on first use)
+        self._cycle_roots: list[Entry] | None = None
         for entry in loaded.entries:
             self.add(entry)
 
@@ -59,6 +61,11 @@ class SessionIndex:
         if self._children is not None:
             self._children.setdefault(entry.parent_id, []).append(entry)
             self._roots_cache = None
+        if self._detached is not None:
+            if previous is not None:  # a duplicate id can make or break a cycle: work it out again
+                self._detached = self._cycle_roots = None
+            elif entry.parent_id is not None and entry.parent_id in self._detached:
+                self._detached.add(entry.id)  # below a cycle: the walk from its cut point reaches it
 
     def _apply_label(self, data: JSONObject) -> None:
         target, label = data.get("targetId"), data.get("label")
@@ -106,6 +113,20 @@ class SessionIndex:
         """Entries from the root to ``leaf_id`` (inclusive). Stops at a dangling parent or a cycle."""
         if leaf_id is None:
             return []
+        by_id = self.by_id
+        path: list[Entry] = []
+        append = path.append
+        current = by_id.get(leaf_id)
+        while current is not None:
+            append(current)
+            parent = current.parent_id
+            current = by_id.get(parent) if parent is not None else None
+            if len(path) > len(by_id):  # longer than the whole file: a cycle; walk again, watching for it
+                return self._path_through_cycle(leaf_id)
+        path.reverse()
+        return path
+
+    def _path_through_cycle(self, leaf_id: str) -> list[Entry]:
         path: list[Entry] = []
         seen: set[str] = set()
         current = self.by_id.get(leaf_id)
@@ -152,6 +173,52 @@ class SessionIndex:
         del children
         self._roots_cache = roots
         return roots
+
+    def detached(self) -> set[str]:
+        """Ids of the entries no root reaches: those in a parentId cycle and those below one.
+
+        One pass up the parent links (each entry visited once), then kept up to date by
+        ``add`` in constant time, so the tree can ask after every append."""
+        if self._detached is None:
+            by_id = self.by_id
+            reaches_root: dict[str, bool] = {}
+            for entry in self.entries:
+                if entry.id in reaches_root or by_id.get(entry.id) is not entry:
+                    continue
+                chain: list[str] = []
+                on_chain: set[str] = set()
+                current: Entry | None = entry
+                result = True
+                while current is not None:
+                    known = reaches_root.get(current.id)
+                    if known is not None:
+                        result = known
+                        break
+                    if current.id in on_chain:
+                        result = False  # back on this chain: a cycle
+                        break
+                    chain.append(current.id)
+                    on_chain.add(current.id)
+                    current = by_id.get(current.parent_id) if current.parent_id is not None else None
+                for eid in chain:
+                    reaches_root[eid] = result
+            self._detached = {eid for eid, ok in reaches_root.items() if not ok}
+        return self._detached
+
+    def cycle_roots(self) -> list[Entry]:
+        """Where the tree cuts each parentId cycle: the first unreached entry in file order, as
+        ``roots`` does; walking from these reaches every entry of :meth:`detached`."""
+        if self._cycle_roots is None:
+            detached = self.detached()
+            cuts: list[Entry] = []
+            reached: set[str] = set()
+            if detached:
+                for entry in self.entries:
+                    if entry.id in detached and entry.id not in reached and self.by_id.get(entry.id) is entry:
+                        cuts.append(entry)
+                        reached.update(e.id for e in self.walk(entry))
+            self._cycle_roots = cuts
+        return self._cycle_roots
 
     def walk(self, start: Entry) -> Iterator[Entry]:
         """Depth-first pre-order walk below ``start`` without recursion (trees can be 20,000 deep)."""

@@ -8,7 +8,7 @@ becomes an :class:`Entry`. Old pi formats (v1, v2) are upgraded in memory.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -61,8 +61,18 @@ class _LineHead(msgspec.Struct):
     message: msgspec.Raw = msgspec.Raw(b"")
 
 
-_head_decoder = msgspec.json.Decoder(_LineHead)
-_decode_head = _head_decoder.decode
+class _CleanHead(msgspec.Struct, gc=False):
+    """A line of a clean file: msgspec checks the link fields' types in C, and any surprise
+    (a missing or non-string id, a numeric parentId...) sends the file to the line scan."""
+
+    type: str
+    id: Annotated[str, msgspec.Meta(min_length=1)]
+    parentId: str | None = None
+    message: msgspec.Raw = msgspec.Raw(b"")
+
+
+_decode_head = msgspec.json.Decoder(_LineHead).decode
+_decode_clean_lines = msgspec.json.Decoder(_CleanHead).decode_lines
 _decode_any = msgspec.json.Decoder().decode
 #: A line that is not JSON, or nests too deeply to decode (msgspec recurses), is malformed.
 _UNREADABLE = (msgspec.DecodeError, RecursionError)
@@ -114,33 +124,26 @@ def _parse_clean(data: bytes) -> LoadedFile | None:
         return None
     body = memoryview(data)[first_end + 1 :]
     try:
-        heads = _head_decoder.decode_lines(body)
-    except _UNREADABLE:
+        heads = _decode_clean_lines(body)
+    except _UNREADABLE:  # ValidationError is a DecodeError
         return None
     source = LineSource(data)
     lines = len(source.starts) - (1 if data.endswith(b"\n") else 0)
     if len(heads) != lines - 1:
         return None  # blank lines: let the scan number the lines
-    entries: list[Entry] = []
-    append = entries.append
     warnings: list[LoadWarning] = []
-    line_no = 1
-    for head in heads:
-        line_no += 1
-        etype, eid, parent = head.type, head.id, head.parentId
-        if (
-            etype.__class__ is not str
-            or eid.__class__ is not str
-            or not eid
-            or not (parent is None or parent.__class__ is str)
-        ):
-            return None
-        if etype not in KNOWN_TYPES:
-            if etype == "session":
-                return None  # a second header: let the scan report it
-            warnings.append(LoadWarning(line_no, f"entry {eid}: unknown type {etype!r}; kept, not projected"))
-        message = head.message
-        append(Entry(etype, eid, parent, line_no, source, message if len(message) else None))
+    if not {head.type for head in heads} <= KNOWN_TYPES:
+        for line_no, head in enumerate(heads, 2):
+            if head.type not in KNOWN_TYPES:
+                if head.type == "session":
+                    return None  # a second header: let the scan report it
+                warnings.append(
+                    LoadWarning(line_no, f"entry {head.id}: unknown type {head.type!r}; kept, not projected")
+                )
+    entries = [
+        Entry(head.type, head.id, head.parentId, line_no, source, head.message or None)
+        for line_no, head in enumerate(heads, 2)
+    ]
     return LoadedFile(
         header=header,
         entries=entries,

@@ -71,34 +71,27 @@ class LineSource:
         return memoryview(self.data)[start:end]
 
 
-class Entry:
-    """A session entry: its tree links eagerly, its payload on demand."""
+class Entry(msgspec.Struct, eq=False, gc=False):
+    """A session entry: its tree links eagerly, its payload on demand.
 
-    __slots__ = ("_data", "_message_raw", "_plain", "_role", "id", "line", "parent_id", "raw", "type")
+    A Struct rather than a plain class: loading builds one per line, and a Struct
+    is built in C, three times faster. Equality is identity (``eq=False``); no
+    entry refers back to another, so the collector need not track them.
+    """
 
-    def __init__(
-        self,
-        type: str,
-        id: str,
-        parent_id: str | None,
-        line: int,
-        raw: bytes | memoryview | LineSource | None = None,
-        message_raw: msgspec.Raw | None = None,
-        data: JSONObject | None = None,
-    ) -> None:
-        self.type = type
-        self.id = id
-        self.parent_id = parent_id
-        self.line = line  # 1-based line number in the file; 0 for entries not (yet) in a file
-        self.raw = raw
-        self._message_raw = message_raw
-        self._data = data
-        self._role: str | bool | None = False  # False: not decoded yet
-        self._plain = False
+    type: str
+    id: str
+    parent_id: str | None
+    line: int  # 1-based line number in the file; 0 for entries not (yet) in a file
+    raw: bytes | memoryview | LineSource | None = None
+    _message_raw: msgspec.Raw | None = None
+    _data: JSONObject | None = None
+    _role: str | bool | None = False  # False: not decoded yet
+    _plain: bool = False
 
     @classmethod
     def from_data(cls, data: JSONObject, line: int = 0) -> Entry:
-        return cls(data["type"], data["id"], data.get("parentId"), line, data=data)
+        return cls(data["type"], data["id"], data.get("parentId"), line, None, None, data)
 
     @property
     def data(self) -> JSONObject:
