@@ -6,7 +6,7 @@ names::
 
     provider = "openai"              # default provider: "anthropic" or "openai"
     model = "qwen2.5-coder:14b"      # default model for that provider
-    thinking = "medium"              # off, minimal, low, medium, high (Anthropic reasoning models)
+    thinking = "medium"              # off, minimal, low, medium, high, xhigh (reasoning models)
     timeout = 600                    # seconds per request
 
     [anthropic]
@@ -22,6 +22,11 @@ names::
     context_window = 32768
     max_output = 8192
     reasoning = false
+
+    [models."my-reasoner"]           # an OpenAI-compatible reasoning model (pi's thinkingLevelMap
+    reasoning = true                 # and compat.supportsReasoningEffort)
+    thinking_level_map = { off = "none", minimal = false, xhigh = "xhigh" }  # false: unsupported
+    supports_reasoning_effort = true # false: never send reasoning_effort
 
     [retry]
     max_retries = 3                  # after the first attempt
@@ -42,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.projection.compaction import CompactionSettings
-from agent_tui.projection.models import MODELS, ModelInfo, register
+from agent_tui.projection.models import MODELS, THINKING_LEVEL_ORDER, ModelInfo, register
 
 PROVIDERS = ("anthropic", "openai")
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -177,10 +182,43 @@ def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
                     int(spec.get("max_output") or (base.max_output if base else 8_192)),
                     reasoning=bool(spec.get("reasoning", base.reasoning if base else False)),
                     images=bool(spec.get("images", base.images if base else False)),
+                    adaptive_thinking=base.adaptive_thinking if base else False,
+                    thinking_level_map=_thinking_level_map(
+                        spec.get("thinking_level_map"), base.thinking_level_map if base else None
+                    ),
+                    supports_reasoning_effort=bool(
+                        spec.get(
+                            "supports_reasoning_effort", base.supports_reasoning_effort if base else True
+                        )
+                    ),
                 )
             )
         except (TypeError, ValueError) as e:
             raise ConfigError(f'{path}: [models."{model_id}"]: {e}') from e
+
+
+def _thinking_level_map(value: Any, base: Mapping[str, str | None] | None) -> Mapping[str, str | None] | None:
+    """A ``thinking_level_map`` table over the built-in map, key by key (pi's modelOverrides merge).
+
+    Values are what is sent for the level; ``false`` marks a level unsupported (pi's null, which
+    TOML cannot write)."""
+    if value is None:
+        return base
+    if not isinstance(value, Mapping):
+        raise ValueError("thinking_level_map must be a table of thinking levels")
+    merged: dict[str, str | None] = dict(base or {})
+    for level, sent in value.items():
+        if level not in THINKING_LEVEL_ORDER:
+            raise ValueError(
+                f"thinking_level_map: unknown level {level!r}: use {', '.join(THINKING_LEVEL_ORDER)}"
+            )
+        if sent is False:
+            merged[level] = None
+        elif isinstance(sent, str):
+            merged[level] = sent
+        else:
+            raise ValueError(f"thinking_level_map.{level} must be a string or false")
+    return merged
 
 
 def load_model_table(env: Mapping[str, str] | None = None) -> None:

@@ -9,8 +9,19 @@ import pytest
 from agent_tui.agent.system_prompt import build_sections, context_files, current_sections, system_update
 from agent_tui.agent.tools import default_tools
 from agent_tui.config import ConfigError, RetryPolicy, load_config
-from agent_tui.projection.models import MODELS, lookup
-from agent_tui.projection.request import anthropic_thinking, system_prompt
+from agent_tui.projection.models import (
+    MODELS,
+    ModelInfo,
+    clamp_thinking_level,
+    lookup,
+    supported_thinking_levels,
+)
+from agent_tui.projection.request import (
+    anthropic_thinking,
+    openai_reasoning_effort,
+    openai_thinking,
+    system_prompt,
+)
 
 
 def cfg(tmp_path: Path, text: str = "", **env: str) -> tuple[Path, dict[str, str]]:
@@ -129,6 +140,80 @@ def test_thinking_for_adaptive_and_budget_models() -> None:
     assert anthropic_thinking("medium", "claude-opus-5-5") == {"thinking_effort": "medium"}
     assert anthropic_thinking("high", "claude-opus-4-5") == {"thinking_budget": 16384}
     assert anthropic_thinking("off", "claude-opus-5-5") == {}
+
+
+def test_thinking_levels_clamp_as_pi_does() -> None:
+    assert supported_thinking_levels(lookup("gpt-4.1")) == ["off"]
+    assert supported_thinking_levels(lookup("o3")) == ["low", "medium", "high"]
+    assert supported_thinking_levels(lookup("gpt-5.1")) == ["off", "low", "medium", "high"]
+    assert supported_thinking_levels(lookup("gpt-6-sol")) == ["off", "low", "medium", "high", "xhigh", "max"]
+    unmapped = ModelInfo("openai", "local", 32_000, 8_000, reasoning=True)
+    assert supported_thinking_levels(unmapped) == ["off", "minimal", "low", "medium", "high"]
+    assert clamp_thinking_level(lookup("gpt-5.1"), "minimal") == "low"  # up first
+    assert clamp_thinking_level(lookup("o3"), "xhigh") == "high"  # then down
+    assert clamp_thinking_level(lookup("o3"), "off") == "low"
+    assert clamp_thinking_level(lookup("o3"), "bogus") == "low"  # an unknown level: the lowest supported
+    assert clamp_thinking_level(unmapped, "xhigh") == "high"
+    assert clamp_thinking_level(lookup("gpt-4.1"), "high") == "off"
+
+
+def test_openai_reasoning_effort_for_each_level() -> None:
+    levels = ("off", "minimal", "low", "medium", "high", "xhigh")
+    table = {
+        "gpt-6.2-sol": [None, "low", "low", "medium", "high", "xhigh"],
+        "gpt-6-sol": ["none", "low", "low", "medium", "high", "xhigh"],
+        "gpt-5.2": ["none", "low", "low", "medium", "high", "xhigh"],
+        "gpt-5.1": ["none", "low", "low", "medium", "high", "high"],
+        "gpt-5-mini": [None, "minimal", "low", "medium", "high", "high"],
+        "o4-mini": [None, "low", "low", "medium", "high", "high"],
+        "gpt-5.4-2026-03-05": ["none", "low", "low", "medium", "high", "xhigh"],  # dated ids match their base
+        "gpt-4o": [None] * 6,
+        "some-local-model": [None] * 6,  # unknown models are not reasoning models
+    }
+    for model, efforts in table.items():
+        assert [openai_reasoning_effort(level, model) for level in levels] == efforts, model
+    assert openai_reasoning_effort(None, "gpt-5.2") == "none"
+    assert openai_thinking("high", "o3") == {"reasoning_effort": "high"}
+    assert openai_thinking("off", "o3") == {}
+    MODELS["unmapped-reasoner"] = ModelInfo("openai", "unmapped-reasoner", 32_000, 8_000, reasoning=True)
+    MODELS["effortless"] = ModelInfo(
+        "openai", "effortless", 32_000, 8_000, reasoning=True, supports_reasoning_effort=False
+    )
+    try:
+        efforts = [openai_reasoning_effort(level, "unmapped-reasoner") for level in levels]
+        assert efforts == [None, "minimal", "low", "medium", "high", "high"]
+        assert [openai_reasoning_effort(level, "effortless") for level in levels] == [None] * 6
+    finally:
+        MODELS.pop("unmapped-reasoner", None)
+        MODELS.pop("effortless", None)
+
+
+def test_thinking_level_map_in_the_config_file(tmp_path: Path) -> None:
+    path, _ = cfg(
+        tmp_path,
+        '[models."o3"]\nthinking_level_map = { minimal = "low" }\n'
+        '[models."my-reasoner"]\nreasoning = true\nsupports_reasoning_effort = false\n'
+        'thinking_level_map = { off = "none", high = false }\n',
+    )
+    built_in = MODELS["o3"]
+    try:
+        load_config(provider="openai", env={"OPENAI_API_KEY": "k"}, path=path)
+        o3 = lookup("o3")
+        assert o3.context_window == built_in.context_window  # the rest of the built-in entry stays
+        assert o3.thinking_level_map == {**(built_in.thinking_level_map or {}), "minimal": "low"}
+        assert openai_reasoning_effort("minimal", "o3") == "low"
+        mine = lookup("my-reasoner")
+        assert mine.thinking_level_map == {"off": "none", "high": None}
+        assert not mine.supports_reasoning_effort
+        assert openai_reasoning_effort("high", "my-reasoner") is None
+    finally:
+        MODELS["o3"] = built_in
+        MODELS.pop("my-reasoner", None)
+    for bad in ('{ huge = "x" }', "{ low = 3 }", '"low"'):
+        path, _ = cfg(tmp_path, f'[models."bad"]\nthinking_level_map = {bad}\n')
+        with pytest.raises(ConfigError, match="thinking_level_map"):
+            load_config(provider="openai", env={"OPENAI_API_KEY": "k"}, path=path)
+        MODELS.pop("bad", None)
 
 
 # -- system prompt --------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
-from agent_tui.config import RetryPolicy
+from agent_tui.config import RetryPolicy, load_model_table
+from agent_tui.projection.models import MODELS
 from tests.agent_support import Harness
 from tests.fake_model_server import (
     FakeModelServer,
@@ -628,3 +629,70 @@ async def test_thinking_level_is_recorded_and_sent(server: FakeModelServer, tmp_
         h.assert_requests_match_context()  # `agent-tui context` reads the level from the session too
     finally:
         await h.close()
+
+
+@pytest.mark.parametrize(
+    ("model", "level", "effort"),
+    [
+        ("gpt-5.2", "off", "none"),  # gpt-5.1 and later turn reasoning off with "none"
+        ("gpt-5.2", "minimal", "low"),  # no minimal: clamped up
+        ("gpt-5.2", "low", "low"),
+        ("gpt-5.2", "medium", "medium"),
+        ("gpt-5.2", "high", "high"),
+        ("gpt-5.2", "xhigh", "xhigh"),
+        ("gpt-5", "minimal", "minimal"),
+        ("gpt-5", "xhigh", "high"),  # no xhigh: clamped down
+        ("o3", "off", None),  # no off value: nothing is sent
+        ("o3", "high", "high"),
+        ("gpt-4.1", "off", None),  # not a reasoning model
+        ("gpt-4.1", "high", None),
+    ],
+)
+async def test_openai_reasoning_effort_follows_the_thinking_level(
+    server: FakeModelServer, tmp_path: Path, model: str, level: str, effort: str | None
+) -> None:
+    h = Harness(server, tmp_path, provider="openai", model=model)
+    h.loop.thinking = level
+    try:
+        server.push(openai_stream("ok"))
+        await h.run("think")
+        body = server.requests[0].body
+        assert body.get("reasoning_effort") == effort
+        assert ("reasoning_effort" in body) == (effort is not None)
+        h.assert_requests_match_context()  # `agent-tui context --format openai` sends the same effort
+    finally:
+        await h.close()
+
+
+async def test_openai_reasoning_effort_per_model_overrides_from_the_config(
+    server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[models."local-reasoner"]\nreasoning = true\n'
+        'thinking_level_map = { off = "none", minimal = false, xhigh = "max" }\n'
+        '[models."no-effort-reasoner"]\nreasoning = true\nsupports_reasoning_effort = false\n'
+    )
+    monkeypatch.setenv("AGENT_TUI_CONFIG", str(config))  # `agent-tui context` reads the same table
+    load_model_table()
+    try:
+        for model, level, effort in (
+            ("local-reasoner", "minimal", "low"),
+            ("local-reasoner", "xhigh", "max"),
+            ("local-reasoner", "off", "none"),
+            ("no-effort-reasoner", "high", None),
+        ):
+            server.requests.clear()
+            (tmp_path / level).mkdir(exist_ok=True)
+            h = Harness(server, tmp_path / level, provider="openai", model=model)
+            h.loop.thinking = level
+            try:
+                server.push(openai_stream("ok"))
+                await h.run("think")
+                assert server.requests[0].body.get("reasoning_effort") == effort, (model, level)
+                h.assert_requests_match_context()
+            finally:
+                await h.close()
+    finally:
+        MODELS.pop("local-reasoner", None)
+        MODELS.pop("no-effort-reasoner", None)

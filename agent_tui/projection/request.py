@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from agent_tui.projection.context import ProjectedMessage
-from agent_tui.projection.models import lookup
+from agent_tui.projection.models import clamp_thinking_level, lookup
 
 JSONObject = dict[str, Any]
 NO_RESULT_TEXT = "No result provided"
@@ -276,6 +276,31 @@ def anthropic_thinking(level: str | None, model: str) -> dict[str, Any]:
     return {"thinking_budget": budget} if budget else {}
 
 
+def openai_reasoning_effort(level: str | None, model: str) -> str | None:
+    """The Chat Completions ``reasoning_effort`` for a session's thinking level, as pi 1.6 sends it.
+
+    Only reasoning models whose endpoint takes the field get one. "off" sends the model's off value
+    if it has one ("none" for gpt-5.1 and later), else nothing; another level is clamped to the
+    model's levels (gpt-5.1 has no minimal: low; o3 has no xhigh: high) and sent as the model's
+    value for it, or its own name when the model has no map.
+    """
+    info = lookup(model)
+    if not info.reasoning or not info.supports_reasoning_effort:
+        return None
+    levels = info.thinking_level_map or {}
+    effort = clamp_thinking_level(info, level) if level and level != "off" else "off"
+    if effort == "off":
+        return levels.get("off")
+    mapped = levels.get(effort)
+    return mapped if mapped is not None else effort
+
+
+def openai_thinking(level: str | None, model: str) -> dict[str, Any]:
+    """``openai_request`` keyword arguments for a thinking level (nothing when no effort is sent)."""
+    effort = openai_reasoning_effort(level, model)
+    return {} if effort is None else {"reasoning_effort": effort}
+
+
 # -- Anthropic Messages ---------------------------------------------------------------
 
 
@@ -406,9 +431,15 @@ def _anthropic_block(block: JSONObject) -> JSONObject:
 
 
 def openai_request(
-    prepared: Prepared, model: str, *, max_tokens: int | None = None, stream: bool = True
+    prepared: Prepared,
+    model: str,
+    *,
+    max_tokens: int | None = None,
+    reasoning_effort: str | None = None,
+    stream: bool = True,
 ) -> JSONObject:
-    """The Chat Completions body; the system prompt is the first message."""
+    """The Chat Completions body; the system prompt is the first message. ``reasoning_effort``
+    comes from :func:`openai_thinking`."""
     messages: list[JSONObject] = []
     if prepared.system:
         messages.append({"role": "system", "content": prepared.system})
@@ -468,6 +499,8 @@ def openai_request(
             }
             for t in prepared.tools
         ]
+    if reasoning_effort is not None:
+        body["reasoning_effort"] = reasoning_effort
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}

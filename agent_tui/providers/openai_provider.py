@@ -14,7 +14,7 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_tui.projection.request import Prepared, openai_request
+from agent_tui.projection.request import Prepared, openai_request, openai_thinking
 from agent_tui.providers.base import (
     JSONObject,
     classify,
@@ -79,7 +79,7 @@ class OpenAIProvider:
         return f"OpenAIProvider(base_url={self.base_url!r})"
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
-        return openai_request(prepared, model)
+        return openai_request(prepared, model, **openai_thinking(thinking_level, model))
 
     def client(self) -> AsyncOpenAI:
         if self._client is None:
