@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
 from agent_tui.library.actions import fork_session
-from agent_tui.library.search import Library, fold, group_forks, query_words
+from agent_tui.library.search import Library, SearchHit, fold, group_forks, query_words
+from agent_tui.library.search_query import parse_query
 from agent_tui.store.session import Session
 from tests.session_builder import Builder, assistant, header, tool_result, user
 
@@ -195,7 +197,7 @@ def test_search_command(library_dir: Path, tmp_path: Path) -> None:
     assert len(data) == 1 and data[0]["entryId"] == "e0003" and "celsius" in data[0]["snippet"]
     none = run("--search", "zzznothing")
     assert none.returncode == 1 and "no sessions match" in none.stderr
-    assert (tmp_path / "home" / "index" / "library-v1.sqlite3").exists()  # the cache lives in the data dir
+    assert (tmp_path / "home" / "index" / "library-v2.sqlite3").exists()  # the cache lives in the data dir
 
 
 def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
@@ -265,3 +267,183 @@ def test_forgotten_files_are_eventually_compacted(tmp_path: Path) -> None:
         assert stats.removed == 1 and stats.indexed == 2  # rebuilt from the files
         assert lib.db.execute("SELECT count(*) FROM text").fetchone()[0] == 2
         assert lib.search("word0") == [] and len(lib.search("word1")) == 1
+
+
+# -- query syntax: "phrases", -exclusions, anything typed ------------------------------------------
+
+
+@pytest.fixture
+def phrase_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "phrases"
+    folder.mkdir()
+
+    def session(name: str, *texts: str, title: str | None = None) -> None:
+        b = Builder(lines=[header(f"s-{name}")])
+        b.message(user("hello"))
+        for text in texts:
+            b.message(assistant(text))
+        if title:
+            b.add("session_info", name=title)
+        b.write(folder / f"{name}.jsonl")
+
+    session("together", "Open the context edit panel and tweak foo.")
+    session("together-nofoo", "The Context-Edit entry hides a message.")
+    session("apart", "Edit the context, then foo.")  # same words, other order
+    session("split", "we talked about context", "edit: done with foo")  # adjacent only across entries
+    session("titled", "nothing here", title="Review of context edit entries")
+    return folder
+
+
+def _names(hits: list[SearchHit]) -> set[str]:
+    return {Path(h.session.path).stem for h in hits}
+
+
+def test_phrase_matches_adjacent_words_only(phrase_dir: Path, tmp_path: Path) -> None:
+    with make(phrase_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        assert _names(lib.search("context edit")) == {
+            "together",
+            "together-nofoo",
+            "apart",
+            "split",
+            "titled",
+        }
+        assert _names(lib.search('"context edit"')) == {"together", "together-nofoo", "titled"}
+        assert _names(lib.search('"context edit" foo')) == {"together"}
+        assert _names(lib.search('foo "edit context"')) == set()
+        assert _names(lib.search('"edit the context"')) == {"apart"}
+        # case, punctuation between the words and the field it is in do not matter
+        titled = next(h for h in lib.search('"CONTEXT edit"') if Path(h.session.path).stem == "titled")
+        assert titled.matched == {'"context edit"': "name"}
+        # words of a closed phrase are whole words; the snippet shows the phrase
+        assert lib.search('"context edi"') == []
+        hit = lib.search('"context edit" foo', locate=1)[0]
+        assert hit.snippet is not None and "context edit panel" in hit.snippet
+        assert hit.matched == {'"context edit"': "text", "foo": "text"}
+
+
+def test_exclusion(phrase_dir: Path, tmp_path: Path) -> None:
+    with make(phrase_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        assert _names(lib.search("context -foo")) == {"together-nofoo", "titled"}
+        assert _names(lib.search('context -"context edit"')) == {"apart", "split"}
+        assert _names(lib.search("context -panel -review")) == {"together-nofoo", "apart", "split"}
+        assert _names(lib.search("-fo")) == {"together-nofoo", "titled"}  # a prefix, like a plain word
+        # only exclusions: every other session, most recent first
+        assert len(lib.search("-zzz")) == 5
+        # a minus inside a word is not an exclusion; a lone minus is nothing
+        assert _names(lib.search("context-edit -")) == _names(lib.search("context edit"))
+
+
+def test_unclosed_quote_is_a_phrase_to_the_end(phrase_dir: Path, tmp_path: Path) -> None:
+    with make(phrase_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        assert _names(lib.search('"context edit')) == _names(lib.search('"context edit"'))
+        assert _names(lib.search('"context ed')) == {
+            "together",
+            "together-nofoo",
+            "titled",
+        }  # last word: prefix
+        assert _names(lib.search('foo -"edit the')) == {"together", "split"}
+        query = 'foo "context edit" -"tweak ba'
+        for n in range(len(query) + 1):  # what the picker sees, keystroke by keystroke
+            assert isinstance(lib.search(query[:n]), list)
+        assert _names(lib.search(query)) == {"together"}
+        assert _names(lib.search('foo "context edit" -"tweak fo')) == set()
+
+
+def test_parse_query() -> None:
+    q = parse_query('plain "two Words" -skip -"no way" "open é')
+    assert [(t.words, t.prefix, t.negated, t.phrase) for t in q.terms] == [
+        (("plain",), True, False, False),
+        (("two", "words"), False, False, True),
+        (("skip",), True, True, False),
+        (("no", "way"), False, True, True),
+        (("open", "e"), False, False, True),  # open quote; a one-letter last word stays whole
+    ]
+    assert [t.fts() for t in q.terms] == ['"plain"*', '"two words"', '"skip"*', '"no way"', '"open e"']
+    assert not parse_query('  "" - -"" ()*:^ ')
+    assert [t.words for t in parse_query("a AND b OR NOT (c) NEAR(d e, 3) col:f ^g h*").terms] == [
+        (w,) for w in ["a", "and", "b", "or", "not", "c", "near", "d", "e", "3", "col", "f", "g", "h"]
+    ]
+    assert parse_query("-snake_case").terms[0].words == ("snake", "case")  # excluded as a phrase
+
+
+FTS_NOISE = st.sampled_from(
+    ['"', "'", "(", ")", "*", ":", "^", "-", "+", "NEAR", "NEAR(", "AND", "OR", "NOT", "{", "}", ",",
+     "\\", "\x00", " ", "“", "”", "context", "edit", "é", "ß", "ﬁ", "\u0301", "𝟙", "\ue000", "\u19b0", "_", "0"]
+)  # fmt: skip
+
+
+def test_any_text_is_a_query(phrase_dir: Path, tmp_path: Path) -> None:
+    """Operators, quotes, control characters, any script: results or an empty list, never an exception."""
+    from hypothesis import HealthCheck, given, settings
+
+    with make(phrase_dir, tmp_path / "db.sqlite3") as lib:
+        lib.refresh()
+        # U+19B0 is a letter to Python, a separator to unicode61: one query word, two FTS tokens
+        assert lib.search("con\u19b0text") == [] and lib.search('"context\u19b0edit"')
+
+        @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+        @given(st.one_of(st.text(), st.lists(FTS_NOISE).map("".join), st.lists(FTS_NOISE).map(" ".join)))
+        def check(query: str) -> None:
+            hits = lib.search(query, locate=2)
+            assert isinstance(hits, list)
+            assert all(isinstance(h, SearchHit) for h in hits)
+            assert isinstance(parse_query(query).matches_text(query, substrings=True), bool)
+
+        check()
+
+
+def test_picker_filter_understands_the_syntax() -> None:
+    from agent_tui.store.listing import SessionInfo
+    from agent_tui.tui.screens.session_picker import matches
+
+    info = SessionInfo(
+        path="/s/2025_fix.jsonl",
+        id="s",
+        cwd="/home/dev/calc",
+        name="Fix the Context Edit bug",
+        first_message="why does edit fail",
+        modified="",
+        entries=2,
+        size=10,
+        parent_session=None,
+    )
+    assert matches(info, "ontext")  # plain words: anywhere in a word, as before
+    assert matches(info, '"context edit"') and matches(info, '"context ed') and matches(info, "")
+    assert not matches(info, '"edit context"') and not matches(info, "fix -calc")
+    assert matches(info, 'fix -"calc home" (') and not matches(info, '"ontext edit"')
+
+
+def test_search_command_phrase(phrase_dir: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "index").mkdir(parents=True)
+    (home / "index" / "library-v1.sqlite3").write_bytes(b"an index of the previous version")
+    query = '"context edit" -review'
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "sessions", "--session-dir", str(phrase_dir), "--search", query],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AGENT_TUI_HOME": str(home)},
+    )
+    assert out.returncode == 0, out.stderr
+    paths = sorted(Path(line.split()[0]).stem for line in out.stdout.splitlines() if line.startswith("    /"))
+    assert paths == ["together", "together-nofoo"]
+    assert "> Open the context edit panel" in out.stdout
+    assert not (home / "index" / "library-v1.sqlite3").exists()  # the old version's cache is gone
+
+
+def test_an_index_of_an_older_version_is_rebuilt(phrase_dir: Path, tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "db.sqlite3"
+    old = sqlite3.connect(db)  # what version 1 left: no phrases table
+    old.executescript(
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('version', '1');"
+        "CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none);"
+    )
+    old.close()
+    with make(phrase_dir, db) as lib:
+        assert lib.refresh().indexed == 5
+        assert _names(lib.search('"context edit" foo')) == {"together"}

@@ -91,7 +91,10 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true")
         p.add_argument("--session-dir", help="look here instead of the default folder")
         p.add_argument(
-            "--search", metavar="TEXT", help="full-text search: sessions holding every word, best first"
+            "--search",
+            metavar="TEXT",
+            help='full-text search: sessions holding every word (a prefix), every "exact phrase" '
+            '(an unclosed quote runs to the end) and no -word or -"phrase", best first',
         )
         p.add_argument("--limit", type=int, default=20, help="with --search: at most this many sessions")
 

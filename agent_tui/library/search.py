@@ -1,7 +1,7 @@
 """The session library: a listing of every session and full-text search over them.
 
 The session files stay the source of truth. Beside them, in the data dir, a
-small SQLite database (``index/library-v1.sqlite3``) caches what the picker
+small SQLite database (``index/library-v2.sqlite3``) caches what the picker
 needs per file (name, cwd, first message, last activity, size, entry and
 branch counts, labels, ``parentSession``) and an FTS5 index of the text of
 every entry (message text, thinking, tool calls and their output, summaries).
@@ -10,17 +10,24 @@ It can be deleted at any time and is rebuilt on the next refresh.
 Refreshing stats every file and compares size, mtime and the header line with
 what the cache saw. Session files only grow, so a file that grew has only its
 new lines indexed; a file that was replaced or shrank is indexed again, and a
-file that vanished is forgotten. The FTS table is contentless and keeps no
-positions (``detail=none``): it answers "which sessions contain a word
-starting with ..." from a few thousand rows, which is what makes a search on
-every keystroke cheap. Where in a session a hit is (the entry and a snippet)
-is found afterwards by reading that one file (:meth:`Library.locate`).
+file that vanished is forgotten. The text goes into two contentless FTS
+tables, same rows, same tokenizer. ``text`` keeps no positions
+(``detail=none``) and has prefix indexes: it answers "which sessions contain a
+word starting with ..." from a few thousand rows, which is what makes a search
+on every keystroke cheap, and it answers every single-word term. ``phrases``
+keeps positions (``detail=full``, no prefix index) and is asked only for
+phrases of two words or more; entries are kept apart in it by a token no query
+can hold, so a phrase never spans two entries. Where in a session a hit is
+(the entry and a snippet) is found afterwards by reading that one file
+(:meth:`Library.locate`).
 
-Query syntax: words, all of which must occur in the session (in its name, a
-label, the first message, the cwd, the file name or the text of any entry);
-each word matches the start of a word there (a one-letter word, a whole word).
-Words are runs of letters and digits: ``snake_case`` is two words. Case and
-accents are ignored.
+Query syntax (:mod:`agent_tui.library.search_query`): words, all of which must
+occur in the session (in its name, a label, the first message, the cwd, the
+file name or the text of any entry); each word matches the start of a word
+there (a one-letter word, a whole word). Words are runs of letters and digits:
+``snake_case`` is two words. Case and accents are ignored. ``"two words"`` is
+a phrase (whole words, adjacent, in order; an open quote runs to the end and
+its last word is a prefix), ``-word`` or ``-"two words"`` leaves sessions out.
 """
 
 from __future__ import annotations
@@ -32,7 +39,6 @@ import re
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,35 +46,22 @@ from typing import Any
 
 import msgspec
 
+from agent_tui.library.search_query import Term, fold, parse_query, query_words, words_of
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for, sessions_root
 from agent_tui.store.reader import parse_session
 from agent_tui.store.record import Entry, JSONObject
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: the ``phrases`` table
 #: One FTS row holds at most this much text (a long session is a few rows).
 CHUNK_CHARS = 4_000_000
 #: Weights of where a query word matched, for ranking.
 WEIGHTS = {"name": 8.0, "label": 6.0, "first message": 4.0, "cwd": 2.0, "file": 2.0, "text": 1.0}
 
-_WORD = re.compile(r"[^\W_]+")
-
-
-def fold(text: str) -> str:
-    """Lower case without accents, as the FTS tokenizer (unicode61, remove_diacritics 2) sees it."""
-    text = text.casefold()
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
-def query_words(query: str) -> list[str]:
-    """The words of a query, folded, in order, without repeats."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(fold(query)):
-        seen.setdefault(word, None)
-    return list(seen)
+#: Between two entries in the ``phrases`` table: a token (a private-use character, a token
+#: character for unicode61) that no query word holds, so no phrase matches across it.
+ENTRY_BREAK = "\n\ue000\n"
 
 
 # -- what the picker shows ------------------------------------------------------------------
@@ -127,7 +120,7 @@ class SearchHit:
     score: float
     matched: dict[
         str, str
-    ]  # query word -> where it matched best (name, label, first message, cwd, file, text)
+    ]  # query word or "phrase" -> where it matched best (name, label, first message, cwd, file, text)
     entry_id: str | None = None  # the entry the hit points at (filled by locate, or a label's entry)
     snippet: str | None = None
 
@@ -372,6 +365,9 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
     body, content='', detail=none, prefix='2 3', tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS phrases USING fts5(
+    body, content='', detail=full, tokenize='unicode61 remove_diacritics 2'
+);
 """
 
 
@@ -430,6 +426,7 @@ class Library:
                 elif version[0] != str(INDEX_VERSION):
                     raise sqlite3.DatabaseError("index version mismatch")
                 os.chmod(self.db_path, 0o600)
+                self._remove_older_versions()
                 return db
             except sqlite3.DatabaseError:
                 # A cache: if it is damaged or from another version, start over.
@@ -442,6 +439,15 @@ class Library:
                     with _suppress_oserror():
                         os.unlink(f"{self.db_path}{suffix}")
         raise AssertionError("unreachable")
+
+    def _remove_older_versions(self) -> None:
+        """Delete the caches earlier versions left beside the default one (nothing reads them now)."""
+        if self.db_path.name != f"library-v{INDEX_VERSION}.sqlite3":
+            return
+        for version in range(1, INDEX_VERSION):
+            for suffix in ("", "-wal", "-shm"):
+                with _suppress_oserror():
+                    os.unlink(self.db_path.parent / f"library-v{version}.sqlite3{suffix}")
 
     def close(self) -> None:
         """Close the connections (call it from the thread that opened the library, when done)."""
@@ -601,7 +607,9 @@ class Library:
         cur = db.execute(
             "INSERT INTO chunks(file_id, first_line, last_line) VALUES(?,?,?)", (file_id, first, last)
         )
-        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, "\n".join(parts)))
+        body = ENTRY_BREAK.join(parts)
+        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, body))
+        db.execute("INSERT INTO phrases(rowid, body) VALUES(?, ?)", (cur.lastrowid, body))
 
     def _forget(self, file_id: int, *, transaction: bool = True) -> None:
         """Drop a file from the cache. Its FTS rows stay (a contentless table cannot delete them)
@@ -627,6 +635,7 @@ class Library:
         db.execute("DELETE FROM files")
         db.execute("DELETE FROM chunks")
         db.execute("DROP TABLE text")
+        db.execute("DROP TABLE phrases")
         db.execute("DELETE FROM meta WHERE key='orphans'")
         db.execute("COMMIT")
         db.executescript(_SCHEMA)
@@ -659,48 +668,58 @@ class Library:
         return group_forks(self._load().summaries.values())
 
     def search(self, query: str, limit: int = 50, *, locate: int = 0) -> list[SearchHit]:
-        """Sessions matching every word of ``query``, best first (then most recent).
+        """Sessions holding every word and phrase of ``query`` and none it excludes, best first
+        (then most recent). Any text is a query (see :mod:`agent_tui.library.search_query`): this
+        returns hits or an empty list, it does not raise on what the text holds.
 
         ``locate``: find the entry and a snippet for the first that many hits
         (reads those files; the picker can call :meth:`locate` for rows it shows).
         """
         cache = self._load()
         summaries = cache.summaries
-        words = query_words(query)
-        if not words:
+        parsed = parse_query(query)
+        if not parsed:
             hits = [
                 SearchHit(s, 0.0, {})
                 for s in sorted(summaries.values(), key=lambda s: s.modified, reverse=True)
             ]
             return hits[:limit]
         chunk_files = cache.chunk_files
-        matched: dict[int, dict[str, str]] = {}
-        for n, word in enumerate(words):
-            in_text = self._text_matches(word, chunk_files)
-            probe = f" {word} " if len(word) == 1 else f" {word}"  # one letter: the whole word
-            for file_id in summaries:
-                if n and file_id not in matched:
-                    continue  # already missing an earlier word
+        wanted = parsed.wanted
+        matched: dict[int, dict[str, str]] | None = None  # None: every session so far
+        for term in wanted:
+            in_text = self._text_matches(term, chunk_files)
+            probe, key = term.probe, term.key
+            holding: dict[int, dict[str, str]] = {}
+            for file_id in summaries if matched is None else matched:
                 where = next((f for f, value in cache.folded[file_id] if probe in value), None)
                 if where is None and file_id in in_text:
                     where = "text"
-                if where is None:
-                    matched.pop(file_id, None)
-                    continue
-                matched.setdefault(file_id, {})[word] = where
-            if not matched:
+                if where is not None:
+                    fields = holding[file_id] = {} if matched is None else matched[file_id]
+                    fields[key] = where
+            if not holding:
                 return []
+            matched = holding
+        if matched is None:  # only exclusions
+            matched = {file_id: {} for file_id in summaries}
+        for term in parsed.excluded:
+            in_text = self._text_matches(term, chunk_files)
+            probe = term.probe
+            matched = {
+                file_id: fields
+                for file_id, fields in matched.items()
+                if file_id not in in_text and not any(probe in value for _, value in cache.folded[file_id])
+            }
         hits = []
         for file_id, fields in matched.items():
-            if len(fields) != len(words):
-                continue
             summary = summaries[file_id]
             score = sum(WEIGHTS[w] for w in fields.values())
             hit = SearchHit(summary, score, fields)
-            label_word = next((w for w, f in fields.items() if f == "label"), None)
-            if label_word is not None:
+            if "label" in fields.values():
+                label_term = next(t for t in wanted if fields.get(t.key) == "label")
                 for entry_id, label in summary.labels:
-                    if any(w.startswith(label_word) for w in _WORD.findall(fold(label))):
+                    if label_term.probe in " " + " ".join(words_of(label)) + " ":
                         hit.entry_id, hit.snippet = entry_id, label
                         break
             hits.append(hit)
@@ -710,23 +729,33 @@ class Library:
             self.locate(hit, query)
         return hits
 
-    def _text_matches(self, word: str, chunk_files: dict[int, int]) -> set[int]:
-        pattern = '"' + word.replace('"', '""') + '"' + ("*" if len(word) > 1 else "")
-        rows = self.db.execute("SELECT rowid FROM text WHERE text MATCH ?", (pattern,))
-        return {file_id for (rowid,) in rows if (file_id := chunk_files.get(rowid)) is not None}
+    def _text_matches(self, term: Term, chunk_files: dict[int, int]) -> set[int]:
+        """The files whose text holds ``term``: a word from ``text``, a phrase from ``phrases``."""
+        pattern = term.fts()
+        tables = ("text", "phrases") if len(term.words) == 1 else ("phrases",)
+        for table in tables:
+            try:
+                rows = self.db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (pattern,))
+                return {file_id for (rowid,) in rows if (file_id := chunk_files.get(rowid)) is not None}
+            except sqlite3.OperationalError:
+                # a word the tokenizer splits in two (a character unicode61 does not know) is a
+                # phrase to FTS5, which ``text`` cannot answer: ask ``phrases``; past that, no match
+                continue
+        return set()
 
     def locate(self, hit: SearchHit, query: str) -> SearchHit:
         """Find the entry of ``hit``'s session that best matches ``query`` (latest first) and a snippet."""
-        words = query_words(query)
-        if not words or (hit.entry_id is not None and hit.snippet):
+        parsed = parse_query(query)
+        terms = parsed.wanted
+        if not terms or (hit.entry_id is not None and hit.snippet):
             return hit
         try:
             data = Path(hit.session.path).read_bytes()
             loaded = parse_session(data, hit.session.path)
         except (OSError, StoreError):
             return hit
-        patterns = [re.compile(r"(?<![^\W_])" + re.escape(w), re.IGNORECASE) for w in words]
-        raw = [re.compile(re.escape(w.encode()), re.IGNORECASE) for w in words if w.isascii()]
+        patterns = [t.pattern() for t in terms]
+        raw = [re.compile(re.escape(w.encode()), re.IGNORECASE) for w in parsed.words() if w.isascii()]
         best: tuple[int, Entry, str] | None = None
         for entry in reversed(loaded.entries):
             if raw and entry.message_raw is not None:
@@ -737,10 +766,10 @@ class Library:
             if not text:
                 continue
             folded = fold(text)
-            found = sum(1 for w in words if re.search(r"(?<![^\W_])" + re.escape(w), folded))
+            found = sum(1 for p in patterns if p.search(folded))
             if found and (best is None or found > best[0]):
                 best = (found, entry, text)
-                if found == len(words):
+                if found == len(patterns):
                     break
         if best is not None:
             hit.entry_id = best[1].id
@@ -767,7 +796,7 @@ def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
     fields.append(("file", Path(summary.path).name))
     out = []
     for name, value in fields:
-        words = _WORD.findall(fold(value))
+        words = words_of(value)
         if words:
             out.append((name, " " + " ".join(words) + " "))
     return out
@@ -779,8 +808,12 @@ def _tail(data: bytes, size: int) -> bytes:
 
 
 def _snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
+    """About ``width`` characters of ``text`` around the first match of ``patterns`` (on folded text)."""
     flat = " ".join(text.split())
-    position = min((m.start() for p in patterns if (m := p.search(flat))), default=0)
+    folded = fold(flat)
+    if len(folded) != len(flat):  # folding changed the length (a ligature, ß): find the match in lower case
+        folded = flat.lower()
+    position = min((m.start() for p in patterns if (m := p.search(folded))), default=0)
     start = max(0, position - width // 3)
     piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")

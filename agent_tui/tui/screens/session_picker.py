@@ -13,13 +13,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.library.search_query import parse_query
 from agent_tui.store.listing import SessionInfo
 
 
 def matches(info: SessionInfo, query: str) -> bool:
-    """Every word of ``query`` appears in the name, first message, cwd or file name."""
-    hay = " ".join([info.name or "", info.first_message, info.cwd, Path(info.path).name]).lower()
-    return all(word in hay for word in query.lower().split())
+    """Every word of ``query`` appears in the name, first message, cwd or file name (anywhere in a
+    word), as does every "quoted phrase", and no -excluded word (``library.search_query``)."""
+    hay = " ".join([info.name or "", info.first_message, info.cwd, Path(info.path).name])
+    return parse_query(query).matches_text(hay, substrings=True)
 
 
 def describe(info: SessionInfo) -> Text:
