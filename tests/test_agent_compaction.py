@@ -138,6 +138,27 @@ async def test_context_overflow_hides_the_attempt_compacts_and_retries_once(
     check_turn_requests(h)
 
 
+async def test_an_input_that_overflows_is_summarized_so_the_retry_fits(
+    h: Harness, server: FakeModelServer
+) -> None:
+    server.push(anthropic_stream(text("first"), model="tiny-window"))
+    await h.run("hello")
+    server.push(
+        anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
+        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the history before the input
+        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the input: the prefix of a split turn
+        anthropic_stream(text("answer after compaction"), model="tiny-window"),
+    )
+    events = await h.run("paste: " + "word " * 2_000)
+    assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop", events[-4:]
+    summary_requests, retry = server.requests[-3:-1], server.requests[-1].body
+    assert any("word word word" in json.dumps(r.body["messages"]) for r in summary_requests)
+    # the retry carries the summary, not the input that overflowed (pi's recovery-omission cut)
+    assert "word word word" not in json.dumps(retry["messages"])
+    assert json.dumps(SUMMARY)[1:-1] in json.dumps(retry["messages"])
+    check_turn_requests(h)
+
+
 async def test_overflow_twice_is_reported_clearly(h: Harness, server: FakeModelServer) -> None:
     server.push(anthropic_stream(text("first"), model="tiny-window"))
     await h.run("hello " * 600)

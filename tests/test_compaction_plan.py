@@ -184,3 +184,33 @@ def test_projection_after_compaction_is_summary_plus_path_from_first_kept(
     prepared = prepare(after.messages)
     assert anthropic_problems(anthropic_request(prepared, "claude-sonnet-4-5")) == []
     assert openai_problems(openai_request(prepared, "gpt-4.1")) == []
+
+
+def test_after_a_hidden_overflow_attempt_the_input_that_overflowed_is_summarized_too() -> None:
+    """pi's recovery-omission rule: when all that follows the cut is the hidden failed attempt and
+    its edit, the cut moves past the last input, so the retry does not overflow again."""
+    b = long_session(turns=3)
+    huge = b.message(user("paste: " + "word " * 4_000))
+    attempt = b.message(assistant(stop="error"))
+    b.add("context_edit", targetId=attempt, replacement=None)
+    plan = plan_compaction(project(index_of(b)), CompactionSettings(keep_recent_tokens=2_000))
+    assert plan is not None
+    assert plan.first_kept_entry_id == attempt
+    assert huge in plan.summarized_entry_ids
+    assert plan.is_split_turn and "paste: " in str(plan.turn_prefix_messages[0]["content"])
+
+    # anything else after the input keeps the usual cut at that input
+    c = long_session(turns=3)
+    huge = c.message(user("paste: " + "word " * 4_000))
+    c.message(assistant("a real reply"))
+    plan = plan_compaction(project(index_of(c)), CompactionSettings(keep_recent_tokens=2_000))
+    assert plan is not None and plan.first_kept_entry_id == huge
+
+    # and a hidden attempt next to a replacement of some other entry is not a recovery suffix
+    d = long_session(turns=3)
+    huge = d.message(user("paste: " + "word " * 4_000))
+    attempt = d.message(assistant(stop="error"))
+    d.add("context_edit", targetId=attempt, replacement=None)
+    d.add("context_edit", targetId="e0001", replacement={"content": "shorter"})
+    plan = plan_compaction(project(index_of(d)), CompactionSettings(keep_recent_tokens=2_000))
+    assert plan is not None and plan.first_kept_entry_id == huge

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, Status
+from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, Status, entry_messages
 from agent_tui.projection.request import system_prompt
 from agent_tui.projection.tokens import estimate_message, estimate_text, estimate_tools
 from agent_tui.store.record import Entry
@@ -130,6 +130,37 @@ def _entry_tokens(ce: ContextEntry) -> int:
     return sum(estimate_message(m.message) for m in ce.messages)
 
 
+def _intrinsically_visible(ce: ContextEntry) -> bool:
+    """The entry gives the model something when no edit touches it (pi's sessionEntryToContextMessages)."""
+    return ce.entry.type != "context_edit" and bool(entry_messages(ce.entry, ce.origin or ce.status))
+
+
+def _is_recovery_omission_suffix(suffix: Sequence[ContextEntry]) -> bool:
+    """pi's rule: what follows the cut is only a hidden assistant attempt (an overflow or a truncated
+    reply that recovery hid) and the edits hiding it; then the cut may move past the last input."""
+    omitted = {ce.entry.id for ce in suffix if ce.status is Status.HIDDEN and _intrinsically_visible(ce)}
+    replaced_elsewhere = any(
+        ce.entry.type == "context_edit"
+        and ce.entry.data.get("replacement", _MISSING) is not None  # pi: `replacement !== null`
+        and ce.entry.data.get("targetId") not in omitted
+        for ce in suffix
+    )
+    return (
+        not replaced_elsewhere
+        and any(
+            ce.entry.type == "message" and ce.entry.role == "assistant" and ce.entry.id in omitted
+            for ce in suffix
+        )
+        and all(
+            ce.entry.type != "compaction" and (ce.entry.id in omitted or not _intrinsically_visible(ce))
+            for ce in suffix
+        )
+    )
+
+
+_MISSING = object()
+
+
 @dataclass(slots=True)
 class CutPoint:
     first_kept_index: int
@@ -147,14 +178,18 @@ def find_cut_point(
         return CutPoint(start, -1, False)
     cut = cut_points[0]
     accumulated = 0
+    exceeded = False
     for i in range(end - 1, start - 1, -1):
         tokens = _entry_tokens(entries[i])
         if tokens == 0:
             continue
         accumulated += tokens
         if accumulated >= keep_recent_tokens:
+            exceeded = True
             cut = next((c for c in cut_points if c >= i), cut_points[-1])
             break
+    if exceeded and _is_recovery_omission_suffix(entries[cut + 1 : end]):
+        cut += 1  # the input that overflowed goes into the summary too, or the retry overflows again
     while cut > start:  # take along the metadata entries just before the cut
         previous = entries[cut - 1]
         if previous.entry.type == "compaction" or previous.messages:
