@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test stress lint bench clean
+.PHONY: setup bytecode run test stress lint bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,7 +14,12 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-run: $(STAMP)
+# Bytecode for the package, as a regular (non-editable) install has it: where PYTHONDONTWRITEBYTECODE
+# is set, nothing else writes it and every start compiles agent_tui again (about 10 ms).
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q agent_tui
+
+run: bytecode
 	$(BIN)/agent-tui $(ARGS)
 
 test: $(STAMP)
@@ -33,7 +38,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: $(STAMP)
+bench: bytecode
 	$(BIN)/python bench/run.py
 
 clean:

@@ -537,6 +537,15 @@ def bench_processes(path: Path, runs: int) -> None:
     header(f"(e) whole processes on the same file, stdout to /dev/null; wall time and peak RSS ({rss_how})")
     node, note = ensure_pi()
     print(f"    ours: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(ours_cmd))}")
+    compiled = any((ROOT / "agent_tui" / "cli" / "__pycache__").glob("main.*.pyc"))
+    print(
+        "    bytecode: "
+        + (
+            "compiled, as a regular install has it (make bench runs compileall)"
+            if compiled
+            else "NOT compiled"
+        )
+    )
     pi_cmd = [node, str(BENCH / "pi_context.mjs"), str(path)] if node else None
     if pi_cmd:
         print(f"    pi:   node bench/pi_context.mjs FILE   ({note})")
