@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -668,9 +669,37 @@ def test_serve_runs_the_app_in_a_browser(tmp_path: Path) -> None:
             except OSError:
                 time.sleep(0.05)
         assert "textual.js" in page, "textual-serve's page"
+        # what the page's script does: open the websocket, and the app runs and draws through it
+        screen = asyncio.run(_drive_served_app(f"ws://127.0.0.1:{port}/ws?width=160&height=50"))
+        assert "What the model sees" in screen and "typed in a browser" in screen
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+async def _drive_served_app(url: str) -> str:
+    """Connect as textual.js does, wait for the app's first screen, type a few keys; all it drew."""
+    import aiohttp
+
+    drawn = ""
+
+    async def until(text: str) -> None:
+        nonlocal drawn
+        while text not in drawn:
+            message = await asyncio.wait_for(ws.receive(), timeout=30)
+            if message.type == aiohttp.WSMsgType.TEXT:
+                drawn += message.data
+            elif message.type == aiohttp.WSMsgType.BINARY:
+                drawn += message.data.decode("utf-8", "replace")
+            else:
+                raise AssertionError(f"the websocket closed before {text!r} appeared: {message}")
+
+    async with aiohttp.ClientSession() as client, client.ws_connect(url) as ws:
+        await until("What the model sees")
+        await ws.send_json(["stdin", "typed in a browser"])
+        await until("typed in a browser")
+        await ws.send_json(["stdin", "\x11"])  # ctrl+q
+    return drawn
 
 
 async def test_a_streamed_reply_becomes_the_messages_view_and_a_hide_redraws_it(tmp_path: Path) -> None:
