@@ -25,6 +25,9 @@ BRANCH_MARKER = "agent-tui.branch"
 
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 
+#: The id of an entry built by :meth:`Session.draft` (never written; not an id ``new_id`` makes).
+DRAFT_ID = "(draft)"
+
 
 class Session:
     def __init__(
@@ -145,26 +148,36 @@ class Session:
         the parent (``None`` for a new root). The entry is validated against its
         model, written as one line, and only then indexed.
         """
-        from agent_tui.store.entries import new_id, now_iso, validate_entry
+        from agent_tui.store.entries import new_id
 
         if self.writer is None:
             raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
-        parent = self.index.leaf_id if parent_id is False else parent_id
-        if self.redact:
-            fields = redact_value(fields)
-        data = validate_entry(
-            {
-                **fields,
-                "id": new_id(self.index.by_id),
-                "parentId": parent,
-                "timestamp": fields.get("timestamp") or now_iso(),
-            }
-        )
+        data = self._complete(fields, parent_id, new_id(self.index.by_id))
         self.writer.append(data)
         entry = Entry.from_data(data, self._next_line)
         self._next_line += 1
         self.index.add(entry)
         return entry
+
+    def draft(self, fields: JSONObject) -> Entry:
+        """The entry ``append(fields)`` would write (redacted, validated, a child of the leaf),
+        with the id :data:`DRAFT_ID`; nothing is written or indexed. For previews."""
+        return Entry.from_data(self._complete(fields, False, DRAFT_ID))
+
+    def _complete(self, fields: JSONObject, parent_id: str | bool | None, entry_id: str) -> JSONObject:
+        from agent_tui.store.entries import now_iso, validate_entry
+
+        parent = self.index.leaf_id if parent_id is False else parent_id
+        if self.redact:
+            fields = redact_value(fields)
+        return validate_entry(
+            {
+                **fields,
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": fields.get("timestamp") or now_iso(),
+            }
+        )
 
     def append_message(self, message: JSONObject) -> Entry:
         return self.append({"type": "message", "message": message})
@@ -175,10 +188,7 @@ class Session:
         target = self.index.get(target_id)
         if target.id not in {e.id for e in self.index.active_path()}:
             raise StoreError(f"{self.path}: entry {target_id} is not on the active branch")
-        editable = target.type == "custom_message" or (
-            target.type == "message" and target.role in EDITABLE_ROLES
-        )
-        if not editable:
+        if not is_editable(target):
             what = f"{target.type} ({target.role})" if target.role else target.type
             raise StoreError(
                 f"{self.path}: entry {target_id} is a {what} entry, which has no editable model content"
@@ -186,35 +196,14 @@ class Session:
         return target
 
     def hide(self, target_id: str) -> Entry:
-        self._editable_target(target_id)
-        return self.append({"type": "context_edit", "targetId": target_id, "replacement": None})
+        return self.append(hide_fields(self._editable_target(target_id)))
 
     def replace(self, target_id: str, content: str | list[JSONObject]) -> Entry:
-        target = self._editable_target(target_id)
-        if isinstance(content, str) and target.role in ("assistant", "toolResult"):
-            content = [{"type": "text", "text": content}]  # as pi stores it: those roles hold blocks
-        return self.append(
-            {"type": "context_edit", "targetId": target_id, "replacement": {"content": content}}
-        )
+        return self.append(replace_fields(self._editable_target(target_id), content))
 
     def restore(self, target_id: str) -> Entry:
         """Undo hide/replace: an edit carrying the original content, marked ``restore``."""
-        target = self._editable_target(target_id)
-        original = (
-            target.data.get("content")
-            if target.type == "custom_message"
-            else (target.message or {}).get("content")
-        )
-        if original is None:
-            original = []
-        return self.append(
-            {
-                "type": "context_edit",
-                "targetId": target_id,
-                "replacement": {"content": original},
-                "restore": True,
-            }
-        )
+        return self.append(restore_fields(self._editable_target(target_id)))
 
     def label(self, target_id: str, label: str | None) -> Entry:
         self.index.get(target_id)
@@ -225,7 +214,7 @@ class Session:
 
     def pin(self, target_id: str, pinned: bool = True) -> Entry:
         self.index.get(target_id)
-        return self.append({"type": "pin", "targetId": target_id, "pinned": pinned})
+        return self.append(pin_fields(target_id, pinned))
 
     def branch(self, target_id: str) -> Entry | None:
         """Make ``target_id`` the leaf, durably.
@@ -254,6 +243,44 @@ class Session:
         return write_new_session(
             Path(out), self.cwd, kept, parent_session=str(self.path.resolve()), fsync=fsync
         )
+
+
+# -- the fields of each edit (the actions above, and the app's previews of them) ------------
+
+
+def is_editable(target: Entry) -> bool:
+    """Whether ``target`` has model content a context_edit can hide, replace or restore."""
+    return target.type == "custom_message" or (target.type == "message" and target.role in EDITABLE_ROLES)
+
+
+def hide_fields(target: Entry) -> JSONObject:
+    return {"type": "context_edit", "targetId": target.id, "replacement": None}
+
+
+def replace_fields(target: Entry, content: str | list[JSONObject]) -> JSONObject:
+    if isinstance(content, str) and target.role in ("assistant", "toolResult"):
+        content = [{"type": "text", "text": content}]  # as pi stores it: those roles hold blocks
+    return {"type": "context_edit", "targetId": target.id, "replacement": {"content": content}}
+
+
+def restore_fields(target: Entry) -> JSONObject:
+    original = (
+        target.data.get("content")
+        if target.type == "custom_message"
+        else (target.message or {}).get("content")
+    )
+    if original is None:
+        original = []
+    return {
+        "type": "context_edit",
+        "targetId": target.id,
+        "replacement": {"content": original},
+        "restore": True,
+    }
+
+
+def pin_fields(target_id: str, pinned: bool = True) -> JSONObject:
+    return {"type": "pin", "targetId": target_id, "pinned": pinned}
 
 
 def _new_header(cwd: str | Path, parent_session: str | None = None) -> JSONObject:

@@ -22,8 +22,10 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
 from agent_tui.agent.events import (
@@ -40,15 +42,32 @@ from agent_tui.agent.events import (
     ToolStarted,
     TurnError,
 )
-from agent_tui.projection.context import Projection, Projector, project
+from agent_tui.projection.context import (
+    ContextEntry,
+    ProjectedMessage,
+    Projection,
+    Projector,
+    Status,
+    project,
+)
 from agent_tui.projection.describe import first_line
 from agent_tui.projection.models import MODELS, lookup
+from agent_tui.projection.preview import Change, compare, hypothetical, signed
+from agent_tui.projection.tokens import estimate_message
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.listing import list_sessions
 from agent_tui.store.paths import make_private_dirs, session_file_name
 from agent_tui.store.reader import LoadedFile
-from agent_tui.store.session import Session
+from agent_tui.store.session import (
+    DRAFT_ID,
+    Session,
+    hide_fields,
+    is_editable,
+    pin_fields,
+    replace_fields,
+    restore_fields,
+)
 from agent_tui.tui import settings
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
@@ -75,6 +94,8 @@ from agent_tui.tui.widgets.session_tree import SessionTree, TreeState
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 DEFAULT_THEME = "agent-dark"
 BACKGROUND_PANEL_MESSAGES = 2000
+#: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
+EDIT_PREVIEW_DELAY = 0.12
 
 
 @dataclass(slots=True)
@@ -149,6 +170,10 @@ class AgentTuiApp(App[None]):
         self._configured: tuple[str, str] | None = None  # (provider, model) of the agent's config
         self.started_at = time.perf_counter()
         self.first_paint_at: float | None = None
+        self._preview_timer: Timer | None = None
+        self.preview_seconds = 0.0  # how long the last edit preview took (the benchmark reads this)
+        self._active_ids: tuple[Projection | None, set[str]] = (None, set())
+        self._cut: tuple[Projection | None, set[str]] = (None, set())
 
     # -- layout -------------------------------------------------------------------
 
@@ -216,6 +241,8 @@ class AgentTuiApp(App[None]):
             self.action_resume()
 
     def on_unmount(self) -> None:
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
         if self.session is not None:
             self.session.close()
 
@@ -329,6 +356,7 @@ class AgentTuiApp(App[None]):
         await self.chat.sync(self.projection)
         self._update_status()
         self._refreshed = (len(self.index), self.index.leaf_id)
+        self._schedule_edit_preview()
 
     @work(thread=True, exclusive=True, group="panel", exit_on_error=False, description="count tokens")
     def _fill_panel(self, projection: Projection) -> None:
@@ -339,6 +367,7 @@ class AgentTuiApp(App[None]):
     def _show_filled_panel(self, projection: Projection, model: Any) -> None:
         if projection is self.projection:
             self.panel.show(model)
+            self._schedule_edit_preview()
         gc.freeze()  # the token cache and the rows are long-lived too
 
     def _update_status(self) -> None:
@@ -374,10 +403,151 @@ class AgentTuiApp(App[None]):
     def watch_selected_id(self) -> None:
         if self._views_ready:
             self._update_status()
+            self._schedule_edit_preview()
 
     def watch_busy(self) -> None:
         if self._views_ready:
             self._update_status()
+
+    # -- the edit preview: what h / e / u / p would do to the selected entry ----------
+
+    def _schedule_edit_preview(self) -> None:
+        """Work the preview out once the cursor rests (each move restarts the wait)."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(EDIT_PREVIEW_DELAY, self._show_edit_preview)
+
+    def _show_edit_preview(self) -> None:
+        started = time.perf_counter()
+        self._preview_timer = None
+        panel = self._main_panel()
+        if panel is None:  # the app is closing
+            return
+        target = self.selected_id
+        if target is None or self.session is None or target not in self.index:
+            panel.show_edit_preview("", [])
+            return
+        panel.show_edit_preview(f"If you act on {target} (h/e/u/p):", self.edit_preview_lines(target))
+        self.preview_seconds = time.perf_counter() - started
+
+    def _main_panel(self) -> ContextPanel | None:
+        """The panel, also while a modal screen (the replace editor) is on top of it."""
+        if not self.screen_stack:
+            return None
+        try:
+            return self.screen_stack[0].query_one(ContextPanel)
+        except NoMatches:
+            return None
+
+    def _on_active_path(self, entry_id: str) -> bool:
+        projection, ids = self._active_ids
+        if projection is not self.projection:
+            ids = {e.id for e in self.projection.path}
+            self._active_ids = (self.projection, ids)
+        return entry_id in ids
+
+    def _cut_ids(self) -> set[str]:
+        """What the latest compaction on the branch cuts: summarized, or pinned back into view."""
+        projection, ids = self._cut
+        if projection is not self.projection:
+            ids = set(self.projection.summarized_ids)
+            ids.update(
+                ce.entry.id for ce in self.projection.entries if (ce.origin or ce.status) is Status.PINNED
+            )
+            self._cut = (self.projection, ids)
+        return ids
+
+    def _count(self, ce: ContextEntry, position: int, m: ProjectedMessage) -> int:
+        """Tokens of a message as the panel counts it (a draft's edit is counted, not cached)."""
+        if ce.edit_id == DRAFT_ID:
+            return estimate_message(m.message)
+        return self._tokens.get((m.source_id, ce.edit_id, position), m.message)
+
+    def edit_change(self, action: str, target_id: str, text: str | None = None) -> Change | str:
+        """What ``action`` (hide, replace, restore, pin, unpin) on ``target_id`` would change in the
+        next request: the real projection of the session plus a draft of the entry the action
+        would append, which is never written. A string says why there is no figure."""
+        session = self.session
+        entry = self.index.by_id.get(target_id)
+        if session is None or entry is None:
+            return f"no entry {target_id}"
+        panel = self._main_panel()
+        model = panel.model if panel is not None else None
+        if model is None or model.projection is not self.projection:
+            return "counting the context…"
+        if action in ("hide", "replace", "restore"):
+            if not is_editable(entry):
+                what = f"{entry.type} ({entry.role})" if entry.role else entry.type
+                return f"a {what} entry has no model content"
+            if not self._on_active_path(target_id):
+                return "not on the active branch (the next request is built from that one)"
+            if action == "hide":
+                fields = hide_fields(entry)
+            elif action == "restore":
+                fields = restore_fields(entry)
+            else:
+                fields = replace_fields(entry, text or "")
+        else:
+            if target_id not in self._cut_ids():
+                # pins are read only for what a compaction cuts: elsewhere a pin changes nothing
+                # in the request (and the full projection a pin needs would be spent for nothing)
+                return Change(model.total, model.total)
+            fields = pin_fields(target_id, action == "pin")
+        try:
+            draft = session.draft(fields)
+        except (ValueError, StoreError) as e:
+            return str(e)
+        after = hypothetical(self.projection, draft)
+        return compare(self.projection, after, model.total, self._count)
+
+    def _tokens_now(self, target_id: str) -> int:
+        """What ``target_id`` costs in the next request now (0 if it is not in view)."""
+        for ce in self.projection.entries:
+            if ce.entry.id == target_id and ce.messages:
+                return sum(self._count(ce, i, m) for i, m in enumerate(ce.messages))
+        return 0
+
+    def edit_preview_lines(self, target_id: str) -> list[str]:
+        """One line per action on ``target_id``, in figures (the panel shows them)."""
+        lines: list[str] = []
+        entry = self.index.get(target_id)
+        if self.session is not None and self.session.read_only:
+            lines.append("read-only session: the actions are refused; what they would do:")
+        hide = self.edit_change("hide", target_id)
+        if isinstance(hide, str):
+            lines.append(f"hide / replace / restore {target_id}: {hide}")
+        else:
+            lines.append(hide.describe("hide", target_id))
+            now = self._tokens_now(target_id)
+            lines.append(
+                f"replace {target_id}: {f'{now:,} tokens now' if now else 'not in view now'} "
+                "(the editor counts as you type)"
+            )
+            restore = self.edit_change("restore", target_id)
+            lines.append(restore.describe("restore", target_id) if isinstance(restore, Change) else restore)
+        action = "unpin" if self.index.is_pinned(target_id) else "pin"
+        pin = self.edit_change(action, target_id)
+        if isinstance(pin, str):
+            lines.append(f"{action} {target_id}: {pin}")
+        else:
+            line = pin.describe(action, target_id)
+            if pin.unchanged and self.projection.compaction_id is None and entry.type != "compaction":
+                line += " (pins act at compaction)"
+            lines.append(line)
+        return lines
+
+    def replace_count(self, target_id: str, text: str) -> str:
+        """The editor's live line: the replacement's tokens against what the entry costs now, and
+        the context total before → after."""
+        change = self.edit_change("replace", target_id, text)
+        if isinstance(change, str):
+            return change
+        now = self._tokens_now(target_id)
+        line = (
+            f"replacement {now + change.delta:,} tokens (now {now:,}, {signed(change.delta)}) · "
+            f"context {change.tokens_before:,} → {change.tokens_after:,}"
+        )
+        return "; ".join([line, *change.notes(target_id)])
 
     # -- selection ----------------------------------------------------------------
 
@@ -545,7 +715,12 @@ class AgentTuiApp(App[None]):
             self.run_worker(done(text), exit_on_error=False)
             return
         self.push_screen(
-            EditorScreen(f"Replace what the model sees of {target}", self.current_text(target)), done
+            EditorScreen(
+                f"Replace what the model sees of {target}",
+                self.current_text(target),
+                counter=lambda value: self.replace_count(target, value),
+            ),
+            done,
         )
 
     def action_label(self, entry_id: str | None = None, name: str | None = None) -> None:

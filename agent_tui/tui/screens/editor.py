@@ -1,7 +1,14 @@
-"""A multi-line editor, pre-filled: Ctrl+S saves, Escape cancels (dismisses with None)."""
+"""A multi-line editor, pre-filled: Ctrl+S saves, Escape cancels (dismisses with None).
+
+With a ``counter``, a line under the text says what saving it would do (the app
+counts the replacement's tokens against the context), updated as the user types.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -15,10 +22,11 @@ class EditorScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, title: str, text: str, counter: Callable[[str], str] | None = None) -> None:
         super().__init__(classes="modal")
         self.title_text = title
         self.text = text
+        self.counter = counter
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog editor-dialog"):
@@ -26,7 +34,23 @@ class EditorScreen(ModalScreen[str | None]):
             area = TextArea(self.text, id="editor-text", soft_wrap=True)
             area.cursor_blink = False
             yield area
+            count = Label(self._count(self.text), id="editor-count", classes="dialog-hint", markup=False)
+            count.display = self.counter is not None
+            yield count
             yield Label("Ctrl+S to save · Escape to cancel", classes="dialog-hint")
+
+    def _count(self, text: str) -> str:
+        return self.counter(text) if self.counter is not None else ""
+
+    @property
+    def count_text(self) -> str:
+        """The count line as shown (for tests)."""
+        return str(self.query_one("#editor-count", Label).content)
+
+    @on(TextArea.Changed, "#editor-text")
+    def _changed(self, event: TextArea.Changed) -> None:
+        if self.counter is not None:
+            self.query_one("#editor-count", Label).update(self._count(event.text_area.text))
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

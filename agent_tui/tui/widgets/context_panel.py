@@ -80,6 +80,7 @@ class PanelModel:
     repairs: list[str] = field(default_factory=list)
     prepared: Prepared | None = None
     context: str = ""  # the figure compaction decides on, as `agent-tui context --format text` prints it
+    projection: Projection | None = None  # what the rows were built from
 
     @property
     def message_rows(self) -> list[PanelRow]:
@@ -155,6 +156,7 @@ def build_panel_model(
         prepared.repairs,
         prepared,
         context_line(projection, info.context_window),
+        projection,
     )
 
 
@@ -172,6 +174,9 @@ class ContextPanel(Vertical):
     ContextPanel > #context-summary { height: auto; padding: 0 1; }
     ContextPanel > RowList { height: 1fr; }
     ContextPanel > #context-repairs { height: auto; max-height: 4; padding: 0 1; color: $warning; }
+    ContextPanel > #context-preview {
+        height: auto; max-height: 7; padding: 0 1; border-top: solid $secondary 50%;
+    }
     """
 
     class EntryHighlighted(Message):
@@ -183,11 +188,15 @@ class ContextPanel(Vertical):
         super().__init__(id=id)
         self.model: PanelModel | None = None
         self.folding: set[str] = set()  # a compaction preview: entries it would summarize
+        self.edit_preview: list[str] = []  # what an edit of the selected entry would change
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-summary")
         yield RowList(id="context-rows")
         yield Static(id="context-repairs")
+        preview = Static(id="context-preview", markup=False)
+        preview.display = False
+        yield preview
 
     @property
     def rows_list(self) -> RowList:
@@ -220,6 +229,18 @@ class ContextPanel(Vertical):
     def _colour(self, name: str) -> Style:
         value = getattr(self.app.current_theme, name, None)
         return Style(color=str(value)) if value else Style()
+
+    def show_edit_preview(self, title: str, lines: list[str]) -> None:
+        """What hide / replace / restore / pin would do to the selected entry (no lines: hidden)."""
+        self.edit_preview = lines
+        preview = self.query_one("#context-preview", Static)
+        text = Text()
+        if lines:
+            text.append(title, style=Style(bold=True))
+            for line in lines:
+                text.append("\n" + line)
+        preview.update(text)
+        preview.display = bool(lines)
 
     def preview_fold(self, entry_ids: set[str]) -> None:
         """Mark the rows a compaction would fold into its summary (an empty set clears it)."""

@@ -62,16 +62,16 @@ _STATUS_BADGES = {
 class TreeItem:
     """What a node stands for: an entry, a folded range of a run, or another branch of a fork."""
 
-    kind: str  # "entry" | "range" | "branch"
+    kind: str  # "entry" | "range" | "branch" | "cycle"
     entry_id: str | None = None
     next_id: str | None = None  # entry: the child that continues its run (shown below it, not nested)
-    ids: tuple[str, ...] = ()  # range: the entries folded into it
+    ids: tuple[str, ...] = ()  # range: the entries folded into it; cycle: where each cycle is cut
     loaded: bool = False
 
     @property
     def key(self) -> str:
-        if self.kind == "range":
-            return f"range:{self.ids[0] if self.ids else ''}"
+        if self.kind in ("range", "cycle"):
+            return f"{self.kind}:{self.ids[0] if self.ids else ''}"
         return f"{self.kind}:{self.entry_id}"
 
 
@@ -177,6 +177,9 @@ class SessionTree(Tree[TreeItem]):
         index = state.index
         line = state.path
         main_root = line[0].id if line else None
+        cuts = [e.id for e in index.cycle_roots() if e.id not in state.active]
+        if cuts:  # entries no root reaches: shown under one group, so nothing in the file is invisible
+            self._add_item(self.root, TreeItem("cycle", ids=tuple(cuts)))
         for root in _other_roots(index, main_root):
             self._add_item(self.root, TreeItem("branch", root.id))
         self._add_run(self.root, line)
@@ -233,6 +236,9 @@ class SessionTree(Tree[TreeItem]):
                     self._add_item(node, TreeItem("branch", child.id))
         elif item.kind == "branch" and item.entry_id in index.by_id:
             self._add_run(node, list(self._run_from(index.by_id[item.entry_id])))
+        elif item.kind == "cycle":
+            for cut in item.ids:
+                self._add_item(node, TreeItem("branch", cut))
 
     def _run_from(self, start: Entry) -> Iterable[Entry]:
         """``start`` and its continuing children: the latest child at each fork."""
@@ -339,6 +345,14 @@ class SessionTree(Tree[TreeItem]):
         if state is None:
             return Text("")
         index = state.index
+        if item.kind == "cycle":
+            n = sum(1 for eid in index.detached() if eid not in state.active)
+            text = Text("⚠ cycle", style=self._colour("warning") + Style(bold=True))
+            text.append(
+                f"  {n} {'entry' if n == 1 else 'entries'} in or below a parentId cycle (no root reaches them)",
+                style=Style(dim=True),
+            )
+            return text
         if item.kind == "range":
             first = index.by_id.get(item.ids[0]) if item.ids else None
             n = len(item.ids)
@@ -403,7 +417,7 @@ def _other_roots(index: SessionIndex, main_root: str | None) -> list[Entry]:
     """Entries without a parent, or whose parent is missing, other than the active path's root.
 
     (``SessionIndex.roots`` also breaks parent cycles, but walks the whole tree after every
-    append; a cycle's entries are simply not shown here.)"""
+    append; the tree shows cycles under their own group, from ``SessionIndex.cycle_roots``.)"""
     by_id = index.by_id
     roots = [e for e in index.children.get(None, ()) if e.id != main_root]
     roots.extend(
