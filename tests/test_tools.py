@@ -93,8 +93,10 @@ async def test_read_a_line_over_the_byte_limit_points_to_bash(tmp_path: Path) ->
 
 
 async def test_read_an_image_attaches_it(tmp_path: Path) -> None:
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
-    (tmp_path / "pic.png").write_bytes(png)
+    from PIL import Image  # the test draws its image; the tool imports Pillow only when it reads one
+
+    Image.new("RGB", (8, 8), (255, 0, 0)).save(tmp_path / "pic.png", "PNG")
+    png = (tmp_path / "pic.png").read_bytes()
     result = await run(ReadTool(), {"path": "pic.png"}, tmp_path)
     assert result.content[0] == {"type": "text", "text": "Read image file [image/png]"}
     assert result.content[1] == {
@@ -102,6 +104,10 @@ async def test_read_an_image_attaches_it(tmp_path: Path) -> None:
         "data": base64.b64encode(png).decode(),
         "mimeType": "image/png",
     }
+    # A png signature without pi's IHDR check passing is not an image to pi: it is read as text.
+    (tmp_path / "magic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32)
+    assert (await run(ReadTool(), {"path": "magic.png"}, tmp_path)).content[0]["type"] == "text"
+    assert len((await run(ReadTool(), {"path": "magic.png"}, tmp_path)).content) == 1
 
 
 # -- write and edit -------------------------------------------------------------------------------

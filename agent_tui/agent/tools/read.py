@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 from pathlib import Path
 
@@ -16,25 +15,14 @@ from agent_tui.agent.tools.base import (
     number_arg,
     resolve_read_path,
 )
+from agent_tui.agent.tools.images import (
+    IMAGE_TYPE_SNIFF_BYTES,
+    ImageDecodeError,
+    ResizeOptions,
+    detect_image_mime,
+    process_image,
+)
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
-
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
-
-_IMAGE_MAGIC: list[tuple[bytes, str]] = [
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-]
-
-
-def image_mime(head: bytes) -> str | None:
-    for magic, mime in _IMAGE_MAGIC:
-        if head.startswith(magic):
-            return mime
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 class ReadTool(Tool):
@@ -42,7 +30,7 @@ class ReadTool(Tool):
     snippet = "Read file contents"
     guidelines = ("Use read to examine files instead of cat or sed.",)
     description = (
-        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent "
+        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). Images are sent "
         f"as attachments. For text files, output is truncated to {DEFAULT_MAX_LINES} lines or "
         f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). Use offset/limit for large files. When you "
         "need the full file, continue with offset until complete."
@@ -56,6 +44,12 @@ class ReadTool(Tool):
         },
         "required": ["path"],
     }
+
+    def __init__(
+        self, *, auto_resize_images: bool = True, resize_options: ResizeOptions | None = None
+    ) -> None:
+        self.auto_resize_images = auto_resize_images  # pi's images.autoResize setting, on by default
+        self.resize_options = resize_options
 
     async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self._read, args, ctx)
@@ -72,24 +66,34 @@ class ReadTool(Tool):
         if not os.access(absolute, os.R_OK):
             raise ToolError(f"EACCES: permission denied, access '{absolute}'")
         with open(absolute, "rb") as f:
-            head = f.read(16)
-        mime = image_mime(head)
+            head = f.read(IMAGE_TYPE_SNIFF_BYTES)
+        mime = detect_image_mime(head)
         if mime is not None:
-            return self._image(absolute, mime)
+            return self._image(absolute, mime, ctx)
         return self._text(absolute, path, offset, limit, ctx)
 
-    def _image(self, absolute: Path, mime: str) -> ToolResult:
-        size = absolute.stat().st_size
-        if size > MAX_IMAGE_BYTES:
-            return ToolResult.text(
-                f"Read image file [{mime}]\nThe image is {format_size(size)}, over the "
-                f"{format_size(MAX_IMAGE_BYTES)} limit for attachments; it was not attached."
+    def _image(self, absolute: Path, mime: str, ctx: ToolContext) -> ToolResult:
+        """pi's image read: converted, oriented and resized to fit, with pi's notes for the model."""
+        try:
+            processed = process_image(
+                absolute.read_bytes(),
+                mime,
+                auto_resize=self.auto_resize_images,
+                resize_options=self.resize_options,
+                check=ctx.check,
             )
-        data = base64.b64encode(absolute.read_bytes()).decode()
+        except ImageDecodeError as e:
+            detail = " ".join(str(e).split())  # Pillow's words, on one line
+            raise ToolError(
+                f"Could not read image {absolute} [{mime}]: the image data is corrupt or truncated ({detail})"
+            ) from None
+        if not processed.ok:
+            return ToolResult.text(f"Read image file [{mime}]\n{processed.message}")
+        note = "\n".join([f"Read image file [{processed.mime_type}]", *processed.hints])
         return ToolResult(
             [
-                {"type": "text", "text": f"Read image file [{mime}]"},
-                {"type": "image", "data": data, "mimeType": mime},
+                {"type": "text", "text": note},
+                {"type": "image", "data": processed.data, "mimeType": processed.mime_type},
             ]
         )
 
