@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,12 +33,6 @@ pytestmark = pytest.mark.timeout(30)
 SUMMARY = "## Goal\nRead the files.\n\n## Progress\n### Done\n- [x] read a.txt"
 register(ModelInfo("anthropic", "tiny-window", 8_000, 1_000))
 register(ModelInfo("anthropic", "micro-window", 6_000, 1_000))
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
 
 
 def harness(server: FakeModelServer, tmp_path: Path, model: str, settings: CompactionSettings) -> Harness:

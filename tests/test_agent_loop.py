@@ -10,7 +10,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -44,26 +44,6 @@ from tests.fake_model_server import (
 )
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
-
-
-@pytest.fixture
-async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
-    harness = Harness(server, tmp_path)
-    yield harness
-    await harness.close()
-
-
-@pytest.fixture
-async def oh(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
-    harness = Harness(server, tmp_path, provider="openai")
-    yield harness
-    await harness.close()
 
 
 def of(events: list[Any], kind: type) -> list[Any]:

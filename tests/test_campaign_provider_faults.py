@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -175,12 +175,6 @@ def decorate(provider: str, stream: Stream, rng: random.Random, kinds: Counter[s
             stream.events.pop()
             kinds["missing message_stop/[DONE] (ignored)"] += 1
     return stream
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
 
 
 def one_line(message: str) -> None:

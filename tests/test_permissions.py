@@ -10,7 +10,6 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -196,19 +195,6 @@ def test_summaries_are_redacted_and_one_line(tree: dict[str, Path]) -> None:
 
 
 # -- in the agent loop -----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
-
-
-@pytest.fixture
-async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
-    harness = Harness(server, tmp_path)
-    yield harness
-    await harness.close()
 
 
 def permission_entries(h: Harness) -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,6 @@ from tests.fake_model_server import (
 pytestmark = pytest.mark.timeout(60)
 
 KEY = "sk-ant-api03-" + "A" * 40  # looks like a real key: it must not reach any file
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
 
 
 class Env:

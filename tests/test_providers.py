@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,12 +34,6 @@ from tests.fake_model_server import (
 )
 
 pytestmark = pytest.mark.timeout(20)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
 
 
 def prepared(prompt: str = "hi") -> Prepared:

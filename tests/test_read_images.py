@@ -14,7 +14,6 @@ import struct
 import subprocess
 import sys
 import zlib
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -348,26 +347,6 @@ def test_pillow_is_imported_only_when_an_image_is_read() -> None:
 
 
 # -- through the agent loop ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
-
-
-@pytest.fixture
-async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
-    harness = Harness(server, tmp_path)
-    yield harness
-    await harness.close()
-
-
-@pytest.fixture
-async def oh(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
-    harness = Harness(server, tmp_path, provider="openai")
-    yield harness
-    await harness.close()
 
 
 EXPECTED_NOTE = "Read image file [image/png]\n" + dimension_note(4000, 3000, 2000, 1500, "2.00")

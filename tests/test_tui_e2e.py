@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +129,6 @@ def panel_rows(screen: str, messages_only: bool = False) -> list[tuple[str, str,
         if match and (match.group(1).isdigit() or not messages_only):
             rows.append((match.group(2), match.group(3), match.group(4)))
     return rows
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as s:
-        yield s
 
 
 def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
