@@ -27,6 +27,12 @@ from agent_tui.store.session import BRANCH_MARKER
 
 MAX_RESULT_LINES = 400
 MAX_ARG_CHARS = 20_000
+CODE_THEME = "ansi_dark"
+
+
+def markdown_renderable(text: str) -> RichMarkdown:
+    """Finished markdown as the chat shows it (the streamed reply renders its long fences with it too)."""
+    return RichMarkdown(text, code_theme=CODE_THEME)
 
 
 def content_text(content: Any) -> str:
@@ -162,7 +168,7 @@ class ChatEntry(Vertical):
             if isinstance(tokens, int):
                 title += f" ({tokens:,} tokens before)"
             summary = str(entry.data.get("summary") or "")
-            yield LazyCollapsible(lambda: Static(RichMarkdown(summary, code_theme="ansi_dark")), title=title)
+            yield LazyCollapsible(lambda: Static(markdown_renderable(summary)), title=title)
         elif entry.type == "custom_message":
             yield Static(Text(content_text(entry.data.get("content"))))
         elif entry.type == "context_edit":
@@ -192,7 +198,7 @@ class ChatEntry(Vertical):
                 elif kind == "text":
                     text = str(block.get("text", ""))
                     if text.strip():
-                        yield Static(RichMarkdown(text, code_theme="ansi_dark"), classes="markdown")
+                        yield Static(markdown_renderable(text), classes="markdown")
                 elif kind == "toolCall":
                     yield tool_call_widget(block)
             if message.get("stopReason") in ("error", "aborted"):

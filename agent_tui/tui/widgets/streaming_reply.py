@@ -3,24 +3,46 @@
 Deltas only go into buffers; a timer flushes them every :data:`FLUSH_SECONDS`.
 Markdown gets whole blocks only (up to the last blank line outside a code
 fence, or a closing fence); the unfinished block is shown as plain text, so
-an open code fence is never re-highlighted on every token, and a long fence
-stays plain text when it closes (highlighting 300 lines at once would stall
-the typing; the stored message is highlighted when the chat is next built).
+an open code fence is never re-highlighted on every token.
+
+A fence longer than :data:`BIG_FENCE_LINES` lines is not given to the Markdown
+widget: highlighting 300 lines costs about 30 ms of Pygments and wrapping,
+done twice (height, then lines), a visible stall in the typing. When such a
+fence closes, a worker (``run_worker``, an async worker awaiting
+``asyncio.to_thread``) renders it in a thread: :class:`HighlightedFence` is the
+fence as the chat renders it after a rebuild (``chat_entry.markdown_renderable``:
+Rich Markdown, the same code theme), and its lines for the widget's width are
+made there, pausing every :data:`RENDER_SLICE` segments so the thread leaves the
+GIL to the event loop. Meanwhile the fence and everything after it stay in the
+plain tail; when the lines are ready, the highlighted fence is mounted before
+the tail and the blocks after it are shown, so blocks never change order and
+the loop only replays ready lines. The worker belongs to this widget: if the
+chat is rebuilt (the widget removed) or the app quits mid-render it is
+cancelled and the thread's result dropped; a reply that ends or is aborted
+keeps its worker, and the fence and what follows appear when it is done (a
+render that fails shows the code plain). At another width (a resize) the fence
+is rendered again on the loop, as the rebuilt chat is.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
+from textual.worker import Worker
 
 from agent_tui.store.record import Entry
-from agent_tui.tui.widgets.chat_entry import args_preview, tool_call_widget
+from agent_tui.tui.widgets.chat_entry import args_preview, markdown_renderable, tool_call_widget
 
 FLUSH_SECONDS = 0.08
 
@@ -49,6 +71,8 @@ def stable_length(text: str) -> int:
 
 
 BIG_FENCE_LINES = 40
+RENDER_SLICE = 200  # segments rendered between two pauses of a fence's thread
+RENDER_PAUSE = 0.003
 
 
 def split_blocks(chunk: str) -> list[tuple[str, str]]:
@@ -86,12 +110,55 @@ def split_blocks(chunk: str) -> list[tuple[str, str]]:
     return parts
 
 
+class HighlightedFence:
+    """A closed fence rendered as the chat renders it after a rebuild, its lines kept per width.
+
+    :meth:`render_lines` is the costly part (Pygments, wrapping) and touches no widget,
+    so it runs in a thread; rendering afterwards at the same width only replays the lines.
+    """
+
+    def __init__(self, fence: str) -> None:
+        self.fence = fence
+        self.renderable = markdown_renderable(fence)
+        self._lines: dict[int, list[list[Segment]]] = {}
+
+    def render_lines(
+        self, console: Console, options: ConsoleOptions, pause: float = 0.0
+    ) -> list[list[Segment]]:
+        """The lines at ``options.max_width``; with ``pause``, sleep that long every
+        :data:`RENDER_SLICE` segments, so a thread leaves the GIL to the event loop."""
+        width = options.max_width
+        lines = self._lines.get(width)
+        if lines is None:
+            segments: list[Segment] = []
+            for segment in console.render(self.renderable, options):
+                segments.append(segment)
+                if pause and len(segments) % RENDER_SLICE == 0:
+                    time.sleep(pause)
+            lines = list(Segment.split_and_crop_lines(segments, width, pad=False, include_new_lines=True))
+            self._lines[width] = lines
+        return lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.render_lines(console, options):
+            yield from line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
+def fence_body(fence: str) -> str:
+    """The code of a fenced block, without its fence lines."""
+    return "".join(fence.splitlines(keepends=True)[1:-1]).rstrip("\n")
+
+
 class StreamingReply(Vertical):
     DEFAULT_CSS = """
     StreamingReply { height: auto; padding: 0 1; margin: 0 0 1 0; }
     StreamingReply Markdown { margin: 0; padding: 0; }
     StreamingReply #reply-tail { height: auto; }
-    StreamingReply .code { background: $boost; padding: 0 1; margin: 0 0 1 0; }
+    StreamingReply .code { margin: 0 0 1 0; }
+    StreamingReply .code.plain { background: $boost; padding: 0 1; }
     StreamingReply Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
     StreamingReply .tool-line { color: $text-muted; }
     StreamingReply .tool-line.error { color: $error; }
@@ -109,6 +176,8 @@ class StreamingReply(Vertical):
         self._timer: Timer | None = None
         self._tools: dict[str, Static] = {}
         self._markdown: Markdown | None = None  # where finished prose goes next
+        self._rendering: Worker[None] | None = None  # the long fence being rendered, if any
+        self._lock = asyncio.Lock()
         self.entry: Entry | None = None  # set when the reply becomes the chat's view of its message
 
     def compose(self) -> ComposeResult:
@@ -153,31 +222,64 @@ class StreamingReply(Vertical):
         line.set_class(is_error, "error")
 
     async def flush(self) -> None:
-        if len(self.thinking) != self._shown_thinking:
-            self._shown_thinking = len(self.thinking)
-            box = self.query_one("#reply-thinking", Collapsible)
-            box.display = True
-            box.title = f"thinking… ({len(self.thinking):,} characters)"
-            self.query_one("#reply-thinking-text", Static).update(Text(self.thinking, style="italic"))
+        async with self._lock:  # the timer's flush and a finished fence's do not interleave
+            if len(self.thinking) != self._shown_thinking:
+                self._shown_thinking = len(self.thinking)
+                box = self.query_one("#reply-thinking", Collapsible)
+                box.display = True
+                box.title = f"thinking… ({len(self.thinking):,} characters)"
+                self.query_one("#reply-thinking-text", Static).update(Text(self.thinking, style="italic"))
+            if self._rendering is None:
+                await self._show_blocks()
+            tail = self.text[self._sent :]
+            if tail != self._shown_tail:
+                self._shown_tail = tail
+                self.query_one("#reply-tail", Static).update(Text(tail))
+
+    async def _show_blocks(self) -> None:
+        """Give finished blocks to Markdown, up to the first long fence (rendered in a thread)."""
         stable = stable_length(self.text)
-        if stable > self._sent:
-            chunk = self.text[self._sent : stable]
-            self._sent = stable
-            tail_widget = self.query_one("#reply-tail", Static)
-            for kind, part in split_blocks(chunk):
-                if kind == "code":
-                    body = "".join(part.splitlines(keepends=True)[1:-1])
-                    await self.mount(Static(Text(body.rstrip("\n")), classes="code"), before=tail_widget)
-                    self._markdown = None
-                    continue
-                if self._markdown is None:
-                    self._markdown = Markdown()
-                    await self.mount(self._markdown, before=tail_widget)
-                await self._markdown.append(part)
-        tail = self.text[self._sent :]
-        if tail != self._shown_tail:
-            self._shown_tail = tail
-            self.query_one("#reply-tail", Static).update(Text(tail))
+        if stable <= self._sent:
+            return
+        tail_widget = self.query_one("#reply-tail", Static)
+        for kind, part in split_blocks(self.text[self._sent : stable]):
+            if kind == "code":
+                # It stays in the plain tail, with what follows, until its lines are ready.
+                self._rendering = self.run_worker(
+                    self._highlight(part),
+                    group="highlight",
+                    exit_on_error=False,
+                    description="highlight a long fence",
+                )
+                return
+            self._sent += len(part)
+            if self._markdown is None:
+                self._markdown = Markdown()
+                await self.mount(self._markdown, before=tail_widget)
+            await self._markdown.append(part)
+
+    async def _highlight(self, fence: str) -> None:
+        """Render ``fence`` in a thread, mount it before the tail, then show what follows it."""
+        try:
+            highlighted = HighlightedFence(fence)
+            width = self.content_size.width
+            if width > 0:
+                options = self.app.console_options.update(highlight=False, width=width)
+                await asyncio.to_thread(highlighted.render_lines, self.app.console, options, RENDER_PAUSE)
+            code = Static(highlighted, classes="code highlighted")
+        except Exception:  # a renderer's failure must not lose the reply: show the code plain
+            code = Static(Text(fence_body(fence)), classes="code plain")
+        async with self._lock:
+            await self.mount(code, before=self.query_one("#reply-tail", Static))
+            self._markdown = None
+            self._sent += len(fence)
+            self._rendering = None
+        await self.flush()
+
+    @property
+    def rendering(self) -> bool:
+        """Whether a long fence is being rendered (it and what follows are shown as plain text)."""
+        return self._rendering is not None
 
     def can_adopt(self, entry: Entry) -> bool:
         """Whether this reply shows ``entry`` (the assistant message it streamed) as it is."""
