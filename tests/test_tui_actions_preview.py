@@ -299,3 +299,21 @@ async def test_entries_in_a_parent_cycle_appear_under_a_cycle_node(tmp_path: Pat
         await select(pilot, app, "c2")
         lines = await preview_shown(pilot, app, "c2")
         assert "not on the active branch" in lines[0]
+
+
+async def test_a_preview_while_entries_arrive_says_so_and_never_raises(tmp_path: Path) -> None:
+    """During a turn the session's leaf runs ahead of the view; a draft would hang below the new
+    leaf. The preview must say so, not stop the app (the bench found this)."""
+    path = sample_session(tmp_path)
+    app = make_app(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "a2")
+        await preview_shown(pilot, app, "a2")
+        assert app.session is not None
+        app.session.append_message({"role": "user", "content": "arrived mid-turn", "timestamp": 5})
+        assert app.index.leaf_id != app.projection.leaf_id
+        change = app.edit_change("hide", "a2")
+        assert isinstance(change, str) and "changing" in change
+        app._show_edit_preview()
+        await pilot.pause()
+        assert app.is_running and any("changing" in line for line in app.panel.edit_preview)

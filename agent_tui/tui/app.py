@@ -493,6 +493,10 @@ class AgentTuiApp(App[None]):
                 # in the request (and the full projection a pin needs would be spent for nothing)
                 return Change(model.total, model.total)
             fields = pin_fields(target_id, action == "pin")
+        if self.index.leaf_id != self.projection.leaf_id:
+            # entries arrived (a reply is streaming) and the view has not caught up: a draft would
+            # hang below the new leaf, not below the projection it is compared with
+            return "the session is changing; the figures follow when the view catches up"
         try:
             draft = session.draft(fields)
         except (ValueError, StoreError) as e:
