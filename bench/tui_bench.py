@@ -174,8 +174,14 @@ class _StreamingTurns:
     def abort(self) -> None:
         pass
 
+    async def _append(self, message: dict[str, Any]) -> Any:
+        """As the agent loop appends: the write here, the fsync in a thread."""
+        entry = self.session.append({"type": "message", "message": message}, sync=False)
+        await asyncio.to_thread(self.session.sync)
+        return entry
+
     async def run(self, prompt: str) -> AsyncIterator[Any]:
-        user = self.session.append_message({"role": "user", "content": prompt, "timestamp": 0})
+        user = await self._append({"role": "user", "content": prompt, "timestamp": 0})
         yield EntryAppended(user.id, "message", "user")
         tokens = self.tokens
         start = time.perf_counter()
@@ -188,7 +194,7 @@ class _StreamingTurns:
             yield TextDelta(token)
         self.duration = time.perf_counter() - start
         text = "".join(tokens)
-        entry = self.session.append_message(
+        entry = await self._append(
             {
                 "role": "assistant",
                 "content": [{"type": "text", "text": text}],

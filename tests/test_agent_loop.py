@@ -676,3 +676,40 @@ async def test_openai_reasoning_effort_per_model_overrides_from_the_config(
     finally:
         MODELS.pop("local-reasoner", None)
         MODELS.pop("no-effort-reasoner", None)
+
+
+async def test_a_slow_fsync_does_not_freeze_the_event_loop(
+    h: Harness, server: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app answers keys on the agent's event loop: a disk that takes 200 ms per fsync must
+    not stop it. Each entry is still fsynced before it is acknowledged."""
+    import threading
+
+    assert h.session.writer is not None and h.session.writer.fsync.value == "always"
+    server.push(anthropic_stream(text("warm")))
+    await h.run("a first turn imports the SDK (the app does that in a thread after its first frame)")
+    real_fsync = os.fsync
+    synced_from: list[bool] = []
+
+    def slow_fsync(fd: int) -> None:
+        synced_from.append(threading.current_thread() is threading.main_thread())
+        time.sleep(0.2)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    gaps: list[float] = []
+
+    async def heartbeat() -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            gaps.append(time.perf_counter() - before)
+
+    beat = asyncio.create_task(heartbeat())
+    server.push(anthropic_stream(text("hello")))
+    events = await h.run("hi")
+    beat.cancel()
+    appended = [e for e in events if isinstance(e, EntryAppended)]
+    assert len(appended) >= 2 and len(synced_from) >= len(appended)  # every entry was fsynced
+    assert not any(synced_from), "fsync ran on the event loop's thread"
+    assert max(gaps) < 0.1, f"the event loop stalled {max(gaps) * 1000:.0f} ms"

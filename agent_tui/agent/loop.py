@@ -221,20 +221,23 @@ class AgentLoop:
         finally:
             emit(None)
 
-    def _append(self, fields: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
-        entry = self.session.append(fields)
+    async def _append(self, fields: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
+        entry = self.session.append(fields, sync=False)
+        # The fsync runs in a thread: a slow disk must not freeze the app, whose keys this event
+        # loop answers. The entry is acknowledged (the event, the next step) once it is on disk.
+        await asyncio.to_thread(self.session.sync)
         role = (fields.get("message") or {}).get("role") if fields.get("type") == "message" else None
         emit(EntryAppended(entry.id, entry.type, role))
         return entry
 
-    def _append_message(self, message: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
-        return self._append({"type": "message", "message": message}, emit)
+    async def _append_message(self, message: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
+        return await self._append({"type": "message", "message": message}, emit)
 
     async def _turn(self, prompt: str | None, emit: Callable[[AgentEvent | None], None]) -> str:
-        self._prepare_settings(emit)
-        self._prepare_system(emit)
+        await self._prepare_settings(emit)
+        await self._prepare_system(emit)
         if prompt is not None:
-            self._append_message(
+            await self._append_message(
                 {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": now_ms()}, emit
             )
         else:
@@ -255,7 +258,7 @@ class AgentLoop:
                     return "error"
                 recovered = True
                 # The refused attempt leaves the model's view; the history it could not take is summarized.
-                self._append(
+                await self._append(
                     {"type": "context_edit", "targetId": outcome.entry_id, "replacement": None}, emit
                 )
                 if await self._compact("overflow", emit):
@@ -275,24 +278,24 @@ class AgentLoop:
             if self._abort.is_set():
                 return "aborted"
 
-    def _prepare_settings(self, emit: Callable[[AgentEvent | None], None]) -> None:
+    async def _prepare_settings(self, emit: Callable[[AgentEvent | None], None]) -> None:
         projection = self.projection()
         current = projection.model or {}
         if current.get("provider") != self.provider.name or current.get("modelId") != self.model:
-            self._append(
+            await self._append(
                 {"type": "model_change", "provider": self.provider.name, "modelId": self.model}, emit
             )
         if self.thinking is not None and self.thinking != projection.thinking_level:
-            self._append({"type": "thinking_level_change", "thinkingLevel": self.thinking}, emit)
+            await self._append({"type": "thinking_level_change", "thinkingLevel": self.thinking}, emit)
 
-    def _prepare_system(self, emit: Callable[[AgentEvent | None], None]) -> None:
+    async def _prepare_system(self, emit: Callable[[AgentEvent | None], None]) -> None:
         projection = self.projection()
         system_messages = [m.message for m in projection.messages if m.role == "system"]
         cwd = self.session.cwd
         sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
         update = system_update(system_messages, sections, [t.declaration() for t in self.tools])
         if update is not None:
-            self._append_message(update, emit)
+            await self._append_message(update, emit)
 
     # -- compaction ---------------------------------------------------------------------------
 
@@ -346,11 +349,11 @@ class AgentLoop:
                 await self._abortable(self._consume(body, builder, emit))
             except _Aborted:
                 message = builder.message("aborted", "Request was aborted")
-                self._append_message(message, emit)
+                await self._append_message(message, emit)
                 return _CallOutcome(message, "aborted")
             if builder.error is None and builder.stop is not None:
                 message = builder.message()
-                self._append_message(message, emit)
+                await self._append_message(message, emit)
                 return _CallOutcome(message, message["stopReason"], message.get("errorMessage"))
             error = builder.error or pe.ProviderError(
                 "incomplete", "the stream ended without a stop reason", True
@@ -358,7 +361,7 @@ class AgentLoop:
             retry = error.retryable and attempt < policy.max_retries
             text = self._describe(error, attempt, retry)
             message = builder.message("error", text)
-            failed = self._append_message(message, emit)
+            failed = await self._append_message(message, emit)
             if not retry:
                 return _CallOutcome(message, "error", text, error.kind, failed.id)
             attempt += 1
@@ -470,7 +473,7 @@ class AgentLoop:
                     message["details"] = result.details
                 message["isError"] = result.is_error
                 message["timestamp"] = now_ms()
-                entry = self._append_message(message, emit)
+                entry = await self._append_message(message, emit)
                 emit(ToolFinished(str(call.get("id")), str(call.get("name")), entry.id, result.is_error))
         finally:
             for _, item in started:
@@ -489,7 +492,7 @@ class AgentLoop:
             return ABORTED_TEXT
         record = verdict.entry(self.permissions.mode)
         if record is not None:
-            self._append(record, emit)
+            await self._append(record, emit)
         return None if verdict.allowed else (verdict.message or "Permission denied")
 
     async def _execute(self, tool: Tool, args: JSONObject, ctx: ToolContext) -> ToolResult:

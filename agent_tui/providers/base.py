@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import importlib
 import json
 import os
 import re
@@ -127,6 +128,18 @@ def classify(
 #: Seconds without a byte from the server before a request is given up (``timeout`` in the config).
 #: Generous: reasoning models and local servers processing a long prompt can be silent for minutes;
 #: a hang is still reported (and retried) rather than waited on forever, and Esc / Ctrl+C abort sooner.
+#: The SDK each provider streams through. Importing one takes 0.4 s (openai) to 0.9 s (anthropic).
+SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
+
+
+def preload_sdk(provider: str) -> None:
+    """Import ``provider``'s SDK now. The app calls this in a thread after its first frame, so
+    the first model call does not freeze the event loop that answers the keyboard."""
+    module = SDK_MODULES.get(provider)
+    if module is not None:
+        importlib.import_module(module)
+
+
 DEFAULT_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 10.0
 

@@ -141,23 +141,29 @@ class Session:
 
     # -- appending ------------------------------------------------------------------
 
-    def append(self, fields: JSONObject, *, parent_id: str | bool | None = False) -> Entry:
+    def append(self, fields: JSONObject, *, parent_id: str | bool | None = False, sync: bool = True) -> Entry:
         """Append an entry built from ``fields`` (``type`` and payload) as a child of the leaf.
 
         ``id``, ``parentId`` and ``timestamp`` are filled in; ``parent_id`` overrides
         the parent (``None`` for a new root). The entry is validated against its
-        model, written as one line, and only then indexed.
+        model, written as one line, and only then indexed. With ``sync=False`` the
+        fsync the policy asks for is left to :meth:`sync`, which may run in a thread.
         """
         from agent_tui.store.entries import new_id
 
         if self.writer is None:
             raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
         data = self._complete(fields, parent_id, new_id(self.index.by_id))
-        self.writer.append(data)
+        self.writer.append(data, sync=sync)
         entry = Entry.from_data(data, self._next_line)
         self._next_line += 1
         self.index.add(entry)
         return entry
+
+    def sync(self) -> None:
+        """Force appended entries to disk, when the fsync policy asks for it (thread-safe: one fsync)."""
+        if self.writer is not None and self.writer.fsync is FsyncPolicy.ALWAYS:
+            self.writer.sync()
 
     def draft(self, fields: JSONObject) -> Entry:
         """The entry ``append(fields)`` would write (redacted, validated, a child of the leaf),

@@ -102,11 +102,12 @@ class SessionWriter:
                 f"{self.path}: changed on disk while open ({size} bytes loaded, {actual} now); reopen it"
             )
 
-    def append(self, obj: JSONObject) -> None:
-        """Write one entry as one line with a single write, then fsync per policy."""
-        self.append_bytes(encode_line(obj))
+    def append(self, obj: JSONObject, *, sync: bool = True) -> None:
+        """Write one entry as one line with a single write, then fsync per policy (``sync=False``:
+        the caller calls :meth:`sync` itself, e.g. off the event loop)."""
+        self.append_bytes(encode_line(obj), sync=sync)
 
-    def append_bytes(self, line: bytes) -> None:
+    def append_bytes(self, line: bytes, *, sync: bool = True) -> None:
         fd = self._require_fd()
         try:
             actual = os.fstat(fd).st_size
@@ -123,7 +124,7 @@ class SessionWriter:
         try:
             while written < len(line):  # one write; regular files only short-write when the disk fills
                 written += os.write(fd, line[written:])
-            if self.fsync is FsyncPolicy.ALWAYS:
+            if sync and self.fsync is FsyncPolicy.ALWAYS:
                 os.fsync(fd)
         except OSError as e:
             # Whatever reached the file is a torn line; the next append starts on a new line.
@@ -135,7 +136,11 @@ class SessionWriter:
         self._needs_newline = False
 
     def sync(self) -> None:
-        os.fsync(self._require_fd())
+        """Force what was written to disk: the second half of ``append(..., sync=False)``."""
+        try:
+            os.fsync(self._require_fd())
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot force the session to disk: {e.strerror}") from None
 
     def close(self) -> None:
         if self._fd is not None:
