@@ -122,3 +122,21 @@ asyncio.run(main())
     assert done.returncode == 0, done.stderr[-2000:]
     longest_gap_ms = int(done.stdout.strip().splitlines()[-1])
     assert longest_gap_ms < 200, f"the event loop stalled {longest_gap_ms} ms while the SDK was imported"
+
+
+def test_the_panel_fills_the_token_cache_it_is_given(tmp_path: Path) -> None:
+    """An empty cache is falsy: `cache or TokenCache()` once replaced the app's cache at every
+    refresh, so every message of a big session was estimated again after each append."""
+    from agent_tui.projection.context import project
+    from agent_tui.projection.models import lookup
+    from agent_tui.store.session import Session
+    from agent_tui.tui.widgets.context_panel import TokenCache, build_panel_model
+    from tests.tui_fixtures import sample_session
+
+    with Session.open(sample_session(tmp_path), write=False) as session:
+        projection = project(session.index)
+    cache = TokenCache()
+    first = build_panel_model(projection, lookup("claude-sonnet-4-5"), "m", cache)
+    assert len(cache) == len(projection.messages)
+    again = build_panel_model(projection, lookup("claude-sonnet-4-5"), "m", cache)
+    assert again.total == first.total

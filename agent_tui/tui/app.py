@@ -472,7 +472,7 @@ class AgentTuiApp(App[None]):
         """Tokens of a message as the panel counts it (a draft's edit is counted, not cached)."""
         if ce.edit_id == DRAFT_ID:
             return estimate_message(m.message)
-        return self._tokens.get((m.source_id, ce.edit_id, position), m.message)
+        return self._tokens.get((m.source_id, ce.edit_id, position), m)
 
     def edit_change(self, action: str, target_id: str, text: str | None = None) -> Change | str:
         """What ``action`` (hide, replace, restore, pin, unpin) on ``target_id`` would change in the

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.projection.compaction import context_line
-from agent_tui.projection.context import Projection, Status
+from agent_tui.projection.context import ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import ModelInfo
 from agent_tui.projection.request import Prepared, prepare
@@ -93,10 +93,10 @@ class TokenCache:
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str | None, int], int] = {}
 
-    def get(self, key: tuple[str, str | None, int], message: dict[str, object]) -> int:
+    def get(self, key: tuple[str, str | None, int], message: ProjectedMessage) -> int:
         value = self._cache.get(key)
-        if value is None:
-            value = estimate_message(message)
+        if value is None:  # only now is the message decoded, if it was not yet
+            value = estimate_message(message.message)
             self._cache[key] = value
         return value
 
@@ -110,7 +110,8 @@ class TokenCache:
 def build_panel_model(
     projection: Projection, info: ModelInfo, model_name: str, cache: TokenCache | None = None
 ) -> PanelModel:
-    cache = cache or TokenCache()
+    if cache is None:  # (not `cache or ...`: an empty cache is falsy, and the caller's must fill)
+        cache = TokenCache()
     rows: list[PanelRow] = []
     total = 0
     number = 0
@@ -135,7 +136,7 @@ def build_panel_model(
             continue
         for position, m in enumerate(ce.messages):
             number += 1
-            tokens = cache.get((m.source_id, ce.edit_id, position), m.message)
+            tokens = cache.get((m.source_id, ce.edit_id, position), m)
             total += tokens
             status = m.status.value + (f" ({m.kind})" if m.kind != m.role else "")
             if ce.entry.type == "message" and m.status is not Status.REPLACED:
