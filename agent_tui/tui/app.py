@@ -243,7 +243,6 @@ class AgentTuiApp(App[None]):
             self.action_resume()
 
     def on_unmount(self) -> None:
-        gc.enable()  # a turn that did not end leaves it off (see watch_busy)
         if self._preview_timer is not None:
             self._preview_timer.stop()
         if self.session is not None:
@@ -418,13 +417,6 @@ class AgentTuiApp(App[None]):
             self._schedule_edit_preview()
 
     def watch_busy(self) -> None:
-        # No cyclic collections while a turn runs: with a big session a young-generation
-        # collection takes 15-35 ms, and one landing on a streaming frame held keys past 50 ms
-        # (bench/tui_bench.py). The turn's garbage is collected when it ends.
-        if self.busy:
-            gc.disable()
-        else:
-            gc.enable()
         if self._views_ready:
             self._update_status()
 
