@@ -150,6 +150,15 @@ class HighlightedFence:
         return Measurement.get(console, options, self.renderable)
 
 
+def plain_tail(tail: str) -> Text:
+    """The unfinished end of the reply as plain text. An open code fence is not wrapped but
+    cropped, as its highlighted block will be: re-wrapping a few hundred lines at every flush
+    was most of a frame, and keys typed meanwhile waited (bench/tui_bench.py)."""
+    if tail.lstrip().startswith(("```", "~~~")):
+        return Text(tail, no_wrap=True, overflow="crop")
+    return Text(tail)
+
+
 def fence_body(fence: str) -> str:
     """The code of a fenced block, without its fence lines."""
     return "".join(fence.splitlines(keepends=True)[1:-1]).rstrip("\n")
@@ -237,7 +246,7 @@ class StreamingReply(Vertical):
             tail = self.text[self._sent :]
             if tail != self._shown_tail:
                 self._shown_tail = tail
-                self.query_one("#reply-tail", Static).update(Text(tail))
+                self.query_one("#reply-tail", Static).update(plain_tail(tail))
 
     async def _show_blocks(self) -> None:
         """Give finished blocks to Markdown, up to the first long fence (rendered in a thread)."""
