@@ -197,7 +197,7 @@ def test_search_command(library_dir: Path, tmp_path: Path) -> None:
     assert len(data) == 1 and data[0]["entryId"] == "e0003" and "celsius" in data[0]["snippet"]
     none = run("--search", "zzznothing")
     assert none.returncode == 1 and "no sessions match" in none.stderr
-    assert (tmp_path / "home" / "index" / "library-v2.sqlite3").exists()  # the cache lives in the data dir
+    assert (tmp_path / "home" / "index" / "library-v3.sqlite3").exists()  # the cache lives in the data dir
 
 
 def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
@@ -419,7 +419,7 @@ def test_picker_filter_understands_the_syntax() -> None:
 def test_search_command_phrase(phrase_dir: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "index").mkdir(parents=True)
-    (home / "index" / "library-v1.sqlite3").write_bytes(b"an index of the previous version")
+    (home / "index" / "library-v2.sqlite3").write_bytes(b"an index of the previous version")
     query = '"context edit" -review'
     out = subprocess.run(
         [sys.executable, "-m", "agent_tui", "sessions", "--session-dir", str(phrase_dir), "--search", query],
@@ -431,7 +431,7 @@ def test_search_command_phrase(phrase_dir: Path, tmp_path: Path) -> None:
     paths = sorted(Path(line.split()[0]).stem for line in out.stdout.splitlines() if line.startswith("    /"))
     assert paths == ["together", "together-nofoo"]
     assert "> Open the context edit panel" in out.stdout
-    assert not (home / "index" / "library-v1.sqlite3").exists()  # the old version's cache is gone
+    assert not (home / "index" / "library-v2.sqlite3").exists()  # the old version's cache is gone
 
 
 def test_an_index_of_an_older_version_is_rebuilt(phrase_dir: Path, tmp_path: Path) -> None:

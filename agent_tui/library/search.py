@@ -10,16 +10,17 @@ It can be deleted at any time and is rebuilt on the next refresh.
 Refreshing stats every file and compares size, mtime and the header line with
 what the cache saw. Session files only grow, so a file that grew has only its
 new lines indexed; a file that was replaced or shrank is indexed again, and a
-file that vanished is forgotten. The text goes into two contentless FTS
-tables, same rows, same tokenizer. ``text`` keeps no positions
-(``detail=none``) and has prefix indexes: it answers "which sessions contain a
-word starting with ..." from a few thousand rows, which is what makes a search
-on every keystroke cheap, and it answers every single-word term. ``phrases``
-keeps positions (``detail=full``, no prefix index) and is asked only for
-phrases of two words or more; entries are kept apart in it by a token no query
-can hold, so a phrase never spans two entries. Where in a session a hit is
-(the entry and a snippet) is found afterwards by reading that one file
-(:meth:`Library.locate`).
+file that vanished is forgotten. The text goes into one contentless FTS table,
+``text``, that keeps no positions (``detail=none``) and has prefix indexes: it
+answers "which sessions contain a word starting with ..." from a few thousand
+rows, which is what makes a search on every keystroke cheap. A phrase (two
+words or more) is asked of it as its words, all present; the sessions that
+hold them all are then read back, best first and only as many as the results
+need, and kept if an entry's text holds the words adjacent and in order
+(:meth:`Library._verify`: a regex on the raw bytes picks the lines worth
+decoding). Positions are not stored: they made the index ten times larger.
+Where in a session a hit is (the entry and a snippet) is found afterwards by
+reading that one file (:meth:`Library.locate`).
 
 Query syntax (:mod:`agent_tui.library.search_query`): words, all of which must
 occur in the session (in its name, a label, the first message, the cwd, the
@@ -39,8 +40,10 @@ import re
 import sqlite3
 import threading
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -51,17 +54,15 @@ from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for, sessions_root
 from agent_tui.store.reader import parse_session
-from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.record import Entry, JSONObject, LineSource
 
-INDEX_VERSION = 2  # 2: the ``phrases`` table
+INDEX_VERSION = 3  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files
 #: One FTS row holds at most this much text (a long session is a few rows).
 CHUNK_CHARS = 4_000_000
 #: Weights of where a query word matched, for ranking.
 WEIGHTS = {"name": 8.0, "label": 6.0, "first message": 4.0, "cwd": 2.0, "file": 2.0, "text": 1.0}
-
-#: Between two entries in the ``phrases`` table: a token (a private-use character, a token
-#: character for unicode61) that no query word holds, so no phrase matches across it.
-ENTRY_BREAK = "\n\ue000\n"
+#: Verifications remembered (file, term -> found) until the next refresh, for typing.
+VERIFIED_MAX = 100_000
 
 
 # -- what the picker shows ------------------------------------------------------------------
@@ -365,9 +366,6 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
     body, content='', detail=none, prefix='2 3', tokenize='unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS phrases USING fts5(
-    body, content='', detail=full, tokenize='unicode61 remove_diacritics 2'
-);
 """
 
 
@@ -607,9 +605,7 @@ class Library:
         cur = db.execute(
             "INSERT INTO chunks(file_id, first_line, last_line) VALUES(?,?,?)", (file_id, first, last)
         )
-        body = ENTRY_BREAK.join(parts)
-        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, body))
-        db.execute("INSERT INTO phrases(rowid, body) VALUES(?, ?)", (cur.lastrowid, body))
+        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, "\n".join(parts)))
 
     def _forget(self, file_id: int, *, transaction: bool = True) -> None:
         """Drop a file from the cache. Its FTS rows stay (a contentless table cannot delete them)
@@ -635,7 +631,7 @@ class Library:
         db.execute("DELETE FROM files")
         db.execute("DELETE FROM chunks")
         db.execute("DROP TABLE text")
-        db.execute("DROP TABLE phrases")
+        db.execute("DROP TABLE IF EXISTS phrases")
         db.execute("DELETE FROM meta WHERE key='orphans'")
         db.execute("COMMIT")
         db.executescript(_SCHEMA)
@@ -656,7 +652,7 @@ class Library:
                 if file_id in summaries
             }
             folded = {file_id: _folded_fields(s) for file_id, s in summaries.items()}
-            cache = self._cache = _Cache(summaries, chunk_files, folded)
+            cache = self._cache = _Cache(summaries, chunk_files, folded, {}, {})
         return cache
 
     def sessions(self) -> list[SessionSummary]:
@@ -687,14 +683,18 @@ class Library:
         chunk_files = cache.chunk_files
         wanted = parsed.wanted
         matched: dict[int, dict[str, str]] | None = None  # None: every session so far
+        # terms the index only narrows down (phrases): file -> (term, wanted), checked on the file
+        unsure: dict[int, list[tuple[_Check, bool]]] = {}
         for term in wanted:
-            in_text = self._text_matches(term, chunk_files)
+            in_text, check = self._text_matches(term, chunk_files)
             probe, key = term.probe, term.key
             holding: dict[int, dict[str, str]] = {}
             for file_id in summaries if matched is None else matched:
                 where = next((f for f, value in cache.folded[file_id] if probe in value), None)
                 if where is None and file_id in in_text:
                     where = "text"
+                    if check is not None:
+                        unsure.setdefault(file_id, []).append((check, True))
                 if where is not None:
                     fields = holding[file_id] = {} if matched is None else matched[file_id]
                     fields[key] = where
@@ -704,14 +704,19 @@ class Library:
         if matched is None:  # only exclusions
             matched = {file_id: {} for file_id in summaries}
         for term in parsed.excluded:
-            in_text = self._text_matches(term, chunk_files)
+            in_text, check = self._text_matches(term, chunk_files)
             probe = term.probe
-            matched = {
-                file_id: fields
-                for file_id, fields in matched.items()
-                if file_id not in in_text and not any(probe in value for _, value in cache.folded[file_id])
-            }
-        hits = []
+            kept: dict[int, dict[str, str]] = {}
+            for file_id, fields in matched.items():
+                if any(probe in value for _, value in cache.folded[file_id]):
+                    continue
+                if file_id in in_text:
+                    if check is None:
+                        continue
+                    unsure.setdefault(file_id, []).append((check, False))
+                kept[file_id] = fields
+            matched = kept
+        ranked: list[tuple[SearchHit, int]] = []
         for file_id, fields in matched.items():
             summary = summaries[file_id]
             score = sum(WEIGHTS[w] for w in fields.values())
@@ -722,26 +727,61 @@ class Library:
                     if label_term.probe in " " + " ".join(words_of(label)) + " ":
                         hit.entry_id, hit.snippet = entry_id, label
                         break
-            hits.append(hit)
-        hits.sort(key=lambda h: (h.score, h.session.modified), reverse=True)
-        hits = hits[:limit]
-        for hit in hits[:locate]:
+            ranked.append((hit, file_id))
+        ranked.sort(key=lambda h: (h[0].score, h[0].session.modified), reverse=True)
+        found: list[SearchHit] = []
+        for hit, file_id in ranked:  # best first: read only the files the results need
+            if len(found) >= limit:
+                break
+            checks = unsure.get(file_id)
+            if checks and not self._verify(cache, file_id, checks):
+                continue
+            found.append(hit)
+        for hit in found[:locate]:
             self.locate(hit, query)
-        return hits
+        return found
 
-    def _text_matches(self, term: Term, chunk_files: dict[int, int]) -> set[int]:
-        """The files whose text holds ``term``: a word from ``text``, a phrase from ``phrases``."""
-        pattern = term.fts()
-        tables = ("text", "phrases") if len(term.words) == 1 else ("phrases",)
-        for table in tables:
+    def _text_matches(self, term: Term, chunk_files: dict[int, int]) -> tuple[set[int], _Check | None]:
+        """The files whose text may hold ``term``, and what to check on them (None: they do).
+
+        ``text`` keeps no positions: for a phrase it gives the files holding all its words,
+        to be read back (:meth:`_verify`); for a word, the answer.
+        """
+        words, check = term.words, _Check(term.words, term.prefix) if len(term.words) > 1 else None
+        for _ in range(2):
+            pattern = " ".join(f'"{w}"' for w in words) + ("*" if term.prefix else "")  # no quote in words
             try:
-                rows = self.db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (pattern,))
-                return {file_id for (rowid,) in rows if (file_id := chunk_files.get(rowid)) is not None}
+                rows = self.db.execute("SELECT rowid FROM text WHERE text MATCH ?", (pattern,))
+                return {f for (rowid,) in rows if (f := chunk_files.get(rowid)) is not None}, check
             except sqlite3.OperationalError:
                 # a word the tokenizer splits in two (a character unicode61 does not know) is a
-                # phrase to FTS5, which ``text`` cannot answer: ask ``phrases``; past that, no match
-                continue
-        return set()
+                # phrase to FTS5: ask for its tokens, and check them as a phrase on the files
+                words, gap = _tokenize(term.words)
+                check = _Check(words, term.prefix, gap)
+                if not words:
+                    break
+        return set(), None
+
+    def _verify(self, cache: _Cache, file_id: int, checks: list[tuple[_Check, bool]]) -> bool:
+        """Read the file: does an entry's text hold each wanted phrase, and none of the others?"""
+        verified, missing = cache.verified, cache.missing.setdefault(file_id, [])
+        todo = []
+        for check, _ in checks:
+            if (file_id, check) not in verified:
+                if any(check.implies(shorter) for shorter in missing):  # typing on: still not there
+                    verified[file_id, check] = False
+                else:
+                    todo.append(check)
+        if todo:
+            if len(verified) > VERIFIED_MAX:
+                verified.clear()
+                cache.missing.clear()
+                missing = cache.missing[file_id] = []
+            for check, holds in zip(todo, _file_holds(cache.summaries[file_id].path, todo), strict=True):
+                verified[file_id, check] = holds
+                if not holds:
+                    missing.append(check)
+        return all(verified[file_id, check] == want for check, want in checks)
 
     def locate(self, hit: SearchHit, query: str) -> SearchHit:
         """Find the entry of ``hit``'s session that best matches ``query`` (latest first) and a snippet."""
@@ -782,6 +822,93 @@ class _Cache:
     summaries: dict[int, SessionSummary]
     chunk_files: dict[int, int]  # FTS row -> file
     folded: dict[int, list[tuple[str, str]]]  # file -> its fields, folded, for matching query words
+    verified: dict[tuple[int, _Check], bool]  # (file, phrase) -> the file holds it
+    missing: dict[int, list[_Check]]  # file -> the phrases it does not hold
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """A phrase to look for in a file's entries: folded words, adjacent, in order."""
+
+    words: tuple[str, ...]
+    prefix: bool  # the last word may be the start of a longer word
+    gap: str = ""  # letters the FTS tokenizer takes for separators (a query word it split)
+
+    def implies(self, other: _Check) -> bool:
+        """Does text holding this phrase hold ``other`` (``other`` typed on: a longer last word, more words)?"""
+        n = len(other.words)
+        if self.gap != other.gap or len(self.words) < n or self.words[: n - 1] != other.words[:-1]:
+            return False
+        word, last = self.words[n - 1], other.words[-1]
+        if other.prefix:
+            return word.startswith(last)
+        return word == last and (len(self.words) > n or not self.prefix)
+
+    def pattern(self) -> re.Pattern[str]:
+        """As :meth:`Term.pattern`, the ``gap`` letters separating words too."""
+        extra = re.escape(self.gap)
+        body = rf"[\W_{extra}]+".join(re.escape(w) for w in self.words)
+        return re.compile(rf"(?<![^\W_{extra}])" + body + ("" if self.prefix else rf"(?![^\W_{extra}])"))
+
+
+def _tokenize(words: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+    """The FTS tokenizer's tokens for ``words``, and the letters of them it drops as separators."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("CREATE VIRTUAL TABLE t USING fts5(b, tokenize='unicode61 remove_diacritics 2')")
+        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        letters = sorted(set("".join(words)))
+        db.executemany("INSERT INTO t(rowid, b) VALUES(?, ?)", enumerate([" ".join(words), *letters]))
+        tokens = tuple(t for (t,) in db.execute("SELECT term FROM v WHERE doc=0 ORDER BY offset"))
+        kept = {doc for (doc,) in db.execute("SELECT DISTINCT doc FROM v WHERE doc>0")}
+        return tokens, "".join(c for i, c in enumerate(letters, 1) if i not in kept)
+    finally:
+        db.close()
+
+
+#: In a line of JSON with no ``\\u`` escape and no byte past ASCII, what may stand between two
+#: words of the decoded text: anything but a letter, a digit or a newline, or an escape.
+_RAW_GAP = rb"(?:[^a-z0-9\n]|\\[nrtbf])+"
+_UNSURE_LINE = re.compile(rb"^.*(?:[\x80-\xff]|\\u).*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _raw_pattern(words: tuple[str, ...]) -> re.Pattern[bytes]:
+    return re.compile(_RAW_GAP.join(re.escape(w.encode()) for w in words))
+
+
+def _file_holds(path: str, terms: list[_Check]) -> list[bool]:
+    """For each term: does an entry of the session file at ``path`` hold it (in :func:`entry_text`)?
+
+    Decoding every entry is slow, so the lines worth decoding are found first on the raw
+    bytes: a line of plain ASCII without ``\\u`` escapes decodes to the same letters and digits,
+    lower-cased by ``bytes.lower``, so the term's words there are its words in the raw line,
+    with only non-letters and escapes between them. Other lines are always decoded.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return [False] * len(terms)
+    lower = data.lower()
+    starts = LineSource(data).starts
+    unsure: set[int] = set()
+    if not data.isascii() or b"\\u" in data:
+        unsure = {bisect_right(starts, m.start()) for m in _UNSURE_LINE.finditer(data)}
+    lines = [
+        unsure | {bisect_right(starts, m.start()) for m in _raw_pattern(term.words).finditer(lower)}
+        for term in terms
+    ]
+    if not any(lines):
+        return [False] * len(terms)
+    try:
+        entries = parse_session(data, path).entries
+    except StoreError:
+        return [False] * len(terms)
+    out = []
+    for term, numbers in zip(terms, lines, strict=True):
+        pattern = term.pattern()
+        out.append(any(pattern.search(fold(entry_text(e))) for e in entries if e.line in numbers))
+    return out
 
 
 def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
