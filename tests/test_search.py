@@ -390,30 +390,8 @@ def test_any_text_is_a_query(phrase_dir: Path, tmp_path: Path) -> None:
             hits = lib.search(query, locate=2)
             assert isinstance(hits, list)
             assert all(isinstance(h, SearchHit) for h in hits)
-            assert isinstance(parse_query(query).matches_text(query, substrings=True), bool)
 
         check()
-
-
-def test_picker_filter_understands_the_syntax() -> None:
-    from agent_tui.store.listing import SessionInfo
-    from agent_tui.tui.screens.session_picker import matches
-
-    info = SessionInfo(
-        path="/s/2025_fix.jsonl",
-        id="s",
-        cwd="/home/dev/calc",
-        name="Fix the Context Edit bug",
-        first_message="why does edit fail",
-        modified="",
-        entries=2,
-        size=10,
-        parent_session=None,
-    )
-    assert matches(info, "ontext")  # plain words: anywhere in a word, as before
-    assert matches(info, '"context edit"') and matches(info, '"context ed') and matches(info, "")
-    assert not matches(info, '"edit context"') and not matches(info, "fix -calc")
-    assert matches(info, 'fix -"calc home" (') and not matches(info, '"ontext edit"')
 
 
 def test_search_command_phrase(phrase_dir: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 from agent_tui.projection.context import project
 from agent_tui.store.session import BRANCH_MARKER
@@ -368,6 +369,52 @@ async def test_resume_picker_searches_and_opens(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.session is not None and app.session.path == second, "opened")
         assert app.chat.shown_ids == ["q1"]
         assert [r.split()[2] for r in panel_rows(app)] == ["q1"]
+
+
+async def test_resume_picker_searches_full_text_and_groups_forks(tmp_path: Path) -> None:
+    """The picker searches the library's index: tool output and "phrases", not only names; a
+    fork (parentSession) is listed under the session it came from."""
+    first = sample_session(tmp_path, "2026-01-01_first.jsonl")
+    fork_lines = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "s3",
+            "timestamp": "2026-01-03T00:00:00.000Z",
+            "cwd": "/tmp/project",
+            "parentSession": str(first),
+        },
+        {
+            "type": "message",
+            "id": "f1",
+            "parentId": None,
+            "timestamp": "2026-01-03T00:00:00.000Z",
+            "message": {"role": "user", "content": "Carry on from the fork", "timestamp": 1},
+        },
+    ]
+    fork = write_lines(tmp_path / "sessions" / "2026-01-03_fork.jsonl", fork_lines)
+    app = make_app(tmp_path, None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPicker), "picker open")
+        picker = app.screen
+        assert isinstance(picker, SessionPicker)
+        await wait_for(pilot, lambda: picker.searched == "" and len(picker.shown) == 2, "listed")
+        options = picker.query_one(OptionList)
+        labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert [s.path for s in picker.shown] == [str(first), str(fork)]
+        assert labels[1].startswith("   ⑂ Carry on from the fork")  # under its parent
+        # "return int(x)" is only in a read tool's output, in the first session
+        await pilot.press(*'"return int"')
+        await wait_for(pilot, lambda: picker.searched == '"return int"', "searched")
+        assert [s.path for s in picker.shown] == [str(first)]
+        await pilot.press(*" -parser")
+        await wait_for(pilot, lambda: picker.searched == '"return int" -parser', "excluded")
+        assert picker.shown == []
+        for _ in range(len(" -parser")):
+            await pilot.press("backspace")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session is not None and app.session.path == first, "opened")
 
 
 async def test_continue_opens_the_latest_session_and_new_starts_empty(tmp_path: Path) -> None:

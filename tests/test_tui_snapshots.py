@@ -110,7 +110,12 @@ def test_session_picker(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(tmp_path, None, pick=True, agent_factory=agent())
 
     async def run_before(pilot: Pilot[None]) -> None:
+        from agent_tui.tui.screens.session_picker import SessionPicker
+
         await until(pilot, lambda: len(pilot.app.screen_stack) == 2)
+        picker = pilot.app.screen
+        assert isinstance(picker, SessionPicker)
+        await until(pilot, lambda: picker.searched == "" and len(picker.shown) == 2)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -124,6 +124,7 @@ def make_config(tmp_path: Path, session_file: Path | None = None, **kwargs: Any)
         "config_path": tmp_path / "config.toml",
         "session_file": session_file,
         "theme": "agent-dark",
+        "search_index": tmp_path / "index.sqlite3",
     }
     options.update(kwargs)
     return TuiConfig(**options)

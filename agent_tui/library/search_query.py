@@ -2,8 +2,8 @@
 
 ``parse_query`` turns any text into a :class:`Query`; it never fails, whatever
 the text holds (quotes, FTS5 operators, control characters, any script). The
-grammar, for the session search (``agent-tui sessions --search``) and the
-picker:
+grammar, for the session search (``agent-tui sessions --search`` and the
+app's resume picker):
 
 - ``word``: a session must hold a word starting with it (a one-letter word:
   that whole word). Words are runs of letters and digits, folded (case and
@@ -95,22 +95,6 @@ class Query:
     def words(self) -> list[str]:
         """Every word the wanted terms hold, without repeats."""
         return list(dict.fromkeys(w for t in self.wanted for w in t.words))
-
-    def matches_text(self, text: str, *, substrings: bool = False) -> bool:
-        """Does ``text`` hold every wanted term and no excluded one?
-
-        ``substrings``: a plain word may match inside a word (the picker's filter), phrases
-        still match whole words.
-        """
-        hay = " " + " ".join(words_of(text)) + " "
-        for term in self.terms:
-            if substrings and not term.phrase and not term.negated:
-                found = term.words[0] in hay
-            else:
-                found = term.probe in hay
-            if found == term.negated:
-                return False
-        return True
 
 
 def _term(words: list[str], *, negated: bool, phrase: bool, closed: bool) -> Term:

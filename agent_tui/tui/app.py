@@ -43,6 +43,7 @@ from agent_tui.agent.events import (
     ToolStarted,
     TurnError,
 )
+from agent_tui.library.search import Library
 from agent_tui.projection.context import (
     ContextEntry,
     ProjectedMessage,
@@ -116,6 +117,7 @@ class TuiConfig:
     agent_factory: AgentFactory | None = None
     history: list[str] = field(default_factory=list)
     summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
+    search_index: Path | None = None  # the session library's index (None: the user data dir's)
 
 
 def create_app(config: TuiConfig) -> AgentTuiApp:
@@ -836,7 +838,7 @@ class AgentTuiApp(App[None]):
         )
 
     def action_resume(self) -> None:
-        infos = list_sessions(str(self.config.cwd), session_dir=str(self.config.session_dir))
+        library = Library([self.config.session_dir], db_path=self.config.search_index)
 
         async def done(path: str | None) -> None:
             if path is None:
@@ -850,7 +852,7 @@ class AgentTuiApp(App[None]):
                 await self.refresh_views()
                 self.notify(f"Opened {path}.")
 
-        self.push_screen(SessionPicker(infos), done)
+        self.push_screen(SessionPicker(library), done)
 
     async def action_new_session(self) -> None:
         if not self._can_append():

@@ -1,11 +1,18 @@
-"""Resume: the sessions of this directory (or all), filtered as you type."""
+"""Resume: the sessions of this directory, forks under their parent, searched in full text as you type.
+
+The list and the search come from the session library's index
+(``library.search.Library``): names, labels, message text and tool output, with
+"phrases" and -exclusions. Refreshing the index (a new or grown file is read
+once) and each search run in a thread, so typing never waits for them; a search
+overtaken by the next keystroke is dropped.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import asyncio
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -13,24 +20,29 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.library.search_query import parse_query
-from agent_tui.store.listing import SessionInfo
+from agent_tui.library.search import Library, SearchHit, SessionSummary
+
+#: Rows a search shows, and how many of them get the entry and snippet that matched.
+SEARCH_LIMIT = 50
+SNIPPETS = 10
 
 
-def matches(info: SessionInfo, query: str) -> bool:
-    """Every word of ``query`` appears in the name, first message, cwd or file name (anywhere in a
-    word), as does every "quoted phrase", and no -excluded word (``library.search_query``)."""
-    hay = " ".join([info.name or "", info.first_message, info.cwd, Path(info.path).name])
-    return parse_query(query).matches_text(hay, substrings=True)
-
-
-def describe(info: SessionInfo) -> Text:
+def describe(summary: SessionSummary, depth: int = 0, snippet: str | None = None) -> Text:
+    """Name (or first message), then last activity, size, entries, branches, folder; forks indented."""
+    indent = "   " * depth
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(info.name or info.first_message or "(empty session)", style="bold")
-    text.append(f"\n  {info.modified[:19].replace('T', ' ')}  {info.entries} entries  ", style="dim")
-    text.append(f"{_size(info.size)}  {info.cwd}", style="dim")
-    if info.name and info.first_message:
-        text.append(f"\n  {info.first_message[:100]}", style="dim italic")
+    text.append(indent + ("⑂ " if depth else ""))
+    text.append(summary.title, style="bold")
+    branches = f"{summary.branches} branches  " if summary.branches > 1 else ""
+    text.append(
+        f"\n{indent}  {summary.modified[:19].replace('T', ' ')}  {summary.entries} entries  {branches}"
+        f"{_size(summary.size)}  {summary.cwd}",
+        style="dim",
+    )
+    if snippet:
+        text.append(f"\n{indent}  {snippet[:120]}", style="italic")
+    elif summary.name and summary.first_message:
+        text.append(f"\n{indent}  {summary.first_message[:100]}", style="dim italic")
     return text
 
 
@@ -45,16 +57,22 @@ def _size(size: int) -> str:
 class SessionPicker(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("down", "to_list", show=False)]  # noqa: RUF012
 
-    def __init__(self, sessions: list[SessionInfo], title: str = "Resume a session") -> None:
+    def __init__(self, library: Library, title: str = "Resume a session") -> None:
         super().__init__(classes="modal")
-        self.sessions = sessions
+        self.library = library
         self.title_text = title
-        self.shown: list[SessionInfo] = []
+        self.shown: list[SessionSummary] = []
+        self.ready = False  # the index is up to date with the files
+        self.query_text = ""
+        self.searched: str | None = None  # the query the list shows results for
+        self._open_when_shown = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
-            yield Label(f"{self.title_text} ({len(self.sessions)})", classes="dialog-title")
-            yield Input(placeholder="search name, first message, folder…", id="picker-search")
+            yield Label(self.title_text, classes="dialog-title", id="picker-title")
+            yield Input(
+                placeholder='search names, messages, tool output… ("a phrase", -word)', id="picker-search"
+            )
             yield OptionList(id="picker-list")
             yield Label("Enter to open · ↓ to the list · Escape to cancel", classes="dialog-hint")
 
@@ -62,25 +80,55 @@ class SessionPicker(ModalScreen[str | None]):
         search = self.query_one(Input)
         search.cursor_blink = False
         search.focus()
-        self._fill("")
+        self.query_one("#picker-title", Label).update(f"{self.title_text} (reading the sessions…)")
+        self._load()
 
-    def _fill(self, query: str) -> None:
-        self.shown = [s for s in self.sessions if matches(s, query)]
+    @work(exclusive=True, group="picker-index", exit_on_error=False)
+    async def _load(self) -> None:
+        await asyncio.to_thread(self.library.refresh)
+        count = len(self.library.sessions())
+        self.query_one("#picker-title", Label).update(f"{self.title_text} ({count})")
+        self.ready = True
+        self._search(self.query_text)
+
+    @work(exclusive=True, group="picker-search", exit_on_error=False)
+    async def _search(self, query: str) -> None:
+        rows: list[tuple[int, SessionSummary, str | None]]
+        if not query.strip():
+            rows = [(depth, s, None) for node in self.library.tree() for depth, s in node.walk()]
+        else:
+            hits: list[SearchHit] = await asyncio.to_thread(
+                self.library.search, query, SEARCH_LIMIT, locate=SNIPPETS
+            )
+            rows = [(0, hit.session, hit.snippet) for hit in hits]
+        if query != self.query_text:
+            return  # a later keystroke's search will show its own
+        self._show(rows)
+        self.searched = query
+        if self._open_when_shown and self.shown:
+            self.dismiss(self.shown[0].path)
+
+    def _show(self, rows: list[tuple[int, SessionSummary, str | None]]) -> None:
+        self.shown = [summary for _, summary, _ in rows]
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(describe(s), id=s.path) for s in self.shown])
+        options.add_options([Option(describe(s, depth, snippet), id=s.path) for depth, s, snippet in rows])
         if self.shown:
             options.highlighted = 0
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
-        self._fill(event.value)
+        self.query_text = event.value
+        if self.ready:
+            self._search(event.value)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         options = self.query_one(OptionList)
-        if self.shown:
+        if self.searched != self.query_text:
+            self._open_when_shown = True  # Enter before the results of what was typed: open the first
+        elif self.shown:
             self.dismiss(self.shown[options.highlighted or 0].path)
 
     @on(OptionList.OptionSelected)
@@ -93,3 +141,6 @@ class SessionPicker(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def on_unmount(self) -> None:
+        self.library.close()
