@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Label, OptionList
 
 from agent_tui.projection.context import project
 from agent_tui.store.session import BRANCH_MARKER
@@ -844,3 +844,19 @@ def test_the_app_asks_by_default_and_follows_the_flag(
         assert asked.mode is PermissionMode.ASK and asked.approver is approver
         auto = make_permissions(session, ModelChoice(config_path=config, permissions="auto"))
         assert auto.mode is PermissionMode.AUTO
+
+
+async def test_resume_picker_says_so_when_the_index_cannot_be_written(tmp_path: Path) -> None:
+    sample_session(tmp_path, "2026-01-01_first.jsonl")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the index's folder should be")
+    app = make_app(tmp_path, None, search_index=blocker / "index.sqlite3")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPicker), "picker open")
+        title = app.screen.query_one("#picker-title", Label)
+        await wait_for(pilot, lambda: "cannot be used" in str(title.render()), "the error, in one line")
+        assert str(blocker) in str(title.render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SessionPicker), "closed")
+        assert app.is_running

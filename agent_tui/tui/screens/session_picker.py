@@ -10,6 +10,7 @@ overtaken by the next keystroke is dropped.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 from rich.text import Text
 from textual import on, work
@@ -85,7 +86,13 @@ class SessionPicker(ModalScreen[str | None]):
 
     @work(exclusive=True, group="picker-index", exit_on_error=False)
     async def _load(self) -> None:
-        await asyncio.to_thread(self.library.refresh)
+        try:
+            await asyncio.to_thread(self.library.refresh)
+        except (sqlite3.Error, OSError) as e:  # e.g. a data dir that cannot be written
+            self.query_one("#picker-title", Label).update(
+                f"{self.title_text}: the session index at {self.library.db_path} cannot be used ({e})"
+            )
+            return
         count = len(self.library.sessions())
         self.query_one("#picker-title", Label).update(f"{self.title_text} ({count})")
         self.ready = True
