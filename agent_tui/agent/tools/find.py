@@ -12,7 +12,7 @@ from agent_tui.agent.tools.base import (
     existing_directory,
     number_arg,
 )
-from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, capped_listing
 from agent_tui.agent.tools.walk import Glob, list_tree
 
 DEFAULT_LIMIT = 1000
@@ -53,19 +53,6 @@ class FindTool(Tool):
         matches = sorted([f for f in files if glob.match(f)] + [d + "/" for d in dirs if glob.match(d)])
         if not matches:
             return ToolResult.text("No files found matching pattern")
-        limit_reached = len(matches) > limit
-        truncation = truncate_head("\n".join(matches[:limit]), max_lines=2**53)
-        text = truncation.content
-        details: JSONObject = {}
-        notices = []
-        if limit_reached:
-            notices.append(
-                f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
-            )
-            details["resultLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_json()
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
+        notice = f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+        reached = (notice, "resultLimitReached", limit) if len(matches) > limit else None
+        return ToolResult.text(*capped_listing(matches[:limit], limit=reached))

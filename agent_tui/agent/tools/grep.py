@@ -19,8 +19,7 @@ from agent_tui.agent.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
     byte_len,
-    format_size,
-    truncate_head,
+    capped_listing,
     truncate_line,
 )
 from agent_tui.agent.tools.walk import Glob, list_tree
@@ -135,30 +134,20 @@ class GrepTool(Tool):
 
         if matches == 0:
             return ToolResult.text("No matches found")
-        truncation = truncate_head("\n".join(lines_out), max_lines=2**53)
-        text = truncation.content
-        details: JSONObject = {}
-        notices = []
-        if limit_reached:
-            notices.append(
-                f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
-            )
-            details["matchLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = {
-                **truncation.to_json(),
+        notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
+        long_notice = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+        text, details = capped_listing(
+            lines_out,
+            limit=(notice, "matchLimitReached", limit) if limit_reached else None,
+            # pi counts the whole output, as written before the cut
+            truncation_details=lambda t: {
+                **t.to_json(),
                 "totalLines": out_count,
                 "totalBytes": out_bytes - 1,
-            }
-        if long_lines:
-            notices.append(
-                f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-            )
-            details["linesTruncated"] = True
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
+            },
+            extra=[(long_notice, "linesTruncated", True)] if long_lines else [],
+        )
+        return ToolResult.text(text, details)
 
 
 def _read_text_lines(path: Path) -> list[str] | None:

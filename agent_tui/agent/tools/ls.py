@@ -14,7 +14,7 @@ from agent_tui.agent.tools.base import (
     existing_directory,
     number_arg,
 )
-from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, capped_listing
 
 DEFAULT_LIMIT = 500
 
@@ -59,16 +59,6 @@ class LsTool(Tool):
             results.append(name + ("/" if is_dir else ""))
         if not results:
             return ToolResult.text("(empty directory)")
-        truncation = truncate_head("\n".join(results), max_lines=2**53)
-        text = truncation.content
-        details: JSONObject = {}
-        notices = []
-        if limit_reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_json()
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
+        notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
+        reached = (notice, "entryLimitReached", limit) if limit_reached else None
+        return ToolResult.text(*capped_listing(results, limit=reached))

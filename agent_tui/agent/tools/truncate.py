@@ -7,8 +7,11 @@ output). Neither returns a partial line, except a tail whose only line is too lo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from agent_tui.store.record import JSONObject
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -67,6 +70,63 @@ def _untouched(content: str, lines: int, size: int, max_lines: int, max_bytes: i
     return Truncation(content, False, None, lines, size, lines, size, False, False, max_lines, max_bytes)
 
 
+def _cut(
+    kept: list[str],
+    size: int,
+    truncated_by: str,
+    total_lines: int,
+    total_bytes: int,
+    partial: bool,
+    max_lines: int,
+    max_bytes: int,
+) -> Truncation:
+    """The result of a cut that kept ``kept`` (``size`` bytes with their newlines)."""
+    if len(kept) >= max_lines and size <= max_bytes:
+        truncated_by = "lines"
+    out = "\n".join(kept)
+    return Truncation(
+        out,
+        True,
+        truncated_by,
+        total_lines,
+        total_bytes,
+        len(kept),
+        byte_len(out),
+        partial,
+        False,
+        max_lines,
+        max_bytes,
+    )
+
+
+def capped_listing(
+    lines: Sequence[str],
+    *,
+    limit: tuple[str, str, int] | None = None,
+    truncation_details: Callable[[Truncation], JSONObject] = Truncation.to_json,
+    extra: Sequence[tuple[str, str, object]] = (),
+) -> tuple[str, JSONObject | None]:
+    """ls / find / grep output as pi's tools give it: the lines cut at 50 KB (no line cap), then
+    ``[notice. notice]``, each notice with its ``details`` key. ``limit``: (notice, key, limit) when
+    the tool stopped at its result limit; ``extra``: further (notice, key, value) after the cut's."""
+    truncation = truncate_head("\n".join(lines), max_lines=2**53)
+    text = truncation.content
+    details: JSONObject = {}
+    notices: list[str] = []
+    if limit is not None:
+        notices.append(limit[0])
+        details[limit[1]] = limit[2]
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation_details(truncation)
+    for notice, key, value in extra:
+        notices.append(notice)
+        details[key] = value
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return text, details or None
+
+
 def truncate_head(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Truncation:
@@ -89,22 +149,7 @@ def truncate_head(
             break
         kept.append(line)
         size += line_bytes
-    if len(kept) >= max_lines and size <= max_bytes:
-        truncated_by = "lines"
-    out = "\n".join(kept)
-    return Truncation(
-        out,
-        True,
-        truncated_by,
-        total_lines,
-        total_bytes,
-        len(kept),
-        byte_len(out),
-        False,
-        False,
-        max_lines,
-        max_bytes,
-    )
+    return _cut(kept, size, truncated_by, total_lines, total_bytes, False, max_lines, max_bytes)
 
 
 def truncate_tail(
@@ -133,22 +178,7 @@ def truncate_tail(
             break
         kept.insert(0, line)
         size += line_bytes
-    if len(kept) >= max_lines and size <= max_bytes:
-        truncated_by = "lines"
-    out = "\n".join(kept)
-    return Truncation(
-        out,
-        True,
-        truncated_by,
-        total_lines,
-        total_bytes,
-        len(kept),
-        byte_len(out),
-        partial,
-        False,
-        max_lines,
-        max_bytes,
-    )
+    return _cut(kept, size, truncated_by, total_lines, total_bytes, partial, max_lines, max_bytes)
 
 
 def tail_bytes(text: str, max_bytes: int) -> str:
