@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_tui.projection.request import Prepared, anthropic_request, anthropic_thinking
 from agent_tui.providers.base import (
     JSONObject,
+    SdkProvider,
     classify,
     connection_error,
     is_transport_error,
     log_request,
     malformed_error,
-    sdk_timeout,
 )
 from agent_tui.providers.events import (
     ProviderError,
@@ -54,26 +54,9 @@ def map_stop_reason(reason: str | None) -> Stop:
     return Stop("error", f"Provider stopped with: {reason}")
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     name = "anthropic"
     api = API
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        request_log: str | None = None,
-    ) -> None:
-        self._api_key = api_key
-        self.base_url = base_url
-        self._timeout = timeout
-        self.request_log = request_log
-        self._client: AsyncAnthropic | None = None
-
-    def __repr__(self) -> str:  # never show the key
-        return f"AnthropicProvider(base_url={self.base_url!r})"
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
         return anthropic_request(prepared, model, **anthropic_thinking(thinking_level, model))
@@ -83,17 +66,8 @@ class AnthropicProvider:
             import anthropic
             from anthropic import AsyncAnthropic
 
-            kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            kwargs["timeout"] = sdk_timeout(anthropic.Timeout, self._timeout)
-            self._client = AsyncAnthropic(**kwargs)
+            self._client = AsyncAnthropic(**self._client_options(anthropic.Timeout))
         return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
         import anthropic

@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from agent_tui.projection.request import Prepared
 from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
@@ -149,6 +149,48 @@ def sdk_timeout(timeout_class: Any, seconds: float | None) -> Any:
     (or write) each chunk, at most 10 s to connect."""
     read = DEFAULT_TIMEOUT if seconds is None else float(seconds)
     return timeout_class(read, connect=min(CONNECT_TIMEOUT, read))
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=_Closable)
+
+
+class SdkProvider(Generic[ClientT]):
+    """What the two SDK adapters share: the key (never shown), base URL, timeout and request log,
+    and one client made on first use, without the SDK's own retries (the loop retries)."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        request_log: str | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.base_url = base_url
+        self._timeout = timeout
+        self.request_log = request_log
+        self._client: ClientT | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _client_options(self, timeout_class: Any) -> dict[str, Any]:
+        """Keyword arguments for the SDK's client class."""
+        options: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
+        if self.base_url:
+            options["base_url"] = self.base_url
+        options["timeout"] = sdk_timeout(timeout_class, self._timeout)
+        return options
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
 
 def _is_timeout(error: BaseException) -> bool:

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_tui.projection.request import Prepared, openai_request, openai_thinking
 from agent_tui.providers.base import (
     JSONObject,
+    SdkProvider,
     classify,
     connection_error,
     is_transport_error,
     log_request,
     malformed_error,
-    sdk_timeout,
 )
 from agent_tui.providers.events import (
     ProviderError,
@@ -57,7 +57,7 @@ def map_finish_reason(reason: str | None) -> Stop:
     return Stop("error", f"Provider finish_reason: {reason}")
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     name = "openai"
     api = API
 
@@ -69,14 +69,9 @@ class OpenAIProvider:
         timeout: float | None = None,
         request_log: str | None = None,
     ) -> None:
-        self._api_key = api_key or NO_KEY
-        self.base_url = base_url
-        self._timeout = timeout
-        self.request_log = request_log
-        self._client: AsyncOpenAI | None = None
-
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAIProvider(base_url={self.base_url!r})"
+        super().__init__(
+            api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, request_log=request_log
+        )
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
         return openai_request(prepared, model, **openai_thinking(thinking_level, model))
@@ -86,17 +81,8 @@ class OpenAIProvider:
             import openai
             from openai import AsyncOpenAI
 
-            kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            kwargs["timeout"] = sdk_timeout(openai.Timeout, self._timeout)
-            self._client = AsyncOpenAI(**kwargs)
+            self._client = AsyncOpenAI(**self._client_options(openai.Timeout))
         return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
         import openai
