@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_tui.library.importers.common import (
     BRANCH_MARKER,
-    IdMaker,
+    Converter,
     ImportResult,
     as_int,
     entry,
@@ -68,17 +68,12 @@ def convert(path: Path, objects: list[tuple[int, Any]]) -> ImportResult:
     return _Converter(path, objects).run()
 
 
-class _Converter:
+class _Converter(Converter):
+    format = FORMAT
+
     def __init__(self, path: Path, objects: list[tuple[int, Any]]) -> None:
-        self.path = path
-        self.objects = objects
-        self.ids = IdMaker()
-        self.kept: Counter[str] = Counter()
-        self.dropped: Counter[str] = Counter()
-        self.warnings: list[str] = []
-        self.out: list[JSONObject] = []
+        super().__init__(path, objects)
         self.uuid_to_id: dict[str, str] = {}  # a source line's uuid -> the entry its children hang under
-        self.tool_names: dict[str, str] = {}
         self.by_id: dict[str, JSONObject] = {}
 
     def run(self) -> ImportResult:
@@ -164,18 +159,7 @@ class _Converter:
             name = list(names.values())[-1]
         self._finish(active_leaf, names, name)
 
-        result = ImportResult(
-            FORMAT,
-            str(self.path),
-            cwd,
-            start,
-            [],
-            source_session_id=session_id,
-            name=name,
-            kept=self.kept,
-            dropped=self.dropped,
-            warnings=self.warnings,
-        )
+        result = self.result(cwd, start, source_session_id=session_id, name=name)
         result.entries = [import_record(result, self.record_id, {"version": version}), *self.out]
         return result
 

@@ -17,12 +17,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from agent_tui.library.importers.common import (
-    IdMaker,
+    Converter,
     ImportResult,
     as_int,
     entry,
@@ -62,22 +61,17 @@ def convert(path: Path, objects: list[tuple[int, Any]]) -> ImportResult:
     return _Converter(path, objects).run()
 
 
-class _Converter:
+class _Converter(Converter):
+    format = FORMAT
+
     def __init__(self, path: Path, objects: list[tuple[int, Any]]) -> None:
-        self.path = path
-        self.objects = objects
-        self.ids = IdMaker()
-        self.kept: Counter[str] = Counter()
-        self.dropped: Counter[str] = Counter()
-        self.warnings: list[str] = []
-        self.out: list[JSONObject] = []
+        super().__init__(path, objects)
         self.parent: str | None = None
         self.stamp = "1970-01-01T00:00:00.000Z"
         self.model: str | None = None
         self.effort: str | None = None
         self.reply: JSONObject | None = None  # the assistant message being gathered
         self.last_reply: JSONObject | None = None
-        self.tool_names: dict[str, str] = {}
         self.session_id: str | None = None
         self.last_input_tokens = 0
         self.line = 0
@@ -122,17 +116,7 @@ class _Converter:
         self._flush()
         if cwd is None:
             self.warnings.append(f"{self.path}: the rollout records no working directory; using /")
-        result = ImportResult(
-            FORMAT,
-            str(self.path),
-            cwd or "/",
-            start or self.stamp,
-            [],
-            source_session_id=self.session_id,
-            kept=self.kept,
-            dropped=self.dropped,
-            warnings=self.warnings,
-        )
+        result = self.result(cwd or "/", start or self.stamp, source_session_id=self.session_id)
         record_id = self.ids.hashed(f"import:{self.session_id}:{self.path.name}")
         extra = {
             k: meta.get(k)

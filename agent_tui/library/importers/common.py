@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from agent_tui.store.record import JSONObject
@@ -33,6 +34,37 @@ class ImportResult:
     @property
     def leaf_id(self) -> str | None:
         return self.entries[-1]["id"] if self.entries else None
+
+
+class Converter:
+    """What both converters keep while reading a source file: ids, what was kept and dropped, the
+    warnings, the entries written so far, and tool names by call id."""
+
+    format = ""
+
+    def __init__(self, path: Path, objects: list[tuple[int, Any]]) -> None:
+        self.path = path
+        self.objects = objects
+        self.ids = IdMaker()
+        self.kept: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter()
+        self.warnings: list[str] = []
+        self.out: list[JSONObject] = []
+        self.tool_names: dict[str, str] = {}
+
+    def result(self, cwd: str, timestamp: str, **facts: Any) -> ImportResult:
+        """The converted session so far (``entries`` still to be filled)."""
+        return ImportResult(
+            self.format,
+            str(self.path),
+            cwd,
+            timestamp,
+            [],
+            kept=self.kept,
+            dropped=self.dropped,
+            warnings=self.warnings,
+            **facts,
+        )
 
 
 class IdMaker:
