@@ -22,20 +22,9 @@ from agent_tui.store.entries import now_ms
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import AgentTuiApp, TuiConfig, create_app
-from tests.session_builder import TS, assistant
+from tests.session_builder import TS, assistant, tool_result
 
 SIZE = (160, 45)
-
-
-def _result(call_id: str, name: str, text: str) -> dict[str, Any]:
-    return {
-        "role": "toolResult",
-        "toolCallId": call_id,
-        "toolName": name,
-        "content": [{"type": "text", "text": text}],
-        "isError": False,
-        "timestamp": 3,
-    }
 
 
 def sample_lines() -> list[dict[str, Any]]:
@@ -54,13 +43,13 @@ def sample_lines() -> list[dict[str, Any]]:
     a1 = assistant("I'll read the file.", (("c1", "read", {"path": "parser.py"}),))
     a1["content"].insert(0, {"type": "thinking", "thinking": "Let me look at the file first."})
     msg("a1", "u1", a1)
-    msg("r1", "a1", _result("c1", "read", "def parse(x):\n    return int(x)\n"))
+    msg("r1", "a1", tool_result("c1", "def parse(x):\n    return int(x)\n", "read"))
     edit = {
         "path": "parser.py",
         "edits": [{"oldText": "    return int(x)", "newText": "    return int(x.strip())"}],
     }
     msg("a2", "r1", assistant("The bug is the missing strip.", (("c2", "edit", edit),)))
-    msg("r2", "a2", _result("c2", "edit", "Edited parser.py"))
+    msg("r2", "a2", tool_result("c2", "Edited parser.py", "edit"))
     msg("a3", "r2", assistant("Fixed: `parse` now strips whitespace."))
     msg("u2", "a3", {"role": "user", "content": "Now add a test", "timestamp": 4})
     msg("a4", "u2", assistant("Added `test_parse_strips`."))
