@@ -28,6 +28,9 @@ names::
     thinking_level_map = { off = "none", minimal = false, xhigh = "xhigh" }  # false: unsupported
     supports_reasoning_effort = true # false: never send reasoning_effort
 
+    steering_mode = "one-at-a-time"  # queued steering messages delivered one per model call, or "all"
+    follow_up_mode = "one-at-a-time" # queued follow-ups: one per turn, or "all" at once
+
     [retry]
     max_retries = 3                  # after the first attempt
     base_delay = 2.0                 # seconds, doubled per attempt
@@ -54,6 +57,7 @@ KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 URL_ENV = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 DEFAULT_MODELS = {"anthropic": "claude-opus-5-5", "openai": "gpt-6.2-sol"}  # pi 1.6's defaults
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+QUEUE_MODES = ("one-at-a-time", "all")  # pi's steeringMode / followUpMode
 CONFIG_ENV = "AGENT_TUI_CONFIG"
 LOG_ENV = "AGENT_TUI_LOG_REQUESTS"
 
@@ -129,6 +133,8 @@ class Config:
     model_explicit: bool = False
     key_source: str = ""  # where the key came from, for error messages (never the key)
     compaction: CompactionConfig = field(default_factory=lambda: CompactionConfig())
+    steering_mode: str = "one-at-a-time"  # pi's steeringMode: "one-at-a-time" or "all"
+    follow_up_mode: str = "one-at-a-time"  # pi's followUpMode
 
     def compaction_settings(self, model: str | None = None) -> CompactionSettings:
         """Compaction settings for ``model`` (the current one by default): per-model values win."""
@@ -320,6 +326,15 @@ def load_config(
             f"agent-tui: unknown thinking level {level!r}: use one of {', '.join(THINKING_LEVELS)}"
         )
 
+    modes = {}
+    for name in ("steering_mode", "follow_up_mode"):
+        mode = data.get(name, "one-at-a-time")
+        if mode not in QUEUE_MODES:
+            raise ConfigError(
+                f"agent-tui: {path}: {name} must be one of {', '.join(QUEUE_MODES)}, not {mode!r}"
+            )
+        modes[name] = str(mode)
+
     retry_data = _section(data, "retry", path)
     try:
         retry = RetryPolicy(
@@ -345,6 +360,8 @@ def load_config(
         model_explicit=model_explicit,
         key_source=key_source,
         compaction=_compaction_config(data, path),
+        steering_mode=modes["steering_mode"],
+        follow_up_mode=modes["follow_up_mode"],
     )
 
 
@@ -362,6 +379,7 @@ __all__ = [
     "DEFAULT_MODELS",
     "KEY_ENV",
     "PROVIDERS",
+    "QUEUE_MODES",
     "CompactionConfig",
     "Config",
     "ConfigError",

@@ -22,6 +22,7 @@ from agent_tui.projection.request import (
     openai_thinking,
     system_prompt,
 )
+from agent_tui.store.session import Session
 
 
 def cfg(tmp_path: Path, text: str = "", **env: str) -> tuple[Path, dict[str, str]]:
@@ -265,3 +266,22 @@ def test_a_continued_session_keeps_its_model_unless_one_is_chosen(tmp_path: Path
         assert resolve_model(chosen, projection, "anthropic") == "claude-opus-5-5"
         other = load_config(env={"OPENAI_API_KEY": "k"}, path=missing)
         assert resolve_model(other, projection, "openai") == "gpt-6.2-sol"
+
+
+def test_steering_and_follow_up_modes_default_to_pis_and_are_checked(tmp_path: Path) -> None:
+    from agent_tui.agent.loop import AgentLoop, make_provider
+
+    env = {"ANTHROPIC_API_KEY": "ka"}
+    default = load_config(env=env, path=tmp_path / "missing.toml")
+    assert (default.steering_mode, default.follow_up_mode) == ("one-at-a-time", "one-at-a-time")
+    path = tmp_path / "config.toml"
+    path.write_text('steering_mode = "all"\nfollow_up_mode = "one-at-a-time"\n')
+    config = load_config(env=env, path=path)
+    assert config.steering_mode == "all"
+    session = Session.create(tmp_path / "s", tmp_path)
+    loop = AgentLoop(session, make_provider(config), [], config=config)
+    assert loop.queue.steering_mode == "all" and loop.queue.follow_up_mode == "one-at-a-time"
+    session.close()
+    path.write_text('follow_up_mode = "sometimes"\n')
+    with pytest.raises(ConfigError, match="follow_up_mode"):
+        load_config(env=env, path=path)

@@ -237,3 +237,44 @@ def test_ctrl_c_aborts_and_keeps_the_partial_reply(env: Env, server: FakeModelSe
     partial = assistant[-1]["content"][0]["text"]
     assert partial.startswith("w0 w1") and len(partial) < len(words)
     assert (first + out).strip().startswith("w0 w1")
+
+
+def test_steer_stdin_queues_each_line_as_a_steering_message(env: Env, server: FakeModelServer) -> None:
+    import threading
+
+    gate = threading.Event()
+    first = anthropic_stream(tool_use("toolu_e", "bash", {"command": "echo working"}))
+    first.gate, first.gate_at = gate, 1
+    server.push(first, anthropic_stream(text("Steered.")))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_tui", "-p", "start", "--steer-stdin"],
+        cwd=env.work,
+        env=env.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None
+    deadline = time.monotonic() + 30
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.stdin.write("look at the tests first\n")
+    proc.stdin.flush()
+    time.sleep(0.3)  # the line is queued while the first reply still streams
+    gate.set()
+    out, err = proc.communicate(timeout=40)
+    assert proc.returncode == 0, err
+    assert "Steered." in out
+    assert len(server.requests) == 2
+    last = server.requests[1].body["messages"][-1]
+    assert [b["type"] for b in last["content"]] == ["tool_result", "text"]
+    assert last["content"][1]["text"] == "look at the tests first"
+    roles = [e["message"]["role"] for e in env.entries(env.sessions()[0]) if e["type"] == "message"]
+    assert roles[-4:] == ["assistant", "toolResult", "user", "assistant"]
+
+
+def test_steer_stdin_needs_the_prompt_as_an_argument(env: Env) -> None:
+    result = env.run("-p", "-", "--steer-stdin")
+    assert result.returncode == 1
+    assert "--steer-stdin" in result.stderr and len(result.stderr.strip().splitlines()) == 1

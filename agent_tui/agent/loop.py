@@ -7,6 +7,12 @@ Entries are appended as they happen: the user message before the call, the
 assistant message when its stream ends, each tool result when it (and every
 call before it) has finished. Parallel tool calls run concurrently.
 
+Messages the user types while a turn runs wait in :attr:`AgentLoop.queue` (pi's steering and
+follow-up queues, :mod:`agent_tui.agent.queue`): steering messages are appended as user messages
+once every tool call of the current assistant message has its result (or when the model stops),
+before the next model call; follow-ups when the agent would stop, continuing the turn. The loop
+never takes a queued message back: what an abort or an error leaves queued is the face's to return.
+
 Abort (``abort()``, mapped to Esc / Ctrl+C) keeps the partial assistant message
 with stopReason ``aborted`` and gives every pending tool call an aborted error
 result, so the next request is valid. Rate limits, overload, server errors and
@@ -42,6 +48,7 @@ from agent_tui.agent.events import (
     TurnError,
 )
 from agent_tui.agent.permissions import Permissions
+from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.system_prompt import build_sections, context_files, system_update
 from agent_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from agent_tui.config import Config
@@ -112,6 +119,8 @@ class AgentLoop:
         #: Tool permissions (agent.permissions); None runs every tool without recording anything.
         self.permissions = permissions
         self._projector = Projector(session.index)
+        #: Messages typed while a turn runs (steering, follow-ups); the loop delivers them.
+        self.queue = MessageQueue(config.steering_mode, config.follow_up_mode)
 
     def projection(self) -> Projection:
         """The session's projection now: extended in place after appends, rebuilt after anything else."""
@@ -133,8 +142,9 @@ class AgentLoop:
     def aborted(self) -> bool:
         return self._abort.is_set()
 
-    async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
-        """One turn: ``prompt`` as a new user message (None continues the session), to the model's final stop."""
+    async def run(self, prompt: str | list[JSONObject] | None) -> AsyncIterator[AgentEvent]:
+        """One turn: ``prompt`` (text, or the user message's content blocks) as a new user message
+        (None continues the session, or delivers what is queued), to the model's final stop."""
         async for event in self._drive(lambda emit: self._turn(prompt, emit)):
             yield event
 
@@ -233,20 +243,27 @@ class AgentLoop:
     async def _append_message(self, message: JSONObject, emit: Callable[[AgentEvent | None], None]) -> Entry:
         return await self._append({"type": "message", "message": message}, emit)
 
-    async def _turn(self, prompt: str | None, emit: Callable[[AgentEvent | None], None]) -> str:
+    async def _turn(
+        self, prompt: str | list[JSONObject] | None, emit: Callable[[AgentEvent | None], None]
+    ) -> str:
         await self._prepare_settings(emit)
         await self._prepare_system(emit)
         if prompt is not None:
-            await self._append_message(
-                {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": now_ms()}, emit
-            )
-        else:
+            content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+            await self._append_message({"role": "user", "content": content, "timestamp": now_ms()}, emit)
+        # pi polls the steering queue once before the first call (typed while the turn was starting)
+        pending = self.queue.drain("steer")
+        if prompt is None and not pending:
+            pending = self.queue.drain("follow_up")
+        if prompt is None and not pending:
             last = prepare(self.projection().messages).messages
             if not last or last[-1].role == "assistant":
                 emit(TurnError("nothing to continue: the last message is the model's (send a prompt)"))
                 return "error"
         recovered = False  # a context overflow is compacted and retried once per turn
         while True:
+            await self._deliver(pending, emit)
+            pending = []
             if self._abort.is_set():
                 return "aborted"
             await self._compact_if_needed(emit)
@@ -271,12 +288,29 @@ class AgentLoop:
             if reason == "aborted":
                 return reason
             calls = [b for b in outcome.message["content"] if b.get("type") == "toolCall"]
-            if not calls:
-                await self._compact_if_needed(emit)
-                return reason
-            await self._run_tools(calls, reason, emit)
-            if self._abort.is_set():
-                return "aborted"
+            if calls:
+                await self._run_tools(calls, reason, emit)
+                if self._abort.is_set():
+                    return "aborted"
+            # Every call of this message has its result: steering typed meanwhile goes in now.
+            pending = self.queue.drain("steer")
+            if calls or pending:
+                continue
+            # The agent would stop here: a follow-up continues it (pi's outer loop).
+            pending = self.queue.drain("follow_up")
+            if pending:
+                continue
+            await self._compact_if_needed(emit)
+            return reason
+
+    async def _deliver(
+        self, messages: list[QueuedMessage], emit: Callable[[AgentEvent | None], None]
+    ) -> None:
+        """Append queued messages as user messages, in order (each is on disk before the next model call)."""
+        for queued in messages:
+            await self._append_message(
+                {"role": "user", "content": queued.message_content(), "timestamp": now_ms()}, emit
+            )
 
     async def _prepare_settings(self, emit: Callable[[AgentEvent | None], None]) -> None:
         projection = self.projection()

@@ -175,6 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="PROMPT",
         help="run one turn without the app ('-' reads stdin)",
     )
+    parser.add_argument(
+        "--steer-stdin",
+        action="store_true",
+        help="with -p: each line read from stdin while the agent works is a steering message",
+    )
     start.add_argument("--session", metavar="FILE", help="the session file to continue (created if missing)")
     parser.add_argument("--leaf", metavar="ID", help="continue from this entry (a new branch)")
     parser.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high")

@@ -21,6 +21,7 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -96,7 +97,7 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
 
 
 async def stream_turn(
-    loop: AgentLoop, prompt: str, out: TextIO, err: TextIO, *, ack: Callable[[str], None] | None = None
+    loop: AgentLoop, prompt: str | None, out: TextIO, err: TextIO, *, ack: Callable[[str], None] | None = None
 ) -> int:
     """Run one turn, writing the reply to ``out`` and activity to ``err``; return the exit code.
 
@@ -238,7 +239,21 @@ def make_permissions(
     )
 
 
-async def _main(loop: AgentLoop, prompt: str) -> int:
+def steer_from(stream: TextIO, loop: AgentLoop, event_loop: asyncio.AbstractEventLoop) -> None:
+    """``--steer-stdin``: each non-empty line of ``stream`` is queued as a steering message (a daemon
+    thread reads; the queue is only touched on the event loop). Lines after the agent stopped are not read."""
+
+    def read() -> None:
+        for line in stream:
+            text = line.rstrip("\n")
+            if text.strip():
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    event_loop.call_soon_threadsafe(loop.queue.steer, text)
+
+    threading.Thread(target=read, name="steer-stdin", daemon=True).start()
+
+
+async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
     event_loop = asyncio.get_running_loop()
     interrupts = 0
 
@@ -252,8 +267,14 @@ async def _main(loop: AgentLoop, prompt: str) -> int:
     with contextlib.suppress(NotImplementedError, RuntimeError):
         event_loop.add_signal_handler(signal.SIGINT, interrupt)
         event_loop.add_signal_handler(signal.SIGTERM, interrupt)
+    if steer_stdin:
+        steer_from(sys.stdin, loop, event_loop)
     try:
-        return await stream_turn(loop, prompt, sys.stdout, sys.stderr, ack=_ack_writer())
+        ack = _ack_writer()
+        code = await stream_turn(loop, prompt, sys.stdout, sys.stderr, ack=ack)
+        while code == 0 and len(loop.queue):  # steering that arrived as the agent stopped: pi runs it next
+            code = await stream_turn(loop, None, sys.stdout, sys.stderr, ack=ack)
+        return code
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             event_loop.remove_signal_handler(signal.SIGINT)
@@ -264,10 +285,14 @@ async def _main(loop: AgentLoop, prompt: str) -> int:
 def run_print(args: argparse.Namespace) -> int:
     prompt = str(args.prompt)
     from_stdin = prompt == "-"
+    steer_stdin = bool(getattr(args, "steer_stdin", False))
+    if steer_stdin and from_stdin:
+        return _fail("--steer-stdin reads steering lines from stdin: give the prompt as an argument, not '-'")
     if from_stdin:
         prompt = sys.stdin.read()
     if not prompt.strip():
         return _fail("empty prompt")
+
     if getattr(args, "resume", False):
         return _fail("--resume needs the app; use --session FILE or -c with -p")
     try:
@@ -277,7 +302,7 @@ def run_print(args: argparse.Namespace) -> int:
             base_url=args.base_url,
             thinking=getattr(args, "thinking", None),
         )
-        permissions = make_permissions(args, config.config_path, from_stdin)
+        permissions = make_permissions(args, config.config_path, from_stdin or steer_stdin)
     except (ConfigError, PermissionModeError) as e:
         return _fail(str(e))
     cwd = os.getcwd()
@@ -293,7 +318,7 @@ def run_print(args: argparse.Namespace) -> int:
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
         loop = build_agent(session, config, permissions=permissions)
-        code = asyncio.run(_main(loop, prompt))
+        code = asyncio.run(_main(loop, prompt, steer_stdin))
         print(f"agent-tui: session {session.path}", file=sys.stderr)
         return code
     except StoreError as e:

@@ -16,6 +16,8 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO, Any
 
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolError, ToolResult
@@ -161,6 +163,99 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+@dataclass(slots=True)
+class CommandRun:
+    """How a command ended: ``outcome`` is exit, timeout or aborted; ``output`` is finished."""
+
+    output: OutputAccumulator
+    outcome: str
+    returncode: int | None
+    shell_exit_after: float | None  # seconds, when the shell exited before a timeout
+
+
+async def run_command(
+    command: str,
+    cwd: str,
+    abort: asyncio.Event,
+    *,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+    on_chunk: Callable[[bytes], None] | None = None,
+) -> CommandRun:
+    """Run ``command`` in its own process group, as the bash tool does (the user's ``!cmd`` too):
+    output merged and kept in an :class:`OutputAccumulator`, the group killed on timeout or when
+    ``abort`` is set. ``on_chunk`` sees the raw output as it arrives."""
+    output = OutputAccumulator()
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *shell(),
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    deadline = started + float(timeout) if timeout is not None else None
+    exit_task = asyncio.ensure_future(proc.wait())
+    abort_task = asyncio.ensure_future(abort.wait())
+    read_task: asyncio.Future[bytes] | None = None
+    eof = False
+    outcome = "exit"
+    shell_exit_after: float | None = None
+    try:
+        while True:
+            if read_task is None and not eof:
+                read_task = asyncio.ensure_future(proc.stdout.read(65536))
+            waiting: set[asyncio.Future[Any]] = {abort_task}
+            if read_task is not None:
+                waiting.add(read_task)
+            if not exit_task.done():
+                waiting.add(exit_task)
+            wait_for: float | None = None
+            if exit_task.done():
+                if eof:
+                    break
+                wait_for = EXIT_STDIO_GRACE  # descendants may hold the pipe: stop once it is idle
+            if deadline is not None:
+                remaining = max(0.0, deadline - time.monotonic())
+                wait_for = remaining if wait_for is None else min(wait_for, remaining)
+            done, _ = await asyncio.wait(waiting, timeout=wait_for, return_when=asyncio.FIRST_COMPLETED)
+            if abort_task in done:
+                outcome = "aborted"
+                break
+            if read_task is not None and read_task in done:
+                data = read_task.result()
+                read_task = None
+                if data:
+                    output.append(data)
+                    if on_chunk is not None:
+                        on_chunk(data)
+                else:
+                    eof = True
+                continue
+            if exit_task in done:
+                shell_exit_after = time.monotonic() - started
+                continue
+            if deadline is not None and time.monotonic() >= deadline:
+                outcome = "timeout"
+                break
+            if exit_task.done():
+                break  # idle after exit
+    finally:
+        if outcome != "exit" or not exit_task.done():
+            kill_group(proc.pid)  # timeout, abort or cancellation: the whole group goes
+        for task in (read_task, abort_task):
+            if task is not None and not task.done():
+                task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ProcessLookupError):
+            await asyncio.shield(exit_task)
+    output.finish()
+    return CommandRun(output, outcome, proc.returncode, shell_exit_after)
+
+
 class BashTool(Tool):
     name = "bash"
     snippet = "Execute bash commands (ls, grep, find, etc.)"
@@ -192,72 +287,8 @@ class BashTool(Tool):
         if not os.path.isdir(ctx.cwd):
             raise ToolError(f"Working directory does not exist: {ctx.cwd}\nCannot execute bash commands.")
         ctx.check()
-        output = OutputAccumulator()
-        started = time.monotonic()
-        proc = await asyncio.create_subprocess_exec(
-            *shell(),
-            command,
-            cwd=ctx.cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=self.env,
-        )
-        assert proc.stdout is not None
-        deadline = started + float(timeout) if timeout is not None else None
-        exit_task = asyncio.ensure_future(proc.wait())
-        abort_task = asyncio.ensure_future(ctx.signal.wait())
-        read_task: asyncio.Future[bytes] | None = None
-        eof = False
-        outcome = "exit"
-        shell_exit_after: float | None = None
-        try:
-            while True:
-                if read_task is None and not eof:
-                    read_task = asyncio.ensure_future(proc.stdout.read(65536))
-                waiting: set[asyncio.Future[Any]] = {abort_task}
-                if read_task is not None:
-                    waiting.add(read_task)
-                if not exit_task.done():
-                    waiting.add(exit_task)
-                wait_for: float | None = None
-                if exit_task.done():
-                    if eof:
-                        break
-                    wait_for = EXIT_STDIO_GRACE  # descendants may hold the pipe: stop once it is idle
-                if deadline is not None:
-                    remaining = max(0.0, deadline - time.monotonic())
-                    wait_for = remaining if wait_for is None else min(wait_for, remaining)
-                done, _ = await asyncio.wait(waiting, timeout=wait_for, return_when=asyncio.FIRST_COMPLETED)
-                if abort_task in done:
-                    outcome = "aborted"
-                    break
-                if read_task is not None and read_task in done:
-                    data = read_task.result()
-                    read_task = None
-                    if data:
-                        output.append(data)
-                    else:
-                        eof = True
-                    continue
-                if exit_task in done:
-                    shell_exit_after = time.monotonic() - started
-                    continue
-                if deadline is not None and time.monotonic() >= deadline:
-                    outcome = "timeout"
-                    break
-                if exit_task.done():
-                    break  # idle after exit
-        finally:
-            if outcome != "exit" or not exit_task.done():
-                kill_group(proc.pid)  # timeout, abort or cancellation: the whole group goes
-            for task in (read_task, abort_task):
-                if task is not None and not task.done():
-                    task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, ProcessLookupError):
-                await asyncio.shield(exit_task)
-        output.finish()
+        run = await run_command(command, ctx.cwd, ctx.signal, timeout=timeout, env=self.env)
+        output, outcome, shell_exit_after = run.output, run.outcome, run.shell_exit_after
         text, details = self._format(output, "" if outcome != "exit" else "(no output)")
         if outcome == "aborted":
             raise ToolError(_status(text, "Command aborted"))
@@ -265,11 +296,11 @@ class BashTool(Tool):
             status = f"Command timed out after {_seconds(timeout)} seconds"
             if shell_exit_after is not None:
                 status += (
-                    f". The shell exited with code {_exit_code(proc.returncode)} after {shell_exit_after:.1f} "
+                    f". The shell exited with code {_exit_code(run.returncode)} after {shell_exit_after:.1f} "
                     "seconds, but background processes it started kept writing output until the timeout."
                 )
             raise ToolError(_status(text, status))
-        code = _exit_code(proc.returncode)
+        code = _exit_code(run.returncode)
         if code != 0:
             return ToolResult.text(_status(text, f"Command exited with code {code}"), details, is_error=True)
         return ToolResult.text(text, details)
