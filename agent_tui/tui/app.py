@@ -1,76 +1,48 @@
-"""The Textual app: session tree, chat, the live "what the model sees" panel, and the composer.
+"""The Textual app: it holds the session and wires the main screen, the actions and the agent.
 
 Every user action appends through :class:`~agent_tui.store.session.Session`
-and then :meth:`AgentTuiApp.refresh_views` projects the session afresh and
-updates the three panes, so the panel always shows the next request. Build
-the app with :func:`create_app`; it reads nothing but the paths it is given.
+(the actions live in :mod:`agent_tui.tui.session_actions`) and then
+:meth:`AgentTuiApp.refresh_views` projects the session afresh and updates the
+panes of the :class:`~agent_tui.tui.screens.main.MainScreen`, so the panel always
+shows the next request. Slash commands are a lookup in :mod:`agent_tui.tui.commands`;
+a turn's events are shown by :mod:`agent_tui.tui.agent_events`. Build the app with
+:func:`create_app`; it reads nothing but the paths it is given.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import importlib
+import inspect
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import TextArea
+from textual.worker import Worker, WorkerState
 
-from agent_tui.agent.events import (
-    AgentEvent,
-    CompactionFailed,
-    CompactionFinished,
-    CompactionStarted,
-    EntryAppended,
-    Retrying,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStreaming,
-    ToolFinished,
-    ToolStarted,
-    TurnError,
-)
-from agent_tui.library.search import Library
-from agent_tui.projection.context import (
-    ContextEntry,
-    ProjectedMessage,
-    Projection,
-    Projector,
-    Status,
-    project,
-)
+from agent_tui.agent.events import AgentEvent
+from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.describe import first_line
-from agent_tui.projection.models import MODELS, lookup
-from agent_tui.projection.preview import Change, compare, hypothetical, signed
-from agent_tui.projection.tokens import estimate_message
+from agent_tui.projection.edit_preview import COUNTING, EditPreview
+from agent_tui.projection.models import lookup
+from agent_tui.projection.preview import Change
 from agent_tui.providers.base import preload_sdk
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.listing import list_sessions
-from agent_tui.store.paths import make_private_dirs, session_file_name
+from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
-from agent_tui.store.session import (
-    DRAFT_ID,
-    Session,
-    hide_fields,
-    is_editable,
-    pin_fields,
-    replace_fields,
-    restore_fields,
-)
+from agent_tui.store.session import Session
 from agent_tui.tui import settings
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
@@ -82,19 +54,17 @@ from agent_tui.tui.agent_bridge import (
     load_agent_config,
     model_problem,
 )
-from agent_tui.tui.commands import COMMANDS, SlashCommand, parse_slash
+from agent_tui.tui.agent_events import show_events
+from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand, parse_slash
 from agent_tui.tui.screens.choice import ChoiceScreen
-from agent_tui.tui.screens.editor import EditorScreen
-from agent_tui.tui.screens.prompt import PromptScreen
-from agent_tui.tui.screens.session_picker import SessionPicker
+from agent_tui.tui.screens.main import MainScreen
+from agent_tui.tui.session_actions import THINKING_LEVELS, SessionActions, export_session
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
-from agent_tui.tui.widgets.chat_entry import content_text
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel, TokenCache, build_panel_model
 from agent_tui.tui.widgets.session_tree import SessionTree, TreeState
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 DEFAULT_THEME = "agent-dark"
 BACKGROUND_PANEL_MESSAGES = 2000
 #: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
@@ -130,7 +100,7 @@ def _empty_index() -> SessionIndex:
 
 class AgentTuiApp(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"
-    AUTO_FOCUS = "#composer"
+    DEFAULT_MODE = "main"  # the MainScreen (a mode's screen gets its own CSS_PATH, main.tcss)
     TITLE = "agent-tui"
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -165,59 +135,58 @@ class AgentTuiApp(App[None]):
         self.turns: Turns | None = None
         self.turn_session: Session | None = None
         self.last_error: str | None = None
+        self.actions = SessionActions(self)
         self._tokens = TokenCache()
         self._theme_ready = False
         self._saved_theme = ""
         self._notice_text = ""
         self._views_ready = False
-        self._refreshed: tuple[int, str | None] = (-1, None)  # (entries, leaf) at the last refresh
+        self.refreshed: tuple[int, str | None] = (-1, None)  # (entries, leaf) at the last refresh
         self._configured: tuple[str, str] | None = None  # (provider, model) of the agent's config
         self.started_at = time.perf_counter()
         self.first_paint_at: float | None = None
         self._preview_timer: Timer | None = None
         self.preview_seconds = 0.0  # how long the last edit preview took (the benchmark reads this)
-        self._active_ids: tuple[Projection | None, set[str]] = (None, set())
-        self._cut: tuple[Projection | None, set[str]] = (None, set())
+        self._preview: EditPreview | None = None
+        self._main_screen: MainScreen | None = None
+        self.add_mode("main", self._make_main_screen)
+        self._theme_errors = self._setup_themes()  # before the first paint: no flash of another theme
 
-    # -- layout -------------------------------------------------------------------
+    # -- the screen and its panes -------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            with Vertical(id="sidebar"):
-                yield Static("Session", id="sidebar-title", markup=False)
-                yield SessionTree(id="tree")
-            with Vertical(id="center"):
-                yield ChatView(id="chat")
-                yield Static(id="notice", markup=False)
-                yield Composer(id="composer", history=self.config.history)
-            with Vertical(id="context"):
-                yield Static("What the model sees", id="context-title", markup=False)
-                yield ContextPanel(id="panel")
-        yield Static(id="status-bar", markup=False)
-        yield Footer()
+    def _make_main_screen(self) -> MainScreen:
+        self._main_screen = MainScreen(history=self.config.history, on_ready=self._main_screen_ready)
+        return self._main_screen
+
+    @property
+    def main_screen(self) -> MainScreen:
+        """The screen with the panes (also while a dialog is on top of it)."""
+        assert self._main_screen is not None, "the app is not running"
+        return self._main_screen
 
     @property
     def session_tree(self) -> SessionTree:
-        return self.query_one(SessionTree)
+        return self.main_screen.session_tree
 
     @property
     def chat(self) -> ChatView:
-        return self.query_one(ChatView)
+        return self.main_screen.chat
 
     @property
     def panel(self) -> ContextPanel:
-        return self.query_one(ContextPanel)
+        return self.main_screen.panel
 
     @property
     def composer(self) -> Composer:
-        return self.query_one(Composer)
+        return self.main_screen.composer
 
-    async def on_mount(self) -> None:
+    async def _main_screen_ready(self) -> None:
+        """Open the session into the panes (the main screen calls this once they are mounted)."""
         # Fewer, cheaper collections: with a big session loaded, a full collection scans
         # hundreds of thousands of objects (a 0.3 s stall); what stays is frozen below.
         gc.set_threshold(10_000, 20, 1000)
         self.composer.focus()
-        self._setup_themes()
+        self._theme_changes()
         config = self.config
         if config.session_file is not None:
             self.open_session(config.session_file)
@@ -264,20 +233,34 @@ class AgentTuiApp(App[None]):
         if provider is not None:
             preload_sdk(provider)
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker runs with ``exit_on_error=False``: its failure is shown here, not lost."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        message = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
+        self.last_error = message
+        self.notify(message, title=event.worker.description or "error", severity="error", timeout=10)
+
     # -- themes -------------------------------------------------------------------
 
-    def _setup_themes(self) -> None:
+    def _setup_themes(self) -> list[str]:
+        """Register the theme files and pick the configured theme; returns the files' errors."""
         themes, errors = load_themes(self.config.themes_dir)
         for theme in themes:
             self.register_theme(theme)
-        for error in errors:
-            self.notify(error, title="theme", severity="warning")
         wanted = self.config.theme or settings.read_theme(self.config.config_path) or DEFAULT_THEME
         if wanted in self.available_themes:
             self.theme = wanted
         elif DEFAULT_THEME in self.available_themes:
             self.theme = DEFAULT_THEME
         self._saved_theme = self.theme
+        return errors
+
+    def _theme_changes(self) -> None:
+        """From now on a theme change is saved in the config file."""
+        for error in self._theme_errors:
+            self.notify(error, title="theme", severity="warning")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._theme_ready = True
 
@@ -307,7 +290,7 @@ class AgentTuiApp(App[None]):
         except (StoreError, OSError) as e:
             self.notify(str(e), severity="error")
             return False
-        self._set_session(session)
+        self.set_session(session)
         # A big session is millions of long-lived objects: keep the cyclic GC from rescanning
         # them (a full collection of a 20,000-entry session stalls the UI for ~0.1 s).
         gc.freeze()
@@ -317,7 +300,7 @@ class AgentTuiApp(App[None]):
             self.notify(f"{path}: {warning}", severity="warning")
         return True
 
-    def _set_session(self, session: Session | None) -> None:
+    def set_session(self, session: Session | None) -> None:
         if self.session is not None and self.session is not session and self.session is not self.turn_session:
             self.session.close()
         self.session = session
@@ -331,7 +314,7 @@ class AgentTuiApp(App[None]):
         """The session to append to, creating the file on first use."""
         if self.session is None:
             make_private_dirs(self.config.session_dir)
-            self._set_session(Session.create(self.config.session_dir, self.config.cwd))
+            self.set_session(Session.create(self.config.session_dir, self.config.cwd))
         assert self.session is not None
         return self.session
 
@@ -367,8 +350,8 @@ class AgentTuiApp(App[None]):
         )
         await asyncio.sleep(0)
         await self.chat.sync(self.projection)
-        self._update_status()
-        self._refreshed = (len(self.index), self.index.leaf_id)
+        self.update_status()
+        self.refreshed = (len(self.index), self.index.leaf_id)
         self._schedule_edit_preview()
 
     @work(thread=True, exclusive=True, group="panel", exit_on_error=False, description="count tokens")
@@ -383,14 +366,15 @@ class AgentTuiApp(App[None]):
             self._schedule_edit_preview()
         gc.freeze()  # the token cache and the rows are long-lived too
 
-    def _update_status(self) -> None:
+    def update_status(self) -> None:
         session = self.session
+        screen = self.main_screen
         if session is None:
             title = "new session (not saved yet)"
         else:
             first = next((e for e in self.index.entries if e.type == "message" and e.role == "user"), None)
             title = self.index.name or (first_line(first, 40) if first is not None else session.path.stem)
-        self.query_one("#sidebar-title", Static).update(title)
+        screen.sidebar_title.update(title)
         parts = [session.path.name if session else "new session"]
         parts.append(f"{len(self.index)} entries")
         if self.index.leaf_id:
@@ -399,28 +383,28 @@ class AgentTuiApp(App[None]):
             parts.append(f"selected {self.selected_id}")
         if self.busy:
             parts.append("streaming… (Esc to stop)")
-        self.query_one("#status-bar", Static).update(" · ".join(parts))
+        screen.status_bar.update(" · ".join(parts))
         notices = []
         if session is not None and session.read_only_reason:
             notices.append(session.read_only_reason)
         if self._notice_text:
             notices.append(self._notice_text)
-        notice = self.query_one("#notice", Static)
+        notice = screen.notice
         notice.update("\n".join(notices))
         notice.display = bool(notices)
 
     def set_notice(self, text: str) -> None:
         self._notice_text = text
-        self._update_status()
+        self.update_status()
 
     def watch_selected_id(self) -> None:
         if self._views_ready:
-            self._update_status()
+            self.update_status()
             self._schedule_edit_preview()
 
     def watch_busy(self) -> None:
         if self._views_ready:
-            self._update_status()
+            self.update_status()
 
     # -- the edit preview: what h / e / u / p would do to the selected entry ----------
 
@@ -433,9 +417,9 @@ class AgentTuiApp(App[None]):
     def _show_edit_preview(self) -> None:
         started = time.perf_counter()
         self._preview_timer = None
-        panel = self._main_panel()
-        if panel is None:  # the app is closing
+        if self._main_screen is None or not self._main_screen.is_attached:  # the app is closing
             return
+        panel = self.panel
         target = self.selected_id
         if target is None or self.session is None or target not in self.index:
             panel.show_edit_preview("", [])
@@ -443,128 +427,41 @@ class AgentTuiApp(App[None]):
         panel.show_edit_preview(f"If you act on {target} (h/e/u/p):", self.edit_preview_lines(target))
         self.preview_seconds = time.perf_counter() - started
 
-    def _main_panel(self) -> ContextPanel | None:
-        """The panel, also while a modal screen (the replace editor) is on top of it."""
-        if not self.screen_stack:
+    def edit_preview(self) -> EditPreview | None:
+        """The previews of the current projection (None without a session)."""
+        if self.session is None:
             return None
-        try:
-            return self.screen_stack[0].query_one(ContextPanel)
-        except NoMatches:
-            return None
-
-    def _on_active_path(self, entry_id: str) -> bool:
-        projection, ids = self._active_ids
-        if projection is not self.projection:
-            ids = {e.id for e in self.projection.path}
-            self._active_ids = (self.projection, ids)
-        return entry_id in ids
-
-    def _cut_ids(self) -> set[str]:
-        """What the latest compaction on the branch cuts: summarized, or pinned back into view."""
-        projection, ids = self._cut
-        if projection is not self.projection:
-            ids = set(self.projection.summarized_ids)
-            ids.update(
-                ce.entry.id for ce in self.projection.entries if (ce.origin or ce.status) is Status.PINNED
+        model = self.panel.model
+        total = model.total if model is not None and model.projection is self.projection else None
+        preview = self._preview
+        if (
+            preview is None
+            or preview.projection is not self.projection
+            or preview.session is not self.session
+            or preview.total != total
+        ):
+            tokens = self._tokens
+            preview = EditPreview(
+                self.session,
+                self.projection,
+                total,
+                lambda ce, i, m: tokens.get((m.source_id, ce.edit_id, i), m),
             )
-            self._cut = (self.projection, ids)
-        return ids
-
-    def _count(self, ce: ContextEntry, position: int, m: ProjectedMessage) -> int:
-        """Tokens of a message as the panel counts it (a draft's edit is counted, not cached)."""
-        if ce.edit_id == DRAFT_ID:
-            return estimate_message(m.message)
-        return self._tokens.get((m.source_id, ce.edit_id, position), m)
+            self._preview = preview
+        return preview
 
     def edit_change(self, action: str, target_id: str, text: str | None = None) -> Change | str:
-        """What ``action`` (hide, replace, restore, pin, unpin) on ``target_id`` would change in the
-        next request: the real projection of the session plus a draft of the entry the action
-        would append, which is never written. A string says why there is no figure."""
-        session = self.session
-        entry = self.index.by_id.get(target_id)
-        if session is None or entry is None:
-            return f"no entry {target_id}"
-        panel = self._main_panel()
-        model = panel.model if panel is not None else None
-        if model is None or model.projection is not self.projection:
-            return "counting the context…"
-        if action in ("hide", "replace", "restore"):
-            if not is_editable(entry):
-                what = f"{entry.type} ({entry.role})" if entry.role else entry.type
-                return f"a {what} entry has no model content"
-            if not self._on_active_path(target_id):
-                return "not on the active branch (the next request is built from that one)"
-            if action == "hide":
-                fields = hide_fields(entry)
-            elif action == "restore":
-                fields = restore_fields(entry)
-            else:
-                fields = replace_fields(entry, text or "")
-        else:
-            if target_id not in self._cut_ids():
-                # pins are read only for what a compaction cuts: elsewhere a pin changes nothing
-                # in the request (and the full projection a pin needs would be spent for nothing)
-                return Change(model.total, model.total)
-            fields = pin_fields(target_id, action == "pin")
-        if self.index.leaf_id != self.projection.leaf_id:
-            # entries arrived (a reply is streaming) and the view has not caught up: a draft would
-            # hang below the new leaf, not below the projection it is compared with
-            return "the session is changing; the figures follow when the view catches up"
-        try:
-            draft = session.draft(fields)
-        except (ValueError, StoreError) as e:
-            return str(e)
-        after = hypothetical(self.projection, draft)
-        return compare(self.projection, after, model.total, self._count)
-
-    def _tokens_now(self, target_id: str) -> int:
-        """What ``target_id`` costs in the next request now (0 if it is not in view)."""
-        for ce in self.projection.entries:
-            if ce.entry.id == target_id and ce.messages:
-                return sum(self._count(ce, i, m) for i, m in enumerate(ce.messages))
-        return 0
+        """What ``action`` on ``target_id`` would change in the next request (see EditPreview)."""
+        preview = self.edit_preview()
+        return preview.change(action, target_id, text) if preview is not None else f"no entry {target_id}"
 
     def edit_preview_lines(self, target_id: str) -> list[str]:
-        """One line per action on ``target_id``, in figures (the panel shows them)."""
-        lines: list[str] = []
-        entry = self.index.get(target_id)
-        if self.session is not None and self.session.read_only:
-            lines.append("read-only session: the actions are refused; what they would do:")
-        hide = self.edit_change("hide", target_id)
-        if isinstance(hide, str):
-            lines.append(f"hide / replace / restore {target_id}: {hide}")
-        else:
-            lines.append(hide.describe("hide", target_id))
-            now = self._tokens_now(target_id)
-            lines.append(
-                f"replace {target_id}: {f'{now:,} tokens now' if now else 'not in view now'} "
-                "(the editor counts as you type)"
-            )
-            restore = self.edit_change("restore", target_id)
-            lines.append(restore.describe("restore", target_id) if isinstance(restore, Change) else restore)
-        action = "unpin" if self.index.is_pinned(target_id) else "pin"
-        pin = self.edit_change(action, target_id)
-        if isinstance(pin, str):
-            lines.append(f"{action} {target_id}: {pin}")
-        else:
-            line = pin.describe(action, target_id)
-            if pin.unchanged and self.projection.compaction_id is None and entry.type != "compaction":
-                line += " (pins act at compaction)"
-            lines.append(line)
-        return lines
+        preview = self.edit_preview()
+        return preview.lines(target_id) if preview is not None else []
 
     def replace_count(self, target_id: str, text: str) -> str:
-        """The editor's live line: the replacement's tokens against what the entry costs now, and
-        the context total before → after."""
-        change = self.edit_change("replace", target_id, text)
-        if isinstance(change, str):
-            return change
-        now = self._tokens_now(target_id)
-        line = (
-            f"replacement {now + change.delta:,} tokens (now {now:,}, {signed(change.delta)}) · "
-            f"context {change.tokens_before:,} → {change.tokens_after:,}"
-        )
-        return "; ".join([line, *change.notes(target_id)])
+        preview = self.edit_preview()
+        return preview.replace_count(target_id, text) if preview is not None else COUNTING
 
     # -- selection ----------------------------------------------------------------
 
@@ -580,413 +477,59 @@ class AgentTuiApp(App[None]):
 
     @on(SessionTree.BranchRequested)
     async def _branch_requested(self, event: SessionTree.BranchRequested) -> None:
-        await self.branch_to(event.entry_id)
-
-    def _target(self, entry_id: str | None = None) -> str | None:
-        target = entry_id or self.selected_id or self.session_tree.cursor_entry_id
-        if target is None:
-            self.notify("Select an entry in the tree first (F1, then the arrow keys).", severity="warning")
-            return None
-        if target not in self.index:
-            self.notify(f"no entry with id {target!r}", severity="error")
-            return None
-        return target
-
-    def _can_append(self) -> bool:
-        if self.busy:
-            self.notify("A reply is streaming: wait for it or press Esc to stop it.", severity="warning")
-            return False
-        return True
+        await self.actions.branch_to(event.entry_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
             return True
         return len(self.screen_stack) <= 1 or action in ("quit", "command_palette")
 
-    # -- actions: each appends through the store, then refreshes --------------------
-
-    async def _append(self, fn: Callable[[Session], object], cursor: str | None = None) -> bool:
-        if not self._can_append():
-            return False
-        try:
-            fn(self.ensure_session())
-        except StoreError as e:
-            self.notify(str(e), severity="error")
-            return False
-        await self.refresh_views(cursor)
-        return True
+    # -- actions (keys and the palette): the controller does the work ---------------------
 
     async def branch_to(self, entry_id: str) -> None:
-        """Continue from ``entry_id``; on a past user message, its text goes to the composer and the
-        conversation continues from its parent (so sending makes a sibling of it)."""
-        if not self._can_append():
-            return
-        entry = self.index.get(entry_id)
-        target = entry_id
-        if entry.type == "message" and entry.role == "user":
-            self.composer.set_text(content_text((entry.message or {}).get("content")))
-            if entry.parent_id is None:
-                self.notify(
-                    "That is the session's first entry: nothing comes before it. "
-                    "Its text is in the composer; Ctrl+N starts a new session."
-                )
-                self.composer.focus()
-                return
-            target = entry.parent_id
-            self.set_focus(self.composer)
-        if target == self.index.leaf_id:
-            self.notify("Already there: the next message continues from this entry.")
-            return
-        summarize = self._branch_summarizer(target)
-        if summarize is not None:
-
-            async def chosen(value: str | None) -> None:
-                if value == "summarize":
-                    self.busy = True
-                    self.run_events(summarize(target))
-                elif value == "move":
-                    await self._move_to(target)
-
-            self.push_screen(
-                ChoiceScreen(
-                    "Leave a summary of the branch you are leaving?",
-                    [
-                        ("summarize", "Summarize it: the model writes a branch_summary here"),
-                        ("move", "Just move"),
-                    ],
-                    "summarize",
-                ),
-                chosen,
-            )
-            return
-        await self._move_to(target)
-
-    async def _move_to(self, target: str) -> None:
-        if await self._append(lambda s: s.branch(target), cursor=None):
-            self.selected_id = target
-            await self.refresh_views(target)
-            self.notify(f"Continuing from {target}.")
-
-    def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
-        """The agent's branch-summary call when branch summaries are on (``[compaction]
-        summarize_branches``) and moving to ``target`` leaves messages behind; else None."""
-        wanted = self.config.summarize_branches
-        if wanted is None and self.config.agent_factory is None:
-            try:
-                wanted = bool(load_agent_config(self.config.model).compaction.summarize_branches)
-            except (AgentUnavailable, AttributeError):
-                wanted = False
-        if not wanted or self.session is None:
-            return None
-        from agent_tui.agent.compaction import abandoned_entries
-
-        if not any(e.type == "message" for e in abandoned_entries(self.session, target)):
-            return None
-        try:
-            turns = self._turns()
-        except AgentUnavailable:
-            return None
-        method = getattr(turns, "branch_with_summary", None)
-        return method if callable(method) else None
+        await self.actions.branch_to(entry_id)
 
     async def action_hide(self, entry_id: str | None = None) -> None:
-        target = self._target(entry_id)
-        if target is not None and await self._append(lambda s: s.hide(target), target):
-            self.notify(f"Hid {target} from the model.")
+        await self.actions.hide(entry_id)
 
     async def action_restore(self, entry_id: str | None = None) -> None:
-        target = self._target(entry_id)
-        if target is not None and await self._append(lambda s: s.restore(target), target):
-            self.notify(f"Restored {target}.")
+        await self.actions.restore(entry_id)
 
     async def action_pin(self, entry_id: str | None = None, pinned: bool | None = None) -> None:
-        target = self._target(entry_id)
-        if target is None:
-            return
-        value = (not self.index.is_pinned(target)) if pinned is None else pinned
-        if await self._append(lambda s: s.pin(target, value), target):
-            self.notify(f"{'Pinned' if value else 'Unpinned'} {target}.")
-
-    def current_text(self, entry_id: str) -> str:
-        """What the model sees of ``entry_id`` now (its replacement if replaced), as text."""
-        for ce in self.projection.entries:
-            if ce.entry.id == entry_id and ce.messages:
-                return content_text(ce.messages[-1].message.get("content"))
-        entry = self.index.get(entry_id)
-        if entry.type == "message":
-            return content_text((entry.message or {}).get("content"))
-        return content_text(entry.data.get("content"))
+        await self.actions.pin(entry_id, pinned)
 
     def action_replace(self, entry_id: str | None = None, text: str | None = None) -> None:
-        target = self._target(entry_id)
-        if target is None or not self._can_append():
-            return
-
-        async def done(value: str | None) -> None:
-            if value is None:
-                return
-            if await self._append(lambda s: s.replace(target, value), target):
-                self.notify(f"Replaced the content of {target}.")
-
-        if text is not None:
-            self.run_worker(done(text), exit_on_error=False)
-            return
-        self.push_screen(
-            EditorScreen(
-                f"Replace what the model sees of {target}",
-                self.current_text(target),
-                counter=lambda value: self.replace_count(target, value),
-            ),
-            done,
-        )
+        self.actions.replace(entry_id, text)
 
     def action_label(self, entry_id: str | None = None, name: str | None = None) -> None:
-        target = self._target(entry_id)
-        if target is None:
-            return
-
-        async def done(value: str | None) -> None:
-            if value is None:
-                return
-            if await self._append(lambda s: s.label(target, value.strip() or None), target):
-                self.notify(
-                    f"Labelled {target}: {value.strip()}"
-                    if value.strip()
-                    else f"Cleared the label of {target}."
-                )
-
-        if name is not None:
-            self.run_worker(done(name), exit_on_error=False)
-            return
-        self.push_screen(
-            PromptScreen(
-                f"Label {target}", self.index.labels.get(target, ""), hint="An empty label clears it."
-            ),
-            done,
-        )
+        self.actions.label(entry_id, name)
 
     def action_rename(self, name: str | None = None) -> None:
-        async def done(value: str | None) -> None:
-            if value is None or not value.strip():
-                return
-            if await self._append(lambda s: s.rename(value)):
-                self.notify(f"Renamed the session: {value.strip()}")
-
-        if name is not None:
-            self.run_worker(done(name), exit_on_error=False)
-            return
-        self.push_screen(PromptScreen("Rename the session", self.index.name or ""), done)
-
-    def _new_session_path(self) -> Path:
-        from agent_tui.store.entries import now_iso
-
-        return self.config.session_dir / session_file_name(str(uuid.uuid4()), now_iso())
+        self.actions.rename(name)
 
     async def action_fork(self, entry_id: str | None = None) -> None:
-        """A new session file holding the path to the selected entry (or the leaf); then open it."""
-        if self.session is None or not self.index.leaf_id:
-            self.notify("Nothing to fork yet.", severity="warning")
-            return
-        if not self._can_append():
-            return
-        target = entry_id or self.session_tree.cursor_entry_id or self.index.leaf_id
-        out = self._new_session_path()
-        make_private_dirs(out.parent)
-        try:
-            self.session.fork(target, out)
-        except StoreError as e:
-            self.notify(str(e), severity="error")
-            return
-        if self.open_session(out):
-            await self.refresh_views()
-            self.notify(f"Forked at {target} into {out}.")
+        await self.actions.fork(entry_id)
 
     def action_export(self, path: str | None = None) -> None:
-        """Export the active branch: HTML, Markdown or JSONL, by the file's extension."""
-        if self.session is None or not self.index.leaf_id:
-            self.notify("Nothing to export yet.", severity="warning")
-            return
-        stem = "".join(
-            c if c.isalnum() or c in "-_" else "-" for c in (self.index.name or self.session.path.stem)
-        )
-        default = str(self.config.cwd / f"{stem[:60]}.html")
-
-        async def done(value: str | None) -> None:
-            if not value or self.session is None:
-                return
-            out = Path(value).expanduser()
-            if not out.is_absolute():
-                out = self.config.cwd / out
-            fmt = {".md": "md", ".jsonl": "jsonl"}.get(out.suffix.lower(), "html")
-            try:
-                export_session(self.session, out, fmt)
-            except (StoreError, OSError) as e:
-                self.notify(f"export failed: {e}", severity="error")
-                return
-            self.notify(f"Exported the active branch ({fmt}) to {out}.", timeout=8)
-
-        if path is not None:
-            self.run_worker(done(path), exit_on_error=False)
-            return
-        self.push_screen(
-            PromptScreen(
-                "Export the active branch to",
-                default,
-                hint="The extension picks the format: .html, .md or .jsonl. The file must not exist yet.",
-            ),
-            done,
-        )
+        self.actions.export(path)
 
     def action_resume(self) -> None:
-        library = Library([self.config.session_dir], db_path=self.config.search_index)
-
-        async def done(path: str | None) -> None:
-            if path is None:
-                return
-            if self.session is not None and Path(path) == self.session.path:
-                return
-            if self.busy:
-                self.notify("A reply is streaming: stop it first (Esc).", severity="warning")
-                return
-            if self.open_session(Path(path)):
-                await self.refresh_views()
-                self.notify(f"Opened {path}.")
-
-        self.push_screen(SessionPicker(library), done)
+        self.actions.resume()
 
     async def action_new_session(self) -> None:
-        if not self._can_append():
-            return
-        self._set_session(None)
-        self.composer.set_text("")
-        await self.refresh_views()
-        self.notify("New session: the file is created when you send or act.")
+        await self.actions.new_session()
 
     def action_model(self, spec: str | None = None) -> None:
-        current = self.projection.model or {}
-        provider = current.get("provider") or self.config.model.provider
-
-        async def done(value: str | None) -> None:
-            if not value:
-                return
-            prov, _, model_id = value.partition("/")
-            if not model_id:
-                prov, model_id = (MODELS[value].provider if value in MODELS else provider or "openai"), value
-            if await self._append(
-                lambda s: s.append({"type": "model_change", "provider": prov, "modelId": model_id})
-            ):
-                self.config.model.provider = prov
-                self.config.model.model = model_id
-                self.turns = None
-                self.notify(f"Model: {prov}/{model_id}")
-
-        if spec is not None:
-            self.run_worker(done(spec), exit_on_error=False)
-            return
-        choices = [
-            (f"{m.provider}/{m.id}", f"{m.provider}/{m.id}  ({m.context_window:,} tokens)")
-            for m in MODELS.values()
-        ]
-        if self.config.model.model and not any(c[0].endswith("/" + self.config.model.model) for c in choices):
-            mine = f"{self.config.model.provider or 'openai'}/{self.config.model.model}"
-            choices.insert(0, (mine, mine))
-        now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
-        self.push_screen(ChoiceScreen("Switch model", choices, now), done)
+        self.actions.model(spec)
 
     def action_thinking(self, level: str | None = None) -> None:
-        async def done(value: str | None) -> None:
-            if not value:
-                return
-            if value not in THINKING_LEVELS:
-                self.notify(f"thinking level must be one of {', '.join(THINKING_LEVELS)}", severity="error")
-                return
-            if await self._append(
-                lambda s: s.append({"type": "thinking_level_change", "thinkingLevel": value})
-            ):
-                if self.config.model.thinking is not None:  # a --thinking flag must not undo this choice
-                    self.config.model.thinking = value
-                    self.turns = None
-                self.notify(f"Thinking level: {value}")
-
-        if level is not None:
-            self.run_worker(done(level), exit_on_error=False)
-            return
-        choices = [(level, level) for level in THINKING_LEVELS]
-        self.push_screen(ChoiceScreen("Thinking level", choices, self.projection.thinking_level), done)
+        self.actions.thinking(level)
 
     def action_compact(self, focus: str | None = None) -> None:
-        """Fold older history into a summary (the model writes it), optionally with focus instructions."""
-        if not self._can_append():
-            return
-        if focus is None and not self._compact_prompted:
-            self._compact_prompted = True
-            preview = self._compaction_preview()
-
-            def done(value: str | None) -> None:
-                self._compact_prompted = False
-                self.panel.preview_fold(set())
-                if value is not None:
-                    self.action_compact(value)
-
-            self.push_screen(
-                PromptScreen(
-                    "Compact the context",
-                    "",
-                    "optional focus, e.g. keep the parser details",
-                    hint=preview + "\nEnter compacts (with the focus text, if any) · Escape cancels",
-                ),
-                done,
-            )
-            return
-        try:
-            turns = self._turns()
-        except AgentUnavailable as e:
-            self.notify(str(e), title="cannot compact", severity="warning", timeout=10)
-            return
-        compact = getattr(turns, "compact", None)
-        if compact is None:
-            self.notify("This agent cannot compact.", severity="warning")
-            return
-        self.busy = True
-        self.run_events(compact((focus or "").strip() or None))
-
-    _compact_prompted = False
-
-    def _compaction_preview(self) -> str:
-        """What a compaction would do now (the panel marks the rows it would fold)."""
-        if self.session is None:
-            return "Nothing to compact yet."
-        from agent_tui.agent.compaction import estimated_after, preview
-        from agent_tui.projection.compaction import CompactionSettings
-
-        settings = CompactionSettings()
-        with contextlib.suppress(AgentUnavailable):
-            turns = self._turns()  # the agent's settings for its model (config file, per model)
-            get = getattr(getattr(turns, "config", None), "compaction_settings", None)
-            if callable(get):
-                settings = get(getattr(turns, "model", None))
-        plan = preview(self.session, settings)
-        if plan is None:
-            return "Nothing to compact: the branch is short or was just compacted."
-        self.panel.preview_fold(set(plan.summarized_entry_ids))
-        return (
-            f"Folds {len(plan.summarized_entry_ids)} entries into a summary and keeps "
-            f"{len(plan.kept_entry_ids)} ({plan.kept_tokens:,} tokens): about "
-            f"{plan.tokens_before:,} → {estimated_after(plan):,} tokens (marked in the panel)."
-        )
+        self.actions.compact(focus)
 
     async def action_uncompact(self) -> None:
-        """Continue from the entry before the latest compaction (one appended leaf move)."""
-        from agent_tui.agent.compaction import CompactionError, undo_compaction
-
-        def undo(session: Session) -> None:
-            try:
-                undo_compaction(session)
-            except CompactionError as e:
-                raise StoreError(str(e)) from e
-
-        if await self._append(undo):
-            self.notify("Continuing from before the latest compaction.")
+        await self.actions.uncompact()
 
     # Focus at once (``Widget.focus`` is deferred, so keys typed right after would go elsewhere).
 
@@ -1020,7 +563,8 @@ class AgentTuiApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for command in COMMANDS:
-            yield SystemCommand(command.title, command.help, self._palette_callback(command))
+            if command.name != "quit":  # Textual's own Quit is in the palette
+                yield SystemCommand(command.title, command.help, self._palette_callback(command))
 
     def _palette_callback(self, command: SlashCommand) -> Callable[[], Any]:
         async def run() -> None:
@@ -1029,63 +573,21 @@ class AgentTuiApp(App[None]):
         return run
 
     async def run_slash(self, name: str, arg: str) -> None:
-        arg = arg.strip()
-        first, _, rest = arg.partition(" ")
-        entry = first if first in self.index else None
-        rest_if_entry = rest.strip() if entry else arg
-        if name == "branch":
-            target = self._target(first or None)
-            if target is not None:
-                await self.branch_to(target)
-        elif name == "hide":
-            await self.action_hide(entry)
-        elif name == "restore":
-            await self.action_restore(entry)
-        elif name == "pin":
-            await self.action_pin(entry, True)
-        elif name == "unpin":
-            await self.action_pin(entry, False)
-        elif name == "replace":
-            self.action_replace(entry, rest_if_entry or None)
-        elif name == "label":
-            self.action_label(entry, rest_if_entry if arg else None)
-        elif name == "rename":
-            self.action_rename(arg or None)
-        elif name == "fork":
-            await self.action_fork(entry)
-        elif name == "export":
-            self.action_export(arg or None)
-        elif name == "resume":
-            self.action_resume()
-        elif name == "new":
-            await self.action_new_session()
-        elif name == "model":
-            self.action_model(arg or None)
-        elif name == "thinking":
-            self.action_thinking(arg or None)
-        elif name == "compact":
-            self.action_compact(arg or None)
-        elif name == "uncompact":
-            await self.action_uncompact()
-        elif name == "theme":
-            if arg:
-                if arg in self.available_themes:
-                    self.theme = arg
-                else:
-                    self.notify(
-                        f"no theme {arg!r}: {', '.join(sorted(self.available_themes))}", severity="error"
-                    )
-            else:
-                self.action_change_theme()
-        elif name == "help":
-            self.notify(
-                "Commands: " + " ".join(f"/{c.name}" for c in COMMANDS) + " · Ctrl+P opens the palette",
-                timeout=10,
-            )
-        elif name == "quit":
-            self.exit()
-        else:
+        command = BY_NAME.get(name)
+        if command is None:
             self.notify(f"unknown command /{name} (try /help)", severity="error")
+            return
+        result = command.run(self.actions, SlashArgs.parse(arg, self.index))
+        if inspect.isawaitable(result):
+            await result
+
+    def show_help(self) -> None:
+        self.notify(
+            "Commands: "
+            + " ".join(f"/{c.name}" for c in COMMANDS if c.name != "quit")
+            + " · Ctrl+P opens the palette",
+            timeout=10,
+        )
 
     # -- sending ------------------------------------------------------------------
 
@@ -1100,13 +602,13 @@ class AgentTuiApp(App[None]):
         await self.send(text.removeprefix("/") if text.startswith("//") else text)
 
     async def send(self, text: str) -> None:
-        if not self._can_append():
+        if not self.actions.can_append():
             return
         if self.session is not None and self.session.read_only:
             self.notify(self.session.read_only_reason or "read-only session", severity="error")
             return
         try:
-            turns = self._turns()
+            turns = self.turns_for_session()
         except AgentUnavailable as e:
             self.set_notice(str(e))
             self.notify(str(e), title="cannot send", severity="warning", timeout=10)
@@ -1116,7 +618,7 @@ class AgentTuiApp(App[None]):
         self.busy = True
         self.run_events(turns.run(text))
 
-    def _turns(self) -> Turns:
+    def turns_for_session(self) -> Turns:
         """The agent for the current session (built on first use; raises AgentUnavailable)."""
         if self.session is None and self.config.agent_factory is None:
             problem = model_problem(self.config.model)  # no model: do not leave an empty session file
@@ -1131,63 +633,7 @@ class AgentTuiApp(App[None]):
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
     async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
         """Show a turn's (or a compaction's) events as they come; the store has the entries."""
-        reply = None
-        try:
-            async for event in events:
-                if isinstance(
-                    event, TextDelta | ThinkingDelta | ToolStarted | ToolFinished | ToolCallStreaming
-                ):
-                    if reply is None:
-                        reply = await self.chat.start_reply()
-                    if isinstance(event, TextDelta):
-                        reply.add_text(event.text)
-                    elif isinstance(event, ThinkingDelta):
-                        reply.add_thinking(event.text)
-                    elif isinstance(event, ToolCallStreaming):
-                        reply.tool_streaming(event.call_id, event.name)
-                    elif isinstance(event, ToolStarted):
-                        reply.tool_started(event.call_id, event.name, event.arguments)
-                    else:
-                        reply.tool_finished(event.call_id, event.name, event.is_error)
-                elif isinstance(event, EntryAppended):
-                    if reply is not None:
-                        await reply.finish()
-                    reply = None
-                    await self.refresh_views(self.index.leaf_id)
-                elif isinstance(event, Retrying):
-                    self.notify(
-                        f"Retrying (attempt {event.attempt}) in {event.delay:.1f}s: {event.reason}",
-                        severity="warning",
-                    )
-                elif isinstance(event, CompactionStarted):
-                    self.set_notice(f"Compacting ({event.reason}, {event.tokens_before:,} tokens)…")
-                elif isinstance(event, CompactionFinished):
-                    self.set_notice("")
-                    self.notify(
-                        f"Compacted: {event.tokens_before:,} → about {event.tokens_after:,} tokens.",
-                        title="compact",
-                    )
-                elif isinstance(event, CompactionFailed):
-                    self.last_error = event.message
-                    self.set_notice(f"compaction failed: {event.message}")
-                    self.notify(event.message, title="compaction failed", severity="error", timeout=10)
-                elif isinstance(event, TurnError):
-                    self.last_error = event.message
-                    self.notify(event.message, title="error", severity="error", timeout=10)
-                    self.set_notice(f"error: {event.message}")
-        except Exception as e:
-            self.last_error = f"{type(e).__name__}: {e}"
-            self.notify(self.last_error, title="error", severity="error", timeout=10)
-            self.set_notice(f"error: {self.last_error}")
-        finally:
-            if reply is not None:
-                await reply.finish()
-            self.busy = False
-            changed = self._refreshed != (len(self.index), self.index.leaf_id)
-            if changed or self.chat.streaming is not None:
-                await self.refresh_views(self.index.leaf_id)
-            else:
-                self._update_status()
+        await show_events(self, events)
 
     async def approve(self, request: Any) -> str:
         """Ask about one gated tool call (a modal); answers allow-once, allow-session or deny.
@@ -1225,16 +671,6 @@ class AgentTuiApp(App[None]):
         self.notify("Stopping the reply…")
 
 
-def export_session(session: Session, out: Path, fmt: str) -> None:
-    """Write the active branch to ``out`` (never over an existing file)."""
-    try:
-        from agent_tui.library.export import export_bytes, write_new_file
-    except ImportError:  # an agent-tui without the library: JSONL through fork
-        session.fork(None, out)
-        return
-    write_new_file(out, export_bytes(session.index, fmt, source=session.path))
-
-
 def default_config(cwd: Path, session_dir: Path | None = None) -> TuiConfig:
     from agent_tui.store.paths import session_dir_for
 
@@ -1245,4 +681,12 @@ def default_config(cwd: Path, session_dir: Path | None = None) -> TuiConfig:
     )
 
 
-__all__ = ["CONFIGURE_HINT", "AgentTuiApp", "TuiConfig", "create_app", "default_config"]
+__all__ = [
+    "CONFIGURE_HINT",
+    "THINKING_LEVELS",
+    "AgentTuiApp",
+    "TuiConfig",
+    "create_app",
+    "default_config",
+    "export_session",
+]

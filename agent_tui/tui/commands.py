@@ -1,8 +1,37 @@
-"""The actions as slash commands and command-palette entries (one table for both)."""
+"""The slash commands: one table for the composer's ``/name``, the command palette and the help screen.
+
+Each :class:`SlashCommand` carries its handler, so running ``/name args`` is a
+lookup in :data:`BY_NAME` and the help screen lists the same rows.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.store.index import SessionIndex
+    from agent_tui.tui.session_actions import SessionActions
+
+
+@dataclass(frozen=True, slots=True)
+class SlashArgs:
+    """A command's argument: the whole text, and split as ``[ID] REST`` when it starts with an entry id."""
+
+    text: str
+    entry: str | None  # the first word, if it is an entry id of the session
+    rest: str  # what follows the entry id (the whole text when there is none)
+
+    @classmethod
+    def parse(cls, arg: str, index: SessionIndex) -> SlashArgs:
+        text = arg.strip()
+        first, _, rest = text.partition(" ")
+        entry = first if first and first in index else None
+        return cls(text, entry, rest.strip() if entry else text)
+
+
+Handler = Callable[["SessionActions", SlashArgs], "Awaitable[None] | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -11,6 +40,23 @@ class SlashCommand:
     usage: str
     title: str
     help: str
+    run: Handler
+
+
+async def _branch(actions: SessionActions, args: SlashArgs) -> None:
+    target = actions.target(args.text.partition(" ")[0] or None)
+    if target is not None:
+        await actions.branch_to(target)
+
+
+def _theme(actions: SessionActions, args: SlashArgs) -> None:
+    app = actions.app
+    if not args.text:
+        app.action_change_theme()
+    elif args.text in app.available_themes:
+        app.theme = args.text
+    else:
+        actions.notify(f"no theme {args.text!r}: {', '.join(sorted(app.available_themes))}", severity="error")
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -19,35 +65,118 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "/branch ID",
         "Branch: continue from the selected entry",
         "The next message continues from it",
+        _branch,
     ),
-    SlashCommand("compact", "/compact [FOCUS]", "Compact the context", "Fold older history into a summary"),
     SlashCommand(
-        "uncompact", "/uncompact", "Undo the latest compaction", "Continue from the entry before it"
+        "compact",
+        "/compact [FOCUS]",
+        "Compact the context",
+        "Fold older history into a summary",
+        lambda a, x: a.compact(x.text or None),
     ),
-    SlashCommand("hide", "/hide [ID]", "Hide the selected entry", "Remove it from the model's view"),
     SlashCommand(
-        "replace", "/replace [ID] [TEXT]", "Replace the selected entry", "Edit what the model sees of it"
+        "uncompact",
+        "/uncompact",
+        "Undo the latest compaction",
+        "Continue from the entry before it",
+        lambda a, x: a.uncompact(),
     ),
-    SlashCommand("restore", "/restore [ID]", "Restore the selected entry", "Undo a hide or replace"),
-    SlashCommand("pin", "/pin [ID]", "Pin the selected entry", "Keep it verbatim through compaction"),
-    SlashCommand("unpin", "/unpin [ID]", "Unpin the selected entry", "Let compaction summarize it again"),
-    SlashCommand("label", "/label [ID] [NAME]", "Label the selected entry", "An empty label clears it"),
-    SlashCommand("rename", "/rename NAME", "Rename the session", "Name shown in the picker"),
     SlashCommand(
-        "fork", "/fork [ID]", "Fork into a new session file", "A new file with the path to the entry"
+        "hide",
+        "/hide [ID]",
+        "Hide the selected entry",
+        "Remove it from the model's view",
+        lambda a, x: a.hide(x.entry),
     ),
-    SlashCommand("export", "/export [PATH]", "Export the active branch", "As a standalone JSONL session"),
-    SlashCommand("resume", "/resume", "Resume a session", "Pick a session of this folder"),
-    SlashCommand("new", "/new", "New session", "Start an empty session"),
-    SlashCommand("model", "/model [PROVIDER/MODEL]", "Switch model", "Appends a model_change entry"),
-    SlashCommand("thinking", "/thinking [LEVEL]", "Thinking level", "off, minimal, low, medium, high, xhigh"),
-    SlashCommand("theme", "/theme [NAME]", "Switch theme", "Saved in the config file"),
     SlashCommand(
-        "help", "/help", "Help: list the slash commands", "Every action is also a key and a command"
+        "replace",
+        "/replace [ID] [TEXT]",
+        "Replace the selected entry",
+        "Edit what the model sees of it",
+        lambda a, x: a.replace(x.entry, x.rest or None),
+    ),
+    SlashCommand(
+        "restore",
+        "/restore [ID]",
+        "Restore the selected entry",
+        "Undo a hide or replace",
+        lambda a, x: a.restore(x.entry),
+    ),
+    SlashCommand(
+        "pin",
+        "/pin [ID]",
+        "Pin the selected entry",
+        "Keep it verbatim through compaction",
+        lambda a, x: a.pin(x.entry, True),
+    ),
+    SlashCommand(
+        "unpin",
+        "/unpin [ID]",
+        "Unpin the selected entry",
+        "Let compaction summarize it again",
+        lambda a, x: a.pin(x.entry, False),
+    ),
+    SlashCommand(
+        "label",
+        "/label [ID] [NAME]",
+        "Label the selected entry",
+        "An empty label clears it",
+        lambda a, x: a.label(x.entry, x.rest if x.text else None),
+    ),
+    SlashCommand(
+        "rename",
+        "/rename NAME",
+        "Rename the session",
+        "Name shown in the picker",
+        lambda a, x: a.rename(x.text or None),
+    ),
+    SlashCommand(
+        "fork",
+        "/fork [ID]",
+        "Fork into a new session file",
+        "A new file with the path to the entry",
+        lambda a, x: a.fork(x.entry),
+    ),
+    SlashCommand(
+        "export",
+        "/export [PATH]",
+        "Export the active branch",
+        "As HTML, Markdown or JSONL, by the extension",
+        lambda a, x: a.export(x.text or None),
+    ),
+    SlashCommand(
+        "resume", "/resume", "Resume a session", "Pick a session of this folder", lambda a, x: a.resume()
+    ),
+    SlashCommand("new", "/new", "New session", "Start an empty session", lambda a, x: a.new_session()),
+    SlashCommand(
+        "model",
+        "/model [PROVIDER/MODEL]",
+        "Switch model",
+        "Appends a model_change entry",
+        lambda a, x: a.model(x.text or None),
+    ),
+    SlashCommand(
+        "thinking",
+        "/thinking [LEVEL]",
+        "Thinking level",
+        "off, minimal, low, medium, high, xhigh",
+        lambda a, x: a.thinking(x.text or None),
+    ),
+    SlashCommand("theme", "/theme [NAME]", "Switch theme", "Saved in the config file", _theme),
+    SlashCommand(
+        "help",
+        "/help",
+        "Help: list the slash commands",
+        "Every action is also a key and a command",
+        lambda a, x: a.app.show_help(),
+    ),
+    SlashCommand(
+        "quit", "/quit", "Quit", "Leave agent-tui (the session is already saved)", lambda a, x: a.app.exit()
     ),
 )
 
-NAMES = frozenset(c.name for c in COMMANDS) | {"quit"}
+BY_NAME: dict[str, SlashCommand] = {c.name: c for c in COMMANDS}
+NAMES = frozenset(BY_NAME)
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:

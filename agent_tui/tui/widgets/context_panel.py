@@ -10,7 +10,7 @@ meter. Rows live in an ``OptionList``, which stays fast with 20,000 of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -170,7 +170,15 @@ def meter(total: int, window: int, width: int = METER_WIDTH) -> str:
 class ContextPanel(Vertical):
     """The model's view of the active branch; the app calls :meth:`show` after every change."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        f"context-panel--{c}" for c in ("accent", "warning", "error", "success")
+    }
+
     DEFAULT_CSS = """
+    ContextPanel > .context-panel--accent { color: $accent; }
+    ContextPanel > .context-panel--warning { color: $warning; }
+    ContextPanel > .context-panel--error { color: $error; }
+    ContextPanel > .context-panel--success { color: $success; }
     ContextPanel { height: 1fr; }
     ContextPanel > #context-summary { height: auto; padding: 0 1; }
     ContextPanel > RowList { height: 1fr; }
@@ -228,8 +236,8 @@ class ContextPanel(Vertical):
         self.rows_list.set_rows(0, lambda i: Text(""))
 
     def _colour(self, name: str) -> Style:
-        value = getattr(self.app.current_theme, name, None)
-        return Style(color=str(value)) if value else Style()
+        """The colour of the ``context-panel--NAME`` component class (the theme's, through the CSS)."""
+        return self.get_component_rich_style(f"context-panel--{name}", partial=True)
 
     def show_edit_preview(self, title: str, lines: list[str]) -> None:
         """What hide / replace / restore / pin would do to the selected entry (no lines: hidden)."""

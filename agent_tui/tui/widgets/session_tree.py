@@ -102,8 +102,18 @@ class TreeState:
 class SessionTree(Tree[TreeItem]):
     """The whole session tree; Enter (or a click) on an entry continues from it."""
 
+    #: The label colours, one per theme colour the labels use (``_colour("accent")``).
+    COLOURS: ClassVar[tuple[str, ...]] = ("primary", "secondary", "accent", "warning", "error", "success")
+    COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {f"session-tree--{c}" for c in COLOURS}
+
     DEFAULT_CSS = """
     SessionTree { scrollbar-size-vertical: 1; overflow-x: hidden; }
+    SessionTree > .session-tree--primary { color: $primary; }
+    SessionTree > .session-tree--secondary { color: $secondary; }
+    SessionTree > .session-tree--accent { color: $accent; }
+    SessionTree > .session-tree--warning { color: $warning; }
+    SessionTree > .session-tree--error { color: $error; }
+    SessionTree > .session-tree--success { color: $success; }
     """
 
     BINDINGS = [  # noqa: RUF012 - Textual's convention
@@ -336,9 +346,10 @@ class SessionTree(Tree[TreeItem]):
         return Text.assemble(("  ", base_style), text)
 
     def _colour(self, name: str) -> Style:
-        theme = self.app.current_theme if self.is_mounted else None
-        value = getattr(theme, name, None) if theme is not None else None
-        return Style(color=str(value)) if value else Style()
+        """The colour of the ``session-tree--NAME`` component class (the theme's, through the CSS)."""
+        if not self.is_mounted:
+            return Style()
+        return self.get_component_rich_style(f"session-tree--{name}", partial=True)
 
     def _label(self, item: TreeItem) -> Text:
         state = self._state

@@ -1,0 +1,102 @@
+"""A turn's (or a compaction's) agent events, shown as they come: one ``match`` per event type.
+
+The store already holds the entries; the events only drive what is on screen
+meanwhile: the streaming reply, the notices, and a redraw after each appended
+entry. :func:`show_events` is run by the app's ``run_events`` worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from agent_tui.agent.events import (
+    AgentEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    EntryAppended,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStreaming,
+    ToolFinished,
+    ToolStarted,
+    TurnError,
+)
+
+if TYPE_CHECKING:
+    from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.widgets.streaming_reply import StreamingReply
+
+
+class EventView:
+    """Applies events to the app; holds the reply being streamed, if any."""
+
+    def __init__(self, app: AgentTuiApp) -> None:
+        self.app = app
+        self.reply: StreamingReply | None = None
+
+    async def _reply(self) -> StreamingReply:
+        if self.reply is None:
+            self.reply = await self.app.chat.start_reply()
+        return self.reply
+
+    async def finish_reply(self) -> None:
+        if self.reply is not None:
+            reply, self.reply = self.reply, None
+            await reply.finish()
+
+    def error(self, message: str, title: str = "error", notice: str = "error") -> None:
+        app = self.app
+        app.last_error = message
+        app.notify(message, title=title, severity="error", timeout=10)
+        app.set_notice(f"{notice}: {message}")
+
+    async def show(self, event: AgentEvent) -> None:
+        app = self.app
+        match event:
+            case TextDelta(text=text):
+                (await self._reply()).add_text(text)
+            case ThinkingDelta(text=text):
+                (await self._reply()).add_thinking(text)
+            case ToolCallStreaming(call_id=call_id, name=name):
+                (await self._reply()).tool_streaming(call_id, name)
+            case ToolStarted(call_id=call_id, name=name, arguments=arguments):
+                (await self._reply()).tool_started(call_id, name, arguments)
+            case ToolFinished(call_id=call_id, name=name, is_error=is_error):
+                (await self._reply()).tool_finished(call_id, name, is_error)
+            case EntryAppended():
+                await self.finish_reply()
+                await app.refresh_views(app.index.leaf_id)
+            case Retrying(attempt=attempt, delay=delay, reason=reason):
+                app.notify(f"Retrying (attempt {attempt}) in {delay:.1f}s: {reason}", severity="warning")
+            case CompactionStarted(reason=reason, tokens_before=before):
+                app.set_notice(f"Compacting ({reason}, {before:,} tokens)…")
+            case CompactionFinished(tokens_before=before, tokens_after=after):
+                app.set_notice("")
+                app.notify(f"Compacted: {before:,} → about {after:,} tokens.", title="compact")
+            case CompactionFailed(message=message):
+                self.error(message, "compaction failed", "compaction failed")
+            case TurnError(message=message):
+                self.error(message)
+            case _:
+                pass  # TurnDone and the events only the print mode shows
+
+
+async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> None:
+    """Show ``events`` until they end; an exception is shown as an error, never lost."""
+    view = EventView(app)
+    try:
+        async for event in events:
+            await view.show(event)
+    except Exception as e:
+        view.error(f"{type(e).__name__}: {e}")
+    finally:
+        await view.finish_reply()
+        app.busy = False
+        changed = app.refreshed != (len(app.index), app.index.leaf_id)
+        if changed or app.chat.streaming is not None:
+            await app.refresh_views(app.index.leaf_id)
+        else:
+            app.update_status()

@@ -1,0 +1,485 @@
+"""The session actions: hide, replace, restore, pin, label, rename, fork, export, branch, compact...
+
+One controller that the keys, the command palette, the slash commands and the
+tree all call. Each action appends through the store
+(:class:`~agent_tui.store.session.Session`) and then asks the app to project
+and redraw; an action that needs an answer first pushes a dialog and acts when
+it is dismissed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_tui.agent.events import AgentEvent
+from agent_tui.library.search import Library
+from agent_tui.projection.models import MODELS
+from agent_tui.store.errors import StoreError
+from agent_tui.store.paths import make_private_dirs, session_file_name
+from agent_tui.store.session import Session
+from agent_tui.tui.agent_bridge import AgentUnavailable, load_agent_config
+from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.editor import EditorScreen
+from agent_tui.tui.screens.prompt import PromptScreen
+from agent_tui.tui.screens.session_picker import SessionPicker
+from agent_tui.tui.widgets.chat_entry import content_text
+
+if TYPE_CHECKING:
+    from agent_tui.tui.app import AgentTuiApp
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+def export_session(session: Session, out: Path, fmt: str) -> None:
+    """Write the active branch to ``out`` (never over an existing file)."""
+    try:
+        from agent_tui.library.export import export_bytes, write_new_file
+    except ImportError:  # an agent-tui without the library: JSONL through fork
+        session.fork(None, out)
+        return
+    write_new_file(out, export_bytes(session.index, fmt, source=session.path))
+
+
+class SessionActions:
+    """The actions on the app's session (``app.session``, created on the first append)."""
+
+    def __init__(self, app: AgentTuiApp) -> None:
+        self.app = app
+        self._compact_prompted = False
+
+    # -- helpers --------------------------------------------------------------------
+
+    def notify(self, message: str, **kwargs: object) -> None:
+        self.app.notify(message, **kwargs)  # type: ignore[arg-type]
+
+    def target(self, entry_id: str | None = None) -> str | None:
+        """The entry an action is about: the one named, else the selected one; None (and a notice)."""
+        app = self.app
+        target = entry_id or app.selected_id or app.session_tree.cursor_entry_id
+        if target is None:
+            self.notify("Select an entry in the tree first (F1, then the arrow keys).", severity="warning")
+            return None
+        if target not in app.index:
+            self.notify(f"no entry with id {target!r}", severity="error")
+            return None
+        return target
+
+    def can_append(self) -> bool:
+        if self.app.busy:
+            self.notify("A reply is streaming: wait for it or press Esc to stop it.", severity="warning")
+            return False
+        return True
+
+    async def append(self, fn: Callable[[Session], object], cursor: str | None = None) -> bool:
+        """Run ``fn`` on the session (created if need be), then redraw; False (and a notice) if refused."""
+        if not self.can_append():
+            return False
+        try:
+            fn(self.app.ensure_session())
+        except StoreError as e:
+            self.notify(str(e), severity="error")
+            return False
+        await self.app.refresh_views(cursor)
+        return True
+
+    def current_text(self, entry_id: str) -> str:
+        """What the model sees of ``entry_id`` now (its replacement if replaced), as text."""
+        app = self.app
+        for ce in app.projection.entries:
+            if ce.entry.id == entry_id and ce.messages:
+                return content_text(ce.messages[-1].message.get("content"))
+        entry = app.index.get(entry_id)
+        if entry.type == "message":
+            return content_text((entry.message or {}).get("content"))
+        return content_text(entry.data.get("content"))
+
+    # -- branching ------------------------------------------------------------------
+
+    async def branch_to(self, entry_id: str) -> None:
+        """Continue from ``entry_id``; on a past user message, its text goes to the composer and the
+        conversation continues from its parent (so sending makes a sibling of it)."""
+        app = self.app
+        if not self.can_append():
+            return
+        entry = app.index.get(entry_id)
+        target = entry_id
+        if entry.type == "message" and entry.role == "user":
+            app.composer.set_text(content_text((entry.message or {}).get("content")))
+            if entry.parent_id is None:
+                self.notify(
+                    "That is the session's first entry: nothing comes before it. "
+                    "Its text is in the composer; Ctrl+N starts a new session."
+                )
+                app.composer.focus()
+                return
+            target = entry.parent_id
+            app.set_focus(app.composer)
+        if target == app.index.leaf_id:
+            self.notify("Already there: the next message continues from this entry.")
+            return
+        summarize = self._branch_summarizer(target)
+        if summarize is not None:
+
+            async def chosen(value: str | None) -> None:
+                if value == "summarize":
+                    app.busy = True
+                    app.run_events(summarize(target))
+                elif value == "move":
+                    await self._move_to(target)
+
+            app.push_screen(
+                ChoiceScreen(
+                    "Leave a summary of the branch you are leaving?",
+                    [
+                        ("summarize", "Summarize it: the model writes a branch_summary here"),
+                        ("move", "Just move"),
+                    ],
+                    "summarize",
+                ),
+                chosen,
+            )
+            return
+        await self._move_to(target)
+
+    async def _move_to(self, target: str) -> None:
+        app = self.app
+        if await self.append(lambda s: s.branch(target), cursor=None):
+            app.selected_id = target
+            await app.refresh_views(target)
+            self.notify(f"Continuing from {target}.")
+
+    def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
+        """The agent's branch-summary call when branch summaries are on (``[compaction]
+        summarize_branches``) and moving to ``target`` leaves messages behind; else None."""
+        app = self.app
+        wanted = app.config.summarize_branches
+        if wanted is None and app.config.agent_factory is None:
+            try:
+                wanted = bool(load_agent_config(app.config.model).compaction.summarize_branches)
+            except (AgentUnavailable, AttributeError):
+                wanted = False
+        if not wanted or app.session is None:
+            return None
+        from agent_tui.agent.compaction import abandoned_entries
+
+        if not any(e.type == "message" for e in abandoned_entries(app.session, target)):
+            return None
+        try:
+            turns = app.turns_for_session()
+        except AgentUnavailable:
+            return None
+        method = getattr(turns, "branch_with_summary", None)
+        return method if callable(method) else None
+
+    # -- context edits --------------------------------------------------------------
+
+    async def hide(self, entry_id: str | None = None) -> None:
+        target = self.target(entry_id)
+        if target is not None and await self.append(lambda s: s.hide(target), target):
+            self.notify(f"Hid {target} from the model.")
+
+    async def restore(self, entry_id: str | None = None) -> None:
+        target = self.target(entry_id)
+        if target is not None and await self.append(lambda s: s.restore(target), target):
+            self.notify(f"Restored {target}.")
+
+    async def pin(self, entry_id: str | None = None, pinned: bool | None = None) -> None:
+        target = self.target(entry_id)
+        if target is None:
+            return
+        value = (not self.app.index.is_pinned(target)) if pinned is None else pinned
+        if await self.append(lambda s: s.pin(target, value), target):
+            self.notify(f"{'Pinned' if value else 'Unpinned'} {target}.")
+
+    def replace(self, entry_id: str | None = None, text: str | None = None) -> None:
+        app = self.app
+        target = self.target(entry_id)
+        if target is None or not self.can_append():
+            return
+
+        async def done(value: str | None) -> None:
+            if value is None:
+                return
+            if await self.append(lambda s: s.replace(target, value), target):
+                self.notify(f"Replaced the content of {target}.")
+
+        if text is not None:
+            app.run_worker(done(text), exit_on_error=False)
+            return
+        app.push_screen(
+            EditorScreen(
+                f"Replace what the model sees of {target}",
+                self.current_text(target),
+                counter=lambda value: app.replace_count(target, value),
+            ),
+            done,
+        )
+
+    def label(self, entry_id: str | None = None, name: str | None = None) -> None:
+        app = self.app
+        target = self.target(entry_id)
+        if target is None:
+            return
+
+        async def done(value: str | None) -> None:
+            if value is None:
+                return
+            if await self.append(lambda s: s.label(target, value.strip() or None), target):
+                self.notify(
+                    f"Labelled {target}: {value.strip()}"
+                    if value.strip()
+                    else f"Cleared the label of {target}."
+                )
+
+        if name is not None:
+            app.run_worker(done(name), exit_on_error=False)
+            return
+        app.push_screen(
+            PromptScreen(
+                f"Label {target}", app.index.labels.get(target, ""), hint="An empty label clears it."
+            ),
+            done,
+        )
+
+    def rename(self, name: str | None = None) -> None:
+        app = self.app
+
+        async def done(value: str | None) -> None:
+            if value is None or not value.strip():
+                return
+            if await self.append(lambda s: s.rename(value)):
+                self.notify(f"Renamed the session: {value.strip()}")
+
+        if name is not None:
+            app.run_worker(done(name), exit_on_error=False)
+            return
+        app.push_screen(PromptScreen("Rename the session", app.index.name or ""), done)
+
+    # -- files: fork, export, resume, new ------------------------------------------------
+
+    def _new_session_path(self) -> Path:
+        from agent_tui.store.entries import now_iso
+
+        return self.app.config.session_dir / session_file_name(str(uuid.uuid4()), now_iso())
+
+    async def fork(self, entry_id: str | None = None) -> None:
+        """A new session file holding the path to the selected entry (or the leaf); then open it."""
+        app = self.app
+        if app.session is None or not app.index.leaf_id:
+            self.notify("Nothing to fork yet.", severity="warning")
+            return
+        if not self.can_append():
+            return
+        target = entry_id or app.session_tree.cursor_entry_id or app.index.leaf_id
+        out = self._new_session_path()
+        make_private_dirs(out.parent)
+        try:
+            app.session.fork(target, out)
+        except StoreError as e:
+            self.notify(str(e), severity="error")
+            return
+        if app.open_session(out):
+            await app.refresh_views()
+            self.notify(f"Forked at {target} into {out}.")
+
+    def export(self, path: str | None = None) -> None:
+        """Export the active branch: HTML, Markdown or JSONL, by the file's extension."""
+        app = self.app
+        if app.session is None or not app.index.leaf_id:
+            self.notify("Nothing to export yet.", severity="warning")
+            return
+        stem = "".join(
+            c if c.isalnum() or c in "-_" else "-" for c in (app.index.name or app.session.path.stem)
+        )
+        default = str(app.config.cwd / f"{stem[:60]}.html")
+
+        async def done(value: str | None) -> None:
+            if not value or app.session is None:
+                return
+            out = Path(value).expanduser()
+            if not out.is_absolute():
+                out = app.config.cwd / out
+            fmt = {".md": "md", ".jsonl": "jsonl"}.get(out.suffix.lower(), "html")
+            try:
+                export_session(app.session, out, fmt)
+            except (StoreError, OSError) as e:
+                self.notify(f"export failed: {e}", severity="error")
+                return
+            self.notify(f"Exported the active branch ({fmt}) to {out}.", timeout=8)
+
+        if path is not None:
+            app.run_worker(done(path), exit_on_error=False)
+            return
+        app.push_screen(
+            PromptScreen(
+                "Export the active branch to",
+                default,
+                hint="The extension picks the format: .html, .md or .jsonl. The file must not exist yet.",
+            ),
+            done,
+        )
+
+    def resume(self) -> None:
+        app = self.app
+        library = Library([app.config.session_dir], db_path=app.config.search_index)
+
+        async def done(path: str | None) -> None:
+            if path is None:
+                return
+            if app.session is not None and Path(path) == app.session.path:
+                return
+            if app.busy:
+                self.notify("A reply is streaming: stop it first (Esc).", severity="warning")
+                return
+            if app.open_session(Path(path)):
+                await app.refresh_views()
+                self.notify(f"Opened {path}.")
+
+        app.push_screen(SessionPicker(library), done)
+
+    async def new_session(self) -> None:
+        app = self.app
+        if not self.can_append():
+            return
+        app.set_session(None)
+        app.composer.set_text("")
+        await app.refresh_views()
+        self.notify("New session: the file is created when you send or act.")
+
+    # -- model and thinking ---------------------------------------------------------
+
+    def model(self, spec: str | None = None) -> None:
+        app = self.app
+        current = app.projection.model or {}
+        provider = current.get("provider") or app.config.model.provider
+
+        async def done(value: str | None) -> None:
+            if not value:
+                return
+            prov, _, model_id = value.partition("/")
+            if not model_id:
+                prov, model_id = (MODELS[value].provider if value in MODELS else provider or "openai"), value
+            if await self.append(
+                lambda s: s.append({"type": "model_change", "provider": prov, "modelId": model_id})
+            ):
+                app.config.model.provider = prov
+                app.config.model.model = model_id
+                app.turns = None
+                self.notify(f"Model: {prov}/{model_id}")
+
+        if spec is not None:
+            app.run_worker(done(spec), exit_on_error=False)
+            return
+        choices = [
+            (f"{m.provider}/{m.id}", f"{m.provider}/{m.id}  ({m.context_window:,} tokens)")
+            for m in MODELS.values()
+        ]
+        mine = app.config.model
+        if mine.model and not any(c[0].endswith("/" + mine.model) for c in choices):
+            spec_now = f"{mine.provider or 'openai'}/{mine.model}"
+            choices.insert(0, (spec_now, spec_now))
+        now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
+        app.push_screen(ChoiceScreen("Switch model", choices, now), done)
+
+    def thinking(self, level: str | None = None) -> None:
+        app = self.app
+
+        async def done(value: str | None) -> None:
+            if not value:
+                return
+            if value not in THINKING_LEVELS:
+                self.notify(f"thinking level must be one of {', '.join(THINKING_LEVELS)}", severity="error")
+                return
+            if await self.append(
+                lambda s: s.append({"type": "thinking_level_change", "thinkingLevel": value})
+            ):
+                if app.config.model.thinking is not None:  # a --thinking flag must not undo this choice
+                    app.config.model.thinking = value
+                    app.turns = None
+                self.notify(f"Thinking level: {value}")
+
+        if level is not None:
+            app.run_worker(done(level), exit_on_error=False)
+            return
+        choices = [(level, level) for level in THINKING_LEVELS]
+        app.push_screen(ChoiceScreen("Thinking level", choices, app.projection.thinking_level), done)
+
+    # -- compaction -----------------------------------------------------------------
+
+    def compact(self, focus: str | None = None) -> None:
+        """Fold older history into a summary (the model writes it), optionally with focus instructions."""
+        app = self.app
+        if not self.can_append():
+            return
+        if focus is None and not self._compact_prompted:
+            self._compact_prompted = True
+            preview = self.compaction_preview()
+
+            def done(value: str | None) -> None:
+                self._compact_prompted = False
+                app.panel.preview_fold(set())
+                if value is not None:
+                    self.compact(value)
+
+            app.push_screen(
+                PromptScreen(
+                    "Compact the context",
+                    "",
+                    "optional focus, e.g. keep the parser details",
+                    hint=preview + "\nEnter compacts (with the focus text, if any) · Escape cancels",
+                ),
+                done,
+            )
+            return
+        try:
+            turns = app.turns_for_session()
+        except AgentUnavailable as e:
+            self.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+            return
+        compact = getattr(turns, "compact", None)
+        if compact is None:
+            self.notify("This agent cannot compact.", severity="warning")
+            return
+        app.busy = True
+        app.run_events(compact((focus or "").strip() or None))
+
+    def compaction_preview(self) -> str:
+        """What a compaction would do now (the panel marks the rows it would fold)."""
+        app = self.app
+        if app.session is None:
+            return "Nothing to compact yet."
+        from agent_tui.agent.compaction import estimated_after, preview
+        from agent_tui.projection.compaction import CompactionSettings
+
+        settings = CompactionSettings()
+        with contextlib.suppress(AgentUnavailable):
+            turns = app.turns_for_session()  # the agent's settings for its model (config file, per model)
+            get = getattr(getattr(turns, "config", None), "compaction_settings", None)
+            if callable(get):
+                settings = get(getattr(turns, "model", None))
+        plan = preview(app.session, settings)
+        if plan is None:
+            return "Nothing to compact: the branch is short or was just compacted."
+        app.panel.preview_fold(set(plan.summarized_entry_ids))
+        return (
+            f"Folds {len(plan.summarized_entry_ids)} entries into a summary and keeps "
+            f"{len(plan.kept_entry_ids)} ({plan.kept_tokens:,} tokens): about "
+            f"{plan.tokens_before:,} → {estimated_after(plan):,} tokens (marked in the panel)."
+        )
+
+    async def uncompact(self) -> None:
+        """Continue from the entry before the latest compaction (one appended leaf move)."""
+        from agent_tui.agent.compaction import CompactionError, undo_compaction
+
+        def undo(session: Session) -> None:
+            try:
+                undo_compaction(session)
+            except CompactionError as e:
+                raise StoreError(str(e)) from e
+
+        if await self.append(undo):
+            self.notify("Continuing from before the latest compaction.")
