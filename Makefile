@@ -4,15 +4,24 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup bytecode run test stress lint bench clean
+.PHONY: setup system python bytecode run test stress lint bench clean
 
-$(STAMP): pyproject.toml
+# System packages, checked in milliseconds and installed with apt when this user may (root or
+# passwordless sudo); otherwise one line says what to run. `make run` needs only Python >= 3.11
+# with venv; `make test` also needs git, tmux, chromium and Node.js >= 20 (scripts/system-packages).
+python:
+	@scripts/system-packages python $(PYTHON)
+
+system:
+	@scripts/system-packages test $(PYTHON)
+
+$(STAMP): pyproject.toml | python
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-setup: $(STAMP)
+setup: system $(STAMP)
 
 # Bytecode for the package, as a regular (non-editable) install has it: where PYTHONDONTWRITEBYTECODE
 # is set, nothing else writes it and every start compiles agent_tui again (about 10 ms).
@@ -22,7 +31,7 @@ bytecode: $(STAMP)
 run: bytecode
 	$(BIN)/agent-tui $(ARGS)
 
-test: $(STAMP)
+test: setup
 	$(BIN)/python -m pytest
 
 # The fault campaigns at full size (make test runs their fast versions): hundreds of kill -9,

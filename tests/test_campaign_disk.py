@@ -18,6 +18,7 @@ import os
 import resource
 import shutil
 import signal
+import site
 import stat
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from typing import Any
 
 import pytest
 
+import agent_tui
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
 from agent_tui.store.session import Session
@@ -206,8 +208,39 @@ def shared_tmp() -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system: a copy
+        shutil.copy2(src, dst)
+
+
+def _python_for(prefix: list[str], shared_tmp: Path) -> tuple[str, dict[str, str]]:
+    """The interpreter and PYTHONPATH the other user runs agent_tui with.
+
+    The checkout's own when they can read it; when they cannot (a clone inside a private
+    ``mktemp -d`` folder), the base interpreter with a copy of the package and links to the
+    venv's site-packages in ``shared_tmp``, which they can read.
+    """
+    probe = [sys.executable, "-c", "import agent_tui.cli.main, anthropic"]
+    if subprocess.run([*prefix, *probe], cwd=shared_tmp, capture_output=True, check=False).returncode == 0:
+        return sys.executable, {}
+    lib = shared_tmp / "lib"
+    skip = shutil.ignore_patterns("__pycache__", "__editable__*")
+    shutil.copytree(Path(agent_tui.__file__).parent, lib / "agent_tui", ignore=skip)
+    for folder in site.getsitepackages():
+        shutil.copytree(folder, lib, ignore=skip, copy_function=_link_or_copy, dirs_exist_ok=True)
+    python = getattr(sys, "_base_executable", sys.executable)
+    env = {**os.environ, "PYTHONPATH": str(lib)}
+    probe[0] = python
+    proc = subprocess.run([*prefix, *probe], cwd=shared_tmp, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, f"user 65534 cannot run {python} with a copy of agent_tui:\n{proc.stderr}"
+    return python, {"PYTHONPATH": str(lib)}
+
+
 def test_read_only_folder_and_file(server: FakeModelServer, shared_tmp: Path) -> None:
     prefix = _as_user()
+    python, python_env = _python_for(prefix, shared_tmp)
     work = shared_tmp / "work"
     home = shared_tmp / "home"
     for folder in (work, home):
@@ -228,11 +261,12 @@ def test_read_only_folder_and_file(server: FakeModelServer, shared_tmp: Path) ->
         ANTHROPIC_BASE_URL=server.anthropic_base_url,
         HOME=str(home),
         PYTHONDONTWRITEBYTECODE="1",
+        **python_env,
     )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [*prefix, sys.executable, "-m", "agent_tui", *args],
+            [*prefix, python, "-m", "agent_tui", *args],
             cwd=work,
             env=env,
             capture_output=True,
