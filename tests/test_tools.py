@@ -27,6 +27,7 @@ from agent_tui.agent.tools import (
     default_tools,
     validate_arguments,
 )
+from agent_tui.agent.tools.bash import OutputAccumulator
 from agent_tui.agent.tools.truncate import truncate_head, truncate_tail
 from agent_tui.agent.tools.walk import Glob
 
@@ -239,21 +240,29 @@ async def test_bash_timeout_kills_the_process_group(tmp_path: Path) -> None:
     assert not _alive(int(pidfile.read_text()))
 
 
-async def test_bash_abort_kills_the_process_group(tmp_path: Path) -> None:
+async def test_bash_abort_kills_the_process_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     signal = asyncio.Event()
+    first_output = asyncio.Event()  # the command's output reached the tool: abort only then
+    append = OutputAccumulator.append
+
+    def appended(self: OutputAccumulator, data: bytes) -> None:
+        append(self, data)
+        first_output.set()
+
+    monkeypatch.setattr(OutputAccumulator, "append", appended)
     pidfile = tmp_path / "bg.pid"
     task = asyncio.ensure_future(
         run(BashTool(), {"command": f"sleep 60 & echo $! > {pidfile}; echo running; wait"}, tmp_path, signal)
     )
-    for _ in range(200):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(first_output.wait(), 20)
     signal.set()
     with pytest.raises(ToolError, match=r"running\n\n\nCommand aborted$"):
         await asyncio.wait_for(task, 5)
-    await asyncio.sleep(0.1)
-    assert not _alive(int(pidfile.read_text()))
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:  # SIGKILL is delivered, not awaited
+        await asyncio.sleep(0.01)
+    assert not _alive(pid)
 
 
 async def test_bash_cancellation_kills_the_process_group(tmp_path: Path) -> None:
