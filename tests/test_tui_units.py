@@ -11,12 +11,10 @@ import pytest
 
 from agent_tui.tui.commands import COMMANDS, parse_slash
 from agent_tui.tui.settings import read_theme, write_theme
-from agent_tui.tui.themes import ThemeFileError, load_theme, load_themes
+from agent_tui.tui.themes import DEFAULT_THEMES_DIR, ThemeFileError, load_theme, load_themes
 from agent_tui.tui.widgets.chat_entry import edit_diff
 from agent_tui.tui.widgets.context_panel import meter
 from agent_tui.tui.widgets.streaming_reply import BIG_FENCE_LINES, split_blocks, stable_length
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_stable_length_stops_before_an_open_fence_and_an_unfinished_line() -> None:
@@ -46,8 +44,8 @@ def test_parse_slash() -> None:
     assert len({c.name for c in COMMANDS}) == len(COMMANDS)
 
 
-def test_repo_themes_load_dark_and_light() -> None:
-    themes, errors = load_themes(ROOT / "themes")
+def test_packaged_themes_load_dark_and_light() -> None:
+    themes, errors = load_themes(DEFAULT_THEMES_DIR)
     assert errors == []
     by_name = {t.name: t for t in themes}
     assert by_name["agent-dark"].dark is True

@@ -158,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.tui.launch import serve
 
         return serve(args[1:])
+    from agent_tui import __version__
+
+    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     parser.add_argument("file", nargs="?", help="a session file to open (pi's included)")
     start = parser.add_mutually_exclusive_group()
     start.add_argument(

@@ -65,7 +65,7 @@ def serve(argv: list[str]) -> int:
     try:
         from textual_serve.server import Server
     except ImportError:
-        print("agent-tui: serve needs textual-serve (pip install textual-serve)", file=sys.stderr)
+        print("agent-tui: serve needs textual-serve: pip install 'agent-tui[serve]'", file=sys.stderr)
         return 1
     command = " ".join(shlex.quote(part) for part in [sys.executable, "-m", "agent_tui", *args.app_args])
     os.environ.setdefault("AGENT_TUI_SERVED", "1")

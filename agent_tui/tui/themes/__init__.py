@@ -27,8 +27,8 @@ _COLOURS = (
     "boost",
 )
 
-#: ``themes/`` at the repository root (beside the package in a source checkout).
-DEFAULT_THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
+#: The themes that ship with the package: the ``*.toml`` files beside this module.
+DEFAULT_THEMES_DIR = Path(__file__).resolve().parent
 
 
 class ThemeFileError(ValueError):
