@@ -54,7 +54,7 @@ async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
 
 
 def is_summary_request(body: dict[str, Any]) -> bool:
-    return body.get("system", [{}])[0].get("text") == SUMMARIZATION_SYSTEM_PROMPT
+    return bool(body.get("system", [{}])[0].get("text") == SUMMARIZATION_SYSTEM_PROMPT)
 
 
 def check_turn_requests(h: Harness) -> None:

@@ -246,7 +246,7 @@ def check_loaded(data: bytes, rng: random.Random) -> str:
         assert "\n" not in str(e)
         return "refused (no header)"
     index = SessionIndex(loaded, "mutated.jsonl")
-    leaves = [None]
+    leaves: list[str | None] = [None]
     if index.entries:
         leaves += [rng.choice(index.entries).id for _ in range(2)]
     for leaf in leaves:

@@ -76,9 +76,9 @@ def test_every_example_shows_its_active_branch(
         checked += 1
     assert checked >= 3
     # one article per entry of the branch, the leaf included; nothing of other branches
-    articles = [a for a in dom.with_class("article", "entry") if a.get("id", "").startswith("n")]
+    articles = [a for a in dom.with_class("article", "entry") if (a.get("id") or "").startswith("n")]
     assert len(articles) == len(path)
-    assert index.leaf_id in dom.region("chat-head")
+    assert index.leaf_id is not None and index.leaf_id in dom.region("chat-head")
     # the tree lists every entry's kind; labels show in it
     for label in index.labels.values():
         assert label in dom.region("tree") + dom.region("chat")

@@ -325,6 +325,7 @@ def test_print_mode_asks_on_the_terminal(server: FakeModelServer, tmp_path: Path
     )
     os.close(slave)
     assert proc.stderr is not None
+    stderr = proc.stderr
     seen = b""
 
     def wait_for(needle: bytes) -> None:
@@ -332,9 +333,9 @@ def test_print_mode_asks_on_the_terminal(server: FakeModelServer, tmp_path: Path
         deadline = time.monotonic() + 30
         while needle not in seen:
             assert time.monotonic() < deadline and proc.poll() is None, seen
-            ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+            ready, _, _ = select.select([stderr], [], [], 1.0)
             if ready:
-                seen += os.read(proc.stderr.fileno(), 4096)
+                seen += os.read(stderr.fileno(), 4096)
 
     try:
         wait_for(

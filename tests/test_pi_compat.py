@@ -159,7 +159,7 @@ def agent_tui_context(job: Job, via_main: bool = False) -> Any:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             code = agent_tui_main(argv) if via_main else session_commands.run(_PARSER.parse_args(argv))
         out.flush()
-        data = out.buffer.getvalue()  # type: ignore[attr-defined]
+        data = out.buffer.getvalue()
     finally:
         if gc_was_enabled:
             gc.enable()  # the session commands turn the collector off for their short process

@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -339,7 +340,7 @@ async def test_export_writes_the_active_branch_as_jsonl(tmp_path: Path) -> None:
 
 async def test_resume_picker_searches_and_opens(tmp_path: Path) -> None:
     first = sample_session(tmp_path, "2026-01-01_first.jsonl")
-    other_lines = [
+    other_lines: list[dict[str, Any]] = [
         {
             "type": "session",
             "version": 3,
@@ -375,7 +376,7 @@ async def test_resume_picker_searches_full_text_and_groups_forks(tmp_path: Path)
     """The picker searches the library's index: tool output and "phrases", not only names; a
     fork (parentSession) is listed under the session it came from."""
     first = sample_session(tmp_path, "2026-01-01_first.jsonl")
-    fork_lines = [
+    fork_lines: list[dict[str, Any]] = [
         {
             "type": "session",
             "version": 3,

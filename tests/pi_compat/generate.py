@@ -101,7 +101,7 @@ class _Gen:
     def new_id(self) -> str:
         r = self.rng
         if self.entries and r.random() < 0.02:
-            return r.choice(self.entries)["id"]  # a duplicate id: the later entry wins (if no cycle)
+            return str(r.choice(self.entries)["id"])  # a duplicate id: the later entry wins (if no cycle)
         self.counter += 1
         return f"{r.getrandbits(24):06x}{self.counter:02x}"[-8:] if r.random() < 0.9 else f"e{self.counter}"
 
