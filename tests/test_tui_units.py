@@ -103,14 +103,14 @@ async def main():
     app = make_app(Path({str(tmp_path)!r}))
     async with app.run_test(size=SIZE) as pilot:
         gaps = []
-        deadline = time.perf_counter() + 30
+        started = time.perf_counter()
         while getattr(sys.modules.get("anthropic"), "AsyncAnthropic", None) is None:
             before = time.perf_counter()
             await asyncio.sleep(0.005)
             gaps.append(time.perf_counter() - before)
-            assert time.perf_counter() < deadline, "the SDK was never imported"
+            assert time.perf_counter() < started + 30, "the SDK was never imported"
         assert importers == [False], f"imported on the main thread: {{importers}}"
-        print(f"{{max(gaps) * 1000:.0f}}")
+        print(f"{{max(gaps) * 1000:.0f}} {{(time.perf_counter() - started) * 1000:.0f}}")
 
 asyncio.run(main())
 """
@@ -118,8 +118,12 @@ asyncio.run(main())
     env["AGENT_TUI_CONFIG"] = str(tmp_path / "config.toml")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
-    longest_gap_ms = int(done.stdout.strip().splitlines()[-1])
-    assert longest_gap_ms < 200, f"the event loop stalled {longest_gap_ms} ms while the SDK was imported"
+    longest_gap_ms, import_ms = map(int, done.stdout.strip().splitlines()[-1].split())
+    # Imported on the event loop, one gap would span the whole import. In a thread the loop keeps
+    # ticking; a busy machine stalls it now and then, in proportion to how slowly everything runs.
+    assert longest_gap_ms < max(200, import_ms // 2), (
+        f"the event loop stalled {longest_gap_ms} ms of the {import_ms} ms the SDK took to import"
+    )
 
 
 def test_the_panel_fills_the_token_cache_it_is_given(tmp_path: Path) -> None:
