@@ -652,11 +652,11 @@ def print_table() -> None:
         print(f"  {s.name:<54} {n:>3} {s.fmt(s.median):>11} {lo:>11} {hi:>11}  {s.target:<9} {s.verdict}")
 
 
-#: Benchmarks of later issues: modules in bench/ with ``run() -> list[tuple[label, figure]]``.
+#: The other benchmarks: modules in bench/ with ``run() -> list[tuple[label, figure]]``.
 EXTRA_BENCHES = [
-    ("token estimator (issue 5)", "token_estimate"),
-    ("session search over 1,000 sessions / 1 GiB (issue 6)", "search_bench"),
-    ("TUI: first paint and keystroke latency (issue 4)", "tui_bench"),
+    ("token estimator", "token_estimate"),
+    ("session search over 1,000 sessions / 1 GiB", "search_bench"),
+    ("TUI: first paint and keystroke latency", "tui_bench"),
 ]
 
 
@@ -693,7 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         TIME_BIN = None
     started = time.perf_counter()
 
-    print("agent-tui benchmarks (issue 2)")
+    print("agent-tui benchmarks")
     print(
         f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs; "
         f"Python {platform.python_version()}, msgspec {msgspec.__version__}; "

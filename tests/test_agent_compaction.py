@@ -1,4 +1,4 @@
-"""Compaction through the agent loop, against the fake model server (issue 5)."""
+"""Compaction through the agent loop, against the fake model server."""
 
 from __future__ import annotations
 

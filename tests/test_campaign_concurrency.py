@@ -1,4 +1,4 @@
-"""Concurrency campaign: two processes on one session file (issue 7).
+"""Concurrency campaign: two processes on one session file.
 
 A print-mode run (slow streamed replies and a tool call, so it holds the file
 for a while) is joined, once it has written, by other processes on the same

@@ -1,4 +1,4 @@
-"""Corrupt input campaign: damaged session files never crash loading, projection or the CLI (issue 7).
+"""Corrupt input campaign: damaged session files never crash loading, projection or the CLI.
 
 Random sessions (branches, tool calls, edits, compactions; see
 ``test_properties.random_session``) are damaged by a seeded mutation loop:

@@ -1,4 +1,4 @@
-"""Crash campaign: ``kill -9`` at random moments while ``agent-tui -p`` appends (issue 7).
+"""Crash campaign: ``kill -9`` at random moments while ``agent-tui -p`` appends.
 
 Each run is the real command in a subprocess, continuing one session file
 (``--session FILE``) against the fake model server, whose replies stream

@@ -1,4 +1,4 @@
-"""Disk full and read-only places (issue 7).
+"""Disk full and read-only places.
 
 Disk full is simulated with ``RLIMIT_FSIZE`` (and ``SIGXFSZ`` ignored, so the
 write fails with EFBIG instead of killing the process): the file may grow by

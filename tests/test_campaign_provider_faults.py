@@ -1,4 +1,4 @@
-"""Provider fault campaign: what a model server can do wrong, against the real SDKs (issue 7).
+"""Provider fault campaign: what a model server can do wrong, against the real SDKs.
 
 Turn after turn on one session, for Anthropic and OpenAI, the fake server
 answers with a random plan of faults before (or instead of) a good reply:

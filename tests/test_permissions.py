@@ -1,4 +1,4 @@
-"""Tool permissions: ask / auto / read-only, recorded decisions, paths that cannot escape (issue 7, part 2)."""
+"""Tool permissions: ask / auto / read-only, recorded decisions, paths that cannot escape."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The projection rules of DESIGN.md section 3, one by one, with provenance."""
+"""The projection rules, one by one, with provenance."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Secrets never reach anything agent-tui writes; what it creates is private (issue 7, part 1)."""
+"""Secrets never reach anything agent-tui writes; what it creates is private."""
 
 from __future__ import annotations
 

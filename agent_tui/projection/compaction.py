@@ -1,4 +1,4 @@
-"""Compaction planning and token accounting: the pure half of compaction (DESIGN.md section 4).
+"""Compaction planning and token accounting: the pure half of compaction.
 
 Follows pi 1.6's ``prepareCompaction``: keep about ``keep_recent_tokens`` of
 the newest context verbatim, cut at a user or assistant message but never at

@@ -1,4 +1,4 @@
-"""The projection pipeline (DESIGN.md section 3), following pi 1.6's buildSessionProjection.
+"""The projection pipeline, following pi 1.6's buildSessionProjection.
 
 path -> context entries (latest compaction) -> settings -> latest edit per
 target -> messages, converted to model roles as pi's ``convertToLlm`` does.

@@ -1,4 +1,4 @@
-"""How the app reaches the agent loop (issue 3) without depending on its internals.
+"""How the app reaches the agent loop without depending on its internals.
 
 The app only needs something that runs a turn as a stream of events and can
 be aborted. :func:`default_agent_factory` builds the real
@@ -9,7 +9,6 @@ saying what to configure. Tests inject their own factory.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,17 +59,11 @@ class ModelChoice:
 AgentFactory = Callable[[Session, ModelChoice], Turns]
 
 
-def agent_available() -> bool:
-    return importlib.util.find_spec("agent_tui.agent.loop") is not None
-
-
 def load_agent_config(choice: ModelChoice) -> Any:
     """The agent's config for ``choice`` (flags over environment over config file).
 
     Raises AgentUnavailable with the agent's own message when no model is configured.
     """
-    if not agent_available():
-        raise AgentUnavailable("Sending arrives with the agent loop (issue 3). " + CONFIGURE_HINT)
     from agent_tui.config import ConfigError, load_config
 
     try:
