@@ -284,6 +284,9 @@ async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
 
 def run_print(args: argparse.Namespace) -> int:
     prompt = str(args.prompt)
+    for stream in (sys.stdout, sys.stderr):  # a reply cut inside an emoji holds a lone surrogate
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
     from_stdin = prompt == "-"
     steer_stdin = bool(getattr(args, "steer_stdin", False))
     if steer_stdin and from_stdin:

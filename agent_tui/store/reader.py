@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import msgspec
 
 from agent_tui.store.errors import NotASessionError, StoreError
-from agent_tui.store.record import Entry, JSONObject, LineSource
+from agent_tui.store.record import Entry, JSONObject, LineSource, repair_lone_surrogates
 
 CURRENT_VERSION = 3
 
@@ -76,6 +76,19 @@ _decode_clean_lines = msgspec.json.Decoder(_CleanHead).decode_lines
 _decode_any = msgspec.json.Decoder().decode
 #: A line that is not JSON, or nests too deeply to decode (msgspec recurses), is malformed.
 _UNREADABLE = (msgspec.DecodeError, RecursionError)
+
+
+def _decode_repairing(decode: Any, line: memoryview | bytes) -> tuple[Any, memoryview | bytes]:
+    """``decode(line)``, or, when that fails because of an escaped lone surrogate (pi cuts strings
+    inside emoji), the decoded repaired line (see ``repair_lone_surrogates``) and its bytes, which
+    the entry then keeps. Raises what ``decode`` raises when there is nothing to repair."""
+    try:
+        return decode(line), line
+    except _UNREADABLE:
+        repaired = repair_lone_surrogates(line)
+        if repaired is None:
+            raise
+        return decode(repaired), repaired
 
 
 def read_file(path: Path) -> LoadedFile:
@@ -171,7 +184,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         if end < 0:
             end = size
         line_no += 1
-        line = view[pos:end]
+        line: memoryview | bytes = view[pos:end]
         start = pos
         pos = end + 1
         if not line:
@@ -179,7 +192,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         torn = end == size  # no newline after it: the process may have died mid-write
         if header is None:
             try:
-                obj = _decode_any(line)
+                obj, _ = _decode_repairing(_decode_any, line)
             except _UNREADABLE:
                 if not bytes(line).isspace():
                     warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
@@ -196,7 +209,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
             continue
         if version < 2:
             try:
-                obj = _decode_any(line)
+                obj, _ = _decode_repairing(_decode_any, line)
             except _UNREADABLE:
                 if not bytes(line).isspace():
                     warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
@@ -207,7 +220,7 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
                 warnings.append(LoadWarning(line_no, "not an entry object; ignored"))
             continue
         try:
-            head = _decode_head(line)
+            head, line = _decode_repairing(_decode_head, line)
         except _UNREADABLE:
             if not bytes(line).isspace():
                 warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))

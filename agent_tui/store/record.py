@@ -8,6 +8,7 @@ into Python objects of every byte.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -25,6 +26,37 @@ _decode_message_head = msgspec.json.Decoder(_MessageHead).decode
 _decode_any = msgspec.json.Decoder().decode
 
 
+#: A JSON escape of a UTF-16 surrogate (the quick test before the repair below).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: Every escape sequence, left to right (so an escaped backslash is never read as an escape's
+#: start): a surrogate pair, a lone surrogate, or any other escape.
+_ESCAPES = re.compile(
+    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[dD][89a-fA-F][0-9a-fA-F]{2}|.)",
+    re.DOTALL,
+)
+
+
+def _lone_to_fffd(match: re.Match[bytes]) -> bytes:
+    escape = match.group()
+    return b"\\ufffd" if len(escape) == 6 else escape  # six bytes: the lone-surrogate alternative
+
+
+def repair_lone_surrogates(raw: bytes | memoryview) -> bytes | None:
+    """``raw`` with each escaped lone surrogate (``"\\ud83d"`` alone) turned into ``\\ufffd``, or None
+    when it holds none.
+
+    pi writes such escapes when it cuts a string inside an emoji (JavaScript strings are UTF-16);
+    that is valid JSON and pi loads it, but msgspec refuses it. U+FFFD rather than the surrogate
+    itself: a Python string holding a lone surrogate cannot be encoded to UTF-8, so writing it back,
+    exporting it or sending it to a provider would fail.
+    """
+    data = bytes(raw)
+    if _SURROGATE_ESCAPE.search(data) is None:
+        return None
+    repaired = _ESCAPES.sub(_lone_to_fffd, data)
+    return repaired if repaired != data else None
+
+
 def decode_json(raw: bytes | memoryview | msgspec.Raw) -> Any:
     """A JSON value from bytes that loading let through, never raising.
 
@@ -35,8 +67,9 @@ def decode_json(raw: bytes | memoryview | msgspec.Raw) -> Any:
     try:
         return _decode_any(raw)
     except msgspec.DecodeError:
+        text = bytes(raw).decode("utf-8", "replace").encode()
         try:
-            return _decode_any(bytes(raw).decode("utf-8", "replace").encode())
+            return _decode_any(repair_lone_surrogates(text) or text)
         except (msgspec.DecodeError, RecursionError):
             return None
     except RecursionError:

@@ -18,7 +18,7 @@ from agent_tui.store.paths import session_file_name
 from agent_tui.store.reader import CURRENT_VERSION, LoadedFile, read_file
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_value, redaction_enabled
-from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_line
+from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_entry, encode_line
 
 #: ``custom`` entries with this customType move the leaf (see ``branch``).
 BRANCH_MARKER = "agent-tui.branch"
@@ -153,8 +153,8 @@ class Session:
 
         if self.writer is None:
             raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
-        data = self._complete(fields, parent_id, new_id(self.index.by_id))
-        self.writer.append(data, sync=sync)
+        data, line = encode_entry(self._complete(fields, parent_id, new_id(self.index.by_id)))
+        self.writer.append_bytes(line, sync=sync)
         entry = Entry.from_data(data, self._next_line)
         self._next_line += 1
         self.index.add(entry)

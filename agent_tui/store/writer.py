@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 from enum import StrEnum
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.record import JSONObject
 
 _encode = msgspec.json.Encoder().encode
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class FsyncPolicy(StrEnum):
@@ -41,7 +43,29 @@ class FsyncPolicy(StrEnum):
 
 
 def encode_line(obj: JSONObject) -> bytes:
-    return _encode(obj) + b"\n"
+    return encode_entry(obj)[1]
+
+
+def encode_entry(obj: JSONObject) -> tuple[JSONObject, bytes]:
+    """The line for ``obj``, and the object it holds: ``obj`` itself or, when one of its strings holds
+    a UTF-16 surrogate (a model reply cut inside an emoji, a file name that is not UTF-8 read through
+    ``surrogateescape``), a copy with each surrogate replaced by U+FFFD, since such a string cannot be
+    encoded to UTF-8 at all. Keep the returned object in memory: it is what the file holds."""
+    try:
+        return obj, _encode(obj) + b"\n"
+    except UnicodeEncodeError:
+        clean: JSONObject = _scrub(obj)  # type: ignore[assignment]
+        return clean, _encode(clean) + b"\n"
+
+
+def _scrub(value: object) -> object:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(v) for v in value]
+    return value
 
 
 class SessionWriter:
