@@ -6,7 +6,7 @@ otherwise (``ask`` asks on the terminal, or refuses when stdin is not one;
 ``read-only`` refuses writes, edits and commands). Secrets are redacted from
 what is printed as from the session: the reply is held back a line at a time
 (see ``StreamRedactor``). Exit codes: 0 done, 1 error (one clear line on
-stderr), 130 aborted (Ctrl+C).
+stderr), 130 aborted (Ctrl+C, SIGTERM, or SIGHUP when the terminal is closed).
 
 ``AGENT_TUI_DEBUG_ACK=FILE`` appends the id of every entry to FILE once its
 write has returned (the crash tests use it to know which entries were
@@ -264,9 +264,16 @@ async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
             os._exit(EXIT_ABORTED)
         loop.abort()
 
+    def hangup() -> None:
+        # The terminal is gone: what is still printed would fail (EIO) and stop the turn before
+        # the partial reply is written, so print into /dev/null from now on, then stop as Ctrl+C does.
+        _detach_output()
+        interrupt()
+
+    signals = {signal.SIGINT: interrupt, signal.SIGTERM: interrupt, signal.SIGHUP: hangup}
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        event_loop.add_signal_handler(signal.SIGINT, interrupt)
-        event_loop.add_signal_handler(signal.SIGTERM, interrupt)
+        for number, handler in signals.items():
+            event_loop.add_signal_handler(number, handler)
     if steer_stdin:
         steer_from(sys.stdin, loop, event_loop)
     try:
@@ -277,9 +284,18 @@ async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
         return code
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            event_loop.remove_signal_handler(signal.SIGINT)
-            event_loop.remove_signal_handler(signal.SIGTERM)
+            for number in signals:
+                event_loop.remove_signal_handler(number)
         await loop.provider.aclose()
+
+
+def _detach_output() -> None:
+    """Point stdout and stderr at /dev/null (after SIGHUP: writes to a closed terminal fail)."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(null, fd)
+        os.close(null)
 
 
 def run_print(args: argparse.Namespace) -> int:

@@ -48,9 +48,12 @@ def run_app(args: argparse.Namespace) -> int:
         # COLUMNS/LINES to the terminal's real size and would freeze the layout at it.
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+    from agent_tui.tui import signals
+
     app = create_app(config_from_args(args))
+    signals.install(app)
     app.run()
-    return 0
+    return app.return_code or 0
 
 
 def serve(argv: list[str]) -> int:
