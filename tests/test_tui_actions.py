@@ -692,40 +692,29 @@ async def test_uncompact_continues_from_before_the_compaction(tmp_path: Path) ->
 
 
 def test_serve_runs_the_app_in_a_browser(tmp_path: Path) -> None:
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
+    from tests.serve_support import served
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_tui", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        page = ""
-        for _ in range(200):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1) as response:
-                    page = response.read().decode()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with served(tmp_path) as (port, url):
+        page = _get(url)
         assert "textual.js" in page, "textual-serve's page"
         # what the page's script does: open the websocket, and the app runs and draws through it
-        screen = asyncio.run(_drive_served_app(f"ws://127.0.0.1:{port}/ws?width=160&height=50"))
+        screen = asyncio.run(
+            _drive_served_app(
+                f"ws://127.0.0.1:{port}/ws?width=160&height=50&token={url.split('token=')[1]}",
+                origin=f"http://127.0.0.1:{port}",
+            )
+        )
         assert "What the model sees" in screen and "typed in a browser" in screen
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
-async def _drive_served_app(url: str) -> str:
+def _get(url: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return str(response.read().decode())
+
+
+async def _drive_served_app(url: str, origin: str) -> str:
     """Connect as textual.js does, wait for the app's first screen, type a few keys; all it drew."""
     import aiohttp
 
@@ -742,7 +731,7 @@ async def _drive_served_app(url: str) -> str:
             else:
                 raise AssertionError(f"the websocket closed before {text!r} appeared: {message}")
 
-    async with aiohttp.ClientSession() as client, client.ws_connect(url) as ws:
+    async with aiohttp.ClientSession() as client, client.ws_connect(url, origin=origin) as ws:
         await until("What the model sees")
         await ws.send_json(["stdin", "typed in a browser"])
         await until("typed in a browser")

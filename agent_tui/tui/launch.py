@@ -57,20 +57,21 @@ def run_app(args: argparse.Namespace) -> int:
 
 
 def serve(argv: list[str]) -> int:
-    """``agent-tui serve [--host H] [--port P] [ARGS...]``: the same app in a browser (textual-serve)."""
+    """``agent-tui serve [--host H] [--port P] [ARGS...]``: the same app in a browser (textual-serve),
+    for this machine only unless ``--host`` says otherwise, behind an Origin check and a secret token
+    (``agent_tui.tui.serve``)."""
     parser = argparse.ArgumentParser(prog="agent-tui serve", description="Run agent-tui in a browser.")
-    parser.add_argument("--host", default="localhost")
+    parser.add_argument("--host", default="localhost", help="the address to listen on (default: localhost)")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("app_args", nargs=argparse.REMAINDER, help="arguments for agent-tui itself")
     args = parser.parse_args(argv)
     if args.app_args[:1] == ["--"]:
         args.app_args = args.app_args[1:]
     try:
-        from textual_serve.server import Server
+        from agent_tui.tui.serve import serve as serve_guarded
     except ImportError:
         print("agent-tui: serve needs textual-serve: pip install 'agent-tui[serve]'", file=sys.stderr)
         return 1
     command = " ".join(shlex.quote(part) for part in [sys.executable, "-m", "agent_tui", *args.app_args])
     os.environ.setdefault("AGENT_TUI_SERVED", "1")
-    Server(command, host=args.host, port=args.port, title="agent-tui").serve()
-    return 0
+    return serve_guarded(command, args.host, args.port)
