@@ -7,6 +7,7 @@ projection of the branch to show) and returns the document; writing it is
 
 from __future__ import annotations
 
+import errno
 import os
 import uuid
 from collections.abc import Iterable
@@ -15,7 +16,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.library.marks import Mark, branch_marks
-from agent_tui.library.text import args_json, blocks, content_text, edit_diff, fence, tool_calls_by_id
+from agent_tui.library.text import (
+    args_json,
+    blocks,
+    content_text,
+    edit_diff,
+    fence,
+    longest_run,
+    tool_calls_by_id,
+)
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.describe import first_line, kind
 from agent_tui.store.errors import StoreError
@@ -23,7 +32,7 @@ from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_jsonl, redaction_enabled
 from agent_tui.store.session import fork_entries
-from agent_tui.store.writer import encode_line
+from agent_tui.store.writer import discard_partial, encode_line, partial_name, publish_new_file
 
 Format = Literal["html", "md", "jsonl"]
 FORMATS: tuple[Format, ...] = ("html", "md", "jsonl")
@@ -108,9 +117,10 @@ def export_markdown(
             fresh = [e for e in path if e.id not in shown]
             fork_point = next((e for e in reversed(path) if e.id in shown), None)
             label = index.labels.get(leaf.id)
-            title = f"## Branch ending at `{leaf.id}`" + (f" ({label})" if label else "")
+            title = f"## Branch ending at {_code(leaf.id)}" + (f" ({_md_inline(label)})" if label else "")
             where = (
-                f"*Continues from `{fork_point.id}` ({kind(fork_point)}: {_md_inline(first_line(fork_point, 60))}).*"
+                f"*Continues from {_code(fork_point.id)} ({_md_inline(kind(fork_point))}: "
+                f"{_md_inline(first_line(fork_point, 60))}).*"
                 if fork_point is not None
                 else "*A separate root.*"
             )
@@ -135,6 +145,44 @@ def _md_inline(text: str) -> str:
     return "".join(out)
 
 
+def _code(value: object) -> str:
+    """``value`` as an inline code span (nothing in one takes effect as Markdown or HTML), delimited by
+    more backticks than any run inside it, on one line."""
+    text = " ".join(str(value).split("\n"))
+    ticks = "`" * (longest_run(text, "`") + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+#: An HTML block put after a text to see whether the text left anything open (a fence, an HTML
+#: block) that would swallow or re-open what follows it.
+_PROBE = "<x-agent-tui-probe>"
+_md_parser: Any = None
+
+
+def _md_text(text: str) -> str:
+    """Markdown from the session (a reply, a thought, a summary) kept as Markdown when it holds no
+    raw HTML and closes everything it opens, so that it cannot affect what follows; otherwise in a
+    fence (longer than any backtick run inside). Decided by a CommonMark parser (markdown-it)."""
+    if "<" not in text and "```" not in text and "~~~" not in text:
+        return text
+    global _md_parser
+    if _md_parser is None:
+        from markdown_it import MarkdownIt
+
+        _md_parser = MarkdownIt("commonmark")
+    html: list[Any] = []
+    pending = list(_md_parser.parse(f"{text}\n\n{_PROBE}\n"))
+    while pending:
+        token = pending.pop()
+        if token.type in ("html_block", "html_inline"):
+            html.append(token)
+        pending.extend(token.children or ())
+    if len(html) == 1 and html[0].type == "html_block" and html[0].content.startswith(_PROBE):
+        return text
+    return fence(text)
+
+
 def _stamp(value: Any) -> str:
     if not isinstance(value, str):
         return ""
@@ -152,17 +200,17 @@ class _MarkdownWriter:
         title = index.name or f"Session {index.header.get('id')}"
         lines = [f"# {_md_inline(title)}", ""]
         if source_name:
-            lines.append(f"- File: `{source_name}`")
-        lines.append(f"- Working directory: `{index.header.get('cwd')}`")
+            lines.append(f"- File: {_code(source_name)}")
+        lines.append(f"- Working directory: {_code(index.header.get('cwd'))}")
         lines.append(f"- Started: {_stamp(index.header.get('timestamp'))}")
         if index.entries:
             lines.append(f"- Last activity: {_stamp(index.entries[-1].data.get('timestamp'))}")
         model = projection.model or {}
         if model.get("modelId"):
-            lines.append(f"- Model: {model.get('provider')}/{model.get('modelId')}")
+            lines.append("- Model: " + _md_inline(f"{model.get('provider')}/{model.get('modelId')}"))
         branches = len(_leaves(index))
         lines.append(
-            f"- Branch: leaf `{projection.leaf_id}`, {len(projection.path)} entries"
+            f"- Branch: leaf {_code(projection.leaf_id)}, {len(projection.path)} entries"
             + (f" (the file has {branches} branches)" if branches > 1 else "")
         )
         lines.append(f"- Model's view: {len(projection.messages)} messages")
@@ -173,7 +221,7 @@ class _MarkdownWriter:
             return self._event(entry, mark)
         title, body = self._render(entry)
         label = self.index.labels.get(entry.id)
-        head = f"### {title} · `{entry.id}`"
+        head = f"### {title} · {_code(entry.id)}"
         stamp = _stamp(entry.data.get("timestamp"))
         if stamp:
             head += f" · {stamp}"
@@ -181,7 +229,7 @@ class _MarkdownWriter:
         if label:
             notes.append(f"label **{_md_inline(label)}**")
         if mark is not None:
-            notes.append(mark.describe())
+            notes.append(_md_inline(mark.describe()))
         if notes:
             head += "\n\n*" + "; ".join(notes) + "*"
         return head + ("\n\n" + body if body else "")
@@ -192,18 +240,19 @@ class _MarkdownWriter:
         if etype == "message":
             return self._message(entry.message or {})
         if etype == "compaction":
-            body = _quote(str(data.get("summary") or ""))
+            body = _quote(_md_text(str(data.get("summary") or "")))
             extra = (
-                f"*{data.get('tokensBefore')} tokens before; keeps from `{data.get('firstKeptEntryId')}`.*"
+                f"*{_md_inline(str(data.get('tokensBefore')))} tokens before; keeps from"
+                f" {_code(data.get('firstKeptEntryId'))}.*"
             )
             return "Compaction", f"{extra}\n\n{body}"
         if etype == "branch_summary":
-            return "Branch summary", f"*From `{data.get('fromId')}`.*\n\n" + _quote(
-                str(data.get("summary") or "")
+            return "Branch summary", f"*From {_code(data.get('fromId'))}.*\n\n" + _quote(
+                _md_text(str(data.get("summary") or ""))
             )
         if etype == "custom_message":
             text = content_text(data.get("content"))
-            return f"Extension message ({_md_inline(str(data.get('customType')))})", text
+            return f"Extension message ({_md_inline(str(data.get('customType')))})", _md_text(text)
         return _md_inline(etype), fence(
             args_json({k: v for k, v in data.items() if k not in ("id", "parentId")})
         )
@@ -212,15 +261,17 @@ class _MarkdownWriter:
         """Settings, labels, names, edits, pins, extension state: one line each."""
         data = entry.data
         name = EVENT_NAMES.get(entry.type) or f"Extension state ({data.get('customType')})"
-        line = f"*{_md_inline(name)}: {_md_inline(first_line(entry, 200))}* (`{entry.id}`)"
+        line = f"*{_md_inline(name)}: {_md_inline(first_line(entry, 200))}* ({_code(entry.id)})"
         if mark is not None:
-            line += f" *({mark.describe()})*"
+            line += f" *({_md_inline(mark.describe())})*"
         if (
             entry.type == "context_edit"
             and isinstance(data.get("replacement"), dict)
             and not data.get("restore")
         ):
-            line += "; the model sees instead:\n\n" + _quote(content_text(data["replacement"].get("content")))
+            line += "; the model sees instead:\n\n" + _quote(
+                _md_text(content_text(data["replacement"].get("content")))
+            )
         return line
 
     def _message(self, message: JSONObject) -> tuple[str, str]:
@@ -256,13 +307,15 @@ class _MarkdownWriter:
             cmd = str(message.get("command") or "")
             out = str(message.get("output") or "")
             tail = (
-                f"\n\n*exit code {message.get('exitCode')}*"
+                f"\n\n*exit code {_md_inline(str(message.get('exitCode')))}*"
                 if message.get("exitCode") not in (None, 0)
                 else ""
             )
             return "Shell command", fence(f"$ {cmd}", "sh") + "\n\n" + self._cut(out) + tail
         if role == "custom":
-            return f"Extension message ({_md_inline(str(message.get('customType')))})", content_text(content)
+            return f"Extension message ({_md_inline(str(message.get('customType')))})", _md_text(
+                content_text(content)
+            )
         return _md_inline(str(role)), fence(args_json(message))
 
     def _blocks(self, content: Any) -> str:
@@ -270,10 +323,12 @@ class _MarkdownWriter:
         for block in blocks(content):
             btype = block.get("type")
             if btype == "text":
-                parts.append(str(block.get("text") or ""))
+                parts.append(_md_text(str(block.get("text") or "")))
             elif btype == "thinking":
                 thought = str(block.get("thinking") or "")
-                parts.append(_quote("*Thinking:* " + thought) if thought else "> *Thinking (redacted)*")
+                parts.append(
+                    _quote("*Thinking:*\n\n" + _md_text(thought)) if thought else "> *Thinking (redacted)*"
+                )
             elif btype == "toolCall":
                 parts.append(self._tool_call(block))
             elif btype == "image":
@@ -290,13 +345,15 @@ class _MarkdownWriter:
                 return f"{head}\n\n" + fence(command, "sh")
             path = args.get("path") or args.get("file_path")
             if isinstance(path, str) and len(args) == 1:
-                return f"{head} `{path}`"
+                return f"{head} {_code(path)}"
             diff = edit_diff(args) if name.lower() in ("edit", "multiedit") else None
             if isinstance(path, str) and diff is not None:
-                return f"{head} `{path}`\n\n" + fence(diff, "diff")
+                return f"{head} {_code(path)}\n\n" + fence(diff, "diff")
             content = args.get("content")
             if isinstance(path, str) and isinstance(content, str) and name.lower() == "write":
-                return f"{head} `{path}`\n\n" + fence(content, LANGUAGES.get(Path(path).suffix.lower(), ""))
+                return f"{head} {_code(path)}\n\n" + fence(
+                    content, LANGUAGES.get(Path(path).suffix.lower(), "")
+                )
         return f"{head}\n\n" + fence(args_json(args), "json")
 
     def _language(self, message: JSONObject) -> str:
@@ -448,23 +505,31 @@ def default_export_path(source: Path, fmt: str, directory: Path | None = None) -
 
 
 def write_new_file(path: Path, chunks: bytes | Iterable[bytes]) -> Path:
-    """Create ``path`` exclusively (never over an existing file), mode 0600, write, fsync."""
+    """Create ``path`` (never over an existing file), mode 0600: written and fsynced under a temporary
+    name in the same folder, then linked into place, so a write cut short (a full disk) leaves
+    nothing behind to block the retry."""
+    if os.path.lexists(path):
+        raise StoreError(f"{path}: already exists; exports never overwrite a file")
+    partial = partial_name(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
-        raise StoreError(f"{path}: already exists; exports never overwrite a file") from None
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except OSError as e:
         raise StoreError(f"{path}: cannot create: {e.strerror}") from None
     try:
-        for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except OSError as e:
-        raise StoreError(f"{path}: write failed: {e.strerror}") from None
+        try:
+            for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as e:
+            reason = "disk full" if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) else e.strerror
+            raise StoreError(f"{path}: write failed ({reason}); nothing was written") from None
+        finally:
+            os.close(fd)
+        publish_new_file(partial, path, "exports")
     finally:
-        os.close(fd)
+        discard_partial(partial)
     return path
 
 

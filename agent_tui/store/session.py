@@ -18,7 +18,15 @@ from agent_tui.store.paths import session_file_name
 from agent_tui.store.reader import CURRENT_VERSION, LoadedFile, read_file
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_value, redaction_enabled
-from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_entry, encode_line
+from agent_tui.store.writer import (
+    FsyncPolicy,
+    SessionWriter,
+    discard_partial,
+    encode_entry,
+    encode_line,
+    partial_name,
+    publish_new_file,
+)
 
 #: ``custom`` entries with this customType move the leaf (see ``branch``).
 BRANCH_MARKER = "agent-tui.branch"
@@ -384,12 +392,23 @@ def write_new_session(
     if parent_session is not None:
         header.parentSession = parent_session
     policy = fsync or FsyncPolicy.from_env()
-    with SessionWriter.create(out, header.to_json(), FsyncPolicy.NEVER) as writer:
-        redact = redaction_enabled()
-        for data in entries:
-            writer.append_bytes(encode_line(redact_value(data) if redact else data))
-        if policy is FsyncPolicy.ALWAYS:
-            writer.sync()
+    if os.path.lexists(out):
+        raise StoreError(f"{out}: already exists; session files are never overwritten")
+    # Written under a temporary name and then linked into place: a disk that fills half way leaves
+    # no truncated file behind to block the retry.
+    partial = partial_name(out)
+    try:
+        with SessionWriter.create(partial, header.to_json(), FsyncPolicy.NEVER) as writer:
+            redact = redaction_enabled()
+            for data in entries:
+                writer.append_bytes(encode_line(redact_value(data) if redact else data))
+            if policy is FsyncPolicy.ALWAYS:
+                writer.sync()
+            publish_new_file(partial, out, "session files")
+    except StoreError as e:
+        raise StoreError(str(e).replace(str(partial), str(out))) from None
+    finally:
+        discard_partial(partial)
     return out
 
 

@@ -6,10 +6,12 @@ it and ``O_APPEND`` writes to extend it. Nothing is ever rewritten or truncated.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
 import re
+import uuid
 from enum import StrEnum
 from pathlib import Path
 
@@ -66,6 +68,46 @@ def _scrub(value: object) -> object:
     if isinstance(value, list | tuple):
         return [_scrub(v) for v in value]
     return value
+
+
+def partial_name(path: Path) -> Path:
+    """Where a new file is written before it gets its name (hidden, same folder, never a session)."""
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.part")
+
+
+def publish_new_file(partial: Path, path: Path, what: str = "files") -> None:
+    """Give the complete file ``partial`` the name ``path``, never over an existing file, then drop
+    the partial name. A hard link is refused when ``path`` exists, where a rename would replace it;
+    a filesystem without hard links gets a rename after a check. Raises StoreError; ``partial`` is
+    removed either way."""
+    try:
+        try:
+            os.link(partial, path)
+        except FileExistsError:
+            raise StoreError(f"{path}: already exists; {what} are never overwritten") from None
+        except OSError as e:
+            if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise StoreError(f"{path}: cannot create: {e.strerror}") from None
+            if os.path.lexists(path):
+                raise StoreError(f"{path}: already exists; {what} are never overwritten") from None
+            try:
+                os.rename(partial, path)
+            except OSError as e2:
+                raise StoreError(f"{path}: cannot create: {e2.strerror}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(partial)
+    with contextlib.suppress(OSError):  # the new name itself, on disk
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+def discard_partial(partial: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(partial)
 
 
 class SessionWriter:
