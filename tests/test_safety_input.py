@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -130,3 +131,111 @@ def test_a_model_reply_with_a_lone_surrogate_is_kept(env: Env, server: FakeModel
         if e.get("message", {}).get("role") == "assistant"
     ]
     assert replies == ["an emoji cut \ufffd in two"]
+
+
+# -- item 13: a damaged search index, a full disk, private WAL files ----------------------------
+
+
+def _library_folder(root: Path, sessions: int = 30) -> Path:
+    folder = root / "sessions"
+    folder.mkdir()
+    for i in range(sessions):
+        b = Builder()
+        b.lines[0]["id"] = f"s{i}"
+        for j in range(10):
+            b.message(user(f"word{i} apple {j} " + "x" * 200))
+            b.message(assistant("banana reply " * 30))
+        b.write(folder / f"s{i}.jsonl")
+    return folder
+
+
+def _search_cli(folder: Path, home: Path, *words: str, room: int | None = None) -> Any:
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room or 0, resource.RLIM_INFINITY))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TUI_")}
+    env["AGENT_TUI_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", "sessions", "--session-dir", str(folder), "--search", *words],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        preexec_fn=limit if room is not None else None,
+    )
+
+
+@pytest.mark.parametrize("where", ["header", "pages"])
+def test_a_damaged_search_index_is_rebuilt_with_one_line(tmp_path: Path, where: str) -> None:
+    folder = _library_folder(tmp_path)
+    home = tmp_path / "home"
+    first = _search_cli(folder, home, "word7")
+    assert first.returncode == 0, first.stderr
+    (db,) = (home / "index").glob("*.sqlite3")
+    with open(db, "r+b") as f:  # damage it: its header, or pages in the middle
+        f.seek(0 if where == "header" else 4096 * 3)
+        f.write(b"\xde\xad" * (200 if where == "header" else 6000))
+    damaged = _search_cli(folder, home, "word7")
+    assert damaged.returncode == 0, damaged.stderr
+    assert "Traceback" not in damaged.stderr
+    assert damaged.stderr.strip().splitlines() == [
+        f"agent-tui: the search index {db} was damaged: rebuilt it"
+    ]
+    assert "s7.jsonl" in damaged.stdout
+    again = _search_cli(folder, home, "word7")
+    assert again.returncode == 0 and again.stderr == ""
+
+
+def test_a_damaged_index_in_the_library_gives_its_sessions_back(tmp_path: Path) -> None:
+    from agent_tui.library.search import Library
+
+    folder = _library_folder(tmp_path, sessions=5)
+    db = tmp_path / "index.sqlite3"
+    with Library([folder], db_path=db) as library:
+        library.refresh()
+        assert len(library.sessions()) == 5
+    with open(db, "r+b") as f:
+        f.seek(4096 * 3)
+        f.write(b"\xde\xad" * 6000)
+    with Library([folder], db_path=db) as library:
+        assert len(library.sessions()) == 5  # what the picker lists first
+        assert [h.session.path for h in library.search("word3")] == [str(folder / "s3.jsonl")]
+        assert len(library.notices) == 1 and "damaged" in library.notices[0]
+
+
+def test_a_full_disk_under_the_search_index_is_one_line(tmp_path: Path) -> None:
+    folder = _library_folder(tmp_path)
+    full = _search_cli(folder, tmp_path / "home", "word7", room=20_000)
+    assert full.returncode == 1
+    assert "Traceback" not in full.stderr
+    lines = full.stderr.strip().splitlines()
+    assert len(lines) == 1 and "search index" in lines[0] and "disk full" in lines[0], full.stderr
+
+
+def test_the_index_and_its_wal_files_are_private(tmp_path: Path) -> None:
+    import stat
+
+    from agent_tui.library.search import Library
+
+    folder = _library_folder(tmp_path, sessions=3)
+    db = tmp_path / "index" / "library.sqlite3"
+    old_umask = os.umask(0o022)
+    try:
+        with Library([folder], db_path=db) as library:
+            library.refresh()
+            files = sorted(db.parent.iterdir())
+            assert {p.name for p in files} >= {
+                "library.sqlite3",
+                "library.sqlite3-wal",
+                "library.sqlite3-shm",
+            }
+            for path in files:
+                assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    finally:
+        os.umask(old_umask)

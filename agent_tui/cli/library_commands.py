@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -126,11 +127,20 @@ def cmd_clone(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from agent_tui.library.search import Library
+    from agent_tui.library.search import Library, index_error_reason
 
-    with Library.for_cwd(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir) as library:
-        library.refresh()
-        hits = library.search(args.search, args.limit, locate=args.limit)
+    library = Library.for_cwd(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir)
+    try:
+        with library:
+            library.refresh()
+            hits = library.search(args.search, args.limit, locate=args.limit)
+    except (sqlite3.Error, OSError) as e:  # a full disk, an unwritable data dir
+        reason = index_error_reason(e) if isinstance(e, sqlite3.Error) else e.strerror or str(e)
+        print(f"agent-tui: the search index {library.db_path} cannot be used ({reason})", file=sys.stderr)
+        return 1
+    finally:
+        for notice in library.notices:
+            print(f"agent-tui: {notice}", file=sys.stderr)
     if args.json:
         sys.stdout.write(msgspec.json.format(_encode([h.to_json() for h in hits]), indent=2).decode() + "\n")
         return 0

@@ -43,9 +43,9 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -369,6 +369,54 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
 """
 
 
+_R = TypeVar("_R")
+#: SQLite's result codes for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB), and for a disk that
+#: cannot take a write (SQLITE_IOERR, SQLITE_FULL) or another process's lock (SQLITE_BUSY, _LOCKED).
+_DAMAGED_CODES = (11, 26)
+_DISK_CODES = (10, 13)
+_LOCK_CODES = (5, 6)
+
+
+def _is_full(error: sqlite3.Error) -> bool:
+    """A write the disk refused (full, or failing): not the index's fault, nothing to rebuild."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DISK_CODES
+
+
+def index_error_reason(error: BaseException) -> str:
+    """Why the index cannot be used, in a few words, for one line."""
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if code == 13:
+        return "disk full"
+    if code == 10:
+        return "cannot write to the disk: disk full or failing"
+    return str(error)
+
+
+def _repairs_damage(method: Callable[..., _R]) -> Callable[..., _R]:
+    """A Library method that, when the index turns out damaged (a SQLite error whose code says
+    so, or which ``PRAGMA quick_check`` confirms), deletes it, notes it in ``notices`` and runs
+    again on a fresh index, filled first. The index is a cache: the files are the truth."""
+
+    @wraps(method)
+    def wrapper(self: Library, *args: Any, **kwargs: Any) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            if self._repairing or not self._is_damaged(e):
+                raise
+        self._repairing = True
+        try:
+            self._reset()
+            self._note(f"the search index {self.db_path} was damaged: rebuilt it")
+            if method.__name__ != "refresh":
+                self.refresh()
+            return method(self, *args, **kwargs)
+        finally:
+            self._repairing = False
+
+    return wrapper
+
+
 class Library:
     """The sessions under ``roots`` (folders of session files), with a search index.
 
@@ -385,6 +433,8 @@ class Library:
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._cache: _Cache | None = None  # replaced whole, so another thread never sees half of it
+        self.notices: list[str] = []  # one line each, for the user: e.g. a damaged index was rebuilt
+        self._repairing = False
 
     @classmethod
     def for_cwd(
@@ -414,6 +464,8 @@ class Library:
         db: sqlite3.Connection | None = None
         for attempt in range(2):
             try:
+                # created 0600 before SQLite opens it: its -wal and -shm files take the file's mode
+                os.close(os.open(self.db_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
                 db = sqlite3.connect(self.db_path, timeout=10, isolation_level=None, check_same_thread=False)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
@@ -423,20 +475,51 @@ class Library:
                     db.execute("INSERT INTO meta VALUES('version', ?)", (str(INDEX_VERSION),))
                 elif version[0] != str(INDEX_VERSION):
                     raise sqlite3.DatabaseError("index version mismatch")
-                os.chmod(self.db_path, 0o600)
+                for suffix in ("", "-wal", "-shm"):
+                    with _suppress_oserror():
+                        os.chmod(f"{self.db_path}{suffix}", 0o600)
                 self._remove_older_versions()
                 return db
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as e:
                 # A cache: if it is damaged or from another version, start over.
-                if attempt:
+                if attempt or _is_full(e):
                     raise
+                if "version mismatch" not in str(e):
+                    self._note(f"the search index {self.db_path} was damaged: rebuilt it")
                 if db is not None:
                     with _suppress_oserror():
                         db.close()
-                for suffix in ("", "-wal", "-shm"):
-                    with _suppress_oserror():
-                        os.unlink(f"{self.db_path}{suffix}")
+                self._unlink_files()
         raise AssertionError("unreachable")
+
+    def _note(self, notice: str) -> None:
+        if notice not in self.notices:
+            self.notices.append(notice)
+
+    def _unlink_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with _suppress_oserror():
+                os.unlink(f"{self.db_path}{suffix}")
+
+    def _is_damaged(self, error: sqlite3.DatabaseError) -> bool:
+        """Whether ``error`` means the index file is damaged: its code says so, or, for an error
+        that is not about locking or a full disk, ``PRAGMA quick_check`` finds a problem."""
+        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+        if code in _DAMAGED_CODES:
+            return True
+        if code in _DISK_CODES or code in _LOCK_CODES:
+            return False
+        try:
+            rows = self.db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError:
+            return True
+        return rows != [("ok",)]
+
+    def _reset(self) -> None:
+        """Close every connection and delete the index files (the next use makes a fresh one)."""
+        self.close()
+        self._cache = None
+        self._unlink_files()
 
     def _remove_older_versions(self) -> None:
         """Delete the caches earlier versions left beside the default one (nothing reads them now)."""
@@ -479,6 +562,7 @@ class Library:
                     continue
         return found
 
+    @_repairs_damage
     def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
         """Bring the cache up to date with the files under the roots.
 
@@ -639,6 +723,7 @@ class Library:
 
     # -- reading ---------------------------------------------------------------------------------
 
+    @_repairs_damage
     def _load(self) -> _Cache:
         cache = self._cache
         if cache is None:
@@ -663,6 +748,7 @@ class Library:
         """The sessions with their forks grouped under them."""
         return group_forks(self._load().summaries.values())
 
+    @_repairs_damage
     def search(self, query: str, limit: int = 50, *, locate: int = 0) -> list[SearchHit]:
         """Sessions holding every word and phrase of ``query`` and none it excludes, best first
         (then most recent). Any text is a query (see :mod:`agent_tui.library.search_query`): this

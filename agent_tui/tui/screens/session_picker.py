@@ -94,6 +94,8 @@ class SessionPicker(ModalScreen[str | None]):
             )
             return
         count = len(self.library.sessions())
+        for notice in self.library.notices:  # e.g. a damaged index, rebuilt
+            self.notify(notice, severity="warning")
         self.query_one("#picker-title", Label).update(f"{self.title_text} ({count})")
         self.ready = True
         self._search(self.query_text)
