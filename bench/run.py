@@ -657,6 +657,7 @@ EXTRA_BENCHES = [
     ("token estimator", "token_estimate"),
     ("session search over 1,000 sessions / 1 GiB", "search_bench"),
     ("TUI: first paint and keystroke latency", "tui_bench"),
+    ("TUI: opening one 20 MB message", "big_message_bench"),
 ]
 
 

@@ -53,7 +53,15 @@ def first_line(entry: Entry, width: int = 80) -> str:
         text = f"{'pin' if data.get('pinned', True) else 'unpin'} {data.get('targetId')}"
     elif entry.type == "custom" and isinstance(data.get("data"), dict) and "fromId" in data["data"]:
         text = f"moved here from {data['data'].get('fromId')}"
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return _first_nonempty(text, width)
+
+
+def _first_nonempty(text: str, width: int) -> str:
+    """The first non-empty line of ``text``, cut to ``width``; reads only the start of a big text."""
+    head = text[:65_536]
+    line = next((ln.strip() for ln in head.splitlines() if ln.strip()), "")
+    if not line and len(text) > len(head):
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 
@@ -68,8 +76,7 @@ def message_first_line(message: dict[str, Any], width: int = 80) -> str:
         )
     else:
         text = ""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+    return _first_nonempty(text, width)
 
 
 def _content_text(content: Any) -> str:

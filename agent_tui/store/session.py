@@ -174,15 +174,19 @@ class Session:
             self.writer.sync()
 
     def draft(self, fields: JSONObject) -> Entry:
-        """The entry ``append(fields)`` would write (redacted, validated, a child of the leaf),
-        with the id :data:`DRAFT_ID`; nothing is written or indexed. For previews."""
-        return Entry.from_data(self._complete(fields, False, DRAFT_ID))
+        """The entry ``append(fields)`` would write (validated, a child of the leaf), with the id
+        :data:`DRAFT_ID`; nothing is written or indexed. For previews, which count its tokens: it is
+        not redacted (nothing of it is stored or shown, and redacting the copy of a 20 MB message
+        that a restore preview holds takes a second on every selection)."""
+        return Entry.from_data(self._complete(fields, False, DRAFT_ID, redact=False))
 
-    def _complete(self, fields: JSONObject, parent_id: str | bool | None, entry_id: str) -> JSONObject:
+    def _complete(
+        self, fields: JSONObject, parent_id: str | bool | None, entry_id: str, *, redact: bool = True
+    ) -> JSONObject:
         from agent_tui.store.entries import now_iso, validate_entry
 
         parent = self.index.leaf_id if parent_id is False else parent_id
-        if self.redact:
+        if self.redact and redact:
             fields = redact_value(fields)
         return validate_entry(
             {

@@ -4,6 +4,11 @@ Assistant text is markdown; thinking is collapsed; each tool call shows its
 arguments (an ``edit`` call shows its edits as a diff); tool results are
 collapsible; errors are shown in the error colour. Entries the model no
 longer sees carry their status (hidden, replaced, summarized).
+
+A text too big to lay out at once (more than :data:`CAP_CHARS` characters or :data:`CAP_LINES`
+lines: a 20 MB pasted log, a huge tool output) is shown capped, as plain text: its first and last
+lines around a "show all" button (:class:`CappedText`), so opening it costs what the shown part
+costs.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from typing import Any
 from rich.markdown import Markdown as RichMarkdown
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Collapsible, Static
+from textual.widgets import Button, Collapsible, Static
 
 from agent_tui.projection.describe import first_line
 from agent_tui.store.record import Entry
@@ -28,6 +34,100 @@ from agent_tui.store.session import BRANCH_MARKER
 MAX_RESULT_LINES = 400
 MAX_ARG_CHARS = 20_000
 CODE_THEME = "ansi_dark"
+#: A text over this many characters, or lines, is shown capped (see :class:`CappedText`).
+CAP_CHARS = 20_000
+CAP_LINES = 400
+#: What a capped text shows: its first and last lines, each part cut to so many characters.
+HEAD_LINES, HEAD_CHARS = 150, 12_000
+TAIL_LINES, TAIL_CHARS = 50, 4_000
+#: "Show all" lays out at most this much (as plain text); the rest is for an export to read.
+SHOW_ALL_CHARS = 1_000_000
+
+
+def is_big(text: str) -> bool:
+    return len(text) > CAP_CHARS or text.count("\n", 0, CAP_CHARS * 2) >= CAP_LINES
+
+
+def head_and_tail(text: str) -> tuple[str, str, int, int]:
+    """The first and last lines of ``text`` (each part cut to its character cap), and how many
+    lines and characters lie between them. Costs a few scans of the text, never a split of it."""
+    end = 0
+    for _ in range(HEAD_LINES):
+        found = text.find("\n", end, HEAD_CHARS)
+        if found < 0:
+            end = min(len(text), HEAD_CHARS)
+            break
+        end = found + 1
+    low = max(end, len(text) - TAIL_CHARS)
+    pos = len(text) - 1 if text.endswith("\n") else len(text)  # a final newline ends no line
+    start = low
+    for _ in range(TAIL_LINES):
+        found = text.rfind("\n", low, pos)
+        if found < 0:
+            break
+        pos = found
+        start = found + 1
+    hidden = text.count("\n", end, start)
+    return text[:end], text[start:], hidden, start - end
+
+
+class CappedText(Vertical):
+    """A big text, shown as its first and last lines around a "show all" button; pressing it shows
+    up to :data:`SHOW_ALL_CHARS` characters. Never markup: plain ``Text`` throughout."""
+
+    DEFAULT_CSS = """
+    CappedText { height: auto; }
+    CappedText > Button.show-all { width: auto; margin: 0; color: $text-muted; }
+    """
+
+    def __init__(self, text: str, style: str = "", *, classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self.text = text
+        self.style = style
+        self.expanded = False
+
+    def compose(self) -> ComposeResult:
+        if self.expanded:
+            shown = self.text[:SHOW_ALL_CHARS]
+            yield Static(Text(shown, style=self.style), classes="capped-all")
+            rest = len(self.text) - len(shown)
+            if rest > 0:
+                yield Static(
+                    Text(f"… {rest:,} more characters: export the session (Ctrl+S) to read them all"),
+                    classes="status",
+                )
+            return
+        head, tail, lines, chars = head_and_tail(self.text)
+        yield Static(Text(head.rstrip("\n"), style=self.style), classes="capped-head")
+        hidden = f"{lines:,} more lines ({chars:,} characters)" if lines else f"{chars:,} more characters"
+        yield Button(
+            f"… {hidden}: show all",
+            classes="show-all",
+            compact=True,
+        )
+        if tail:
+            yield Static(Text(tail, style=self.style), classes="capped-tail")
+
+    @on(Button.Pressed, ".show-all")
+    async def show_all(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.expanded = True
+        await self.recompose()
+
+
+def text_widget(text: str, style: str = "", *, classes: str = "") -> Widget:
+    """``text`` as plain text, capped when big."""
+    if is_big(text):
+        return CappedText(text, style, classes=classes)
+    return Static(Text(text, style=style), classes=classes)
+
+
+def markdown_widget(text: str) -> Widget:
+    """Finished markdown; a big text is shown capped, as plain text (laying out megabytes of
+    markdown takes minutes)."""
+    if is_big(text):
+        return CappedText(text, classes="markdown")
+    return Static(markdown_renderable(text), classes="markdown")
 
 
 def markdown_renderable(text: str) -> RichMarkdown:
@@ -168,9 +268,9 @@ class ChatEntry(Vertical):
             if isinstance(tokens, int):
                 title += f" ({tokens:,} tokens before)"
             summary = str(entry.data.get("summary") or "")
-            yield LazyCollapsible(lambda: Static(markdown_renderable(summary)), title=title)
+            yield LazyCollapsible(lambda: markdown_widget(summary), title=title)
         elif entry.type == "custom_message":
-            yield Static(Text(content_text(entry.data.get("content"))))
+            yield text_widget(content_text(entry.data.get("content")))
         elif entry.type == "context_edit":
             yield from self._context_edit(entry)
         else:
@@ -180,7 +280,7 @@ class ChatEntry(Vertical):
         role = message.get("role")
         content = message.get("content")
         if role == "user":
-            yield Static(Text(content_text(content)))
+            yield text_widget(content_text(content))
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
             for block in blocks:
@@ -191,35 +291,35 @@ class ChatEntry(Vertical):
                     text = str(block.get("thinking", ""))
                     if text.strip():
                         yield LazyCollapsible(
-                            lambda text=text: Static(Text(text, style="italic")),  # type: ignore[misc]
+                            lambda text=text: text_widget(text, "italic"),  # type: ignore[misc]
                             title="thinking",
                             classes="thinking",
                         )
                 elif kind == "text":
                     text = str(block.get("text", ""))
                     if text.strip():
-                        yield Static(markdown_renderable(text), classes="markdown")
+                        yield markdown_widget(text)
                 elif kind == "toolCall":
                     yield tool_call_widget(block)
             if message.get("stopReason") in ("error", "aborted"):
                 reason = message.get("errorMessage") or message.get("stopReason")
                 yield Static(Text(f"✗ {reason}"), classes="error")
         elif role == "toolResult":
-            text = clip_lines(content_text(content))
+            text = content_text(content)
             name = message.get("toolName", "tool")
             mark = "✗" if message.get("isError") else "↳"
-            head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "(no output)")
+            head = next((ln.strip() for ln in text[:4000].splitlines() if ln.strip()), "(no output)")
             title = f"{mark} {name}: {head[:70]}"
             classes = "tool-error" if message.get("isError") else ""
-            yield LazyCollapsible(lambda: Static(Text(text)), title=title, classes=classes)
+            yield LazyCollapsible(lambda: text_widget(text), title=title, classes=classes)
         elif role == "bashExecution":
-            title = f"$ {message.get('command', '')}"
-            output = clip_lines(str(message.get("output") or ""))
-            yield LazyCollapsible(lambda: Static(Text(output)), title=title)
+            title = f"$ {str(message.get('command', ''))[:200]}"
+            output = str(message.get("output") or "")
+            yield LazyCollapsible(lambda: text_widget(output), title=title)
         elif role == "system":
-            yield LazyCollapsible(lambda: Static(Text(content_text(content))), title="system prompt")
+            yield LazyCollapsible(lambda: text_widget(content_text(content)), title="system prompt")
         else:
-            yield Static(Text(f"{role}: {content_text(content)}"))
+            yield text_widget(f"{role}: {content_text(content)}")
 
     def _context_edit(self, entry: Entry) -> ComposeResult:
         data = entry.data
