@@ -239,3 +239,103 @@ def test_the_index_and_its_wal_files_are_private(tmp_path: Path) -> None:
                 assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     finally:
         os.umask(old_umask)
+
+
+# -- item 17: BOM, CR-only, UTF-16, a newer version, bash's full-output files ----------------------
+
+
+def test_a_utf8_bom_is_accepted_and_appends_still_line_up(tmp_path: Path) -> None:
+    b = Builder()
+    b.message(user("hello"))
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b.text().encode())
+    loaded = read_file(path)
+    assert loaded.warnings == [] and loaded.header["id"] == "s1" and len(loaded.entries) == 1
+    with Session.open(path) as session:
+        session.append_message(assistant("hi"))
+    assert project(load(path)).messages[0].message["content"] == "hello"
+    assert len(load(path).entries) == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (lambda text: text.replace("\n", "\r").encode(), "CR only"),
+        (lambda text: text.encode("utf-16"), "UTF-16"),
+        (lambda text: text.encode("utf-16-le"), "UTF-16"),
+        (lambda text: b"", "empty file"),
+    ],
+)
+def test_files_that_are_not_newline_utf8_say_what_they_are(tmp_path: Path, data: Any, says: str) -> None:
+    import subprocess
+    import sys
+
+    b = Builder()
+    b.message(user("hello"))
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(data(b.text()))
+    result = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "tree", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], result.stderr
+    if says != "empty file":
+        assert "empty" not in lines[0]
+
+
+def test_a_newer_format_version_warns_and_opens_read_only(tmp_path: Path) -> None:
+    from agent_tui.store.errors import ReadOnlyError
+
+    b = Builder()
+    b.lines[0]["version"] = 99
+    b.message(user("from the future"))
+    path = b.write(tmp_path / "v99.jsonl")
+    loaded = read_file(path)
+    assert any("version 99" in w.message and "read-only" in w.message for w in loaded.warnings)
+    size = path.stat().st_size
+    with Session.open(path) as session:
+        assert session.read_only and "version 99" in (session.read_only_reason or "")
+        with pytest.raises(ReadOnlyError):
+            session.append_message(user("no"))
+    assert path.stat().st_size == size
+
+
+async def test_bash_full_output_files_are_kept_in_a_private_capped_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import stat
+    import tempfile
+    import time
+
+    from agent_tui.agent.tools import bash
+    from agent_tui.agent.tools.base import ToolContext
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # not the folder real runs share
+    folder = bash.output_folder()
+    assert folder is not None and stat.S_IMODE(folder.stat().st_mode) == 0o700
+    old = []
+    for i in range(bash.KEEP_OUTPUT_FILES + 20):
+        p = folder / f"agent-tui-bash-old{i:04d}-{os.getpid()}.log"
+        p.write_text("old")
+        os.utime(p, (time.time() - 100_000 - i, time.time() - 100_000 - i))
+        old.append(p)
+    ctx = ToolContext(cwd=str(tmp_path))
+    outputs = []
+    for _ in range(2):
+        result = await bash.BashTool().execute({"command": "seq 1 30000"}, ctx)
+        assert result.details is not None
+        outputs.append(Path(result.details["fullOutputPath"]))
+    try:
+        for output in outputs:
+            assert output.parent == folder and output.is_file()  # valid while the session runs
+            assert output.read_text().splitlines()[-1] == "30000"
+        remaining = [p for p in folder.iterdir() if p.name.startswith("agent-tui-bash-")]
+        assert len(remaining) <= bash.KEEP_OUTPUT_FILES + 2
+        assert not old[-1].exists() and old[0].exists()  # the oldest went first
+        # a file of this process is never pruned, however many come after it
+        assert bash.prune_outputs(folder, keep=0) >= 1
+        assert all(output.exists() for output in outputs)
+    finally:
+        for p in [*old, *outputs]:
+            p.unlink(missing_ok=True)

@@ -112,10 +112,30 @@ def parse_session(data: bytes, name: str = "<session>") -> LoadedFile:
     call; anything unusual falls back to the line-by-line scan that reports
     each bad line.
     """
+    if data.startswith(_UTF8_BOM):
+        # Some editors start UTF-8 with a byte order mark. JSON allows whitespace where it stood:
+        # three spaces keep every offset (and the size the writer checks) as they are.
+        data = b"   " + data[len(_UTF8_BOM) :]
     fast = _parse_clean(data)
     if fast is not None:
         return fast
     return _parse_lines(data, name)
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def no_header_reason(data: bytes) -> str:
+    """Why a file without a session header has none, in a few words (for one line)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and data.count(b"\x00") * 3 > len(data)):
+        return "UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+    if b"\r" in data and b"\n" not in data:
+        return (
+            "its lines end with CR only (old Mac line endings), not newlines: convert them (tr '\\r' '\\n')"
+        )
+    if not data.strip():
+        return "empty file, no session header"
+    return "no session header"
 
 
 def _parse_clean(data: bytes) -> LoadedFile | None:
@@ -133,7 +153,7 @@ def _parse_clean(data: bytes) -> LoadedFile | None:
     ):
         return None
     version = header.get("version", 1)
-    if not isinstance(version, int) or version < CURRENT_VERSION:
+    if not isinstance(version, int) or version != CURRENT_VERSION:
         return None
     body = memoryview(data)[first_end + 1 :]
     try:
@@ -244,12 +264,12 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         message_raw = head.message if len(head.message) else None
         entries.append(Entry(etype, eid, parent, line_no, line, message_raw))
     if header is None:
-        raise NotASessionError(f"{name}: empty file, no session header")
+        raise NotASessionError(f"{name}: {no_header_reason(data)}")
     if version < 2:
         entries = _migrate_v1(header, legacy, entries, warnings)
     if version < 3:
         _migrate_v2(entries)
-    return LoadedFile(
+    loaded = LoadedFile(
         header=header,
         entries=entries,
         warnings=warnings,
@@ -258,6 +278,15 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
         version=version,
         lines=line_no,
     )
+    if version > CURRENT_VERSION:
+        loaded.warnings.insert(
+            0,
+            LoadWarning(
+                1,
+                f"format version {version} is newer than this agent-tui knows ({CURRENT_VERSION}); opened read-only",
+            ),
+        )
+    return loaded
 
 
 def _bad_line_message(torn: bool, start: int, end: int) -> str:

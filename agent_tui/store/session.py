@@ -89,6 +89,14 @@ class Session:
             if writer is not None:
                 writer.close()
                 writer = None
+        elif loaded.version > CURRENT_VERSION:
+            reason = (
+                f"{path}: format version {loaded.version} is newer than this agent-tui knows "
+                f"({CURRENT_VERSION}); opened read-only so nothing it does not understand is added to it"
+            )
+            if writer is not None:
+                writer.close()
+                writer = None
         elif writer is None:
             reason = f"{path}: opened read-only"
         return cls(path, loaded, writer, reason)

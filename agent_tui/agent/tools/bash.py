@@ -14,10 +14,12 @@ import contextlib
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolError, ToolResult
@@ -33,6 +35,62 @@ from agent_tui.store.redact import StreamRedactor
 
 EXIT_STDIO_GRACE = 0.1  # after the shell exits, keep reading while output still arrives
 MAX_TIMEOUT = 2_147_483.647
+
+
+#: Full-output files kept in the output folder (the newest; this process's are never removed).
+KEEP_OUTPUT_FILES = 100
+KEEP_OUTPUT_BYTES = 256 * 1024 * 1024
+_created_here: set[str] = set()
+
+
+def output_folder() -> Path | None:
+    """A private folder for full-output files under the temp dir (``agent-tui-bash-UID``), or None
+    when it cannot be used safely (it exists and is not a folder of ours)."""
+    folder = Path(tempfile.gettempdir()) / f"agent-tui-bash-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o700)
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return folder
+
+
+def new_output_file() -> tuple[int, str]:
+    """A new full-output file (fd, path), 0600. Older ones beyond the newest
+    :data:`KEEP_OUTPUT_FILES` (or :data:`KEEP_OUTPUT_BYTES` in all) are removed first, except
+    those this process made: the paths the model was given stay valid while the session runs."""
+    folder = output_folder()
+    if folder is None:
+        fd, path = tempfile.mkstemp(prefix="agent-tui-bash-", suffix=".log")
+    else:
+        prune_outputs(folder)
+        fd, path = tempfile.mkstemp(prefix="agent-tui-bash-", suffix=".log", dir=folder)
+    _created_here.add(path)
+    return fd, path
+
+
+def prune_outputs(folder: Path, keep: int = KEEP_OUTPUT_FILES, keep_bytes: int = KEEP_OUTPUT_BYTES) -> int:
+    """Remove the oldest full-output files in ``folder`` beyond ``keep`` files or ``keep_bytes``;
+    return how many were removed."""
+    files: list[tuple[float, int, str]] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as it:
+        for item in it:
+            if item.name.startswith("agent-tui-bash-") and item.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    st = item.stat(follow_symlinks=False)
+                    files.append((st.st_mtime, st.st_size, item.path))
+    files.sort(reverse=True)
+    removed = total = 0
+    for number, (_, size, path) in enumerate(files):
+        total += size
+        if (number >= keep or total > keep_bytes) and path not in _created_here:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                removed += 1
+    return removed
 
 
 class OutputAccumulator:
@@ -129,7 +187,7 @@ class OutputAccumulator:
     def _ensure_temp(self) -> None:
         if self.temp_path is not None:
             return
-        fd, self.temp_path = tempfile.mkstemp(prefix="agent-tui-bash-", suffix=".log")
+        fd, self.temp_path = new_output_file()
         self._temp = os.fdopen(fd, "wb")
         for chunk in self._raw:
             self._write_temp(chunk)
