@@ -86,7 +86,7 @@ def test_ordinary_markdown_replies_stay_markdown(tmp_path: Path) -> None:
     assert _html_tokens(markdown) == []
 
 
-# -- item 14: a full disk -------------------------------------------------------------------------
+# -- a full disk -------------------------------------------------------------------------
 
 
 def _limit_file_size(room: int) -> None:

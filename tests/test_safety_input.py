@@ -32,7 +32,7 @@ def load(path: Path) -> SessionIndex:
     return SessionIndex(read_file(path), str(path))
 
 
-# -- item 8: lone escaped surrogates -----------------------------------------------------------
+# -- lone escaped surrogates -----------------------------------------------------------
 
 
 def _pi_file_with_a_cut_emoji(path: Path) -> Path:
@@ -133,7 +133,7 @@ def test_a_model_reply_with_a_lone_surrogate_is_kept(env: Env, server: FakeModel
     assert replies == ["an emoji cut \ufffd in two"]
 
 
-# -- item 13: a damaged search index, a full disk, private WAL files ----------------------------
+# -- a damaged search index, a full disk, private WAL files ----------------------------
 
 
 def _library_folder(root: Path, sessions: int = 30) -> Path:
@@ -241,7 +241,7 @@ def test_the_index_and_its_wal_files_are_private(tmp_path: Path) -> None:
         os.umask(old_umask)
 
 
-# -- item 17: BOM, CR-only, UTF-16, a newer version, bash's full-output files ----------------------
+# -- BOM, CR-only, UTF-16, a newer version, bash's full-output files ----------------------
 
 
 def test_a_utf8_bom_is_accepted_and_appends_still_line_up(tmp_path: Path) -> None:
