@@ -1,50 +1,71 @@
-"""Starting ``agent-tui serve`` on a free port in a subprocess, and reading the URL it prints."""
+"""Starting ``agent-tui serve`` on a free port in a subprocess, and reading what it prints."""
 
 from __future__ import annotations
 
 import os
 import re
+import select
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
+@dataclass
+class Served:
+    port: int
+    url: str  # the address it printed, with its token
+    proc: subprocess.Popen[bytes]
+    output: bytes = field(default=b"")
+
+    @property
+    def token(self) -> str:
+        return self.url.split("token=")[1]
+
+    def wait_for(self, pattern: bytes, timeout: float = 30) -> re.Match[bytes] | None:
+        """Read what the server prints until ``pattern`` (a regex) matches it, or ``timeout``."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while (match := re.search(pattern, self.output)) is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                self.output += chunk
+        return match
+
+
 @contextmanager
-def served(cwd: Path, *extra: str) -> Iterator[tuple[int, str]]:
-    """(port, the URL with its token) of a running ``agent-tui serve --host 127.0.0.1``."""
+def served(cwd: Path, *extra: str) -> Iterator[Served]:
+    """A running ``agent-tui serve --host 127.0.0.1`` on a free port."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    env = {**os.environ, "COLUMNS": "400"}  # its request log on one line per request
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_tui", "serve", "--host", "127.0.0.1", "--port", str(port), *extra],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        env=env,
     )
     try:
-        assert proc.stdout is not None
-        output = b""
-        deadline = time.monotonic() + 30
-        match = None
-        while match is None and time.monotonic() < deadline:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            output += chunk
-            match = re.search(rb"open (http://\S+\?token=[\w-]+)", output)
-        assert match is not None, f"no URL printed: {output!r}"
-        url = match.group(1).decode()
+        server = Served(port, "", proc)
+        match = server.wait_for(rb"open (http://\S+\?token=[\w-]+)")
+        assert match is not None, f"no URL printed: {server.output!r}"
+        server.url = match.group(1).decode()
         for _ in range(200):  # printed on startup: the socket may not accept yet
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):
                     break
             except OSError:
                 time.sleep(0.05)
-        yield port, url
+        yield server
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -30,8 +30,8 @@ async def _ws_status(url: str, origin: str | None, cookies: dict[str, str] | Non
 
 
 def test_serve_refuses_a_foreign_origin_a_foreign_host_and_a_missing_token(tmp_path: Path) -> None:
-    with served(tmp_path) as (port, url):
-        token = url.split("token=")[1]
+    with served(tmp_path) as server:
+        port, url, token = server.port, server.url, server.token
         base = f"http://127.0.0.1:{port}"
         ws = f"ws://127.0.0.1:{port}/ws?width=80&height=24"
 
@@ -86,3 +86,35 @@ def test_each_run_has_its_own_long_token_and_listens_on_localhost_by_default(
     monkeypatch.setattr(serve_module, "serve", fake_serve)
     assert launch.serve([]) == 0
     assert seen == [("localhost", 8000)]
+
+
+def test_in_a_browser_the_printed_url_connects_and_another_page_cannot(tmp_path: Path) -> None:
+    """Headless Chromium: the page at the printed URL opens its websocket (the token travels in the
+    cookie the page set); a page of another origin that even knows the token is refused."""
+    import subprocess
+
+    from tests.chromium import FLAGS, chromium
+
+    with served(tmp_path) as server:
+        subprocess.run(
+            [chromium(), *FLAGS, "--virtual-time-budget=8000", "--dump-dom", server.url],
+            capture_output=True,
+            timeout=60,
+        )
+        assert server.wait_for(rb'GET /ws\?width=\d+&height=\d+ HTTP/1.1" 101') is not None, server.output
+        page = tmp_path / "elsewhere.html"
+        page.write_text(
+            "<html><body><pre id=out>pending</pre><script>"
+            f"var ws = new WebSocket('ws://127.0.0.1:{server.port}/ws?width=80&height=24&token={server.token}');"
+            "ws.onopen = function () { document.getElementById('out').textContent = 'OPEN'; };"
+            "ws.onerror = function () { document.getElementById('out').textContent = 'REFUSED'; };"
+            "</script></body></html>"
+        )
+        dom = subprocess.run(
+            [chromium(), *FLAGS, "--virtual-time-budget=8000", "--dump-dom", page.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+        assert '<pre id="out">REFUSED</pre>' in dom
+        assert server.wait_for(rb'GET /ws\?width=80&height=24&token=\S+ HTTP/1.1" 403') is not None

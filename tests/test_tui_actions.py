@@ -694,13 +694,14 @@ async def test_uncompact_continues_from_before_the_compaction(tmp_path: Path) ->
 def test_serve_runs_the_app_in_a_browser(tmp_path: Path) -> None:
     from tests.serve_support import served
 
-    with served(tmp_path) as (port, url):
-        page = _get(url)
+    with served(tmp_path) as server:
+        port = server.port
+        page = _get(server.url)
         assert "textual.js" in page, "textual-serve's page"
         # what the page's script does: open the websocket, and the app runs and draws through it
         screen = asyncio.run(
             _drive_served_app(
-                f"ws://127.0.0.1:{port}/ws?width=160&height=50&token={url.split('token=')[1]}",
+                f"ws://127.0.0.1:{port}/ws?width=160&height=50&token={server.token}",
                 origin=f"http://127.0.0.1:{port}",
             )
         )
