@@ -19,8 +19,8 @@ def _big(lines: int, tag: str) -> str:
     return "".join(LINE.format(f"{tag}{i}") for i in range(lines))
 
 
-async def test_a_big_message_is_shown_capped_with_show_all(tmp_path: Path) -> None:
-    from agent_tui.tui.widgets.chat_entry import HEAD_CHARS, SHOW_ALL_CHARS, TAIL_CHARS, CappedText, ChatEntry
+async def test_a_big_message_is_shown_capped_with_show_more(tmp_path: Path) -> None:
+    from agent_tui.tui.widgets.chat_entry import HEAD_CHARS, PAGE_CHARS, TAIL_CHARS, CappedText, ChatEntry
 
     big_user = _big(30_000, "u")  # 2.3 MB
     big_reply = _big(15_000, "a") + "THE END"
@@ -41,7 +41,7 @@ async def test_a_big_message_is_shown_capped_with_show_all(tmp_path: Path) -> No
             assert sum(len(part) for part in shown) <= HEAD_CHARS + TAIL_CHARS
             assert shown[0].startswith(text[:40]) and text.rstrip("\n").endswith(shown[-1].rstrip("\n")[-40:])
             (button,) = capped.query(Button)
-            assert "more lines" in str(button.label) and "show all" in str(button.label)
+            assert "more lines" in str(button.label) and "show more" in str(button.label)
         assert "THE END" in str(reply_entry.query_one(CappedText).query(Static).last().render())
         assert "small" in str(entries["e0004"].query(Static).first().render())
 
@@ -54,16 +54,36 @@ async def test_a_big_message_is_shown_capped_with_show_all(tmp_path: Path) -> No
         (capped,) = entries["e0003"].query(CappedText)
         assert "more characters" in str(capped.query(Button).first().label)
 
-        # show all: the text itself, up to its cap, as plain text
+        # show more: one page of the hidden middle at a time, the count going down
         (capped,) = user_entry.query(CappedText)
-        capped.query(Button).first().press()
+        button = capped.query_one(Button)
+        before = str(button.label)
+        button.press()
         await pilot.pause()
-        assert not capped.query(Button)
-        everything = str(capped.query(Static).first().render())
-        assert (
-            len(everything) == min(len(big_user), SHOW_ALL_CHARS) or everything == big_user[:SHOW_ALL_CHARS]
-        )
-        assert "more characters: export the session" in str(capped.query(Static).last().render())
+        pages = [str(w.render()) for w in capped.query(".capped-page")]
+        assert len(pages) == 1 and len(pages[0]) <= PAGE_CHARS
+        assert big_user[capped.shown - len(pages[0]) - 1 : capped.shown].strip() == pages[0].strip()
+        assert str(capped.query_one(Button).label) != before
+
+
+async def test_show_more_reaches_the_end_and_the_whole_text_is_shown(tmp_path: Path) -> None:
+    from agent_tui.tui.widgets.chat_entry import CappedText
+
+    text = _big(1_500, "m")  # 117 KB: capped; the middle is two pages
+    b = Builder()
+    b.message(user(text))
+    app = make_app(tmp_path, b.write(tmp_path / "s.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        capped = app.chat.query_one(CappedText)
+        presses = 0
+        while capped.query(Button):
+            capped.query_one(Button).press()
+            await pilot.pause()
+            presses += 1
+        assert presses == 2
+        shown = [str(w.render()) for w in capped.query(Static) if not isinstance(w, Button)]
+        assert "\n".join(part.rstrip("\n") for part in shown) == text.rstrip("\n")
 
 
 def test_head_and_tail_cut_at_lines_and_characters() -> None:

@@ -7,8 +7,8 @@ longer sees carry their status (hidden, replaced, summarized).
 
 A text too big to lay out at once (more than :data:`CAP_CHARS` characters or :data:`CAP_LINES`
 lines: a 20 MB pasted log, a huge tool output) is shown capped, as plain text: its first and last
-lines around a "show all" button (:class:`CappedText`), so opening it costs what the shown part
-costs.
+lines around a "show more" button (:class:`CappedText`) that lays out one page more at a time, so
+opening it costs what the shown part costs.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ CAP_LINES = 400
 #: What a capped text shows: its first and last lines, each part cut to so many characters.
 HEAD_LINES, HEAD_CHARS = 150, 12_000
 TAIL_LINES, TAIL_CHARS = 50, 4_000
-#: "Show all" lays out at most this much (as plain text); the rest is for an export to read.
-SHOW_ALL_CHARS = 1_000_000
+#: Each press of "show more" lays out this much more of the hidden middle (a page: laying out
+#: text costs about 6 s a megabyte, so a page stays well under a second).
+PAGE_LINES, PAGE_CHARS = 1_000, 64_000
 
 
 def is_big(text: str) -> bool:
@@ -71,48 +72,67 @@ def head_and_tail(text: str) -> tuple[str, str, int, int]:
     return text[:end], text[start:], hidden, start - end
 
 
+def page_end(text: str, start: int, stop: int) -> int:
+    """Where a page of ``text`` that starts at ``start`` ends: after :data:`PAGE_LINES` lines, or
+    the last whole line within :data:`PAGE_CHARS` characters (a longer line is cut there), never
+    past ``stop``."""
+    limit = min(stop, start + PAGE_CHARS)
+    if limit == stop and text.count("\n", start, stop) < PAGE_LINES:
+        return stop
+    end = start
+    for _ in range(PAGE_LINES):
+        found = text.find("\n", end, limit)
+        if found < 0:
+            return end if end > start else limit
+        end = found + 1
+    return end
+
+
 class CappedText(Vertical):
-    """A big text, shown as its first and last lines around a "show all" button; pressing it shows
-    up to :data:`SHOW_ALL_CHARS` characters. Never markup: plain ``Text`` throughout."""
+    """A big text, shown as its first and last lines around a "show more" button; each press lays
+    out one more page of the middle (:data:`PAGE_LINES` lines or :data:`PAGE_CHARS` characters),
+    so no press costs more than a page. Never markup: plain ``Text`` throughout."""
 
     DEFAULT_CSS = """
     CappedText { height: auto; }
-    CappedText > Button.show-all { width: auto; margin: 0; color: $text-muted; }
+    CappedText > Button.show-more { width: auto; margin: 0; color: $text-muted; }
     """
 
     def __init__(self, text: str, style: str = "", *, classes: str = "") -> None:
         super().__init__(classes=classes)
         self.text = text
         self.style = style
-        self.expanded = False
+        head, tail, _, _ = head_and_tail(text)
+        self._head, self._tail = head, tail
+        self.shown = len(head)  # the hidden middle is text[shown:tail_start]
+        self.tail_start = len(text) - len(tail)
 
     def compose(self) -> ComposeResult:
-        if self.expanded:
-            shown = self.text[:SHOW_ALL_CHARS]
-            yield Static(Text(shown, style=self.style), classes="capped-all")
-            rest = len(self.text) - len(shown)
-            if rest > 0:
-                yield Static(
-                    Text(f"… {rest:,} more characters: export the session (Ctrl+S) to read them all"),
-                    classes="status",
-                )
-            return
-        head, tail, lines, chars = head_and_tail(self.text)
-        yield Static(Text(head.rstrip("\n"), style=self.style), classes="capped-head")
-        hidden = f"{lines:,} more lines ({chars:,} characters)" if lines else f"{chars:,} more characters"
-        yield Button(
-            f"… {hidden}: show all",
-            classes="show-all",
-            compact=True,
-        )
-        if tail:
-            yield Static(Text(tail, style=self.style), classes="capped-tail")
+        yield Static(Text(self._head.rstrip("\n"), style=self.style), classes="capped-head")
+        yield Button(self._label(), classes="show-more", compact=True)
+        if self._tail:
+            yield Static(Text(self._tail, style=self.style), classes="capped-tail")
 
-    @on(Button.Pressed, ".show-all")
-    async def show_all(self, event: Button.Pressed) -> None:
+    def _label(self) -> str:
+        chars = self.tail_start - self.shown
+        lines = self.text.count("\n", self.shown, self.tail_start)
+        hidden = f"{lines:,} more lines ({chars:,} characters)" if lines else f"{chars:,} more characters"
+        return f"… {hidden}: show more"
+
+    @on(Button.Pressed, ".show-more")
+    async def show_more(self, event: Button.Pressed) -> None:
         event.stop()
-        self.expanded = True
-        await self.recompose()
+        button = event.button
+        end = page_end(self.text, self.shown, self.tail_start)
+        page = self.text[self.shown : end]
+        self.shown = end
+        await self.mount(
+            Static(Text(page.rstrip("\n"), style=self.style), classes="capped-page"), before=button
+        )
+        if self.shown >= self.tail_start:
+            await button.remove()
+        else:
+            button.label = self._label()
 
 
 def text_widget(text: str, style: str = "", *, classes: str = "") -> Widget:
