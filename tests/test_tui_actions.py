@@ -289,6 +289,7 @@ async def test_ctrl_r_renames_the_session(tmp_path: Path) -> None:
     path = sample_session(tmp_path)
     app = make_app(tmp_path, path)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")  # in the composer Ctrl+R searches the prompt history
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "prompt open")
         await pilot.press(*"parser fix")

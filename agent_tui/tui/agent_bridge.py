@@ -37,7 +37,7 @@ class AgentUnavailable(Exception):
 class Turns(Protocol):
     """What the app needs of an agent loop."""
 
-    def run(self, prompt: str) -> AsyncIterator[AgentEvent]: ...
+    def run(self, prompt: Any) -> AsyncIterator[AgentEvent]: ...  # text, content blocks, or None
 
     def abort(self) -> None: ...
 

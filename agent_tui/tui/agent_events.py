@@ -22,6 +22,7 @@ from agent_tui.agent.events import (
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    TurnDone,
     TurnError,
 )
 
@@ -36,6 +37,7 @@ class EventView:
     def __init__(self, app: AgentTuiApp) -> None:
         self.app = app
         self.reply: StreamingReply | None = None
+        self.stop_reason: str | None = None  # the TurnDone's, once it came
 
     async def _reply(self) -> StreamingReply:
         if self.reply is None:
@@ -80,12 +82,15 @@ class EventView:
                 self.error(message, "compaction failed", "compaction failed")
             case TurnError(message=message):
                 self.error(message)
+            case TurnDone(stop_reason=stop_reason):
+                self.stop_reason = stop_reason
             case _:
                 pass  # TurnDone and the events only the print mode shows
 
 
-async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> None:
-    """Show ``events`` until they end; an exception is shown as an error, never lost."""
+async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> str | None:
+    """Show ``events`` until they end; an exception is shown as an error, never lost. Returns the
+    turn's stop reason (None when it never said)."""
     view = EventView(app)
     try:
         async for event in events:
@@ -100,3 +105,4 @@ async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> No
             await app.refresh_views(app.index.leaf_id)
         else:
             app.update_status()
+    return view.stop_reason

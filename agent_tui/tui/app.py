@@ -55,14 +55,20 @@ from agent_tui.tui.agent_bridge import (
     model_problem,
 )
 from agent_tui.tui.agent_events import show_events
-from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand, parse_slash
+from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand
+from agent_tui.tui.composer_actions import ComposerActions
+from agent_tui.tui.file_index import FileIndex
+from agent_tui.tui.history import PromptHistory, default_history_path
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.session_actions import THINKING_LEVELS, SessionActions, export_session
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
+from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
+from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel, TokenCache, build_panel_model
+from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree, TreeState
 
 DEFAULT_THEME = "agent-dark"
@@ -86,6 +92,7 @@ class TuiConfig:
     theme: str | None = None  # overrides the config file's theme (tests)
     agent_factory: AgentFactory | None = None
     history: list[str] = field(default_factory=list)
+    history_file: Path | None = None  # the global prompt history (None: in memory only)
     summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
     search_index: Path | None = None  # the session library's index (None: the user data dir's)
 
@@ -136,6 +143,9 @@ class AgentTuiApp(App[None]):
         self.turn_session: Session | None = None
         self.last_error: str | None = None
         self.actions = SessionActions(self)
+        self.prompt_history = PromptHistory(config.history_file)
+        self.prompt_history.entries[:0] = [t for t in config.history if t not in self.prompt_history.entries]
+        self.composer_actions = ComposerActions(self, self.prompt_history)
         self._tokens = TokenCache()
         self._theme_ready = False
         self._saved_theme = ""
@@ -186,6 +196,7 @@ class AgentTuiApp(App[None]):
         # hundreds of thousands of objects (a 0.3 s stall); what stays is frozen below.
         gc.set_threshold(10_000, 20, 1000)
         self.composer.focus()
+        self.composer.menu = self.main_screen.query_one(CompletionMenu)
         self._theme_changes()
         config = self.config
         if config.session_file is not None:
@@ -207,6 +218,9 @@ class AgentTuiApp(App[None]):
             except AgentUnavailable as e:
                 self._notice_text = str(e)
         self._views_ready = True
+        self._history_changed()
+        if self.prompt_history.problem:
+            self.notify(self.prompt_history.problem, severity="warning")
         await self.refresh_views()
         self.composer.focus()
         self.call_after_refresh(self._painted)
@@ -309,6 +323,27 @@ class AgentTuiApp(App[None]):
         self.turns = None
         self.selected_id = None
         self._tokens.clear()
+        if self._views_ready:
+            self._history_changed()
+
+    def _history_changed(self) -> None:
+        """Up/Down walk this session's prompts first, then the global history (worked out when the
+        composer first needs them, not at every turn); ``@`` and Tab list the session's folder."""
+        composer = self.composer
+        composer.history_source = self._recall_list
+        root = Path(self.session.cwd) if self.session is not None else self.config.cwd
+        composer.root = lambda: root
+        if not isinstance(composer.file_index, FileIndex) or composer.file_index.root != root:
+            composer.file_index = FileIndex(root)
+
+    def _recall_list(self) -> list[str]:
+        prompts: list[str] = []
+        if self.session is not None:
+            for entry in self.session.index.active_path():
+                message = entry.message if entry.role == "user" else None
+                if message is not None:
+                    prompts.append(split_attachments(message.get("content"))[0])
+        return self.prompt_history.recall_list([p for p in prompts if p.strip()])
 
     def ensure_session(self) -> Session:
         """The session to append to, creating the file on first use."""
@@ -543,12 +578,16 @@ class AgentTuiApp(App[None]):
         self.set_focus(self.panel.rows_list)
 
     def action_escape(self) -> None:
+        if self.composer_actions.cancel_command():
+            return
         if self.busy:
             self.abort_turn()
         elif self.focused is not self.composer:
             self.set_focus(self.composer)
 
     def action_interrupt(self) -> None:
+        if self.composer_actions.cancel_command():
+            return
         if self.busy:
             self.abort_turn()
             return
@@ -593,30 +632,38 @@ class AgentTuiApp(App[None]):
 
     @on(Composer.Submitted)
     async def _submitted(self, event: Composer.Submitted) -> None:
-        text = event.text
-        slash = parse_slash(text)
-        if slash is not None:
-            self.composer.set_text("")
-            await self.run_slash(*slash)
-            return
-        await self.send(text.removeprefix("/") if text.startswith("//") else text)
+        await self.composer_actions.submitted(event)  # slash, !cmd, steer / follow-up, or send
 
-    async def send(self, text: str) -> None:
+    @on(Composer.DequeueRequested)
+    def _dequeue(self) -> None:
+        self.composer_actions.dequeue()
+
+    @on(QueueView.Removed)
+    def _queue_removed(self, event: QueueView.Removed) -> None:
+        self.composer_actions.removed(event.message_id, event.take_back)
+
+    async def send(self, prompt: str | list[dict[str, Any]]) -> bool:
+        """Start a turn with ``prompt`` (text, or content blocks with attachments); False if it could not."""
         if not self.actions.can_append():
-            return
+            return False
         if self.session is not None and self.session.read_only:
             self.notify(self.session.read_only_reason or "read-only session", severity="error")
-            return
+            return False
         try:
             turns = self.turns_for_session()
         except AgentUnavailable as e:
             self.set_notice(str(e))
             self.notify(str(e), title="cannot send", severity="warning", timeout=10)
-            return
+            return False
         self.composer.set_text("")
         self._notice_text = ""  # an earlier error or hint is stale once a turn starts
         self.busy = True
-        self.run_events(turns.run(text))
+        self.run_events(turns.run(prompt))
+        return True
+
+    @work(exclusive=True, group="user-command", exit_on_error=False, description="!cmd")
+    async def run_user_command(self, command: Any, cwd: str, abort: asyncio.Event) -> None:
+        await self.composer_actions.execute(command, cwd, abort)
 
     def turns_for_session(self) -> Turns:
         """The agent for the current session (built on first use; raises AgentUnavailable)."""
@@ -633,7 +680,9 @@ class AgentTuiApp(App[None]):
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
     async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
         """Show a turn's (or a compaction's) events as they come; the store has the entries."""
-        await show_events(self, events)
+        stop_reason = await show_events(self, events)
+        self._history_changed()
+        await self.composer_actions.turn_ended(stop_reason)
 
     async def approve(self, request: Any) -> str:
         """Ask about one gated tool call (a modal); answers allow-once, allow-session or deny.
@@ -666,6 +715,7 @@ class AgentTuiApp(App[None]):
         return value or "deny"
 
     def abort_turn(self) -> None:
+        self.composer_actions.aborting()  # queued messages go back to the composer, unsent
         if self.turns is not None:
             self.turns.abort()
         self.notify("Stopping the reply…")
@@ -678,6 +728,7 @@ def default_config(cwd: Path, session_dir: Path | None = None) -> TuiConfig:
         cwd=cwd,
         session_dir=session_dir_for(cwd, session_dir),
         config_path=settings.default_config_path(),
+        history_file=default_history_path(),
     )
 
 

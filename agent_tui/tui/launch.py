@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import TuiConfig, create_app
+from agent_tui.tui.history import default_history_path
 from agent_tui.tui.settings import default_config_path
 
 
@@ -26,6 +27,7 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
         cwd=here,
         session_dir=session_dir_for(here, getattr(args, "session_dir", None)),
         config_path=default_config_path(),
+        history_file=default_history_path(),
         session_file=session_file,
         continue_last=bool(getattr(args, "continue_last", False)),
         pick=bool(getattr(args, "resume", False)),

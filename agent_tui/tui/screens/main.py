@@ -16,8 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from agent_tui.tui.widgets.chat_view import ChatView
+from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel
+from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree
 
 
@@ -40,6 +42,8 @@ class MainScreen(Screen[None]):
             with Vertical(id="center"):
                 yield ChatView(id="chat")
                 yield Static(id="notice", markup=False)
+                yield QueueView(id="queue")
+                yield CompletionMenu(id="completion")
                 yield Composer(id="composer", history=self._history)
             with Vertical(id="context"):
                 yield Static("What the model sees", id="context-title", markup=False)

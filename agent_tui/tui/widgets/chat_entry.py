@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from agent_tui.projection.describe import first_line
+from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
 
@@ -168,6 +169,30 @@ def content_text(content: Any) -> str:
     return "\n".join(parts)
 
 
+IMAGE_TOKENS = int(IMAGE_CHARS / CHARS_PER_TOKEN)
+
+
+def split_attachments(content: Any) -> tuple[str, str]:
+    """A user message's typed text, and one line naming the files and images attached to it
+    (the ``<file name="...">`` blocks an ``@path`` or a pasted image adds), with their tokens."""
+    if not isinstance(content, list):
+        return content_text(content), ""
+    typed: list[str] = []
+    attached: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str) and text.startswith('<file name="'):
+            name = text[len('<file name="') :].split('"', 1)[0]
+            attached.append(f"{name.rsplit('/', 1)[-1]} ({estimate_text(text):,} tokens)")
+        elif block.get("type") == "image":
+            attached.append(f"image (~{IMAGE_TOKENS:,} tokens)")
+        else:
+            typed.append(content_text([block]))
+    return "\n".join(typed), ("attached: " + " · ".join(attached)) if attached else ""
+
+
 def clip_lines(text: str, limit: int = MAX_RESULT_LINES) -> str:
     lines = text.splitlines()
     if len(lines) <= limit:
@@ -300,7 +325,10 @@ class ChatEntry(Vertical):
         role = message.get("role")
         content = message.get("content")
         if role == "user":
-            yield text_widget(content_text(content))
+            text, attached = split_attachments(content)
+            yield text_widget(text)
+            if attached:
+                yield Static(Text(attached), classes="attachments")
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
             for block in blocks:
@@ -334,6 +362,12 @@ class ChatEntry(Vertical):
             yield LazyCollapsible(lambda: text_widget(text), title=title, classes=classes)
         elif role == "bashExecution":
             title = f"$ {str(message.get('command', ''))[:200]}"
+            if message.get("cancelled"):
+                title += "  (cancelled)"
+            elif message.get("exitCode") not in (None, 0):
+                title += f"  (exit {message.get('exitCode')})"
+            if message.get("excludeFromContext"):
+                title += "  · not sent to the model"
             output = str(message.get("output") or "")
             yield LazyCollapsible(lambda: text_widget(output), title=title)
         elif role == "system":

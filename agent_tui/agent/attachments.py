@@ -1,0 +1,184 @@
+"""What a sent prompt carries besides its text: ``@path`` files and pasted images (pi's file processor).
+
+Each ``@path`` (or ``@"path with spaces"``) naming a readable file inside the project adds a text
+block ``<file name="ABSOLUTE">\\nCONTENT\\n</file>`` after the typed text, as pi's
+``processFileArguments`` writes it, the content cut like ``read`` (2,000 lines / 50 KB, with a note
+saying how to read on). An image file adds ``<file name="...">`` with pi's resize notes and an
+``image`` block, resized as ``read`` resizes (:mod:`agent_tui.agent.tools.images`). Images pasted
+or dropped into the composer (a path, or the clipboard) come as ``images`` and may live anywhere.
+
+A mention that names nothing, a folder, a file outside the project, a binary or unreadable file is
+left as text and reported in one notice line each; the typed text is never changed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_tui.agent.tools.images import (
+    IMAGE_TYPE_SNIFF_BYTES,
+    ImageDecodeError,
+    detect_image_mime,
+    process_image,
+)
+from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from agent_tui.projection.tokens import IMAGE_CHARS, estimate_text
+from agent_tui.store.record import JSONObject
+
+#: ``@path`` at the start or after whitespace; ``@"a path"`` for spaces.
+MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|(\S+))')
+_TRAILING = ".,;:!?)]}'\""
+#: Files larger than this are not read whole to be cut (the cut keeps 50 KB anyway).
+_READ_LIMIT = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """One attached file, for the chat's line: its name as typed, kind, size and estimated tokens."""
+
+    name: str
+    kind: str  # "file" or "image"
+    tokens: int
+    detail: str = ""  # "cut to 2000 lines", "800x600 (resized)"...
+
+
+@dataclass(slots=True)
+class Composed:
+    """The user message's content blocks, what was attached, and what could not be."""
+
+    content: list[JSONObject]
+    attachments: list[Attachment] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def mentions(text: str) -> list[str]:
+    """The paths mentioned with ``@`` in ``text``, in order."""
+    return [m.group(1) or m.group(2) for m in MENTION.finditer(text)]
+
+
+def compose(text: str, cwd: str | Path, images: list[Path] | None = None) -> Composed:
+    """The content of the user message for ``text`` typed in a session working in ``cwd``."""
+    root = Path(cwd)
+    try:
+        real_root = root.resolve()
+    except OSError:
+        real_root = root
+    out = Composed([{"type": "text", "text": text}])
+    done: set[Path] = set()
+    for raw in mentions(text):
+        found = _find(raw, root)
+        if found is None:
+            if not raw.strip(_TRAILING):
+                continue
+            out.notices.append(f"@{raw}: no such file (sent as text)")
+            continue
+        path, typed = found
+        real = path.resolve()
+        if real in done:
+            continue
+        if real != real_root and real_root not in real.parents:
+            out.notices.append(f"@{typed}: outside the project ({real_root}), not attached")
+            continue
+        if real.is_dir():
+            continue  # a folder stays a path the model can list
+        done.add(real)
+        _attach(out, real, typed)
+    for image in images or []:
+        real = image.resolve()
+        if real in done:
+            continue
+        done.add(real)
+        _attach(out, real, image.name, must_be_image=True)
+    return out
+
+
+def _find(raw: str, root: Path) -> tuple[Path, str] | None:
+    """The file ``raw`` names (as typed, then without trailing punctuation), and that spelling."""
+    for candidate in (raw, raw.rstrip(_TRAILING)):
+        if not candidate:
+            continue
+        path = Path(os.path.expanduser(candidate))
+        if not path.is_absolute():
+            path = root / path
+        if path.exists():
+            return path, candidate
+    return None
+
+
+def _attach(out: Composed, path: Path, typed: str, *, must_be_image: bool = False) -> None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(IMAGE_TYPE_SNIFF_BYTES)
+            size = os.fstat(f.fileno()).st_size
+            mime = detect_image_mime(head)
+            if mime is None and must_be_image:
+                out.notices.append(f"{typed}: not an image (png, jpeg, gif, webp, bmp), not attached")
+                return
+            if mime is not None:
+                data = head + f.read()
+            elif b"\0" in head:
+                out.notices.append(f"@{typed}: a binary file, not attached")
+                return
+            else:
+                data = head + f.read(_READ_LIMIT)
+    except OSError as e:
+        out.notices.append(f"@{typed}: cannot be read ({e.strerror or e}), not attached")
+        return
+    if mime is not None:
+        _attach_image(out, path, typed, data, mime)
+        return
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    cut = truncate_head(text)
+    body = cut.content
+    detail = ""
+    if cut.first_line_exceeds_limit:
+        body = (
+            f"[Line 1 exceeds the {format_size(DEFAULT_MAX_BYTES)} limit. "
+            f"Use bash: sed -n '1p' {path} | head -c {DEFAULT_MAX_BYTES}]"
+        )
+        detail = "first line too long"
+    elif cut.truncated or size > len(data):
+        shown = cut.output_lines
+        body += (
+            f"\n\n[Showing lines 1-{shown} of {'more than ' if size > len(data) else ''}{cut.total_lines} "
+            f"({format_size(DEFAULT_MAX_BYTES)} limit). Use the read tool with offset={shown + 1} to continue.]"
+        )
+        detail = f"cut to {shown} lines"
+    block = f'<file name="{path}">\n{body}\n</file>'
+    out.content.append({"type": "text", "text": block})
+    out.attachments.append(Attachment(typed, "file", estimate_text(block), detail))
+
+
+def _attach_image(out: Composed, path: Path, typed: str, data: bytes, mime: str) -> None:
+    try:
+        processed = process_image(data, mime)
+    except ImageDecodeError:
+        out.notices.append(f"{typed}: the image is corrupt or truncated, not attached")
+        return
+    if not processed.ok:
+        out.notices.append(f"{typed}: {processed.message}")
+        return
+    hints = "\n".join(processed.hints)
+    out.content.append({"type": "text", "text": f'<file name="{path}">{hints}</file>'})
+    out.content.append({"type": "image", "data": processed.data, "mimeType": processed.mime_type})
+    detail = processed.mime_type.removeprefix("image/")
+    if processed.hints:
+        detail += ", resized"
+    out.attachments.append(Attachment(typed, "image", int(IMAGE_CHARS / 3.5), detail))
+
+
+def attachment_line(attachments: list[Attachment]) -> str:
+    """One line for the chat: "attached src/a.py (1,234 tokens) · shot.png (image png, ~1,371 tokens)"."""
+    parts = []
+    for a in attachments:
+        if a.kind == "image":
+            parts.append(f"{a.name} (image {a.detail}, ~{a.tokens:,} tokens)")
+        else:
+            parts.append(f"{a.name} ({a.tokens:,} tokens{', ' + a.detail if a.detail else ''})")
+    return "attached " + " · ".join(parts) if parts else ""
+
+
+__all__ = ["MENTION", "Attachment", "Composed", "attachment_line", "compose", "mentions"]

@@ -1,0 +1,236 @@
+"""What the app does with the composer's text: the decisions pi's interactive mode makes on submit.
+
+In order: a slash command runs; ``!cmd`` / ``!!cmd`` runs the command (no model call, no
+permission prompt: the user typed it) and appends pi's ``bashExecution`` message; while the agent
+works, Enter queues a steering message and Alt+Enter a follow-up (shown above the composer,
+removable, Alt+Up takes them all back, an abort returns them: never lost, never sent twice);
+otherwise the prompt is sent, its ``@path`` files and pasted images attached. Every sent or queued
+prompt goes into the prompt history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent.attachments import attachment_line, compose
+from agent_tui.agent.queue import MessageQueue, restored_text
+from agent_tui.agent.user_bash import UserCommand, parse_user_command, run_user_command
+from agent_tui.store.errors import StoreError
+from agent_tui.tui.history import PromptHistory
+from agent_tui.tui.widgets.composer import Composer
+from agent_tui.tui.widgets.queue_view import QueueView
+
+if TYPE_CHECKING:
+    from agent_tui.tui.app import AgentTuiApp
+
+#: Prompts longer than this are sent but not kept in the history file.
+HISTORY_MAX_CHARS = 64 * 1024
+
+
+class ComposerActions:
+    """One per app. The app calls :meth:`submitted`, :meth:`dequeue`, :meth:`aborting` and
+    :meth:`turn_ended`; everything else here is the composer's business."""
+
+    def __init__(self, app: AgentTuiApp, history: PromptHistory) -> None:
+        self.app = app
+        self.history = history
+        self.bash_abort: asyncio.Event | None = None
+        self._queue: MessageQueue | None = None
+
+    # -- the queue ---------------------------------------------------------------------------
+
+    def queue(self) -> MessageQueue | None:
+        """The running agent's queue (None: the agent cannot take messages mid-turn)."""
+        queue = getattr(self.app.turns, "queue", None)
+        if not isinstance(queue, MessageQueue):
+            return None
+        if queue is not self._queue:
+            self._queue = queue
+            queue.on_change = self.show_queue
+        return queue
+
+    def show_queue(self) -> None:
+        queue = self._queue
+        self.app.main_screen.query_one(QueueView).show(queue.items() if queue is not None else [])
+
+    def take_back(self, current: str | None = None) -> int:
+        """Every queued message back into the composer, before what it holds (pi's restore)."""
+        queue = self.queue()
+        taken = queue.take_all() if queue is not None else []
+        if taken:
+            composer = self.app.composer
+            composer.set_text(restored_text(taken, composer.text if current is None else current))
+        return len(taken)
+
+    def dequeue(self) -> None:
+        """Alt+Up."""
+        n = self.take_back()
+        self.app.notify(
+            f"Restored {n} queued message{'s' if n != 1 else ''} to the composer"
+            if n
+            else "No queued messages"
+        )
+
+    def aborting(self) -> None:
+        """Esc / Ctrl+C while the agent works: what is queued comes back, nothing of it is sent."""
+        self.take_back()
+
+    def removed(self, message_id: int, take_back: bool) -> None:
+        queue = self.queue()
+        message = queue.remove(message_id) if queue is not None else None
+        if message is not None and take_back:
+            composer = self.app.composer
+            composer.set_text(restored_text([message], composer.text))
+            self.app.set_focus(composer)
+
+    async def turn_ended(self, stop_reason: str | None) -> None:
+        """A turn ended. Messages queued after the loop's last look: sent now (pi's continue) when
+        it ended normally, back to the composer when it was aborted or failed."""
+        queue = self.queue()
+        if queue is None or not len(queue):
+            return
+        if stop_reason in ("aborted", "error") or self.app.session is None or self.app.session.read_only:
+            self.take_back()
+            return
+        self.app.call_later(self._continue)
+
+    def _continue(self) -> None:
+        """Deliver what was queued as a turn of its own (unless a send already started one)."""
+        app = self.app
+        queue = self.queue()
+        if app.busy or queue is None or not len(queue) or app.turns is None:
+            return
+        app.busy = True
+        app.run_events(app.turns.run(None))
+
+    # -- submit --------------------------------------------------------------------------------
+
+    async def submitted(self, event: Composer.Submitted) -> None:
+        from agent_tui.tui.commands import parse_slash
+
+        app = self.app
+        text = event.text
+        slash = parse_slash(text)
+        if slash is not None:
+            app.composer.set_text("")
+            await app.run_slash(*slash)
+            return
+        command = parse_user_command(text)
+        if command is not None:
+            await self.run_command(command, text)
+            return
+        text = text.removeprefix("/") if text.startswith("//") else text
+        if self.bash_abort is not None:
+            app.notify("A command is running: press Esc to cancel it first.", severity="warning")
+            return
+        if app.busy:
+            self.enqueue(text, event.images, follow_up=event.follow_up)
+            return
+        await self.send(text, event.images)
+
+    def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
+        session = self.app.session
+        cwd = session.cwd if session is not None else str(self.app.config.cwd)
+        composed = compose(text, cwd, images)
+        for notice in composed.notices:
+            self.app.notify(notice, severity="warning", timeout=8)
+        if composed.attachments:
+            self.app.notify(attachment_line(composed.attachments), title="attached", timeout=6)
+        return text if len(composed.content) == 1 else composed.content
+
+    def _remember(self, text: str) -> None:
+        if len(text) <= HISTORY_MAX_CHARS:
+            session = self.app.session
+            self.history.add(text, session.cwd if session is not None else str(self.app.config.cwd))
+
+    def enqueue(self, text: str, images: list[Path], *, follow_up: bool) -> None:
+        app = self.app
+        queue = self.queue()
+        if queue is None:
+            app.notify("A reply is streaming: wait for it or press Esc to stop it.", severity="warning")
+            return
+        if app.session is not None and app.session.read_only:
+            app.notify(
+                f"{app.session.read_only_reason or 'read-only session'}: the message stays in the composer",
+                severity="error",
+            )
+            return
+        content = self._compose(text, images)
+        blocks = None if isinstance(content, str) else content
+        if follow_up:
+            queue.follow_up(text, blocks)
+        else:
+            queue.steer(text, blocks)
+        self._remember(text)
+        app.composer.set_text("")
+
+    async def send(self, text: str, images: list[Path]) -> None:
+        app = self.app
+        if app.session is not None and app.session.read_only:
+            app.notify(app.session.read_only_reason or "read-only session", severity="error")
+            return
+        content = self._compose(text, images)
+        if await app.send(content):
+            self._remember(text)
+
+    # -- !cmd ------------------------------------------------------------------------------------
+
+    async def run_command(self, command: UserCommand, typed: str) -> None:
+        app = self.app
+        if self.bash_abort is not None:
+            app.notify("A command is already running: press Esc to cancel it first.", severity="warning")
+            return
+        if app.busy:
+            app.notify(
+                "The agent is working: run the command when it stops (or press Esc).", severity="warning"
+            )
+            return
+        try:
+            session = app.ensure_session()
+        except StoreError as e:
+            app.notify(str(e), severity="error")
+            return
+        if session.read_only:
+            app.notify(session.read_only_reason or "read-only session", severity="error")
+            return
+        app.composer.set_text("")
+        self._remember(typed)
+        self.bash_abort = asyncio.Event()
+        app.run_user_command(command, session.cwd, self.bash_abort)
+
+    def cancel_command(self) -> bool:
+        """Esc while a ``!cmd`` runs: stop it (its process group is killed). True if one was running."""
+        if self.bash_abort is None:
+            return False
+        self.bash_abort.set()
+        return True
+
+    async def execute(self, command: UserCommand, cwd: str, abort: asyncio.Event) -> None:
+        """Run the command, its output streaming into a panel above the composer, then append
+        the ``bashExecution`` message and show it in the chat."""
+        from agent_tui.tui.widgets.bash_run import BashRun
+
+        app = self.app
+        panel = BashRun(command.command, excluded=command.exclude_from_context)
+        await app.main_screen.query_one("#center").mount(panel, before=app.main_screen.query_one(QueueView))
+        try:
+            message = await run_user_command(command, cwd, abort, panel.add_output)
+            session = app.session
+            if session is None or session.read_only:
+                return
+            try:
+                session.append({"type": "message", "message": message})
+            except StoreError as e:
+                app.notify(str(e), severity="error")
+                return
+            if message.get("cancelled"):
+                app.notify(f"Cancelled: {command.command}")
+        finally:
+            self.bash_abort = None
+            await panel.remove()
+        await app.refresh_views(app.index.leaf_id)
+
+
+__all__ = ["HISTORY_MAX_CHARS", "ComposerActions"]
