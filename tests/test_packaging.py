@@ -4,6 +4,7 @@ from this checkout, installed into a fresh venv, runs (its themes, CSS and viewe
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import re
 import shutil
@@ -76,6 +77,10 @@ def test_the_wheel_installs_and_runs(tmp_path: Path) -> None:
     install takes 40 s), and the wheel with ``--no-deps --no-index``; ``pip check`` then proves
     the wheel's declared requirements are all there.
     """
+    if importlib.util.find_spec("build") is None:
+        pytest.fail(
+            "python -m build is missing from this venv (a dev dependency): run make setup", pytrace=False
+        )
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
