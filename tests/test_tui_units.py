@@ -70,6 +70,20 @@ def test_write_theme_keeps_every_other_line(tmp_path: Path) -> None:
     text = path.read_text()
     assert text == 'provider = "openai"\ntheme = "agent-dark"\n\n[openai]\ntheme = "not this one"\n'
     assert read_theme(path) == "agent-dark"
+    # a comment on the line, a file that starts with a table, a multi-line value: all kept
+    path.write_text('# mine\nmodel = """a\ntheme = "inside a string"\n"""\n[retry]\nmax_retries = 3\n')
+    write_theme(path, "agent-light")
+    assert path.read_text() == (
+        '# mine\nmodel = """a\ntheme = "inside a string"\n"""\ntheme = "agent-light"\n\n[retry]\nmax_retries = 3\n'
+    )
+    path.write_text('theme = "agent-dark"  # my favourite\n')
+    write_theme(path, "agent-light")
+    assert path.read_text() == 'theme = "agent-light"  # my favourite\n'
+    broken = 'theme = "agent-dark"\n[retry\n'
+    path.write_text(broken)
+    with pytest.raises(OSError, match="not valid TOML"):
+        write_theme(path, "agent-light")
+    assert path.read_text() == broken and read_theme(path) is None
 
 
 def test_meter_and_edit_diff() -> None:

@@ -1,74 +1,51 @@
 """The user's config file, as far as the app needs it: read the ``theme`` key and write it back.
 
 The file is TOML in the user config dir (``AGENT_TUI_CONFIG`` overrides the
-path). Other parts of agent-tui keep their own keys in the same file, so the
-theme is written by editing its one top-level line and keeping every other
-line as it was.
+path; :mod:`agent_tui.config` finds and reads it). Other parts of agent-tui keep
+their own keys in the same file, so the theme is written with ``tomlkit``, which
+changes that one value and keeps every other line, comment and table as it was.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import tomllib
 from pathlib import Path
-from typing import Any
 
+from agent_tui.config import ConfigError, read_config_file
+from agent_tui.config import config_path as default_config_path
 from agent_tui.store.paths import make_private_dirs
 
-_THEME_LINE = re.compile(r"^\s*theme\s*=")
-_TABLE_LINE = re.compile(r"^\s*\[")
-
-
-def default_config_path() -> Path:
-    override = os.environ.get("AGENT_TUI_CONFIG")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("agent-tui", appauthor=False)) / "config.toml"
-
-
-def read_config(path: Path) -> dict[str, Any]:
-    """The parsed file; an absent or unreadable file is an empty config."""
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
+__all__ = ["default_config_path", "read_theme", "write_theme"]
 
 
 def read_theme(path: Path) -> str | None:
-    value = read_config(path).get("theme")
+    """The top-level ``theme``; an absent, unreadable or invalid file has none."""
+    try:
+        value = read_config_file(path).get("theme")
+    except ConfigError:
+        return None
     return value if isinstance(value, str) and value else None
 
 
 def write_theme(path: Path, theme: str) -> None:
-    """Set the top-level ``theme`` key, keeping every other line of the file."""
+    """Set the top-level ``theme`` key, keeping every other line of the file.
+
+    A file that is not valid TOML is left alone (an ``OSError`` saying so): rewriting it
+    could lose what the user was in the middle of writing.
+    """
+    import tomlkit  # here, not at the top: only a theme change needs it
+    from tomlkit.exceptions import ParseError
+
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        lines = []
-    new_line = f"theme = {json.dumps(theme)}"
-    out: list[str] = []
-    done = False
-    in_table = False
-    for line in lines:
-        if _TABLE_LINE.match(line):
-            if not done:
-                out.append(new_line)
-                done = True
-            in_table = True
-        if not in_table and _THEME_LINE.match(line):
-            if not done:
-                out.append(new_line)
-                done = True
-            continue
-        out.append(line)
-    if not done:
-        out.append(new_line)
+        text = ""
+    try:
+        document = tomlkit.parse(text)
+    except ParseError as e:
+        raise OSError(f"{path} is not valid TOML ({e}); it was left as it is") from e
+    document["theme"] = theme
     make_private_dirs(path.parent)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(out) + "\n", encoding="utf-8")
+    tmp.write_text(tomlkit.dumps(document), encoding="utf-8")
     os.replace(tmp, path)
