@@ -50,13 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.projection.compaction import CompactionSettings
-from agent_tui.projection.models import MODELS, THINKING_LEVEL_ORDER, ModelInfo, register
+from agent_tui.projection.models import MODELS, THINKING_LEVEL_ORDER, THINKING_LEVELS, ModelInfo, register
 
 PROVIDERS = ("anthropic", "openai")
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 URL_ENV = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 DEFAULT_MODELS = {"anthropic": "claude-opus-5-5", "openai": "gpt-6.2-sol"}  # pi 1.6's defaults
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 QUEUE_MODES = ("one-at-a-time", "all")  # pi's steeringMode / followUpMode
 CONFIG_ENV = "AGENT_TUI_CONFIG"
 LOG_ENV = "AGENT_TUI_LOG_REQUESTS"

@@ -185,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     start.add_argument("--session", metavar="FILE", help="the session file to continue (created if missing)")
     parser.add_argument("--leaf", metavar="ID", help="continue from this entry (a new branch)")
-    parser.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high")
+    from agent_tui.projection.models import THINKING_LEVELS
+
+    parser.add_argument("--thinking", help=f"thinking level: {', '.join(THINKING_LEVELS)}")
     parser.add_argument(
         "--permissions",
         choices=("ask", "auto", "read-only"),

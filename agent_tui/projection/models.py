@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-# pi 1.6's thinking levels in order (EXTENDED_THINKING_LEVELS); clamping walks this list.
-THINKING_LEVEL_ORDER = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+#: The thinking levels a user picks (flag, config file, /thinking, Ctrl+T), pi 1.6's THINKING_LEVELS.
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+#: pi 1.6's EXTENDED_THINKING_LEVELS in order ("max" exists on a few models); clamping walks this list.
+THINKING_LEVEL_ORDER = (*THINKING_LEVELS, "max")
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.main import MainScreen
-from agent_tui.tui.session_actions import THINKING_LEVELS, SessionActions, export_session
+from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
@@ -734,7 +734,6 @@ def default_config(cwd: Path, session_dir: Path | None = None) -> TuiConfig:
 
 __all__ = [
     "CONFIGURE_HINT",
-    "THINKING_LEVELS",
     "AgentTuiApp",
     "TuiConfig",
     "create_app",

@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.projection.models import THINKING_LEVELS
+
 if TYPE_CHECKING:
     from agent_tui.store.index import SessionIndex
     from agent_tui.tui.session_actions import SessionActions
@@ -159,7 +161,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "thinking",
         "/thinking [LEVEL]",
         "Thinking level",
-        "off, minimal, low, medium, high, xhigh",
+        ", ".join(THINKING_LEVELS),
         lambda a, x: a.thinking(x.text or None),
     ),
     SlashCommand("theme", "/theme [NAME]", "Switch theme", "Saved in the config file", _theme),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.library.search import Library
-from agent_tui.projection.models import MODELS
+from agent_tui.projection.models import MODELS, THINKING_LEVELS
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import make_private_dirs, session_file_name
 from agent_tui.store.session import Session
@@ -30,8 +30,6 @@ from agent_tui.tui.widgets.chat_entry import content_text
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentTuiApp
-
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
 def export_session(session: Session, out: Path, fmt: str) -> None:
