@@ -136,7 +136,7 @@ class Worker:
                 time.sleep(0.005)
         else:
             wanted = self.rng.randint(1, 7)  # then a random moment more
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120  # a hang, not a slow machine (a loaded one took over 30 s)
             while len(complete_lines(ack)) < wanted and proc.poll() is None:
                 assert time.monotonic() < deadline, "the run stopped making progress"
                 time.sleep(0.002)

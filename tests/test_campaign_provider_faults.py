@@ -321,8 +321,9 @@ def test_a_hang_in_print_mode_is_reported_not_waited_on(server: FakeModelServer,
         ANTHROPIC_API_KEY="test-key-0123456789",
         ANTHROPIC_BASE_URL=server.anthropic_base_url,
     )
-    server.push(stall("anthropic", threading.Event()), Hang(30))
-    started = time.monotonic()
+    # A client that waited for the hang would hit the subprocess timeout below (it ends only when
+    # the client goes away); one that gave up says "timed out" after its own 0.5 s.
+    server.push(stall("anthropic", threading.Event()), Hang(600))
     result = subprocess.run(
         [sys.executable, "-m", "agent_tui", "-p", "hello"],
         cwd=work,
@@ -331,7 +332,6 @@ def test_a_hang_in_print_mode_is_reported_not_waited_on(server: FakeModelServer,
         text=True,
         timeout=60,
     )
-    assert time.monotonic() - started < 20
     assert result.returncode == 1 and result.stdout == "This reply \n"  # the partial reply, then nothing
     lines = result.stderr.splitlines()
     assert (

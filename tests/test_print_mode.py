@@ -22,7 +22,7 @@ from tests.fake_model_server import (
     tool_use,
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(180)  # several agent-tui processes per test: slow on a loaded machine
 
 KEY = "sk-ant-api03-" + "A" * 40  # looks like a real key: it must not reach any file
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -213,16 +214,24 @@ def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
         b.message(tool_result(f"c{n}", f"{n} passed\nwarning: deprecated_call_{n % 11}", name="bash"))
         b.write(folder / f"{n:04d}.jsonl")
     with make(folder, tmp_path / "db.sqlite3") as lib:
+        started = time.perf_counter()
         lib.refresh()
+        indexing = time.perf_counter() - started
         query = "module_5 deprecated_call_3"
-        worst = 0.0
+        keystrokes: list[float] = []
         for i in range(1, len(query) + 1):
             started = time.perf_counter()
             hits = lib.search(query[:i], limit=20)
-            worst = max(worst, time.perf_counter() - started)
+            keystrokes.append(time.perf_counter() - started)
         # words, not phrases: module_5 + deprecated_call_3 (190) and module_3 + deprecated_call_5 (225)
         assert {Path(h.session.path).name for h in hits} == {"0190.jsonl", "0225.jsonl"}
-        assert worst < 0.1, f"a keystroke took {worst * 1000:.0f} ms"
+        # The index answers, not the files: a keystroke costs a fraction of reading them all once
+        # (about 1/10 at worst, 1/30 typically). The median, against the same machine's indexing
+        # time, holds on a loaded machine; the absolute figures are bench/search_bench.py's.
+        typical = statistics.median(keystrokes)
+        assert typical < indexing / 4, (
+            f"a keystroke took {typical * 1000:.0f} ms, indexing {indexing * 1000:.0f} ms"
+        )
 
 
 def test_a_rewritten_file_is_indexed_again(library_dir: Path, tmp_path: Path) -> None:

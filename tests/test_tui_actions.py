@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,11 +35,15 @@ pytestmark = pytest.mark.timeout(60)
 
 
 async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 200) -> None:
-    for _ in range(steps):
-        if condition():
-            return
+    """Poll ``condition`` every 20 ms, at least ``steps`` times and for at least 30 s: a loaded
+    machine is slow, not wrong (the test's timeout bounds a real hang)."""
+    deadline = time.monotonic() + 30
+    polls = 0
+    while not condition():
+        polls += 1
+        if polls >= steps and time.monotonic() >= deadline:
+            raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def panel_rows(app: AgentTuiApp) -> list[str]:

@@ -151,8 +151,12 @@ async def test_aborting_while_a_fence_renders_loses_nothing(
         assert reply.is_attached and reply.entry is not None and reply.rendering
         gate.set()
         await wait_for(pilot, lambda: not reply.rendering, "the fence rendered after the abort")
-        code = highlighted_fence(reply)
-        assert code is not None and len(styles(rendered(code))) > 2
+
+        def painted() -> bool:
+            code = highlighted_fence(reply)
+            return code is not None and len(styles(rendered(code))) > 2
+
+        await wait_for(pilot, painted, "the highlighted fence painted")
         await pilot.pause()
         assert "Next paragraph." not in str(reply.query_one("#reply-tail", Static).render())
         assert reply.query_one(".error", Static) is not None, "the abort is shown after the code"
