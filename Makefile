@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system python bytecode run test stress lint bench clean
+.PHONY: setup system python bytecode run test test-fast stress lint bench clean
 
 # System packages, checked in milliseconds and installed with apt when this user may (root or
 # passwordless sudo); otherwise one line says what to run. `make run` needs only Python >= 3.11
@@ -33,6 +33,11 @@ run: bytecode
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The edit loop: every test but those marked slow (the campaigns, tmux, Chromium, pi under node,
+# the wheel build, subprocess-heavy ones). Needs only the venv.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 # The fault campaigns at full size (make test runs their fast versions): hundreds of kill -9,
 # tens of thousands of corrupt files, hundreds of provider faults. Each prints its figures.

@@ -17,6 +17,35 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("AGENT_TUI_STRESS") else "deterministic")
 
+#: Tests that start agent-tui (or a browser, a terminal) as another process, each several seconds:
+#: marked slow here so that ``make test-fast`` (``-m "not slow"``) leaves them out. Whole modules of
+#: them carry ``pytestmark = pytest.mark.slow`` themselves (the campaigns, tmux, Chromium, pi, print mode).
+SLOW_TESTS = {
+    "tests/test_permissions.py::test_print_mode_modes_from_config_file_and_default_auto",
+    "tests/test_permissions.py::test_print_mode_without_a_terminal_refuses_clearly",
+    "tests/test_permissions.py::test_print_mode_asks_on_the_terminal",
+    "tests/test_safety_secrets.py::test_keys_never_reach_any_file_or_output",
+    "tests/test_safety_signals.py",
+    "tests/test_safety_serve.py",
+    "tests/test_agent_compaction.py::test_cli_compact_preview_undo_and_a_real_compaction",
+    "tests/test_tui_units.py::test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app",
+    "tests/test_safety_tui.py::test_a_big_message_is_shown_capped_with_show_all",
+    "tests/test_safety_input.py::test_a_model_reply_with_a_lone_surrogate_is_kept",
+    "tests/test_safety_input.py::test_a_file_name_that_is_not_utf8_does_not_crash_ls_find_grep",
+    "tests/test_tui_actions.py::test_serve_runs_the_app_in_a_browser",
+    "tests/test_tui_actions.py::test_a_20000_entry_session_opens_with_a_short_tree_and_a_pruned_chat",
+    "tests/test_cli.py::test_actions_append_one_entry_each_and_never_rewrite",
+    "tests/test_export.py::test_export_command",
+    "tests/test_read_images.py::test_an_image_too_big_as_png_goes_as_jpeg_under_the_byte_limit",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        name = item.nodeid.split("[")[0]
+        if name in SLOW_TESTS or name.split("::")[0] in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture
 def server() -> Iterator[FakeModelServer]:

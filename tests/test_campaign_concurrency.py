@@ -42,7 +42,7 @@ from tests.fake_model_server import (
 )
 
 ROUNDS = scale(4, 60)
-pytestmark = pytest.mark.timeout(scale(120, 3600))
+pytestmark = [pytest.mark.timeout(scale(120, 3600)), pytest.mark.slow]
 LOCKED = "another agent-tui process is writing this session"
 
 

@@ -43,7 +43,7 @@ from tests.test_properties import random_session
 
 MUTATIONS = scale(4000, 100_000)
 SUBPROCESS_SAMPLE = scale(6, 120)
-pytestmark = pytest.mark.timeout(scale(120, 3600))
+pytestmark = [pytest.mark.timeout(scale(120, 3600)), pytest.mark.slow]
 
 Mutator = Callable[[random.Random, bytes], bytes]
 

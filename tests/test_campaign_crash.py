@@ -48,7 +48,7 @@ from tests.fake_model_server import (
 
 KILLS = scale(30, 320)
 WORKERS = 2
-pytestmark = pytest.mark.timeout(scale(150, 3600))
+pytestmark = [pytest.mark.timeout(scale(150, 3600)), pytest.mark.slow]
 
 
 def crash_responder() -> Callable[[RecordedRequest], Response]:

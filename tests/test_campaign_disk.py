@@ -45,7 +45,7 @@ from tests.fake_model_server import (
     tool_use,
 )
 
-pytestmark = pytest.mark.timeout(scale(120, 1800))
+pytestmark = [pytest.mark.timeout(scale(120, 1800)), pytest.mark.slow]
 ROOM = [40, 1100, 1500, 2600, 5000] if not STRESS else list(range(20, 5000, 60))
 
 SCRIPT = r"""

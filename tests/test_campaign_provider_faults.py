@@ -57,7 +57,7 @@ from tests.fake_model_server import (
 TURNS = scale(14, 300)
 TIMEOUT = 0.5  # the client's: seconds without a byte before a request is given up
 RETRY = RetryPolicy(max_retries=3, base_delay=0.001, max_delay=0.01)
-pytestmark = pytest.mark.timeout(scale(120, 3600))
+pytestmark = [pytest.mark.timeout(scale(120, 3600)), pytest.mark.slow]
 
 PARTIAL = "This reply is cut off somewhere in the middle of its words"
 

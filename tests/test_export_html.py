@@ -18,6 +18,8 @@ from agent_tui.store.reader import read_file
 from tests.chromium import Dom, dump_dom, dump_many, parse
 from tests.session_builder import Builder, assistant, header, tool_result, user
 
+pytestmark = pytest.mark.slow  # a Chromium per page
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "sessions.example").glob("*.jsonl"))
 

@@ -39,7 +39,7 @@ from agent_tui.store.reader import read_file
 from tests.pi_compat.generate import GeneratedSession, generate
 
 # The first test to need pi may have to install it (`npm ci`, about 200 MB): give it time.
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "sessions.example"

@@ -22,7 +22,8 @@ from tests.fake_model_server import (
     tool_use,
 )
 
-pytestmark = pytest.mark.timeout(180)  # several agent-tui processes per test: slow on a loaded machine
+# Several agent-tui processes per test: slow (make test-fast leaves them out), slower on a loaded machine.
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 KEY = "sk-ant-api03-" + "A" * 40  # looks like a real key: it must not reach any file
 

@@ -25,7 +25,7 @@ from agent_tui.projection.request import openai_request, prepare
 from agent_tui.store.session import BRANCH_MARKER, Session
 from tests.fake_model_server import FakeModelServer, call, openai_stream
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 MODEL = "gpt-4o"
 WIDTH, HEIGHT = 160, 50
