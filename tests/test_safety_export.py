@@ -4,8 +4,6 @@ leaves no truncated file behind to block the retry."""
 from __future__ import annotations
 
 import os
-import resource
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +16,7 @@ from agent_tui.library.export import export_markdown
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
 from tests.session_builder import Builder, assistant, tool_result, user
+from tests.test_campaign_disk import _limit_file_size
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -87,11 +86,6 @@ def test_ordinary_markdown_replies_stay_markdown(tmp_path: Path) -> None:
 
 
 # -- a full disk -------------------------------------------------------------------------
-
-
-def _limit_file_size(room: int) -> None:
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (room, resource.RLIM_INFINITY))
 
 
 def _cli(*args: str, room: int | None = None) -> subprocess.CompletedProcess[str]:

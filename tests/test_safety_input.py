@@ -150,14 +150,10 @@ def _library_folder(root: Path, sessions: int = 30) -> Path:
 
 
 def _search_cli(folder: Path, home: Path, *words: str, room: int | None = None) -> Any:
-    import resource
-    import signal
     import subprocess
     import sys
 
-    def limit() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (room or 0, resource.RLIM_INFINITY))
+    from tests.test_campaign_disk import _limit_file_size
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TUI_")}
     env["AGENT_TUI_HOME"] = str(home)
@@ -167,7 +163,7 @@ def _search_cli(folder: Path, home: Path, *words: str, room: int | None = None) 
         text=True,
         timeout=60,
         env=env,
-        preexec_fn=limit if room is not None else None,
+        preexec_fn=(lambda: _limit_file_size(room)) if room is not None else None,
     )
 
 
