@@ -316,3 +316,228 @@ def test_a_fork_of_a_file_we_did_not_write_is_redacted(tmp_path: Path) -> None:
         out = s.fork(None, tmp_path / "fork.jsonl")
     assert key not in out.read_text() and "[REDACTED github-token]" in out.read_text()
     assert key in source.read_text()  # the source is never touched
+
+
+# -- issue 10: secrets that got through ------------------------------------------------------------
+
+KEY_BODY = [  # the body of a made-up 2048-bit RSA key: 64-wide lines of base64, then a shorter one
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+    "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo",
+    "9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvre",
+    "dZRgxLHJ4ZJl3G5Zo9Mq9Xy2sXI=",
+]
+RSA_BEGIN, RSA_END = "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----"
+
+
+def _leaks(text: str, secrets: list[str]) -> list[str]:
+    out = redact_text(text)[0]
+    return [s for s in secrets if s in out]
+
+
+def test_arguments_named_data_or_id_are_scanned(tmp_path: Path) -> None:
+    """Tool call arguments ``data`` and ``id`` (and the call's own id) were never scanned; image data
+    and signatures stay byte for byte."""
+    key, token = "sk-ant-api03-" + "D" * 40, "ghp_" + "e5" * 18
+    image = "iVBORw0KGgo" + "A" * 200
+    with Session.create(tmp_path, tmp_path) as s:
+        s.append_message(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "x", "thinkingSignature": "EqQB" + "s" * 40},
+                    {
+                        "type": "toolCall",
+                        "id": "call_1",
+                        "name": "http",
+                        "arguments": {"data": key, "id": token},
+                    },
+                ],
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "m",
+                "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0},
+                "stopReason": "toolUse",
+                "timestamp": 1,
+            }
+        )
+        s.append_message(
+            {
+                "role": "user",
+                "content": [{"type": "image", "data": image, "mimeType": "image/png"}],
+                "timestamp": 2,
+            }
+        )
+    raw = s.path.read_text()
+    assert key not in raw and token not in raw
+    assert '"data":"[REDACTED anthropic-key]"' in raw and '"id":"[REDACTED github-token]"' in raw
+    assert image in raw and "EqQB" + "s" * 40 in raw
+
+
+def test_partial_private_key_reads_are_redacted() -> None:
+    body = "\n".join(KEY_BODY)
+    offset_read = f"{body}\n{RSA_END}\n"  # read with an offset past BEGIN, or a tail that cut it
+    limit_read = f"{RSA_BEGIN}\n{body}\n\n[Showing lines 1-6 of 28. Use offset=7 to continue.]"
+    middle = "\n".join(KEY_BODY[:4])  # neither marker in view
+    numbered = "\n".join(f"{n:6}→{line}" for n, line in enumerate(KEY_BODY, 12))  # Claude Code's Read
+    for sample in (offset_read, limit_read, middle, numbered):
+        assert _leaks(sample, KEY_BODY[:4]) == [], sample
+        assert "[REDACTED private-key]" in redact_text(sample)[0]
+    out = redact_text(limit_read)[0]
+    assert out.endswith("[Showing lines 1-6 of 28. Use offset=7 to continue.]")  # the notice stays
+
+
+def test_ordinary_base64_is_not_a_key() -> None:
+    import base64
+
+    blob = base64.b64encode(bytes(range(256)) * 2).decode()
+    cases = [
+        "\n".join(KEY_BODY[:2]),  # two lines: not enough to call it a key
+        "\n".join(blob[i : i + 76] for i in range(0, len(blob), 76)),  # `base64` wraps at 76
+        "-----BEGIN CERTIFICATE-----\n" + "\n".join(blob[i : i + 64] for i in range(0, 512, 64)) + "\n",
+        "\n".join(blob[i : i + 64] for i in range(0, 512, 64)) + "\n-----END PUBLIC KEY-----",
+        blob,  # one long line (an image, a hash)
+        "abcdefgh\n" * 10,
+    ]
+    for sample in cases:
+        assert redact_text(sample) == (sample, []), sample
+
+
+def test_a_key_split_by_a_newline_loses_its_tail() -> None:
+    key = "sk-ant-api03-" + "Qw3rTy" * 10
+    wrapped = f"key: {key[:40]}\n{key[40:]}\ndone\n"
+    out, found = redact_text(wrapped)
+    assert key[:40] not in out and key[40:] not in out and found == ["anthropic-key"]
+    assert out == "key: [REDACTED anthropic-key]\ndone\n"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    assert redact_text(f"{token[:40]}\n{token[40:]} rest")[0] == "[REDACTED github-token] rest"
+    assert redact_text(f"{token}\nnext line\n")[0] == "[REDACTED github-token]\nnext line\n"
+    r = StreamRedactor(enabled=True)
+    out = "".join(r.feed(piece) for piece in (f"{key[:40]}\n", key[40:], "\nafter\n")) + r.flush()
+    assert key[40:] not in out and out == "[REDACTED anthropic-key]\nafter\n"
+
+
+LEAKS = {
+    # text -> the secret in it
+    "GET https://api.example.com/v1/data?api_key=Zx81kLmQ2pR7tY&format=json": "Zx81kLmQ2pR7tY",
+    "https://graph.example.com/me?fields=id&access_token=EAAGm0PX4ZCpsBAhbcd": "EAAGm0PX4ZCpsBAhbcd",
+    "wss://stream.example.com/feed?token=opaqueValueWithoutDigits": "opaqueValueWithoutDigits",
+    '{"headers": {"Authorization": "Bearer abcDEFghiJKLmnoPQRstu"}}': "abcDEFghiJKLmnoPQRstu",
+    "curl -u deploy:Tr0ub4dor https://ci.example.com/api": "Tr0ub4dor",
+    "curl --user admin:swordfishes -X POST https://x": "swordfishes",
+    "mysql -h db -u root -pHunterTwo appdb": "HunterTwo",
+    "pg_dump --password=plainpassword mydb": "plainpassword",
+    "deploy --db-password s3cr3tvalue --yes": "s3cr3tvalue",
+    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=q8Vh3kL0pZ+xY2bW5nR7tE9sA1cD4fG6hJ8kL0mN2pQ==;EndpointSuffix=core.windows.net": "q8Vh3kL0pZ+xY2bW5nR7tE9sA1cD4fG6hJ8kL0mN2pQ==",
+    "machine api.example.com login deploy password horsebatterystaple": "horsebatterystaple",
+    "machine github.com\n  login octocat\n  password gitpassword\n": "gitpassword",
+    "client_secret GOCSPX-AbCdEfGhIjKlMnOpQrStUvWxYz12 ok": "GOCSPX-AbCdEfGhIjKlMnOpQrStUvWxYz12",
+    "SENDGRID=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 ok": "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",
+    "do: dop_v1_" + "ab12" * 16 + " end": "dop_v1_" + "ab12" * 16,
+    "docker login -p dckr_pat_2b3e36beeb386dfdaacb9b46004 x": "dckr_pat_2b3e36beeb386dfdaacb9b46004",
+    "HOME=/root\x00DB_PASSWORD=correcthorsebatterystaple\x00PATH=/usr/bin\x00": "correcthorsebatterystaple",
+    '"x-api-key": "abcdefghijklmnop"': "abcdefghijklmnop",
+}
+
+
+@pytest.mark.parametrize(("text", "secret"), sorted(LEAKS.items()))
+def test_more_secret_shapes(text: str, secret: str) -> None:
+    out, found = redact_text(text)
+    assert secret not in out and found, out
+
+
+def test_those_shapes_leave_ordinary_text() -> None:
+    ordinary = (
+        "git push -u origin main\ndocker run -u 1000:1000 img\nmysql -u root -p appdb\n"
+        "sorted(items, key=len)\nhttps://example.com/search?q=tokens&page=2\n"
+        "the machine is fast\n--password-stdin\nls --color=auto\n"
+        "HOME=/root\x00PATH=/usr/bin:/bin\x00TERM=xterm\x00"
+    )
+    assert redact_text(ordinary) == (ordinary, [])
+    environ = "HOME=/root\x00DB_PASSWORD=correcthorsebatterystaple\x00PATH=/usr/bin\x00"
+    assert redact_text(environ)[0] == "HOME=/root\x00DB_PASSWORD=[REDACTED env-secret]\x00PATH=/usr/bin\x00"
+
+
+def test_password_named_environment_values_without_a_digit() -> None:
+    redact.refresh_environment(
+        {"DB_PASSWORD": "correcthorsebatterystaple", "AWS_SECRET_NAME": "production", "SHORT_TOKEN": "abc"}
+    )
+    out = redact_text("connected with correcthorsebatterystaple to production")[0]
+    assert out == "connected with [REDACTED $DB_PASSWORD] to production"
+
+
+async def test_bash_does_not_inherit_agent_tui_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's commands run without ANTHROPIC_API_KEY / OPENAI_API_KEY or a configured key."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "K" * 40)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "L" * 40)
+    monkeypatch.setenv("MY_PROXY_KEY", "zz-config-key-0123456789")  # what the config file's key also is
+    monkeypatch.setenv("UNRELATED", "stays")
+    register_secret("zz-config-key-0123456789")
+    command = (
+        'echo "a=${ANTHROPIC_API_KEY-unset} o=${OPENAI_API_KEY-unset} p=${MY_PROXY_KEY-unset} u=$UNRELATED"'
+    )
+    result = await BashTool().execute({"command": command}, ToolContext(str(tmp_path)))
+    assert result.content[0]["text"].strip() == "a=unset o=unset p=unset u=stays"
+
+
+async def test_a_read_with_offset_or_limit_of_a_key_file_stores_no_key_line(tmp_path: Path) -> None:
+    from agent_tui.agent.tools.read import ReadTool
+
+    key_file = tmp_path / "id_rsa"
+    key_file.write_text(RSA_BEGIN + "\n" + "\n".join(KEY_BODY) + "\n" + RSA_END + "\n")
+    with Session.create(tmp_path, tmp_path) as s:
+        for n, args in enumerate(({"offset": 2, "limit": 3}, {"offset": 3}, {"limit": 4}, {"offset": 2})):
+            result = await ReadTool().execute({"path": str(key_file), **args}, ToolContext(str(tmp_path)))
+            s.append_message(
+                {
+                    "role": "toolResult",
+                    "toolCallId": f"c{n}",
+                    "toolName": "read",
+                    "content": result.content,
+                    "isError": False,
+                    "timestamp": n,
+                }
+            )
+    raw = s.path.read_text()
+    assert [line for line in KEY_BODY if line in raw] == [] and raw.count("[REDACTED private-key]") == 4
+
+
+def test_the_search_index_and_its_snippets_hold_no_secret(tmp_path: Path) -> None:
+    """pi writes secrets as they are: ``sessions --search`` neither indexes nor prints them."""
+    token = "ghp_" + "Zq7Xw2Vb9Nm4Lk1Jh6Gf3Ds8Ap5Oi0Uy" + "Tr4E"
+    password = "correcthorsebatterystaple"
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "pi.jsonl").write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+        f'"message":{{"role":"user","content":"deploy with {token} please","timestamp":1}}}}\n'
+        '{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text",'
+        f'"text":"frobnicate ok\\nDB_PASSWORD={password}\\n"}}],"isError":false,"timestamp":2}}}}\n'
+        '{"type":"label","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:02.000Z","targetId":"b",'
+        f'"label":"pw {token}"}}\n'
+    )
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agent_tui", "sessions", "--session-dir", str(folder), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+
+    for query in ("deploy", "frobnicate", "--json deploy"):
+        out = run("--search", *query.split()[::-1]) if query.startswith("--") else run("--search", query)
+        assert out.returncode == 0, out.stderr
+        assert token not in out.stdout and password not in out.stdout and "[REDACTED" in out.stdout, (
+            out.stdout
+        )
+    listing = run()
+    assert listing.returncode == 0 and token not in listing.stdout
+    for secret_word in (token.lower(), password):  # the index holds no word of them to find
+        assert run("--search", secret_word).returncode == 1
+    index = b"".join(p.read_bytes() for p in (tmp_path / "home" / "index").iterdir())
+    assert token.encode() not in index and password.encode() not in index

@@ -55,6 +55,7 @@ from agent_tui.store.index import SessionIndex
 from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for, sessions_root
 from agent_tui.store.reader import parse_session
 from agent_tui.store.record import Entry, JSONObject, LineSource
+from agent_tui.store.redact import redact_text, redaction_enabled
 
 INDEX_VERSION = 3  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files
 #: One FTS row holds at most this much text (a long session is a few rows).
@@ -152,7 +153,7 @@ def summarize(path: Path, data: bytes, index: SessionIndex) -> SessionSummary:
     first = ""
     for entry in index.entries:
         if entry.type == "message" and entry.role == "user":
-            first = " ".join(_message_text(entry).split())[:200]
+            first = " ".join(_shown(_message_text(entry)).split())[:200]  # redacted before the cut
             if first:
                 break
     modified = str(index.header.get("timestamp") or "")
@@ -619,7 +620,7 @@ class Library:
         index = SessionIndex(loaded, str(path))
         first_end = data.find(b"\n")
         head = hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
-        summary = summarize(path, data, index)
+        summary = _redacted(summarize(path, data, index))
         info = json.dumps(summary.to_json(), ensure_ascii=False)
         last_line = max((e.line for e in loaded.entries), default=0)
         db = self.db
@@ -672,8 +673,11 @@ class Library:
         size = 0
         first = entries[0].line if entries else 0
         last = first
+        redact = redaction_enabled()  # pi writes secrets as they are: the index never holds them
         for entry in entries:
             text = entry_text(entry)
+            if text and redact:
+                text = redact_text(text)[0]
             if text:
                 parts.append(text)
                 size += len(text)
@@ -899,7 +903,7 @@ class Library:
                     break
         if best is not None:
             hit.entry_id = best[1].id
-            hit.snippet = _snippet(best[2], patterns)
+            hit.snippet = _snippet(_shown(best[2]), patterns)
         return hit
 
 
@@ -1013,6 +1017,20 @@ def _folded_fields(summary: SessionSummary) -> list[tuple[str, str]]:
         if words:
             out.append((name, " " + " ".join(words) + " "))
     return out
+
+
+def _shown(text: str) -> str:
+    """``text`` as the index keeps it and search prints it: without secrets (a pi file holds them as
+    typed), unless ``AGENT_TUI_REDACT=off``."""
+    return redact_text(text)[0] if text and redaction_enabled() else text
+
+
+def _redacted(summary: SessionSummary) -> SessionSummary:
+    """The summary the index keeps: secrets out of its name and labels (the first message is
+    redacted by :func:`summarize`, before it is cut)."""
+    summary.name = _shown(summary.name) if summary.name else summary.name
+    summary.labels = [(entry_id, _shown(label)) for entry_id, label in summary.labels]
+    return summary
 
 
 def _tail(data: bytes, size: int) -> bytes:

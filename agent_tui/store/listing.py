@@ -10,6 +10,7 @@ from typing import Any
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import session_dir_for, sessions_root
 from agent_tui.store.reader import read_file
+from agent_tui.store.redact import redact_text, redaction_enabled
 
 
 @dataclass(slots=True)
@@ -63,13 +64,18 @@ def read_info(path: Path) -> SessionInfo | None:
         path=str(path),
         id=str(loaded.header.get("id")),
         cwd=str(loaded.header.get("cwd") or ""),
-        name=name,
-        first_message=" ".join(first.split())[:200],
+        name=_shown(name) if name else name,
+        first_message=" ".join(_shown(first).split())[:200],
         modified=last,
         entries=len(loaded.entries),
         size=os.stat(path).st_size,
         parent_session=loaded.header.get("parentSession"),
     )
+
+
+def _shown(text: str) -> str:
+    """What a listing prints: without secrets (a pi file holds them as typed)."""
+    return redact_text(text)[0] if text and redaction_enabled() else text
 
 
 def list_sessions(cwd: str, *, all_dirs: bool = False, session_dir: str | None = None) -> list[SessionInfo]:

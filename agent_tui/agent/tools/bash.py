@@ -31,7 +31,7 @@ from agent_tui.agent.tools.truncate import (
     format_size,
     truncate_tail,
 )
-from agent_tui.store.redact import StreamRedactor
+from agent_tui.store.redact import StreamRedactor, tool_environment
 
 EXIT_STDIO_GRACE = 0.1  # after the shell exits, keep reading while output still arrives
 MAX_TIMEOUT = 2_147_483.647
@@ -253,7 +253,7 @@ async def run_command(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=env,
+        env=env if env is not None else tool_environment(),  # without agent-tui's API keys
     )
     assert proc.stdout is not None
     deadline = started + float(timeout) if timeout is not None else None
