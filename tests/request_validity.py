@@ -51,6 +51,9 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
                     problems.append(
                         f"{i}: tool_results {results} do not match the previous calls {prev_calls}"
                     )
+    uses = [b["id"] for m in messages for b in m["content"] if b["type"] == "tool_use"]
+    if len(uses) != len(set(uses)):
+        problems.append(f"tool_use ids are not unique: {uses}")
     return problems
 
 
@@ -81,4 +84,7 @@ def openai_problems(body: dict[str, Any]) -> list[str]:
             problems.append(f"{i}: empty user message")
     if owed:
         problems.append(f"end: calls {owed} left without results")
+    calls = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    if len(calls) != len(set(calls)):
+        problems.append(f"tool call ids are not unique: {calls}")
     return problems

@@ -270,3 +270,106 @@ def test_an_imported_session_can_be_continued(tmp_path: Path) -> None:
         assert session.index.by_id[session.leaf_id or ""].parent_id == leaf
     index = SessionIndex(read_file(out))
     assert text_of(project(index).messages[-1].message) == "and now?"
+
+
+# -- issue 10: shapes real third-party transcripts have (hand-written samples in fixtures/import-shapes) --
+
+SHAPES = FIXTURES / "import-shapes"
+PROJECT = SHAPES / "claude-project"
+PARALLEL = PROJECT / "5c3e7a10-2b4d-4f6e-8a9c-1d2e3f4a5b6c.jsonl"
+SUBAGENT = PROJECT / "5c3e7a10-2b4d-4f6e-8a9c-1d2e3f4a5b6c" / "subagents" / "agent-7a1b2c3d.jsonl"
+STRING_MESSAGE = SHAPES / "claude-code-string-message.jsonl"
+CODEX_COMPACTED = SHAPES / "rollout-2025-10-02T08-00-00-0199b0c1-1111-7222-8333-444455556666.jsonl"
+
+
+def test_claude_code_line_whose_message_is_a_string(tmp_path: Path) -> None:
+    index = imported(STRING_MESSAGE, tmp_path)
+    texts = [text_of(e.message or {}) for e in index.active_path() if e.type == "message"]
+    assert texts == ["Run the migrations.", "error", "retry please", "Migrations applied."]
+    error = next(e for e in index.entries if e.role == "assistant" and text_of(e.message or {}) == "error")
+    assert error.message["stopReason"] == "error"  # type: ignore[index]
+    requests_are_valid(index)
+
+
+def test_claude_code_parallel_tool_calls_are_one_reply(tmp_path: Path) -> None:
+    """Several assistant lines of one ``message.id`` (text, then a call per line), each result under
+    its own call's line: one assistant message with both calls, both results after it, one branch."""
+    index = imported(PARALLEL, tmp_path)
+    path = [e for e in index.active_path() if e.type == "message"]
+    assert [e.role for e in path] == ["user", "assistant", "toolResult", "toolResult", "user", "assistant"]
+    reply = path[1].message or {}
+    assert [b["type"] for b in reply["content"]] == ["text", "toolCall", "toolCall"]
+    assert [b["id"] for b in reply["content"][1:]] == ["toolu_01CartRead", "toolu_01PricesRead"]
+    assert {e.message["toolCallId"] for e in path[2:4]} == {"toolu_01CartRead", "toolu_01PricesRead"}  # type: ignore[index]
+    assert all(len(kids) == 1 for kids in index.children.values())  # no branch left behind
+    # the prompt typed while Claude Code worked is the user's; the task notification stays state
+    assert text_of(path[4].message or {}) == "Also check the discount code path."
+    notes = [
+        e for e in index.entries if e.type == "custom" and e.data["customType"] == "claude-code.attachment"
+    ]
+    assert len(notes) == 1
+    prepared = prepare(project(index).messages)
+    assert not prepared.repairs
+    requests_are_valid(index)
+    body = anthropic_request(prepared, "claude-sonnet-4-5")
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "assistant"]
+
+
+def test_codex_compacted_with_only_a_replacement_history(tmp_path: Path) -> None:
+    index = imported(CODEX_COMPACTED, tmp_path)
+    compaction = next(e for e in index.entries if e.type == "compaction")
+    summary = compaction.data["summary"]
+    assert summary == (
+        "user: Make total() use the prices table.\n\n"
+        "assistant: total() now looks each item up in PRICES; tests pass."
+    )
+    raw = next(tmp_path.glob("*.imported.jsonl")).read_text()
+    assert "gAAAA" not in raw and "encrypted_content" not in raw and "replacement_history" not in summary
+    dropped = index.entries[0].data["data"]["dropped"]
+    assert dropped["encrypted replacement_history items"] == 2
+    texts = [text_of(m.message) for m in project(index).messages]
+    assert summary in texts[0] and texts[-1] == "Now add a discount parameter."
+    requests_are_valid(index)
+
+
+def test_imports_never_write_cwd_slash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript without a cwd (early Codex rollouts), or with ``/``, gets the importing
+    process's cwd, with a note: ``/`` would make the whole disk the session's folder."""
+    monkeypatch.chdir(tmp_path)
+    index = imported(CODEX_OLD, tmp_path)
+    assert index.header["cwd"] == str(tmp_path)
+    note = index.entries[0].data["data"]["cwd"]
+    assert note["recorded"] is None and note["used"] == str(tmp_path)
+    slash = tmp_path / "slash.jsonl"
+    slash.write_text(STRING_MESSAGE.read_text().replace('"cwd":"/home/dev/shop"', '"cwd":"/"'))
+    result = convert(slash)
+    assert result.cwd == str(tmp_path) and any("'/'" in w for w in result.warnings)
+    assert convert(STRING_MESSAGE).cwd == "/home/dev/shop"  # a real cwd is kept
+
+
+def test_folder_import_goes_on_past_a_bad_transcript_and_imports_subagents_as_forks(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "project"
+    shutil.copytree(PROJECT, folder)
+    shutil.copy(STRING_MESSAGE, folder)
+    (folder / "0-notes.jsonl").write_text('{"hello": "not a transcript"}\n')
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home"), "AGENT_TUI_FSYNC": "never"}
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "import", str(folder), "--session-dir", str(tmp_path / "dir")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    bad = [line for line in out.stderr.splitlines() if "0-notes.jsonl" in line]
+    assert len(bad) == 1 and "not a Claude Code transcript" in bad[0]
+    made = [Path(p) for p in out.stdout.split()]
+    assert len(made) == 3  # the session, its sub-agent, the string-message transcript
+    headers = {p: json.loads(p.read_text().splitlines()[0]) for p in made}
+    forks = [p for p, h in headers.items() if "parentSession" in h]
+    assert len(forks) == 1
+    parent = Path(headers[forks[0]]["parentSession"])
+    assert parent in made and "Read cart.py" in parent.read_text()
+    assert "Find every caller of total()" in forks[0].read_text()

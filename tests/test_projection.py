@@ -262,3 +262,69 @@ def test_token_estimates_are_per_message() -> None:
         == 4
     )
     assert estimate_message({"role": "user", "content": [{"type": "image", "data": "..."}]}) == 1372
+
+
+# -- issue 10: what other programs' files hold -------------------------------------------------------
+
+
+def test_duplicate_tool_call_ids_are_renamed() -> None:
+    """Local servers number calls from 0 in every reply, or give two calls one id: the request
+    bodies must not hold one ``tool_use`` id twice, or a result the API cannot place."""
+    b = Builder()
+    b.message(user("list both folders"))
+    b.message(assistant(calls=[("0", "ls", {"path": "a"}), ("0", "ls", {"path": "b"})]))
+    b.message(tool_result("0", "a.txt", name="ls"))
+    b.message(tool_result("0", "b.txt", name="ls"))
+    b.message(assistant(calls=[("0", "read", {"path": "a/a.txt"})]))  # the next reply starts at 0 again
+    b.message(tool_result("0", "hello"))
+    b.message(assistant("done"))
+    prepared = prepare(project(index_of(b)).messages)
+    assert [r for r in prepared.repairs if r.startswith("renamed")] == [
+        "renamed tool call 0 of e0002 to 0_2: the id was already used",
+        "renamed tool call 0 of e0005 to 0_3: the id was already used",
+    ]
+    anthropic = anthropic_request(prepared, "claude-sonnet-4-5")
+    openai = openai_request(prepared, "gpt-4.1")
+    assert anthropic_problems(anthropic) == [] and openai_problems(openai) == []
+    uses = [b["id"] for m in anthropic["messages"] for b in m["content"] if b["type"] == "tool_use"]
+    results = [
+        (b["tool_use_id"], b["content"][0]["text"])
+        for m in anthropic["messages"]
+        for b in m["content"]
+        if b["type"] == "tool_result"
+    ]
+    assert uses == ["0", "0_2", "0_3"] and results == [("0", "a.txt"), ("0_2", "b.txt"), ("0_3", "hello")]
+    assert [(m["tool_call_id"], m["content"]) for m in openai["messages"] if m["role"] == "tool"] == [
+        ("0", "a.txt"),
+        ("0_2", "b.txt"),
+        ("0_3", "hello"),
+    ]
+
+
+def test_a_duplicate_id_with_one_result_gets_a_placeholder_not_an_extra_result() -> None:
+    b = Builder()
+    b.message(user("go"))
+    b.message(assistant(calls=[("call", "ls", {}), ("call", "ls", {"path": "x"})]))
+    b.message(tool_result("call", "one", name="ls"))
+    b.message(tool_result("call", "two", name="ls"))
+    b.message(tool_result("call", "three", name="ls"))  # one result too many
+    prepared = prepare(project(index_of(b)).messages)
+    assert any(r.startswith("left out e0005: second result") for r in prepared.repairs)
+    assert anthropic_problems(anthropic_request(prepared, "claude-sonnet-4-5")) == []
+    assert openai_problems(openai_request(prepared, "gpt-4.1")) == []
+
+
+def test_assistant_text_given_as_a_string_reaches_both_bodies() -> None:
+    b = Builder()
+    b.message(user("hi"))
+    b.message({**assistant(), "content": "hello from a string"})
+    b.message(user("and?"))
+    prepared = prepare(project(index_of(b)).messages)
+    anthropic = anthropic_request(prepared, "claude-sonnet-4-5")
+    openai = openai_request(prepared, "gpt-4.1")
+    assert anthropic["messages"][1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "hello from a string"}],
+    }
+    assert openai["messages"][1] == {"role": "assistant", "content": "hello from a string"}
+    assert anthropic_problems(anthropic) == [] and openai_problems(openai) == []

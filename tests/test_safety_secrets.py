@@ -541,3 +541,35 @@ def test_the_search_index_and_its_snippets_hold_no_secret(tmp_path: Path) -> Non
         assert run("--search", secret_word).returncode == 1
     index = b"".join(p.read_bytes() for p in (tmp_path / "home" / "index").iterdir())
     assert token.encode() not in index and password.encode() not in index
+
+
+def test_imported_claude_code_fields_named_data_or_id_are_scanned(tmp_path: Path) -> None:
+    from agent_tui.library.importers import import_session
+
+    key, token = "sk-ant-api03-" + "F" * 40, "ghp_" + "g7" * 18
+    base = {"sessionId": "s", "cwd": str(tmp_path), "timestamp": "2026-01-01T00:00:00.000Z"}
+    lines = [
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": "go"},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "u2",
+            "parentUuid": "u1",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "Post", "input": {"data": key}}],
+            },
+        },
+        {**base, "type": "system", "uuid": "u3", "parentUuid": "u2", "subtype": "x", "id": token},
+    ]
+    source = tmp_path / "claude.jsonl"
+    source.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    raw = import_session(source, out=tmp_path / "out.jsonl").path.read_text()
+    assert key not in raw and token not in raw and raw.count("[REDACTED") == 2

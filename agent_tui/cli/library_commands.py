@@ -84,25 +84,23 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from agent_tui.library.importers import import_session
+    from agent_tui.library.importers import import_folder, import_session
 
     source = Path(args.path)
     if source.is_dir():
         if args.output:
             raise StoreError(f"{source}: a folder of transcripts needs --session-dir, not -o")
-        paths = sorted(p for p in source.iterdir() if p.suffix == ".jsonl" and p.is_file())
-        if not paths:
+        results = import_folder(source, session_dir=args.session_dir, fmt=args.format)
+        if not results:
             raise StoreError(f"{source}: no .jsonl transcripts in this folder")
     else:
-        paths = [source]
+        results = [
+            (source, import_session(source, out=args.output, session_dir=args.session_dir, fmt=args.format))
+        ]
     failed = 0
-    for path in paths:
-        try:
-            imported = import_session(path, out=args.output, session_dir=args.session_dir, fmt=args.format)
-        except StoreError as e:
-            if len(paths) == 1:
-                raise
-            print(f"agent-tui: {e}", file=sys.stderr)
+    for path, imported in results:
+        if isinstance(imported, StoreError):
+            print(f"agent-tui: {imported}", file=sys.stderr)  # one line: the rest is imported
             failed += 1
             continue
         result = imported.result

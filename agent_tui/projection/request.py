@@ -107,13 +107,16 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
     pending: list[JSONObject] = []  # tool calls of the last assistant message still owed a result
     answered: set[str] = set()
     pending_owner: str | None = None
+    used_ids: set[str] = set()  # every tool call id sent so far: the APIs want them unique
+    sent_as: dict[int, str] = {}  # id() of a pending call -> the id it was written under (renamed)
 
     def close_pending() -> None:
         nonlocal pending, answered
         for call in pending:
-            if call["id"] not in answered:
+            call_id = sent_as[id(call)]
+            if call_id not in answered:
                 repairs.append(
-                    f"added a result for unanswered tool call {call['id']} ({call.get('name')}) of {pending_owner}"
+                    f"added a result for unanswered tool call {call_id} ({call.get('name')}) of {pending_owner}"
                 )
                 out.append(
                     PreparedMessage(
@@ -122,7 +125,7 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
                         None,
                         {
                             "role": "toolResult",
-                            "toolCallId": call["id"],
+                            "toolCallId": call_id,
                             "toolName": call.get("name"),
                             "isError": True,
                         },
@@ -144,10 +147,10 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
                 )
                 continue
             content = _assistant_content(message.get("content"))
-            calls = [b for b in content if b.get("type") == "toolCall"]
             if not content:
                 repairs.append(f"left out {pm.source_id}: empty assistant message")
                 continue
+            content, calls, sent_as = _unique_call_ids(content, used_ids, pm.source_id, repairs)
             out.append(PreparedMessage("assistant", content, pm.source_id, message))
             pending, answered, pending_owner = calls, set(), pm.source_id
         elif role == "toolResult":
@@ -157,10 +160,15 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
                     f"left out {pm.source_id}: result for tool call {call_id}, which is not in view"
                 )
                 continue
-            if call_id in answered:
+            # the first call of that id still owed a result (two calls may share an id: see
+            # _unique_call_ids); none left: a second result
+            owed = next((c for c in pending if c["id"] == call_id and sent_as[id(c)] not in answered), None)
+            if owed is None:
                 repairs.append(f"left out {pm.source_id}: second result for tool call {call_id}")
                 continue
-            answered.add(str(call_id))
+            answered.add(sent_as[id(owed)])
+            if sent_as[id(owed)] != call_id:
+                message = {**message, "toolCallId": sent_as[id(owed)]}
             content = _user_content(message.get("content")) or [{"type": "text", "text": EMPTY_RESULT_TEXT}]
             out.append(PreparedMessage("toolResult", content, pm.source_id, message))
         elif role == "user":
@@ -172,6 +180,33 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
             out.append(PreparedMessage("user", content, pm.source_id, message))
     close_pending()
     return Prepared(system, tools, out, repairs)
+
+
+def _unique_call_ids(
+    content: list[JSONObject], used: set[str], source_id: str | None, repairs: list[str]
+) -> tuple[list[JSONObject], list[JSONObject], dict[int, str]]:
+    """``content`` with every tool call id unique in the request (local servers reuse ids: two calls
+    ``0``), its calls as the model sent them, and what each call is sent as. A repeated id is
+    renamed ``ID_2``, ``ID_3``... (recorded as a repair); results are matched to the calls of their
+    id in order."""
+    calls = [b for b in content if b.get("type") == "toolCall"]
+    sent_as: dict[int, str] = {}
+    renamed: dict[int, str] = {}
+    for call in calls:
+        original = str(call["id"])
+        new = original
+        n = 1
+        while new in used:
+            n += 1
+            new = f"{original}_{n}"
+        used.add(new)
+        sent_as[id(call)] = new
+        if new != original:
+            renamed[id(call)] = new
+            repairs.append(f"renamed tool call {original} of {source_id} to {new}: the id was already used")
+    if renamed:
+        content = [{**b, "id": renamed[id(b)]} if id(b) in renamed else b for b in content]
+    return content, calls, sent_as
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -210,6 +245,10 @@ def _user_content(content: Any) -> list[JSONObject]:
 
 
 def _assistant_content(content: Any) -> list[JSONObject]:
+    """Text, thinking and tool call blocks, without empty ones; text given as a string is one text
+    block (pi's type says a list, other programs write a string)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content.strip() else []
     blocks: list[JSONObject] = []
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict):

@@ -79,11 +79,17 @@ def convert(path: str | Path, fmt: str | None = None) -> ImportResult:
     path = Path(path)
     objects = read_lines(path)
     fmt = fmt or detect(path, objects)
-    if fmt == "claude-code":
-        return claude_code.convert(path, objects)
-    if fmt == "codex":
-        return codex.convert(path, objects)
-    raise ImportFormatError(f"unknown import format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    converters = {"claude-code": claude_code.convert, "codex": codex.convert}
+    if fmt not in converters:
+        raise ImportFormatError(f"unknown import format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    try:
+        return converters[fmt](path, objects)
+    except (RecursionError, MemoryError, AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
+        # a shape no sample had: this file is not imported, with one line (never a traceback, and a
+        # folder import goes on with the other files)
+        raise ImportFormatError(
+            f"{path}: cannot import this {fmt} transcript ({type(e).__name__}: {e})"
+        ) from e
 
 
 def import_session(
@@ -93,11 +99,14 @@ def import_session(
     session_dir: str | Path | None = None,
     fmt: str | None = None,
     fsync: FsyncPolicy | None = None,
+    parent_session: str | Path | None = None,
 ) -> Imported:
     """Convert ``path`` and write it as a new v3 session.
 
     The new file is ``out``, or a fresh name in ``session_dir``, or in the data
     dir's folder for the transcript's cwd (where ``agent-tui`` looks for it).
+    ``parent_session``: the session this one is a fork of (a sub-agent's, its
+    main session), written as the header's ``parentSession``.
     """
     result = convert(path, fmt)
     session_id = str(uuid.uuid4())
@@ -113,6 +122,8 @@ def import_session(
         "timestamp": result.timestamp,
         "cwd": result.cwd,
     }
+    if parent_session is not None:
+        header["parentSession"] = str(parent_session)
     policy = fsync or FsyncPolicy.from_env()
     redact = redaction_enabled()  # transcripts of other agents hold whatever their tools printed
     with SessionWriter.create(target, header, FsyncPolicy.NEVER) as writer:
@@ -129,6 +140,43 @@ def import_session(
     return Imported(target, result)
 
 
+def folder_transcripts(folder: Path) -> list[tuple[Path, Path | None]]:
+    """The transcripts of a folder, in import order, each with the one it is a fork of: Claude
+    Code keeps a session's sub-agents in ``<session>/subagents/*.jsonl`` beside ``<session>.jsonl``."""
+    try:
+        files = sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    except OSError as e:
+        raise StoreError(f"{folder}: cannot read: {e.strerror}") from None
+    out: list[tuple[Path, Path | None]] = []
+    for path in files:
+        out.append((path, None))
+        sub = folder / path.stem / "subagents"
+        if sub.is_dir():
+            out.extend((p, path) for p in sorted(sub.glob("*.jsonl")) if p.is_file())
+    return out
+
+
+def import_folder(
+    folder: str | Path, *, session_dir: str | Path | None = None, fmt: str | None = None
+) -> list[tuple[Path, Imported | StoreError]]:
+    """Import every transcript of ``folder`` (sub-agents as forks of their session): what each
+    became, or why it was not imported. One bad file never stops the others (a sub-agent whose
+    session was not imported is imported on its own)."""
+    done: dict[Path, Path] = {}  # a source -> the session it became
+    out: list[tuple[Path, Imported | StoreError]] = []
+    for path, parent in folder_transcripts(Path(folder)):
+        try:
+            imported = import_session(
+                path, session_dir=session_dir, fmt=fmt, parent_session=done.get(parent) if parent else None
+            )
+        except StoreError as e:
+            out.append((path, e))
+            continue
+        done[path] = imported.path
+        out.append((path, imported))
+    return out
+
+
 __all__ = [
     "FORMATS",
     "IMPORT_MARKER",
@@ -137,6 +185,8 @@ __all__ = [
     "Imported",
     "convert",
     "detect",
+    "folder_transcripts",
+    "import_folder",
     "import_session",
     "read_lines",
 ]

@@ -14,7 +14,6 @@ listed in docs/FORMAT.md.
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from agent_tui.library.importers.common import (
     import_record,
     iso,
     ms,
+    session_cwd,
     usage,
 )
 from agent_tui.store.record import JSONObject
@@ -75,6 +75,9 @@ class _Converter(Converter):
         super().__init__(path, objects)
         self.uuid_to_id: dict[str, str] = {}  # a source line's uuid -> the entry its children hang under
         self.by_id: dict[str, JSONObject] = {}
+        self.reply_of: dict[str, str] = {}  # an assistant entry, or a result after it -> the assistant entry
+        self.results_tail: dict[str, str] = {}  # an assistant entry -> the last result chained after it
+        self.chain_uuids: dict[str, list[str]] = {}  # an assistant entry -> the result lines chained after it
 
     def run(self) -> ImportResult:
         lines: list[tuple[int, JSONObject]] = []
@@ -99,16 +102,12 @@ class _Converter(Converter):
                         self.tool_names[block["id"]] = str(block.get("name") or "")
 
         first = next((o for _, o in lines), {})
-        cwd = next((o["cwd"] for _, o in lines if isinstance(o.get("cwd"), str)), "/")
+        cwd = session_cwd(next((o["cwd"] for _, o in lines if isinstance(o.get("cwd"), str)), None), self)
         start = iso(first.get("timestamp"), "1970-01-01T00:00:00.000Z")
         session_id = next((o["sessionId"] for _, o in lines if isinstance(o.get("sessionId"), str)), None)
         version = next((o["version"] for _, o in lines if isinstance(o.get("version"), str)), None)
         self.record_id = self.ids.hashed(f"import:{session_id}:{self.path.name}")
 
-        children: Counter[str] = Counter()
-        for _, obj in lines:
-            if isinstance(obj.get("parentUuid"), str):
-                children[obj["parentUuid"]] += 1
         by_uuid = {obj["uuid"]: obj for _, obj in lines}
         self.stamp = start
         boundary: JSONObject | None = None  # a compact boundary waiting for its summary message
@@ -134,16 +133,14 @@ class _Converter(Converter):
                 active_leaf = self._track(obj, active_leaf)
                 continue
             parent = self._parent(parent_uuid, number)
-            if (
-                kind == "assistant"
-                and isinstance(parent_uuid, str)
-                and self._continues(obj, by_uuid, children)
-            ):
+            if kind == "assistant" and isinstance(parent_uuid, str) and self._continues(obj, by_uuid):
                 self._extend_assistant(obj, parent_uuid)
             elif kind == "user":
                 self._user(obj, parent)
             elif kind == "assistant":
                 self._assistant(obj, parent)
+            elif kind == "attachment" and (prompt := _queued_prompt(obj)) is not None:
+                self._queued(obj, parent, prompt)
             else:
                 self._other(obj, parent)
             active_leaf = self._track(obj, active_leaf)
@@ -181,20 +178,20 @@ class _Converter(Converter):
         self.by_id[data["id"]] = data
         return data
 
-    def _continues(self, obj: JSONObject, by_uuid: dict[str, JSONObject], children: Counter[str]) -> bool:
-        """A later line of the same streamed reply: its parent is the previous block of that reply."""
+    def _continues(self, obj: JSONObject, by_uuid: dict[str, JSONObject]) -> bool:
+        """A later line of the same reply (one ``message.id``): its parent is the previous block of
+        that reply. Parallel tool calls are such lines too, the results of the earlier calls their
+        siblings: the reply is one message whatever else hangs under its lines."""
         parent = by_uuid.get(obj.get("parentUuid") or "")
-        if parent is None or parent.get("type") != "assistant" or children[parent["uuid"]] != 1:
+        if parent is None or parent.get("type") != "assistant":
             return False
-        mid = (obj.get("message") or {}).get("id")
-        return (
-            bool(mid) and mid == (parent.get("message") or {}).get("id") and parent["uuid"] in self.uuid_to_id
-        )
+        mid = _message(obj).get("id")
+        return bool(mid) and mid == _message(parent).get("id") and parent["uuid"] in self.uuid_to_id
 
     # -- lines ------------------------------------------------------------------------------------
 
     def _user(self, obj: JSONObject, parent: str) -> None:
-        content = (obj.get("message") or {}).get("content")
+        content = _message(obj).get("content")
         stamp_ms = ms(self.stamp)
         last = parent
         if isinstance(content, str):
@@ -209,7 +206,11 @@ class _Converter(Converter):
             return
         rest: list[JSONObject] = []
         n = 0
-        for block in content if isinstance(content, list) else []:
+        reply = self.reply_of.get(parent)
+        blocks = content if isinstance(content, list) else []
+        if reply is not None and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+            last = self.results_tail.get(reply, parent)  # after the results of the reply's other calls
+        for block in blocks:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_result":
@@ -246,6 +247,26 @@ class _Converter(Converter):
             )["id"]
             self.kept["user messages"] += 1
         self.uuid_to_id[obj["uuid"]] = last
+        if reply is not None and n and not rest:
+            # parallel calls: each result line hangs under its own call's line; chain them in one
+            # run after the reply, and let whatever follows any of them continue after the last
+            self.results_tail[reply] = last
+            self.reply_of[last] = reply
+            chain = self.chain_uuids.setdefault(reply, [])
+            chain.append(obj["uuid"])
+            for member in chain:
+                self.uuid_to_id[member] = last
+
+    def _queued(self, obj: JSONObject, parent: str, prompt: str) -> None:
+        """A prompt typed while Claude Code worked: it sent it with the next request, as the user's."""
+        added = self._add(
+            "message",
+            obj["uuid"],
+            parent,
+            message={"role": "user", "content": prompt, "timestamp": ms(self.stamp)},
+        )
+        self.uuid_to_id[obj["uuid"]] = added["id"]
+        self.kept["queued prompts (attachment lines, as user messages)"] += 1
 
     def _result_content(self, content: Any) -> list[JSONObject]:
         if isinstance(content, str):
@@ -265,7 +286,7 @@ class _Converter(Converter):
         return out
 
     def _assistant(self, obj: JSONObject, parent: str) -> None:
-        message = obj.get("message") or {}
+        message = _message(obj)
         blocks = self._assistant_blocks(message)
         raw_usage: JSONObject = message["usage"] if isinstance(message.get("usage"), dict) else {}
         error = bool(obj.get("isApiErrorMessage"))
@@ -291,6 +312,7 @@ class _Converter(Converter):
             self.kept["assistant messages"] += 1
         added = self._add("message", obj["uuid"], parent, message=data)
         self.uuid_to_id[obj["uuid"]] = added["id"]
+        self.reply_of[added["id"]] = added["id"]
         if obj.get("requestId"):
             self.dropped["requestId"] += 1
 
@@ -298,7 +320,7 @@ class _Converter(Converter):
         """Fold one more streamed block into the reply it belongs to."""
         target_id = self.uuid_to_id[parent_uuid]
         target = self.by_id[target_id]
-        message = obj.get("message") or {}
+        message = _message(obj)
         data = target["message"]
         data["content"].extend(self._assistant_blocks(message))
         raw_usage = message.get("usage")
@@ -376,7 +398,7 @@ class _Converter(Converter):
         """
         text = ""
         if summary is not None:
-            content = (summary.get("message") or {}).get("content")
+            content = _message(summary).get("content")
             if isinstance(content, str):
                 text = content
             elif isinstance(content, list):
@@ -443,14 +465,44 @@ class _Converter(Converter):
             )
 
 
+def _message(obj: JSONObject) -> JSONObject:
+    """A line's ``message`` object. Some lines hold a bare string there (``"message": "error"``):
+    it is the text of the message."""
+    message = obj.get("message")
+    if isinstance(message, dict):
+        return message
+    if isinstance(message, str):
+        return {"content": message}
+    return {}
+
+
 def _content(obj: JSONObject) -> list[JSONObject]:
-    content = (obj.get("message") or {}).get("content")
+    content = _message(obj).get("content")
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _queued_prompt(obj: JSONObject) -> str | None:
+    """The text of a prompt the user queued while Claude Code worked (an ``attachment`` line of type
+    ``queued_command``); None for other attachments, and for queued task notifications or meta text."""
+    attachment = obj.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return None
+    origin = attachment.get("origin")
+    if attachment.get("isMeta") or attachment.get("commandMode", "prompt") != "prompt":
+        return None
+    if isinstance(origin, dict) and origin.get("kind", "human") != "human":
+        return None
+    prompt = attachment.get("prompt")
+    if isinstance(prompt, list):
+        prompt = "\n".join(
+            str(b.get("text") or "") for b in prompt if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return prompt if isinstance(prompt, str) and prompt.strip() else None
 
 
 def _is_summary_text(obj: JSONObject) -> bool:
     """Older versions wrote the summary message without ``isCompactSummary``."""
-    content = (obj.get("message") or {}).get("content")
+    content = _message(obj).get("content")
     return isinstance(content, str) and content.startswith(SUMMARY_PREAMBLE) and obj.get("parentUuid") is None
 
 

@@ -29,6 +29,7 @@ from agent_tui.library.importers.common import (
     import_record,
     iso,
     ms,
+    session_cwd,
     usage,
 )
 from agent_tui.store.record import JSONObject
@@ -114,9 +115,7 @@ class _Converter(Converter):
             else:
                 self.dropped[f"{kind} lines"] += 1
         self._flush()
-        if cwd is None:
-            self.warnings.append(f"{self.path}: the rollout records no working directory; using /")
-        result = self.result(cwd or "/", start or self.stamp, source_session_id=self.session_id)
+        result = self.result(session_cwd(cwd, self), start or self.stamp, source_session_id=self.session_id)
         record_id = self.ids.hashed(f"import:{self.session_id}:{self.path.name}")
         extra = {
             k: meta.get(k)
@@ -296,17 +295,40 @@ class _Converter(Converter):
     def _compacted(self, payload: JSONObject) -> None:
         self._flush()
         summary = payload.get("message")
-        if not isinstance(summary, str) or not summary:
-            history = payload.get("replacement_history")
-            summary = json.dumps(history, ensure_ascii=False) if history else "(Codex recorded no summary)"
+        history = payload.get("replacement_history")
+        if not isinstance(summary, str) or not summary.strip():
+            summary = self._history_text(history) or "(Codex recorded no summary)"
+        elif history:
+            self.dropped["replacement_history (the messages Codex re-sent after compacting)"] += 1
         data = self._add(
             "compaction", summary=summary, firstKeptEntryId="", tokensBefore=self.last_input_tokens
         )
         data["firstKeptEntryId"] = data["id"]
         data["details"] = {"source": FORMAT}
-        if payload.get("replacement_history"):
-            self.dropped["replacement_history (the messages Codex re-sent after compacting)"] += 1
         self.kept["compactions"] += 1
+
+    def _history_text(self, history: Any) -> str:
+        """A compaction's summary from the messages Codex kept in its place (``replacement_history``,
+        when the item's own ``message`` is empty): each message's text after its role. Encrypted
+        items (remote compaction, reasoning) are opaque to anyone but the provider: left out."""
+        parts: list[str] = []
+        for item in history if isinstance(history, list) else []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "message":
+                text = "\n".join(
+                    str(b.get("text") or "")
+                    for b in item.get("content") or []
+                    if isinstance(b, dict) and b.get("type") in ("input_text", "output_text", "text")
+                ).strip()
+                if text:
+                    parts.append(f"{item.get('role') or 'user'}: {text}")
+                    self.kept["replacement_history messages (as the compaction summary)"] += 1
+            elif item.get("encrypted_content"):
+                self.dropped["encrypted replacement_history items"] += 1
+            else:
+                self.dropped[f"replacement_history {item.get('type')} items"] += 1
+        return "\n\n".join(parts)
 
 
 def _arguments(raw: Any) -> JSONObject:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ class ImportResult:
     kept: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    cwd_note: JSONObject | None = None  # the header's cwd is the importing process's: why
 
     @property
     def leaf_id(self) -> str | None:
@@ -51,6 +53,7 @@ class Converter:
         self.warnings: list[str] = []
         self.out: list[JSONObject] = []
         self.tool_names: dict[str, str] = {}
+        self.cwd_note: JSONObject | None = None  # set when the header's cwd is not the transcript's
 
     def result(self, cwd: str, timestamp: str, **facts: Any) -> ImportResult:
         """The converted session so far (``entries`` still to be filled)."""
@@ -63,6 +66,7 @@ class Converter:
             kept=self.kept,
             dropped=self.dropped,
             warnings=self.warnings,
+            cwd_note=self.cwd_note,
             **facts,
         )
 
@@ -93,6 +97,19 @@ class IdMaker:
                 self.taken.add(candidate)
                 return candidate
             salt += 1
+
+
+def session_cwd(recorded: str | None, converter: Converter) -> str:
+    """The cwd the imported session's header names: the transcript's, or, when it records none (or
+    ``/``, which would put the whole disk "inside the session's folder"), the importing process's,
+    with a warning and a note in the import record."""
+    if isinstance(recorded, str) and os.path.isabs(recorded) and os.path.normpath(recorded) != "/":
+        return recorded
+    used = os.getcwd()
+    what = f"records {recorded!r} as its working directory" if recorded else "records no working directory"
+    converter.warnings.append(f"{converter.path}: the transcript {what}; using the current one, {used}")
+    converter.cwd_note = {"recorded": recorded, "used": used, "why": "the transcript's cwd is missing or /"}
+    return used
 
 
 def iso(value: Any, fallback: str) -> str:
@@ -150,6 +167,7 @@ def import_record(result: ImportResult, eid: str, extra: JSONObject) -> JSONObje
             "sourceSessionId": result.source_session_id,
             "kept": dict(sorted(result.kept.items())),
             "dropped": dict(sorted(result.dropped.items())),
+            **({"cwd": result.cwd_note} if result.cwd_note else {}),
             **extra,
         },
     )
