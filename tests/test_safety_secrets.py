@@ -573,3 +573,17 @@ def test_imported_claude_code_fields_named_data_or_id_are_scanned(tmp_path: Path
     source.write_text("".join(json.dumps(x) + "\n" for x in lines))
     raw = import_session(source, out=tmp_path / "out.jsonl").path.read_text()
     assert key not in raw and token not in raw and raw.count("[REDACTED") == 2
+
+
+def test_streamed_key_bodies_are_redacted_whatever_the_pieces() -> None:
+    texts = [
+        "\n".join(KEY_BODY[:4]) + "\nafter\n",  # a middle read
+        "\n".join(KEY_BODY) + "\n" + RSA_END + "\nafter\n",  # a tail that cut BEGIN
+        "before\n" + RSA_BEGIN + "\n" + "\n".join(KEY_BODY[:3]) + "\n",  # a head that cut END
+    ]
+    for whole in texts:
+        for size in (1, 7, 65, 200):
+            r = StreamRedactor(enabled=True)
+            out = "".join(r.feed(whole[i : i + size]) for i in range(0, len(whole), size)) + r.flush()
+            assert [line for line in KEY_BODY if line in out] == [], (size, out)
+            assert "[REDACTED private-key]" in out

@@ -379,7 +379,8 @@ def secret_spans(text: str) -> list[tuple[int, int]]:
     for _, needles, pattern, _ in _PATTERNS:
         if not present.isdisjoint(needles):
             spans.extend(m.span() for m in _named_matches(pattern, text))
-    spans.extend(_pem_body_spans(text))
+    # key bodies without BEGIN/END are not here: a stream holds the last lines of such a run back
+    # (_before_key_body) instead of a span as long as the run
     for value, _ in _literals():
         start = text.find(value)
         while start >= 0:
@@ -455,6 +456,9 @@ _FULL_BODY_LINE = re.compile(r"[ \t]*(?:\d+(?:→|\t))?[ \t]*[A-Za-z0-9+/]{64}(?
 _FULL_LINE = (64, 70)
 #: Body lines in a row that are a key body even without a BEGIN or END line in view.
 MIN_BODY_LINES = 3
+#: A stream holds back at most this many body lines (a 4096-bit key has about 50): a longer run of
+#: base64 is not a key, and holding it all would make a stream of it quadratic.
+MAX_HELD_BODY_LINES = 128
 
 
 def _pem_body_spans(text: str) -> list[tuple[int, int]]:
@@ -522,7 +526,9 @@ def _before_key_body(text: str, cut: int) -> int:
     lines, may still come: the run is redacted whole)."""
     start = cut
     full = False
-    while start > 0 and text[start - 1] == "\n":
+    for _ in range(MAX_HELD_BODY_LINES):
+        if start <= 0 or text[start - 1] != "\n":
+            break
         line_start = text.rfind("\n", 0, start - 1) + 1
         m = _BODY_LINE.fullmatch(text, line_start, start - 1)
         if m is None:
