@@ -587,3 +587,21 @@ def test_streamed_key_bodies_are_redacted_whatever_the_pieces() -> None:
             out = "".join(r.feed(whole[i : i + size]) for i in range(0, len(whole), size)) + r.flush()
             assert [line for line in KEY_BODY if line in out] == [], (size, out)
             assert "[REDACTED private-key]" in out
+
+
+def test_a_snippet_out_of_a_long_output_holds_no_secret(tmp_path: Path) -> None:
+    from agent_tui.library.search import Library
+    from tests.session_builder import Builder, tool_result, user
+
+    token = "ghp_" + "Hy5Tg8Rf2Ed4Ws6Qa9Zx1Cv3Bn7Mk0Lp" + "Jj4K"
+    b = Builder()
+    b.message(user("look"))
+    filler = "\n".join(f"line {i} of the build log" for i in range(3000))
+    b.message(tool_result("c1", f"{filler}\nexport GH={token} # quuxification step\n{filler}", name="bash"))
+    (tmp_path / "sessions").mkdir()
+    b.write(tmp_path / "sessions" / "pi.jsonl")
+    with Library([tmp_path / "sessions"], db_path=tmp_path / "index.sqlite3") as library:
+        library.refresh()
+        (hit,) = library.search("quuxification", locate=1)
+    assert hit.snippet and "quuxification" in hit.snippet and "[REDACTED github-token]" in hit.snippet
+    assert token not in hit.snippet

@@ -903,7 +903,7 @@ class Library:
                     break
         if best is not None:
             hit.entry_id = best[1].id
-            hit.snippet = _snippet(_shown(best[2]), patterns)
+            hit.snippet = _snippet(_shown(_around(best[2], patterns)), patterns)
         return hit
 
 
@@ -1023,6 +1023,21 @@ def _shown(text: str) -> str:
     """``text`` as the index keeps it and search prints it: without secrets (a pi file holds them as
     typed), unless ``AGENT_TUI_REDACT=off``."""
     return redact_text(text)[0] if text and redaction_enabled() else text
+
+
+def _around(text: str, patterns: list[re.Pattern[str]], margin: int = 2048) -> str:
+    """The whole lines of ``text`` within ``margin`` characters of the first match of ``patterns``:
+    what a snippet is cut from, redacted without redacting a 50 KB tool output for it (whole
+    lines, and a margin far wider than the snippet, so no secret around it is cut in two)."""
+    if len(text) <= 4 * margin:
+        return text
+    folded = fold(text)
+    if len(folded) != len(text):
+        folded = text.lower()
+    position = min((m.start() for p in patterns if (m := p.search(folded))), default=0)
+    start = text.rfind("\n", 0, max(0, position - margin)) + 1
+    end = text.find("\n", position + margin)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _redacted(summary: SessionSummary) -> SessionSummary:
