@@ -798,29 +798,31 @@ async def test_a_gated_tool_call_asks_in_a_modal(tmp_path: Path) -> None:
     import asyncio
 
     from agent_tui.agent.permissions import Permissions
-    from agent_tui.tui.screens.choice import ChoiceScreen
+    from agent_tui.tui.screens.permission import PermissionScreen
 
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
     request = Permissions().request_for("bash", {"command": "rm -rf build"}, str(tmp_path), "c1")
     assert request is not None
     async with app.run_test(size=SIZE) as pilot:
         answer = asyncio.create_task(app.approve(request))
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
-        assert "rm -rf build" in app.screen.title_text  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
+        assert app.screen.shown_call == "rm -rf build"  # type: ignore[attr-defined]
         await pilot.press("up", "enter")  # the cursor starts on deny
         assert await answer == "allow-session"
         enter = asyncio.create_task(app.approve(request))
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question, answered by Enter")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PermissionScreen), "the question, answered by Enter"
+        )
         await pilot.press("enter")
         assert await enter == "deny"  # a reflexive Enter runs nothing
         again = asyncio.create_task(app.approve(request))
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question again")
         await pilot.press("escape")
         assert await again == "deny"
         cancelled = asyncio.create_task(app.approve(request))
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "a third question")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "a third question")
         cancelled.cancel()  # an abort while asking closes the question
-        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the question closed")
+        await wait_for(pilot, lambda: not isinstance(app.screen, PermissionScreen), "the question closed")
 
 
 def test_the_app_asks_by_default_and_follows_the_flag(

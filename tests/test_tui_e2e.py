@@ -181,7 +181,7 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         # 2. a second turn: the model runs a command, the app asks first (permissions "ask")
         tmux.type("second question")
         tmux.keys("Enter")
-        tmux.wait_text("Allow bash echo e2e-ok")
+        tmux.wait(lambda s: "Allow bash?" in s and "echo e2e-ok" in s, "the permission dialog")
         tmux.keys("Up", "Up", "Enter")  # from deny (the default) up to allow once
         tmux.wait_text("Second answer.")
         result = next(e for e in entries(path) if e.get("message", {}).get("role") == "toolResult")

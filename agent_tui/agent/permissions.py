@@ -89,6 +89,20 @@ class PermissionRequest:
         """A one-line question for a terminal or a modal title."""
         return f"{self.tool} {self.summary} ({self.reason})"
 
+    def details(self) -> str:
+        """The whole call, as the user must see it before answering (``summary`` is one cut line):
+        a command with every line of it, a path and where it really points, or the arguments of
+        another tool; redacted, never shortened. Not sanitized: the face makes it visible."""
+        if self.tool == "bash":
+            text = str(self.arguments.get("command", ""))
+        elif self.tool in FILE_TOOLS:
+            text = str(self.arguments.get("path", ""))
+            if self.path is not None and os.path.normpath(resolve_path(text, self.cwd)) != self.path:
+                text += f"\n-> {self.path}"
+        else:
+            text = _arguments_text(self.arguments, indent=2)
+        return redact_text(text)[0]
+
 
 Approver = Callable[[PermissionRequest], Awaitable[Decision]]
 
@@ -290,11 +304,11 @@ class Permissions:
         return Verdict(True, decision.value, request)
 
 
-def _arguments_text(arguments: Mapping[str, Any]) -> str:
+def _arguments_text(arguments: Mapping[str, Any], indent: int | None = None) -> str:
     import json
 
     try:
-        return json.dumps(dict(arguments), ensure_ascii=False, default=str)
+        return json.dumps(dict(arguments), ensure_ascii=False, default=str, indent=indent)
     except (TypeError, ValueError):
         return str(arguments)
 

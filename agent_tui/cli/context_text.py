@@ -1,4 +1,7 @@
-"""``agent-tui context --format text``: the model's view with provenance and token counts."""
+"""``agent-tui context --format text``: the model's view with provenance and token counts.
+
+Every line is made inert (``terminal_text.visible_line``): names, ids, models and
+first lines come from the session file."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.projection.tokens import estimate_message, estimate_tools
 from agent_tui.store.index import SessionIndex
+from agent_tui.terminal_text import visible_line
 
 
 def render_context(index: SessionIndex, projection: Projection, name: str) -> str:
@@ -56,4 +60,4 @@ def render_context(index: SessionIndex, projection: Projection, name: str) -> st
     lines.append(context_line(projection, info.context_window))
     for repair in prepared.repairs:
         lines.append(f"repair: {repair}")
-    return "\n".join(lines) + "\n"
+    return "".join(visible_line(line) + "\n" for line in lines)  # every field quotes the session

@@ -12,6 +12,7 @@ from pathlib import Path
 import msgspec
 
 from agent_tui.store.errors import StoreError
+from agent_tui.terminal_text import clip, visible, visible_line
 
 LIBRARY_COMMANDS = ("export", "import", "clone")
 _encode = msgspec.json.Encoder().encode
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             return cmd_search(args)
         return {"export": cmd_export, "import": cmd_import, "clone": cmd_clone}[args.command](args)
     except StoreError as e:
-        print(f"agent-tui: {e}", file=sys.stderr)
+        print(visible(f"agent-tui: {e}"), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
@@ -145,10 +146,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     for hit in hits:
         s = hit.session
         where = ", ".join(sorted(set(hit.matched.values())))
-        print(f"{s.modified[:16].replace('T', ' ')}  {s.title[:90]}  [{where}]")
-        print(f"    {s.path}" + (f"  (entry {hit.entry_id})" if hit.entry_id else ""))
+        print(
+            f"{s.modified[:16].replace('T', ' ')}  {clip(s.title, 90, one_line=True)}  [{visible_line(where)}]"
+        )
+        entry = f"  (entry {visible_line(hit.entry_id)})" if hit.entry_id else ""
+        print(f"    {visible_line(s.path)}{entry}")
         if hit.snippet:
-            print(f"    > {hit.snippet}")
+            print(f"    > {visible_line(hit.snippet)}")
     if not hits:
         print("no sessions match", file=sys.stderr)
         return 1

@@ -51,6 +51,7 @@ from agent_tui.store.listing import list_sessions
 from agent_tui.store.paths import session_dir_for
 from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.store.session import Session
+from agent_tui.terminal_text import cut, for_terminal, visible, visible_line
 
 EXIT_ERROR = 1
 EXIT_ABORTED = 130
@@ -59,7 +60,7 @@ ACK_ENV = "AGENT_TUI_DEBUG_ACK"
 
 def _fail(message: str) -> int:
     text = message if message.startswith("agent-tui") else f"agent-tui: {message}"
-    print(_redact(text), file=sys.stderr)
+    print(_redact(text), file=for_terminal(sys.stderr))
     return EXIT_ERROR
 
 
@@ -90,9 +91,7 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
     if key is None and name in ("grep", "find"):
         key = "pattern"
     detail = str(arguments.get(key, "")) if key else ""
-    detail = " ".join(detail.split())
-    if len(detail) > 120:
-        detail = detail[:117] + "..."
+    detail = cut(" ".join(detail.split()), 120, "...")
     return _redact(f"{name} {detail}".rstrip())
 
 
@@ -180,10 +179,7 @@ def terminal_approver(stdin: TextIO, err: TextIO) -> Approver:
     """Asks each question on ``err`` and reads the answer from the terminal ``stdin``."""
 
     async def approve(request: PermissionRequest) -> Decision:
-        err.write(
-            f"agent-tui: allow {request.tool} {request.summary} ({request.reason})? "
-            "[y] once, [a] for this session, [n] deny: "
-        )
+        err.write(ask_text(request))
         err.flush()
         answer = (await read_line(stdin)).strip().lower()
         if answer in ("y", "yes"):
@@ -193,6 +189,20 @@ def terminal_approver(stdin: TextIO, err: TextIO) -> Approver:
         return Decision.DENY
 
     return approve
+
+
+def ask_text(request: PermissionRequest) -> str:
+    """The question, with the whole call: on its line when the call is one line, else every
+    line under it, each marked so none can pass for the question. Controls are shown as
+    escapes, so nothing in the command can move the cursor or rewrite the question."""
+    tool, reason = visible_line(request.tool), visible_line(request.reason)
+    call = visible(request.details(), exact=True)
+    choices = "[y] once, [a] for this session, [n] deny: "
+    if "\n" not in call:
+        return f"agent-tui: allow {tool} {call} ({reason})? {choices}"
+    lines = call.split("\n")
+    body = "".join(f"  │ {line}\n" for line in lines)
+    return f"agent-tui: allow {tool} ({reason})? all {len(lines)} lines:\n{body}agent-tui: {choices}"
 
 
 async def read_line(stream: TextIO) -> str:
@@ -278,9 +288,10 @@ async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
         steer_from(sys.stdin, loop, event_loop)
     try:
         ack = _ack_writer()
-        code = await stream_turn(loop, prompt, sys.stdout, sys.stderr, ack=ack)
+        out, err = for_terminal(sys.stdout), for_terminal(sys.stderr)  # a pipe gets the exact text
+        code = await stream_turn(loop, prompt, out, err, ack=ack)
         while code == 0 and len(loop.queue):  # steering that arrived as the agent stopped: pi runs it next
-            code = await stream_turn(loop, None, sys.stdout, sys.stderr, ack=ack)
+            code = await stream_turn(loop, None, out, err, ack=ack)
         return code
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -331,14 +342,14 @@ def run_print(args: argparse.Namespace) -> int:
         return _fail(str(e))
     try:
         if note:
-            print(f"agent-tui: {note}", file=sys.stderr)
+            print(f"agent-tui: {note}", file=for_terminal(sys.stderr))
         if session.read_only:
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
         loop = build_agent(session, config, permissions=permissions)
         code = asyncio.run(_main(loop, prompt, steer_stdin))
-        print(f"agent-tui: session {session.path}", file=sys.stderr)
+        print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
     except StoreError as e:
         return _fail(str(e))

@@ -15,6 +15,7 @@ from agent_tui.projection.context import ProjectedMessage, Projection, project
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
+from agent_tui.terminal_text import clip, visible, visible_line
 
 if TYPE_CHECKING:
     from agent_tui.store.session import Session
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         handler = _HANDLERS[args.command]
         return handler(args)
     except StoreError as e:
-        print(f"agent-tui: {e}", file=sys.stderr)
+        print(visible(f"agent-tui: {e}"), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
@@ -45,7 +46,7 @@ def _load(path: str) -> SessionIndex:
 
 def _report_warnings(path: str, warnings: list[str]) -> None:
     for w in warnings[:MAX_WARNINGS_SHOWN]:
-        print(f"agent-tui: warning: {path}: {w}", file=sys.stderr)
+        print(visible_line(f"agent-tui: warning: {path}: {w}"), file=sys.stderr)
     if len(warnings) > MAX_WARNINGS_SHOWN:
         print(
             f"agent-tui: warning: {path}: {len(warnings) - MAX_WARNINGS_SHOWN} more warnings", file=sys.stderr
@@ -142,7 +143,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
 
     index = _load(args.file)
     for note in index.tree_warnings():
-        print(f"agent-tui: warning: {args.file}: {note}", file=sys.stderr)
+        print(visible_line(f"agent-tui: warning: {args.file}: {note}"), file=sys.stderr)
     active = {e.id for e in index.active_path()}
     out = sys.stdout
     if args.json:
@@ -169,7 +170,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
         )
         return 0
     if index.name:
-        out.write(f"# {index.name}\n")
+        out.write(f"# {visible_line(index.name)}\n")
     children = index.children
     # Iterative pre-order; indentation grows only at forks, so a 20,000-entry linear run stays flat.
     # Each stack item: the entry, the prefix of its own line, the prefix of the lines below it.
@@ -185,7 +186,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
         leaf = "  <- leaf" if entry.id == index.leaf_id else ""
         label = f" [{index.labels[entry.id]}]" if entry.id in index.labels else ""
         pin = " (pinned)" if index.is_pinned(entry.id) else ""
-        lines.append(f"{head}{marker} {entry.id} {kind(entry)}{label}{pin}: {first_line(entry)}{leaf}")
+        lines.append(
+            head + visible_line(f"{marker} {entry.id} {kind(entry)}{label}{pin}: {first_line(entry)}{leaf}")
+        )
         kids = [k for k in children.get(entry.id, []) if k.id not in seen]
         if len(kids) == 1:
             stack.append((kids[0], body, body))
@@ -273,7 +276,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return 0
     for info in infos:
         name = info.name or info.first_message or "(no messages)"
-        print(f"{info.modified}  {info.entries:6d} entries  {info.path}\n    {name[:100]}")
+        print(
+            f"{visible_line(info.modified)}  {info.entries:6d} entries  {visible_line(str(info.path))}\n"
+            f"    {clip(name, 100, one_line=True)}"
+        )
     if not infos:
         print("no sessions", file=sys.stderr)
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.store.record import Entry
+from agent_tui.terminal_text import cut
 
 
 def kind(entry: Entry) -> str:
@@ -51,18 +52,48 @@ def first_line(entry: Entry, width: int = 80) -> str:
         text = str(data.get("thinkingLevel"))
     elif entry.type == "pin":
         text = f"{'pin' if data.get('pinned', True) else 'unpin'} {data.get('targetId')}"
+    elif is_permission(entry):
+        text = permission_line(data.get("data"))
     elif entry.type == "custom" and isinstance(data.get("data"), dict) and "fromId" in data["data"]:
         text = f"moved here from {data['data'].get('fromId')}"
     return _first_nonempty(text, width)
 
 
 def _first_nonempty(text: str, width: int) -> str:
-    """The first non-empty line of ``text``, cut to ``width``; reads only the start of a big text."""
+    """The first non-empty line of ``text``, cut to ``width`` (never inside an escape sequence);
+    reads only the start of a big text."""
     head = text[:65_536]
     line = next((ln.strip() for ln in head.splitlines() if ln.strip()), "")
     if not line and len(text) > len(head):
         line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+    return cut(line, width)
+
+
+PERMISSION_TYPE = "agent-tui.permission"
+_DECISION_WORDS = {
+    "allow-once": "allowed once",
+    "allow-session": "allowed for this session",
+    "deny": "denied",
+    "auto": "ran (auto mode)",
+    "read-only-refused": "refused (read-only mode)",
+}
+
+
+def is_permission(entry: Entry) -> bool:
+    """Whether ``entry`` records a tool-permission decision (``agent-tui.permission``)."""
+    return entry.type == "custom" and entry.data.get("customType") == PERMISSION_TYPE
+
+
+def permission_line(data: Any) -> str:
+    """A permission decision as one readable line: ``allowed once: bash ls -la``."""
+    if not isinstance(data, dict):
+        return "permission"
+    decision = str(data.get("decision", ""))
+    words = _DECISION_WORDS.get(decision, decision or "decided")
+    if decision == "allow-session" and data.get("remembered"):
+        words = "allowed (for this session, asked before)"
+    call = " ".join(f"{data.get('tool', '')} {data.get('summary', '')}".split())
+    return f"{words}: {call}" if call else words
 
 
 def message_first_line(message: dict[str, Any], width: int = 80) -> str:

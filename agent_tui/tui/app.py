@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -43,6 +44,7 @@ from agent_tui.store.listing import list_sessions
 from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
+from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui import settings
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
@@ -57,10 +59,11 @@ from agent_tui.tui.agent_bridge import (
 from agent_tui.tui.agent_events import show_events
 from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand
 from agent_tui.tui.composer_actions import ComposerActions
+from agent_tui.tui.crash import OneLineCrash
 from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
-from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.main import MainScreen
+from agent_tui.tui.screens.permission import PermissionScreen, answer_line
 from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
 from agent_tui.tui.widgets.chat_entry import split_attachments
@@ -105,7 +108,7 @@ def _empty_index() -> SessionIndex:
     return SessionIndex(LoadedFile(header={}, entries=[]), "<new session>")
 
 
-class AgentTuiApp(App[None]):
+class AgentTuiApp(OneLineCrash, App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"
     DEFAULT_MODE = "main"  # the MainScreen (a mode's screen gets its own CSS_PATH, main.tcss)
     TITLE = "agent-tui"
@@ -409,7 +412,7 @@ class AgentTuiApp(App[None]):
         else:
             first = next((e for e in self.index.entries if e.type == "message" and e.role == "user"), None)
             title = self.index.name or (first_line(first, 40) if first is not None else session.path.stem)
-        screen.sidebar_title.update(title)
+        screen.sidebar_title.update(visible_line(title))
         parts = [session.path.name if session else "new session"]
         parts.append(f"{len(self.index)} entries")
         if self.index.leaf_id:
@@ -418,15 +421,30 @@ class AgentTuiApp(App[None]):
             parts.append(f"selected {self.selected_id}")
         if self.busy:
             parts.append("streaming… (Esc to stop)")
-        screen.status_bar.update(" · ".join(parts))
+        screen.status_bar.update(visible_line(" · ".join(parts)))
         notices = []
         if session is not None and session.read_only_reason:
             notices.append(session.read_only_reason)
         if self._notice_text:
             notices.append(self._notice_text)
         notice = screen.notice
-        notice.update("\n".join(notices))
+        notice.update(visible("\n".join(notices)))
         notice.display = bool(notices)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast. Never markup (``[anthropic]`` is text, ``[/]`` no crash), whatever the caller
+        asks: what toasts show quotes models, files and sessions; terminal controls are made visible."""
+        super().notify(
+            visible(str(message)), title=visible_line(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def set_notice(self, text: str) -> None:
         self._notice_text = text
@@ -695,16 +713,12 @@ class AgentTuiApp(App[None]):
             if not answer.done():
                 answer.set_result(value)
 
-        scope = str(getattr(request, "scope", ""))
-        screen = ChoiceScreen(
-            f"Allow {request.prompt()}?",
-            [
-                ("allow-once", "Allow once"),
-                ("allow-session", f"Allow for this session: {scope}"),
-                ("deny", "Deny (the model is told)"),
-            ],
-            "deny",  # Enter on a reflex must not run a command
+        screen = PermissionScreen(
+            str(request.tool), str(request.reason), request.details(), str(getattr(request, "scope", ""))
         )
+        reply = self.chat.streaming
+        if reply is not None:
+            reply.tool_waiting(request.call_id)
         self.push_screen(screen, done)
         try:
             value = await answer
@@ -712,7 +726,11 @@ class AgentTuiApp(App[None]):
             if screen.is_attached:
                 screen.dismiss(None)
             raise
-        return value or "deny"
+        decision = value or "deny"
+        if reply is not None:
+            reply.tool_answered(request.call_id, decision)
+        self.notify(answer_line(decision, str(request.tool), str(request.summary)))
+        return decision
 
     def abort_turn(self) -> None:
         self.composer_actions.aborting()  # queued messages go back to the composer, unsent

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.tui.agent_bridge import ModelChoice
-from agent_tui.tui.app import TuiConfig, create_app
+from agent_tui.tui.app import AgentTuiApp, TuiConfig, create_app
 from agent_tui.tui.history import default_history_path
 from agent_tui.tui.settings import default_config_path
 
@@ -55,7 +55,15 @@ def run_app(args: argparse.Namespace) -> int:
     app = create_app(config_from_args(args))
     signals.install(app)
     app.run()
-    return app.return_code or 0
+    return exit_status(app)
+
+
+def exit_status(app: AgentTuiApp) -> int:
+    """The process's exit status once ``app`` has stopped: 0, or 1 after a crash (its one line
+    printed on stderr; the traceback is in the file it names)."""
+    if app.crash_message is not None:
+        print(app.crash_message, file=sys.stderr)
+    return app.return_code or (1 if app.crash_message else 0)
 
 
 def serve(argv: list[str]) -> int:

@@ -1,7 +1,8 @@
-"""Pick one of a few options (model, thinking level, theme)."""
+"""Pick one of a few options (model, thinking level, theme); titles and labels are text, never markup."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
+
+from agent_tui.terminal_text import visible, visible_line
 
 
 class ChoiceScreen(ModalScreen[str | None]):
@@ -22,9 +25,11 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
-            yield OptionList(*[Option(label, id=value) for value, label in self.choices], id="choices")
-            yield Label("Enter to choose · Escape to cancel", classes="dialog-hint")
+            yield Label(Text(visible(self.title_text)), classes="dialog-title", markup=False)
+            yield OptionList(
+                *[Option(Text(visible_line(label)), id=value) for value, label in self.choices], id="choices"
+            )
+            yield Label("Enter to choose · Escape to cancel", classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

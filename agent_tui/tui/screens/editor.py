@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
+
+from agent_tui.terminal_text import visible
+from agent_tui.tui.widgets.inert_lines import InertTextArea
 
 
 class EditorScreen(ModalScreen[str | None]):
@@ -30,17 +34,17 @@ class EditorScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog editor-dialog"):
-            yield Label(self.title_text, classes="dialog-title")
-            area = TextArea(self.text, id="editor-text", soft_wrap=True)
+            yield Label(Text(visible(self.title_text)), classes="dialog-title", markup=False)
+            area = InertTextArea(self.text, id="editor-text", soft_wrap=True)
             area.cursor_blink = False
             yield area
             count = Label(self._count(self.text), id="editor-count", classes="dialog-hint", markup=False)
             count.display = self.counter is not None
             yield count
-            yield Label("Ctrl+S to save · Escape to cancel", classes="dialog-hint")
+            yield Label("Ctrl+S to save · Escape to cancel", classes="dialog-hint", markup=False)
 
     def _count(self, text: str) -> str:
-        return self.counter(text) if self.counter is not None else ""
+        return visible(self.counter(text)) if self.counter is not None else ""
 
     @property
     def count_text(self) -> str:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
+
+from agent_tui.terminal_text import visible
+from agent_tui.tui.widgets.inert_lines import InertInput
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -22,9 +26,13 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
-            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
-            yield Label(self.hint or "Enter to accept · Escape to cancel", classes="dialog-hint")
+            yield Label(Text(visible(self.title_text)), classes="dialog-title", markup=False)
+            yield InertInput(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield Label(
+                Text(visible(self.hint or "Enter to accept · Escape to cancel")),
+                classes="dialog-hint",
+                markup=False,
+            )
 
     def on_mount(self) -> None:
         field = self.query_one(Input)

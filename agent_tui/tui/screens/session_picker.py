@@ -22,6 +22,8 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.library.search import Library, SearchHit, SessionSummary
+from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.tui.widgets.inert_lines import InertInput
 
 #: Rows a search shows, and how many of them get the entry and snippet that matched.
 SEARCH_LIMIT = 50
@@ -33,17 +35,17 @@ def describe(summary: SessionSummary, depth: int = 0, snippet: str | None = None
     indent = "   " * depth
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(indent + ("⑂ " if depth else ""))
-    text.append(summary.title, style="bold")
+    text.append(visible_line(summary.title), style="bold")
     branches = f"{summary.branches} branches  " if summary.branches > 1 else ""
     text.append(
         f"\n{indent}  {summary.modified[:19].replace('T', ' ')}  {summary.entries} entries  {branches}"
-        f"{_size(summary.size)}  {summary.cwd}",
+        f"{_size(summary.size)}  {visible_line(summary.cwd)}",
         style="dim",
     )
     if snippet:
-        text.append(f"\n{indent}  {snippet[:120]}", style="italic")
+        text.append(f"\n{indent}  {clip(snippet, 120, one_line=True)}", style="italic")
     elif summary.name and summary.first_message:
-        text.append(f"\n{indent}  {summary.first_message[:100]}", style="dim italic")
+        text.append(f"\n{indent}  {clip(summary.first_message, 100, one_line=True)}", style="dim italic")
     return text
 
 
@@ -70,33 +72,40 @@ class SessionPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
-            yield Label(self.title_text, classes="dialog-title", id="picker-title")
-            yield Input(
+            yield Label(
+                Text(visible(self.title_text)), classes="dialog-title", id="picker-title", markup=False
+            )
+            yield InertInput(
                 placeholder='search names, messages, tool output… ("a phrase", -word)', id="picker-search"
             )
             yield OptionList(id="picker-list")
-            yield Label("Enter to open · ↓ to the list · Escape to cancel", classes="dialog-hint")
+            yield Label(
+                "Enter to open · ↓ to the list · Escape to cancel", classes="dialog-hint", markup=False
+            )
 
     def on_mount(self) -> None:
         search = self.query_one(Input)
         search.cursor_blink = False
         search.focus()
-        self.query_one("#picker-title", Label).update(f"{self.title_text} (reading the sessions…)")
+        self._title(f"{self.title_text} (reading the sessions…)")
         self._load()
+
+    def _title(self, text: str) -> None:
+        self.query_one("#picker-title", Label).update(Text(visible(text)))
 
     @work(exclusive=True, group="picker-index", exit_on_error=False)
     async def _load(self) -> None:
         try:
             await asyncio.to_thread(self.library.refresh)
         except (sqlite3.Error, OSError) as e:  # e.g. a data dir that cannot be written
-            self.query_one("#picker-title", Label).update(
+            self._title(
                 f"{self.title_text}: the session index at {self.library.db_path} cannot be used ({e})"
             )
             return
         count = len(self.library.sessions())
         for notice in self.library.notices:  # e.g. a damaged index, rebuilt
             self.notify(notice, severity="warning")
-        self.query_one("#picker-title", Label).update(f"{self.title_text} ({count})")
+        self._title(f"{self.title_text} ({count})")
         self.ready = True
         self._search(self.query_text)
 

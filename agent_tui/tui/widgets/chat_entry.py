@@ -24,13 +24,15 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
-from agent_tui.projection.describe import first_line
+from agent_tui.projection.describe import first_line, is_permission
 from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
+from agent_tui.terminal_text import clip, visible, visible_line
 
 MAX_RESULT_LINES = 400
 MAX_ARG_CHARS = 20_000
@@ -109,10 +111,10 @@ class CappedText(Vertical):
         self.tail_start = len(text) - len(tail)
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self._head.rstrip("\n"), style=self.style), classes="capped-head")
+        yield Static(plain(self._head.rstrip("\n"), style=self.style), classes="capped-head")
         yield Button(self._label(), classes="show-more", compact=True)
         if self._tail:
-            yield Static(Text(self._tail, style=self.style), classes="capped-tail")
+            yield Static(plain(self._tail, style=self.style), classes="capped-tail")
 
     def _label(self) -> str:
         chars = self.tail_start - self.shown
@@ -128,7 +130,7 @@ class CappedText(Vertical):
         page = self.text[self.shown : end]
         self.shown = end
         await self.mount(
-            Static(Text(page.rstrip("\n"), style=self.style), classes="capped-page"), before=button
+            Static(plain(page.rstrip("\n"), style=self.style), classes="capped-page"), before=button
         )
         if self.shown >= self.tail_start:
             await button.remove()
@@ -140,7 +142,7 @@ def text_widget(text: str, style: str = "", *, classes: str = "") -> Widget:
     """``text`` as plain text, capped when big."""
     if is_big(text):
         return CappedText(text, style, classes=classes)
-    return Static(Text(text, style=style), classes=classes)
+    return Static(plain(text, style=style), classes=classes)
 
 
 def markdown_widget(text: str) -> Widget:
@@ -152,8 +154,19 @@ def markdown_widget(text: str) -> Widget:
 
 
 def markdown_renderable(text: str) -> RichMarkdown:
-    """Finished markdown as the chat shows it (the streamed reply renders its long fences with it too)."""
-    return RichMarkdown(text, code_theme=CODE_THEME)
+    """Finished markdown as the chat shows it (the streamed reply renders its long fences with it too);
+    terminal controls in it are made visible first."""
+    return RichMarkdown(visible(text), code_theme=CODE_THEME)
+
+
+def plain(text: str, style: str = "") -> Text:
+    """Untrusted text as a renderable: never markup, its terminal controls made visible."""
+    return Text(visible(text), style=style)
+
+
+def title_content(title: str) -> Content:
+    """A collapsible's title from untrusted text: one line, never markup, controls visible."""
+    return Content(visible_line(title))
 
 
 def content_text(content: Any) -> str:
@@ -205,8 +218,7 @@ def args_preview(args: Any, width: int = 60) -> str:
         text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:40]}" for k, v in args.items())
     else:
         text = str(args)
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(" ".join(text.split()), width)
 
 
 def edit_diff(args: dict[str, Any]) -> str:
@@ -240,7 +252,7 @@ class LazyCollapsible(Collapsible):
         self, build: Callable[[], Widget], *, title: str, collapsed: bool = True, classes: str = ""
     ) -> None:
         self._build: Callable[[], Widget] | None = build
-        super().__init__(title=title, collapsed=collapsed, classes=classes)
+        super().__init__(title=title_content(title), collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         super()._watch_collapsed(collapsed)
@@ -319,7 +331,7 @@ class ChatEntry(Vertical):
         elif entry.type == "context_edit":
             yield from self._context_edit(entry)
         else:
-            yield Static(Text(_note(entry)))
+            yield Static(plain(_note(entry)))
 
     def _message(self, message: dict[str, Any]) -> ComposeResult:
         role = message.get("role")
@@ -328,7 +340,7 @@ class ChatEntry(Vertical):
             text, attached = split_attachments(content)
             yield text_widget(text)
             if attached:
-                yield Static(Text(attached), classes="attachments")
+                yield Static(plain(attached), classes="attachments")
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
             for block in blocks:
@@ -351,7 +363,7 @@ class ChatEntry(Vertical):
                     yield tool_call_widget(block)
             if message.get("stopReason") in ("error", "aborted"):
                 reason = message.get("errorMessage") or message.get("stopReason")
-                yield Static(Text(f"✗ {reason}"), classes="error")
+                yield Static(plain(f"✗ {reason}"), classes="error")
         elif role == "toolResult":
             text = content_text(content)
             name = message.get("toolName", "tool")
@@ -380,25 +392,28 @@ class ChatEntry(Vertical):
         target = data.get("targetId")
         replacement = data.get("replacement")
         if replacement is None:
-            yield Static(Text(f"✎ hid {target} from the model"))
+            yield Static(plain(f"✎ hid {target} from the model"))
             return
         action = "restored" if data.get("restore") else "replaced"
         new = content_text(replacement.get("content")) if isinstance(replacement, dict) else ""
         if action == "restored" or self.original is None:
-            yield Static(Text(f"✎ {action} {target}"))
+            yield Static(plain(f"✎ {action} {target}"))
             return
-        with Collapsible(title=f"✎ replaced {target}", collapsed=False):
-            yield Static(Syntax(text_diff(self.original, new, str(target)), "diff", theme="ansi_dark"))
+        with Collapsible(title=title_content(f"✎ replaced {target}"), collapsed=False):  # type: ignore[arg-type]
+            diff = visible(text_diff(self.original, new, str(target)))
+            yield Static(Syntax(diff, "diff", theme="ansi_dark"))
 
 
 def tool_call_widget(block: dict[str, Any]) -> Widget:
     name = str(block.get("name", "tool"))
     args = block.get("arguments")
-    title = f"→ {name}({args_preview(args)})"
+    title = f"→ {visible_line(name)}({args_preview(args)})"
     if name == "edit" and isinstance(args, dict):
-        diff = edit_diff(args)
+        diff = visible(edit_diff(args))
         return Collapsible(
-            Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)), title=title, collapsed=False
+            Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)),
+            title=title_content(title),  # type: ignore[arg-type]
+            collapsed=False,
         )
 
     def build() -> Widget:
@@ -406,7 +421,7 @@ def tool_call_widget(block: dict[str, Any]) -> Widget:
             pretty = json.dumps(args, indent=2, ensure_ascii=False)
         except (TypeError, ValueError):
             pretty = str(args)
-        return Static(Text(pretty[:MAX_ARG_CHARS]))
+        return Static(Text(clip(pretty, MAX_ARG_CHARS)))
 
     return LazyCollapsible(build, title=title)
 
@@ -416,6 +431,8 @@ def _note(entry: Entry) -> str:
         data = entry.data.get("data")
         origin = data.get("fromId") if isinstance(data, dict) else None
         return f"↪ continued from {entry.parent_id} (the previous leaf was {origin})"
+    if is_permission(entry):
+        return f"⚿ {first_line(entry, 200)}"
     label = {
         "model_change": "⚙ model",
         "thinking_level_change": "⚙ thinking",

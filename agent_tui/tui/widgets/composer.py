@@ -39,6 +39,7 @@ from agent_tui.tui.completion import (
     word_at,
 )
 from agent_tui.tui.widgets.completion_menu import Candidate, CompletionMenu
+from agent_tui.tui.widgets.inert_lines import InertTextArea
 
 #: pi's large-paste rule: more lines or characters than this become a marker.
 PASTE_MAX_LINES = 10
@@ -50,7 +51,7 @@ SEARCH_BUDGET = 0.03
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 
 
-class Composer(TextArea):
+class Composer(InertTextArea):
     DEFAULT_CSS = """
     Composer { height: auto; min-height: 3; max-height: 12; }
     """

@@ -27,6 +27,7 @@ from agent_tui.projection.models import ModelInfo
 from agent_tui.projection.request import Prepared, prepare
 from agent_tui.projection.tokens import estimate_message, estimate_tools
 from agent_tui.store.record import Entry
+from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.row_list import RowList
 
 METER_WIDTH = 24
@@ -62,9 +63,9 @@ class PanelRow:
     def text(self) -> str:
         if self.note is None:
             if self.entry is not None:
-                self.note = first_line(self.entry, 80)
+                self.note = visible_line(first_line(self.entry, 80))
             elif self.message is not None:
-                self.note = message_first_line(self.message, 80)
+                self.note = visible_line(message_first_line(self.message, 80))
             else:
                 self.note = ""
         return self.note
@@ -130,7 +131,11 @@ def build_panel_model(
             if ce.status is Status.HIDDEN:
                 rows.append(
                     PanelRow(
-                        "-", ce.entry.id, "hidden", 0, f"(hidden by {ce.edit_id}) {first_line(ce.entry, 60)}"
+                        "-",
+                        ce.entry.id,
+                        "hidden",
+                        0,
+                        visible_line(f"(hidden by {ce.edit_id}) {first_line(ce.entry, 60)}"),
                     )
                 )
             continue
@@ -200,9 +205,9 @@ class ContextPanel(Vertical):
         self.edit_preview: list[str] = []  # what an edit of the selected entry would change
 
     def compose(self) -> ComposeResult:
-        yield Static(id="context-summary")
+        yield Static(id="context-summary", markup=False)
         yield RowList(id="context-rows")
-        yield Static(id="context-repairs")
+        yield Static(id="context-repairs", markup=False)
         preview = Static(id="context-preview", markup=False)
         preview.display = False
         yield preview
@@ -215,24 +220,26 @@ class ContextPanel(Vertical):
         self.model = model
         percent = 100 * model.total / model.window if model.window else 0.0
         summary = Text()
-        summary.append(f"{model.model_name}", style=Style(bold=True))
-        summary.append(f" · thinking {model.thinking}\n")
+        summary.append(visible_line(model.model_name), style=Style(bold=True))
+        summary.append(f" · thinking {visible_line(model.thinking)}\n")
         colour = "error" if percent >= 90 else "warning" if percent >= 70 else "success"
         summary.append(meter(model.total, model.window), style=self._colour(colour))
         summary.append(f" {model.total:,} / {model.window:,} tokens ({percent:.1f}%)")
         summary.append(f"\n{len(model.message_rows)} messages")
         if model.context:
-            summary.append(f"\n{model.context}", style=Style(dim=True))
+            summary.append(f"\n{visible(model.context)}", style=Style(dim=True))
         self.query_one("#context-summary", Static).update(summary)
         rows = model.rows
         self.rows_list.set_rows(len(rows), lambda i: self._row_text(rows[i]))
         repairs = self.query_one("#context-repairs", Static)
-        repairs.update("\n".join(f"repair: {r}" for r in model.repairs))
+        repairs.update(Text("\n".join(f"repair: {visible_line(r)}" for r in model.repairs)))
         repairs.display = bool(model.repairs)
 
     def show_pending(self, messages: int) -> None:
         """A placeholder while a big session's tokens are counted in the background."""
-        self.query_one("#context-summary", Static).update(f"counting the tokens of {messages:,} messages…")
+        self.query_one("#context-summary", Static).update(
+            Text(f"counting the tokens of {messages:,} messages…")
+        )
         self.rows_list.set_rows(0, lambda i: Text(""))
 
     def _colour(self, name: str) -> Style:
@@ -245,9 +252,9 @@ class ContextPanel(Vertical):
         preview = self.query_one("#context-preview", Static)
         text = Text()
         if lines:
-            text.append(title, style=Style(bold=True))
+            text.append(visible_line(title), style=Style(bold=True))
             for line in lines:
-                text.append("\n" + line)
+                text.append("\n" + visible_line(line))
         preview.update(text)
         preview.display = bool(lines)
 
@@ -260,7 +267,7 @@ class ContextPanel(Vertical):
         number = f"{row.number:>4}" if row.number is not None else "   -"
         if row.source_id is not None and row.source_id in self.folding:
             text = Text(no_wrap=True, overflow="ellipsis")
-            text.append(f"{number} {row.role:<9} {row.source_id:<8} ")
+            text.append(f"{number} {visible_line(row.role):<9} {visible_line(row.source_id):<8} ")
             text.append(f"{'→ summary':<16}", style=self._colour("accent") + Style(bold=True))
             text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
             text.append(row.text, style=Style(dim=True))
@@ -272,9 +279,10 @@ class ContextPanel(Vertical):
             style += Style(dim=True)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(
-            f"{number} {row.role:<9} {row.source_id or '':<8} ", style=Style(dim=status_key == "hidden")
+            f"{number} {visible_line(row.role):<9} {visible_line(row.source_id or ''):<8} ",
+            style=Style(dim=status_key == "hidden"),
         )
-        text.append(f"{row.status:<16}", style=style)
+        text.append(f"{visible_line(row.status):<16}", style=style)
         text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
         text.append(row.text, style=Style(dim=True) if status_key in ("hidden", "summarized") else Style())
         return text

@@ -25,10 +25,11 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from agent_tui.projection.context import Projection, Status
-from agent_tui.projection.describe import first_line, kind
+from agent_tui.projection.describe import first_line, is_permission, kind
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
+from agent_tui.terminal_text import visible_line
 
 FLAT_TAIL = 200
 RANGE_SIZE = 500
@@ -48,6 +49,7 @@ _GLYPHS = {
     "session_info": "✦",
     "pin": "⚲",
     "custom_message": "◇",
+    "custom:agent-tui.permission": "⚿",
 }
 
 _STATUS_BADGES = {
@@ -369,7 +371,9 @@ class SessionTree(Tree[TreeItem]):
             n = len(item.ids)
             text = Text(f"⋯ {n} earlier entries", style=Style(dim=True))
             if first is not None:
-                text.append(f"  from {first_line(first, 30)}", style=Style(dim=True, italic=True))
+                text.append(
+                    f"  from {visible_line(first_line(first, 30))}", style=Style(dim=True, italic=True)
+                )
             return text
         entry = index.by_id.get(item.entry_id or "")
         if entry is None:
@@ -377,7 +381,7 @@ class SessionTree(Tree[TreeItem]):
         if item.kind == "branch":
             size = self._branch_size(entry)
             text = Text("⑂ ", style=self._colour("secondary"))
-            text.append(_describe(entry), style=Style(italic=True))
+            text.append(visible_line(_describe(entry)), style=Style(italic=True))
             text.append(f"  ({size} {'entry' if size == 1 else 'entries'})", style=Style(dim=True))
             return text
         return self._entry_label(entry, item)
@@ -394,7 +398,7 @@ class SessionTree(Tree[TreeItem]):
             text.append("◀ ", style=self._colour("primary") + Style(bold=True))
         label = state.index.labels.get(entry.id)
         if label:
-            text.append(f"#{label} ", style=self._colour("secondary") + Style(bold=True))
+            text.append(f"#{visible_line(label)} ", style=self._colour("secondary") + Style(bold=True))
         status = state.status.get(entry.id)
         if status in _STATUS_BADGES and not (status is Status.SUMMARY and entry.type == "compaction"):
             badge, colour = _STATUS_BADGES[status]
@@ -413,7 +417,7 @@ class SessionTree(Tree[TreeItem]):
             body_style += Style(dim=True)
         if entry.type == "compaction":
             body_style += self._colour("accent")
-        text.append(_describe(entry), style=body_style)
+        text.append(visible_line(_describe(entry)), style=body_style)
         return text
 
     def _branch_size(self, entry: Entry) -> int:
@@ -448,6 +452,8 @@ def _describe(entry: Entry) -> str:
     line = first_line(entry, 60)
     if _is_marker(entry):
         return "continued here"
+    if is_permission(entry):
+        return line
     if entry.type == "message" and k in ("user", "assistant"):
         return line or f"({k})"
     if entry.type == "message" and k == "toolResult":

@@ -42,6 +42,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.worker import Worker
 
 from agent_tui.store.record import Entry
+from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.chat_entry import args_preview, markdown_renderable, tool_call_widget
 
 #: Each flush grows the reply and scrolls the chat: a frame of 10-40 ms with a big session. At
@@ -154,6 +155,7 @@ def plain_tail(tail: str) -> Text:
     """The unfinished end of the reply as plain text. An open code fence is not wrapped but
     cropped, as its highlighted block will be: re-wrapping a few hundred lines at every flush
     was most of a frame, and keys typed meanwhile waited (bench/tui_bench.py)."""
+    tail = visible(tail)
     if tail.lstrip().startswith(("```", "~~~")):
         return Text(tail, no_wrap=True, overflow="crop")
     return Text(tail)
@@ -187,6 +189,7 @@ class StreamingReply(Vertical):
         self._shown_thinking = 0
         self._timer: Timer | None = None
         self._tools: dict[str, Static] = {}
+        self._calls: dict[str, str] = {}  # call id -> its line, as shown
         self._markdown: Markdown | None = None  # where finished prose goes next
         self._rendering: Worker[None] | None = None  # the long fence being rendered, if any
         self._lock = asyncio.Lock()
@@ -212,12 +215,13 @@ class StreamingReply(Vertical):
     def tool_streaming(self, call_id: str, name: str) -> None:
         """The model is writing a tool call: show it before its arguments are complete."""
         if call_id not in self._tools:
-            line = Static(Text(f"→ {name}(…)"), classes="tool-line")
+            line = Static(Text(f"→ {visible_line(name)}(…)"), classes="tool-line")
             self._tools[call_id] = line
             self.mount(line)
 
     def tool_started(self, call_id: str, name: str, arguments: Any) -> None:
-        text = Text(f"→ {name}({args_preview(arguments)}) running…")
+        self._calls[call_id] = f"→ {visible_line(name)}({args_preview(arguments)})"
+        text = Text(f"{self._calls[call_id]} running…")
         line = self._tools.get(call_id)
         if line is None:
             line = Static(text, classes="tool-line")
@@ -226,11 +230,23 @@ class StreamingReply(Vertical):
         else:
             line.update(text)
 
+    def tool_waiting(self, call_id: str) -> None:
+        """The call waits for the user's answer (the permission dialog is open)."""
+        line = self._tools.get(call_id)
+        if line is not None and call_id in self._calls:
+            line.update(Text(f"{self._calls[call_id]} waiting for approval"))
+
+    def tool_answered(self, call_id: str, decision: str) -> None:
+        line = self._tools.get(call_id)
+        if line is not None and call_id in self._calls:
+            after = "denied" if decision == "deny" else "running…"
+            line.update(Text(f"{self._calls[call_id]} {after}"))
+
     def tool_finished(self, call_id: str, name: str, is_error: bool) -> None:
         line = self._tools.get(call_id)
         if line is None:
             return
-        line.update(Text(f"{'✗' if is_error else '✓'} {name}"))
+        line.update(Text(f"{'✗' if is_error else '✓'} {visible_line(name)}"))
         line.set_class(is_error, "error")
 
     async def flush(self) -> None:
@@ -240,7 +256,9 @@ class StreamingReply(Vertical):
                 box = self.query_one("#reply-thinking", Collapsible)
                 box.display = True
                 box.title = f"thinking… ({len(self.thinking):,} characters)"
-                self.query_one("#reply-thinking-text", Static).update(Text(self.thinking, style="italic"))
+                self.query_one("#reply-thinking-text", Static).update(
+                    Text(visible(self.thinking), style="italic")
+                )
             if self._rendering is None:
                 await self._show_blocks()
             tail = self.text[self._sent :]
@@ -268,19 +286,19 @@ class StreamingReply(Vertical):
             if self._markdown is None:
                 self._markdown = Markdown()
                 await self.mount(self._markdown, before=tail_widget)
-            await self._markdown.append(part)
+            await self._markdown.append(visible(part))
 
     async def _highlight(self, fence: str) -> None:
         """Render ``fence`` in a thread, mount it before the tail, then show what follows it."""
         try:
-            highlighted = HighlightedFence(fence)
+            highlighted = HighlightedFence(visible(fence))
             width = self.content_size.width
             if width > 0:
                 options = self.app.console_options.update(highlight=False, width=width)
                 await asyncio.to_thread(highlighted.render_lines, self.app.console, options, RENDER_PAUSE)
             code = Static(highlighted, classes="code highlighted")
         except Exception:  # a renderer's failure must not lose the reply: show the code plain
-            code = Static(Text(fence_body(fence)), classes="code plain")
+            code = Static(Text(visible(fence_body(fence))), classes="code plain")
         async with self._lock:
             await self.mount(code, before=self.query_one("#reply-tail", Static))
             self._markdown = None
@@ -321,7 +339,7 @@ class StreamingReply(Vertical):
         ]
         if message.get("stopReason") in ("error", "aborted"):
             reason = message.get("errorMessage") or message.get("stopReason")
-            widgets.append(Static(Text(f"✗ {reason}"), classes="error"))
+            widgets.append(Static(Text(f"✗ {visible(str(reason))}"), classes="error"))
         if widgets:
             await self.mount_all(widgets)
 

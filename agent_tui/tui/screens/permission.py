@@ -1,0 +1,123 @@
+"""The tool-permission question: the whole call, then allow once (y), for this session (a) or deny (n).
+
+What the model asks to run is shown whole: every line of the command, wrapped,
+in a box that scrolls when it is long, with control characters and bidi
+overrides made visible (``terminal_text.visible``, exact: a carriage return is
+shown too). Nothing of it is ever markup. Deny is highlighted, so an Enter on a
+reflex runs nothing; Escape denies.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent_tui.terminal_text import clip, visible, visible_line
+
+ALLOW_ONCE = "allow-once"
+ALLOW_SESSION = "allow-session"
+DENY = "deny"
+#: One-key answers, as print mode's terminal question takes them.
+KEYS = {"y": ALLOW_ONCE, "a": ALLOW_SESSION, "n": DENY}
+SCOPE_SHOWN = 160
+
+
+def answer_line(decision: str, tool: str, summary: str) -> str:
+    """How a decision reads in a notice: ``allowed once: bash ls -la``."""
+    words = {
+        ALLOW_ONCE: "allowed once",
+        ALLOW_SESSION: "allowed for this session",
+        DENY: "denied",
+    }.get(decision, decision)
+    return visible_line(f"{words}: {tool} {summary}".rstrip())
+
+
+class PermissionScreen(ModalScreen[str | None]):
+    """Dismisses with ``allow-once``, ``allow-session`` or ``deny`` (None: closed without answer)."""
+
+    DEFAULT_CSS = """
+    PermissionScreen .permission-dialog { width: 100; max-width: 100%; max-height: 100%; padding: 0 1; }
+    PermissionScreen .permission-dialog .dialog-title { margin-bottom: 0; }
+    PermissionScreen #permission-call {
+        height: auto; max-height: 12; border: round $warning; padding: 0 1; margin: 0;
+        scrollbar-size-vertical: 1;
+    }
+    PermissionScreen #permission-call-text { width: 100%; }
+    PermissionScreen #permission-size { color: $text-muted; }
+    PermissionScreen OptionList { height: auto; max-height: 6; margin: 0; }
+    PermissionScreen .dialog-hint { margin-top: 0; }
+    """
+
+    BINDINGS = [  # noqa: RUF012
+        Binding("y", "answer('allow-once')", "Allow once", show=False),
+        Binding("a", "answer('allow-session')", "Allow for this session", show=False),
+        Binding("n", "answer('deny')", "Deny", show=False),
+        Binding("escape", "answer('deny')", "Deny", show=False),
+        Binding("pageup", "scroll_call(-1)", show=False),
+        Binding("pagedown", "scroll_call(1)", show=False),
+    ]
+
+    def __init__(self, tool: str, reason: str, details: str, scope: str) -> None:
+        super().__init__(classes="modal")
+        self.tool = tool
+        self.reason = reason
+        self.details = details
+        self.scope = scope
+
+    @property
+    def shown_call(self) -> str:
+        """The call as the dialog shows it (for tests)."""
+        return visible(self.details, exact=True)
+
+    def compose(self) -> ComposeResult:
+        call = self.shown_call
+        lines = call.count("\n") + 1
+        with Vertical(classes="dialog permission-dialog"):
+            yield Label(
+                Text(f"Allow {visible_line(self.tool)}? It {visible_line(self.reason)}:"),
+                classes="dialog-title",
+                markup=False,
+            )
+            with VerticalScroll(id="permission-call"):
+                yield Static(Text(call, overflow="fold"), id="permission-call-text", markup=False)
+            size = f"{lines} line{'s' if lines != 1 else ''}, {len(self.details):,} characters"
+            yield Label(Text(size), id="permission-size", markup=False)
+            scope = self.scope
+            if scope == f"bash:{self.details.strip()}":
+                session = "Allow for this session: this exact command"
+            else:
+                session = f"Allow for this session: {clip(scope, SCOPE_SHOWN, one_line=True)}"
+            yield OptionList(
+                Option(Text("y  Allow once"), id=ALLOW_ONCE),
+                Option(Text(f"a  {session}"), id=ALLOW_SESSION),
+                Option(Text("n  Deny (the model is told)"), id=DENY),
+                id="permission-choices",
+            )
+            yield Label(
+                Text("y once · a this session · n or Esc deny · PgUp/PgDn scroll the command"),
+                classes="dialog-hint",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 2  # Deny: an Enter on a reflex must not run a command
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_answer(self, decision: str) -> None:
+        self.dismiss(decision)
+
+    def action_scroll_call(self, pages: int) -> None:
+        box = self.query_one("#permission-call", VerticalScroll)
+        box.scroll_to(y=box.scroll_y + pages * max(1, box.size.height - 1), animate=False)
