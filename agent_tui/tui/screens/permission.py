@@ -59,8 +59,8 @@ class PermissionScreen(ModalScreen[str | None]):
         Binding("a", "answer('allow-session')", "Allow for this session", show=False),
         Binding("n", "answer('deny')", "Deny", show=False),
         Binding("escape", "answer('deny')", "Deny", show=False),
-        Binding("pageup", "scroll_call(-1)", show=False),
-        Binding("pagedown", "scroll_call(1)", show=False),
+        Binding("pageup", "scroll_call(-1)", show=False, priority=True),  # before the OptionList's
+        Binding("pagedown", "scroll_call(1)", show=False, priority=True),
     ]
 
     def __init__(self, tool: str, reason: str, details: str, scope: str) -> None:
