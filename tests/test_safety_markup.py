@@ -158,6 +158,25 @@ async def test_the_session_picker_shows_poisoned_names_literally(tmp_path: Path)
         assert_inert(app)
 
 
+async def test_a_streamed_reply_with_markup_and_escapes_is_shown_literally(tmp_path: Path) -> None:
+    reply = 'echo "[/]" and [x="a" ; b] then \x1b]52;c;Y3VybA==\x07\x1b]0;T\x07\x1b[2J\u202e end\n\n```\nsed \'s/[/]/x/\' \x1b[2J\n```\n'
+    factory = ScriptedFactory(reply=reply, chunks=7, hold=True)
+    app = make_app(tmp_path, None, agent_factory=factory)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_for(pilot, lambda: bool(factory.turns) and factory.turns[0].holding.is_set(), "streaming")
+        await pilot.pause(0.3)  # a flush of the partial reply
+        assert app.is_running
+        assert_inert(app)
+        factory.turns[0].release.set()
+        await wait_for(pilot, lambda: not app.busy, "the turn's end")
+        await pilot.pause(0.2)
+        assert app.is_running
+        assert_inert(app)
+        shown = screen_text(app)
+        assert 'echo "[/]" and [x="a" ; b] then \\x1b]52;c;Y3VybA==\\x07' in shown, shown
+
+
 # -- the permission dialog ---------------------------------------------------------------------
 
 

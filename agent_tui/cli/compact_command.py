@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TextIO
 
 from agent_tui.store.errors import StoreError
+from agent_tui.terminal_text import visible
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,11 +27,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--keep", type=int, metavar="TOKENS", help="tokens to keep verbatim (default 20,000)")
 
 
+def _print(text: str, file: TextIO | None = None) -> None:
+    """Entry ids, file names and errors quote the session: printed inert."""
+    print(visible(text), file=file or sys.stdout)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except StoreError as e:
-        print(f"agent-tui: {e}", file=sys.stderr)
+        _print(f"agent-tui: {e}", file=sys.stderr)
         return 1
 
 
@@ -47,16 +54,16 @@ def _run(args: argparse.Namespace) -> int:
             try:
                 moved = undo_compaction(session)
             except CompactionError as e:
-                print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
+                _print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
                 return 1
-            print(f"continuing from {moved.parent_id} (entry {moved.id})")
+            _print(f"continuing from {moved.parent_id} (entry {moved.id})")
             return 0
         try:
             config = load_config(provider=args.provider, model=args.model, base_url=args.base_url)
             settings = config.compaction_settings()
         except ConfigError as e:
             if not args.preview:
-                print(str(e), file=sys.stderr)
+                _print(str(e), file=sys.stderr)
                 return 1
             config, settings = None, CompactionSettings()
         if args.keep:
@@ -64,26 +71,26 @@ def _run(args: argparse.Namespace) -> int:
         if args.preview:
             plan = preview(session, settings)
             if plan is None:
-                print("nothing to compact")
+                _print("nothing to compact")
                 return 0
-            print(
+            _print(
                 f"summarize: {len(plan.summarized_entry_ids)} entries ({plan.summarized_entry_ids[0]} .. {plan.summarized_entry_ids[-1]})"
                 if plan.summarized_entry_ids
                 else "summarize: the start of the current turn only"
             )
-            print(
+            _print(
                 f"keep:      {len(plan.kept_entry_ids)} entries from {plan.first_kept_entry_id}, ≈ {plan.kept_tokens:,} tokens"
             )
             if plan.is_split_turn:
-                print(
+                _print(
                     f"split turn: its first {len(plan.turn_prefix_messages)} messages are summarized separately"
                 )
             if plan.previous_summary is not None:
-                print("updates the previous summary")
-            print(
+                _print("updates the previous summary")
+            _print(
                 f"files read: {', '.join(plan.read_files) or '-'}; modified: {', '.join(plan.modified_files) or '-'}"
             )
-            print(
+            _print(
                 f"tokens: ≈ {plan.tokens_before:,} before, ≈ {estimated_after(plan):,} after (summary estimated)"
             )
             return 0
@@ -101,11 +108,11 @@ def _run(args: argparse.Namespace) -> int:
                     session, Summarizer(provider, model, config.retry), settings, focus=args.focus
                 )
             except CompactionError as e:
-                print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
+                _print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
                 return 1
             finally:
                 await provider.aclose()
-            print(
+            _print(
                 f"compacted: entry {outcome.entry.id}, {len(outcome.plan.summarized_entry_ids)} entries summarized, "
                 f"≈ {outcome.plan.tokens_before:,} -> {outcome.tokens_after:,} tokens"
             )
