@@ -43,7 +43,10 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 def terminal_bytes(app: App[None]) -> str:
     """What the app would write to the terminal for a full repaint of the current screen, minus its
     own colour and cursor sequences."""
+    from textual._compositor import CompositorUpdate
+
     update = app.screen._compositor.render_update(full=True)
+    assert isinstance(update, CompositorUpdate)
     return _OWN.sub("", update.render_segments(app.console))
 
 
