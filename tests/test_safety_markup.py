@@ -131,7 +131,7 @@ async def test_rename_with_brackets_and_toasts_keep_their_text(tmp_path: Path) -
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
         app.notify("no key for [anthropic]: set ANTHROPIC_API_KEY [/]", title="[b]model[/b] \x1b]0;t\x07")
-        await pilot.press("ctrl+r")
+        app.action_rename()  # Ctrl+R, or /rename
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PromptScreen", "the rename prompt")
         await pilot.press(*'[/] [x="', "enter")
         await wait_for(pilot, lambda: Session.open(path, write=False).index.name == '[/] [x="', "the rename")

@@ -12,6 +12,8 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.terminal_text import visible_line
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -41,9 +43,9 @@ class CompletionMenu(OptionList):
         self.candidates = list(candidates)
         self.clear_options()
         for c in candidates:
-            row = Text(c.label, no_wrap=True, overflow="ellipsis")
+            row = Text(visible_line(c.label), no_wrap=True, overflow="ellipsis")  # file names: untrusted
             if c.detail:
-                row.append("  " + c.detail, style="dim")
+                row.append("  " + visible_line(c.detail), style="dim")
             self.add_option(Option(row))
         self.set_class(bool(candidates), "-shown")
         if candidates:
