@@ -410,3 +410,24 @@ def test_a_file_read_by_the_model_and_a_session_file_leave_the_terminal_title_an
             tmux.run("kill-session", "-t", name)
     finally:
         tmux.run("kill-server")
+
+
+def test_import_reports_quote_the_transcript_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    first = {
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "sessionId": "s",
+        "cwd": "/tmp",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "hi"},
+    }
+    odd = {"type": "weird" + OSC0, "uuid": "x"}  # its type is named in the "kept" line
+    transcript.write_text(json.dumps(first) + "\n" + json.dumps(odd) + "\n")
+    code, out, err = _run(capsys, "import", str(transcript), "--session-dir", str(tmp_path / "s"))
+    assert code == 0, err
+    assert "weird\\x1b]0;PWNED-TITLE\\x07" in err
+    assert FORBIDDEN.search(out + err) is None

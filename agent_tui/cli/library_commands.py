@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import sqlite3
@@ -12,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from agent_tui.store.errors import StoreError
-from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.terminal_text import VisibleWriter, clip, visible, visible_line
 
 LIBRARY_COMMANDS = ("export", "import", "clone")
 _encode = msgspec.json.Encoder().encode
@@ -53,9 +54,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def run(args: argparse.Namespace) -> int:
     gc.disable()
     try:
-        if args.command == "sessions":
-            return cmd_search(args)
-        return {"export": cmd_export, "import": cmd_import, "clone": cmd_clone}[args.command](args)
+        # what goes to stderr (import warnings, index notices) quotes transcripts and files: inert
+        with contextlib.redirect_stderr(VisibleWriter(sys.stderr)):
+            if args.command == "sessions":
+                return cmd_search(args)
+            return {"export": cmd_export, "import": cmd_import, "clone": cmd_clone}[args.command](args)
     except StoreError as e:
         print(visible(f"agent-tui: {e}"), file=sys.stderr)
         return 1
