@@ -289,3 +289,24 @@ def test_a_crash_exits_non_zero_with_one_line(
     log = tmp_path / "home" / CRASH_FILE
     assert str(log) in lines[0] and "on_mount" in log.read_text()
     assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+async def test_a_running_command_and_the_queue_draw_no_control(tmp_path: Path) -> None:
+    from agent_tui.agent.queue import QueuedMessage
+    from agent_tui.tui.widgets.bash_run import BashRun
+    from agent_tui.tui.widgets.queue_view import QueueView
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield BashRun("cat evil [/] \x1b]0;t\x07")
+            yield QueueView(id="queue")
+
+    app = Host()
+    async with app.run_test(size=SMALL) as pilot:
+        app.query_one(BashRun).add_output("out \x1b]52;c;Y3VybA==\x07\x1b[2J\u202e [/] end\n")
+        queue = app.query_one(QueueView)
+        queue.show([QueuedMessage("steer", "typed \x1b]0;t\x07 [/]")])
+        await pilot.pause(0.2)
+        assert app.is_running
+        assert_inert(app)
+        assert "out \\x1b]52;c;Y3VybA==\\x07" in terminal_bytes(app)

@@ -11,6 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Log, Static
 
+from agent_tui.terminal_text import visible, visible_line
+
 MAX_LINES = 2000
 
 
@@ -28,13 +30,14 @@ class BashRun(Vertical):
 
     def compose(self) -> ComposeResult:
         note = " · not sent to the model" if self.excluded else ""
-        yield Static(Text(f"$ {self.command}  (running, Esc cancels){note}", no_wrap=True), markup=False)
+        line = f"$ {visible_line(self.command)}  (running, Esc cancels){note}"
+        yield Static(Text(line, no_wrap=True), markup=False)
         yield Log(max_lines=MAX_LINES, auto_scroll=True)
 
     def add_output(self, text: str) -> None:
         self.output += text if len(self.output) < 100_000 else ""
         if self.is_mounted:
-            self.query_one(Log).write(text)
+            self.query_one(Log).write(visible(text))  # and whatever the stripping missed, inert
 
 
 __all__ = ["BashRun"]

@@ -14,6 +14,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.agent.queue import QueuedMessage
+from agent_tui.terminal_text import visible_line
 
 HINT_ID = "queue-hint"
 
@@ -46,7 +47,8 @@ class QueueView(OptionList):
             label = "Steering: " if m.kind == "steer" else "Follow-up: "
             first = m.text.strip().splitlines()[0] if m.text.strip() else ""
             more = " …" if "\n" in m.text.strip() else ""
-            self.add_option(Option(Text(label + first + more, style="dim", no_wrap=True), id=str(m.id)))
+            row = Text(label + visible_line(first) + more, style="dim", no_wrap=True)
+            self.add_option(Option(row, id=str(m.id)))
         if messages:
             hint = f"↳ {dequeue_key} to edit all queued messages · Del removes one"
             self.add_option(Option(Text(hint, style="dim italic"), id=HINT_ID, disabled=True))
