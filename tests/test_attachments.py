@@ -62,7 +62,7 @@ def test_images_become_image_blocks_resized_as_read_does(tmp_path: Path) -> None
     out = compose("what is this @shot.png", tmp_path)
     assert [b["type"] for b in out.content] == ["text", "text", "image"]
     assert out.content[2]["mimeType"] in ("image/png", "image/jpeg")
-    assert "resized" in out.attachments[0].detail
+    assert "resized" in out.attachments[0].detail and "2000x667" in out.attachments[0].detail
     assert "3000x1000" in out.content[1]["text"]  # pi's note about the original size
 
 

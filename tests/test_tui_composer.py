@@ -394,3 +394,25 @@ async def test_the_editor_key_where_the_app_cannot_suspend_says_so_and_keeps_the
         assert app.composer.text == "keep me"
         notes = [str(n.message) for n in app._notifications]
         assert any("no suspend" in n or "editor" in n for n in notes), notes
+
+
+async def test_a_bang_command_while_the_agent_works_is_recorded_when_the_turn_ends(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    tool = GateTool()
+    server.push(anthropic_stream(tool_use("toolu_w", "wait", {})), anthropic_stream(text("done")))
+    app = make_app(tmp_path, None, agent_factory=real_agent(server, tmp_path, tool))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "start")
+        await pilot.press("enter")
+        await wait_for(pilot, tool.started.is_set, "the slow tool")
+        app.composer.set_text("!echo meanwhile")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.composer_actions.pending) == 1, "the command's result held")
+        assert not any(m["role"] == "bashExecution" for m in messages(app))  # not between call and result
+        tool.gate.set()
+        await wait_for(pilot, lambda: not app.busy and not app.composer_actions.pending, "the turn's end")
+        await wait_for(pilot, lambda: messages(app)[-1]["role"] == "bashExecution", "recorded last")
+        roles = [m["role"] for m in messages(app)]
+        assert roles[-4:] == ["assistant", "toolResult", "assistant", "bashExecution"]
+        assert "meanwhile" not in json.dumps([r.body for r in server.requests])

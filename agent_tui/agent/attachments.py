@@ -164,10 +164,24 @@ def _attach_image(out: Composed, path: Path, typed: str, data: bytes, mime: str)
     hints = "\n".join(processed.hints)
     out.content.append({"type": "text", "text": f'<file name="{path}">{hints}</file>'})
     out.content.append({"type": "image", "data": processed.data, "mimeType": processed.mime_type})
-    detail = processed.mime_type.removeprefix("image/")
+    detail = processed.mime_type.removeprefix("image/") + _size(processed.data)
     if processed.hints:
         detail += ", resized"
     out.attachments.append(Attachment(typed, "image", int(IMAGE_CHARS / 3.5), detail))
+
+
+def _size(data: str) -> str:
+    """ " 800x600": the attached image's size in pixels (empty when it cannot be read)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+            return f" {image.width}x{image.height}"
+    except (OSError, ValueError):
+        return ""
 
 
 def attachment_line(attachments: list[Attachment]) -> str:

@@ -18,6 +18,8 @@ from agent_tui.agent.attachments import attachment_line, compose
 from agent_tui.agent.queue import MessageQueue, restored_text
 from agent_tui.agent.user_bash import UserCommand, parse_user_command, run_user_command
 from agent_tui.store.errors import StoreError
+from agent_tui.store.record import JSONObject
+from agent_tui.store.session import Session
 from agent_tui.tui.history import PromptHistory
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.queue_view import QueueView
@@ -37,6 +39,9 @@ class ComposerActions:
         self.app = app
         self.history = history
         self.bash_abort: asyncio.Event | None = None
+        #: ``!cmd`` results that finished while the agent worked: appended when its turn ends
+        #: (pi's pending bash messages), never between a tool call and its result.
+        self.pending: list[tuple[Session, JSONObject]] = []
         self._queue: MessageQueue | None = None
 
     # -- the queue ---------------------------------------------------------------------------
@@ -88,6 +93,7 @@ class ComposerActions:
     async def turn_ended(self, stop_reason: str | None) -> None:
         """A turn ended. Messages queued after the loop's last look: sent now (pi's continue) when
         it ended normally, back to the composer when it was aborted or failed."""
+        await self.flush_pending()
         queue = self.queue()
         if queue is None or not len(queue):
             return
@@ -95,6 +101,21 @@ class ComposerActions:
             self.take_back()
             return
         self.app.call_later(self._continue)
+
+    async def flush_pending(self) -> None:
+        pending, self.pending = self.pending, []
+        for session, message in pending:
+            self._record(session, message)
+        if pending:
+            await self.app.refresh_views(self.app.index.leaf_id)
+
+    def _record(self, session: Session, message: JSONObject) -> None:
+        if session.read_only:
+            return
+        try:
+            session.append({"type": "message", "message": message})
+        except StoreError as e:
+            self.app.notify(str(e), severity="error")
 
     def _continue(self) -> None:
         """Deliver what was queued as a turn of its own (unless a send already started one)."""
@@ -182,11 +203,6 @@ class ComposerActions:
         if self.bash_abort is not None:
             app.notify("A command is already running: press Esc to cancel it first.", severity="warning")
             return
-        if app.busy:
-            app.notify(
-                "The agent is working: run the command when it stops (or press Esc).", severity="warning"
-            )
-            return
         try:
             session = app.ensure_session()
         except StoreError as e:
@@ -216,15 +232,15 @@ class ComposerActions:
         panel = BashRun(command.command, excluded=command.exclude_from_context)
         await app.main_screen.query_one("#center").mount(panel, before=app.main_screen.query_one(QueueView))
         try:
-            message = await run_user_command(command, cwd, abort, panel.add_output)
             session = app.session
-            if session is None or session.read_only:
+            message = await run_user_command(command, cwd, abort, panel.add_output)
+            if session is None:
                 return
-            try:
-                session.append({"type": "message", "message": message})
-            except StoreError as e:
-                app.notify(str(e), severity="error")
+            if app.busy:  # the agent is mid-turn: recorded when it ends, as pi does
+                self.pending.append((session, message))
+                app.notify(f"Ran {command.command}: recorded when the agent stops.")
                 return
+            self._record(session, message)
             if message.get("cancelled"):
                 app.notify(f"Cancelled: {command.command}")
         finally:
