@@ -413,6 +413,9 @@ async def test_a_bang_command_while_the_agent_works_is_recorded_when_the_turn_en
         tool.gate.set()
         await wait_for(pilot, lambda: not app.busy and not app.composer_actions.pending, "the turn's end")
         await wait_for(pilot, lambda: messages(app)[-1]["role"] == "bashExecution", "recorded last")
+        await wait_for(
+            pilot, lambda: not any(w.group == "turn" and w.is_running for w in app.workers), "redrawn"
+        )
         roles = [m["role"] for m in messages(app)]
         assert roles[-4:] == ["assistant", "toolResult", "assistant", "bashExecution"]
         assert "meanwhile" not in json.dumps([r.body for r in server.requests])
