@@ -14,10 +14,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, Status, entry_messages
-from agent_tui.projection.request import system_prompt
-from agent_tui.projection.tokens import estimate_message, estimate_text, estimate_tools
+from agent_tui.projection.context import ContextEntry, Projection, Status, entry_messages
+from agent_tui.projection.tokens import (
+    ContextTokens,
+    context_line,
+    context_tokens,
+    estimate_message,
+    estimate_request,
+    usage_total,
+)
 from agent_tui.store.record import Entry
+
+__all__ = ["ContextTokens", "context_line", "context_tokens", "estimate_request", "usage_total"]
 
 JSONObject = dict[str, Any]
 
@@ -29,83 +37,6 @@ class CompactionSettings:
     enabled: bool = True
     reserve_tokens: int = 16_384
     keep_recent_tokens: int = 20_000
-
-
-# -- token accounting -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ContextTokens:
-    """Tokens of the next request: the last valid reported usage plus an estimate of what came after."""
-
-    tokens: int
-    usage_tokens: int  # from the provider's report (0 when none applies)
-    trailing_tokens: int  # estimated
-    usage_entry_id: str | None  # the assistant entry whose usage was used
-
-
-def usage_total(usage: Any) -> int:
-    if not isinstance(usage, dict):
-        return 0
-    total = usage.get("totalTokens")
-    if isinstance(total, int) and total > 0:
-        return total
-    return sum(
-        v for k in ("input", "output", "cacheRead", "cacheWrite") if isinstance(v := usage.get(k), int)
-    )
-
-
-def context_tokens(projection: Projection) -> ContextTokens:
-    """pi's estimateProjectedContextTokens.
-
-    The latest assistant message in view that reports usage (not aborted, not an
-    error, not zero) counts as reported, plus an estimate of every message after it,
-    unless a compaction or context edit on the path came after that message: then
-    the reported figure describes a context that no longer exists and everything is
-    estimated.
-    """
-    messages = projection.messages
-    usage_index = -1
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if m.role != "assistant":
-            continue
-        msg = m.message
-        if msg.get("stopReason") in ("aborted", "error") or usage_total(msg.get("usage")) <= 0:
-            continue
-        usage_index = i
-        break
-    if usage_index >= 0:
-        source = messages[usage_index].source_id
-        position = {e.id: i for i, e in enumerate(projection.path)}
-        latest_invalidating = max(
-            (i for i, e in enumerate(projection.path) if e.type in ("context_edit", "compaction")), default=-1
-        )
-        if position.get(source, -1) > latest_invalidating:
-            reported = usage_total(messages[usage_index].message.get("usage"))
-            trailing = sum(estimate_message(m.message) for m in messages[usage_index + 1 :])
-            return ContextTokens(reported + trailing, reported, trailing, source)
-    estimated = estimate_request(messages)
-    return ContextTokens(estimated, 0, estimated, None)
-
-
-def context_line(projection: Projection, window: int) -> str:
-    """What compaction decides on, in one line: the last reported usage plus an estimate of what followed."""
-    tokens = context_tokens(projection)
-    percent = 100 * tokens.tokens / window if window else 0
-    if tokens.usage_entry_id is None:
-        return f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%), all estimated"
-    return (
-        f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%) = {tokens.usage_tokens:,} reported at "
-        f"{tokens.usage_entry_id} + {tokens.trailing_tokens:,} estimated"
-    )
-
-
-def estimate_request(messages: Sequence[ProjectedMessage]) -> int:
-    """Everything estimated: the replayed system prompt and tools once, then each message."""
-    system, tools = system_prompt([m.message for m in messages if m.role == "system"])
-    total = estimate_text(system) + estimate_tools(tools)
-    return total + sum(estimate_message(m.message) for m in messages if m.role != "system")
 
 
 def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:

@@ -45,6 +45,10 @@ class Prepared:
     tools: list[JSONObject]
     messages: list[PreparedMessage]
     repairs: list[str] = field(default_factory=list)
+    #: messages of the projection not sent, by source entry: why (aborted, empty, orphan result...)
+    left_out: dict[str, str] = field(default_factory=dict)
+    #: the "No result provided" results added for an assistant message's unanswered calls, by its entry
+    added: dict[str, list[PreparedMessage]] = field(default_factory=dict)
 
 
 def system_prompt(messages: Sequence[JSONObject]) -> tuple[str, list[JSONObject]]:
@@ -101,6 +105,8 @@ def current_system_message(messages: Sequence[JSONObject]) -> JSONObject | None:
 def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
     """Make the projected messages a valid conversation, noting every repair."""
     repairs: list[str] = []
+    left_out: dict[str, str] = {}
+    added: dict[str, list[PreparedMessage]] = {}
     systems = [m.message for m in projected if m.role == "system"]
     system, tools = system_prompt(systems)
     out: list[PreparedMessage] = []
@@ -118,19 +124,19 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
                 repairs.append(
                     f"added a result for unanswered tool call {call_id} ({call.get('name')}) of {pending_owner}"
                 )
-                out.append(
-                    PreparedMessage(
-                        "toolResult",
-                        [{"type": "text", "text": NO_RESULT_TEXT}],
-                        None,
-                        {
-                            "role": "toolResult",
-                            "toolCallId": call_id,
-                            "toolName": call.get("name"),
-                            "isError": True,
-                        },
-                    )
+                placeholder = PreparedMessage(
+                    "toolResult",
+                    [{"type": "text", "text": NO_RESULT_TEXT}],
+                    None,
+                    {
+                        "role": "toolResult",
+                        "toolCallId": call_id,
+                        "toolName": call.get("name"),
+                        "isError": True,
+                    },
                 )
+                out.append(placeholder)
+                added.setdefault(pending_owner or "", []).append(placeholder)
         pending = []
         answered = set()
 
@@ -142,12 +148,13 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
         if role == "assistant":
             close_pending()
             if message.get("stopReason") in ("error", "aborted"):
-                repairs.append(
-                    f"left out {pm.source_id}: assistant message that ended with {message.get('stopReason')}"
-                )
+                reason = f"ended with {message.get('stopReason')}"
+                left_out[pm.source_id] = reason
+                repairs.append(f"left out {pm.source_id}: assistant message that {reason}")
                 continue
             content = _assistant_content(message.get("content"))
             if not content:
+                left_out[pm.source_id] = "empty"
                 repairs.append(f"left out {pm.source_id}: empty assistant message")
                 continue
             content, calls, sent_as = _unique_call_ids(content, used_ids, pm.source_id, repairs)
@@ -156,6 +163,7 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
         elif role == "toolResult":
             call_id = message.get("toolCallId")
             if not any(c["id"] == call_id for c in pending):
+                left_out[pm.source_id] = "its tool call is not in view"
                 repairs.append(
                     f"left out {pm.source_id}: result for tool call {call_id}, which is not in view"
                 )
@@ -164,6 +172,7 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
             # _unique_call_ids); none left: a second result
             owed = next((c for c in pending if c["id"] == call_id and sent_as[id(c)] not in answered), None)
             if owed is None:
+                left_out[pm.source_id] = "a second result for its call"
                 repairs.append(f"left out {pm.source_id}: second result for tool call {call_id}")
                 continue
             answered.add(sent_as[id(owed)])
@@ -175,11 +184,12 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
             close_pending()
             content = _user_content(message.get("content"))
             if not content:
+                left_out[pm.source_id] = "empty"
                 repairs.append(f"left out {pm.source_id}: empty user message")
                 continue
             out.append(PreparedMessage("user", content, pm.source_id, message))
     close_pending()
-    return Prepared(system, tools, out, repairs)
+    return Prepared(system, tools, out, repairs, left_out, added)
 
 
 def _unique_call_ids(

@@ -1,12 +1,18 @@
-"""Token estimates: characters / 3.5, as pi estimates, per message and for tools and system text."""
+"""Token figures: estimates (characters / 3.5, as pi estimates) per message, tools and system text,
+and :func:`context_tokens`, the one figure for the size of the next request: the panel and the
+status line show it and automatic compaction decides on it."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+
+from agent_tui.projection.context import ProjectedMessage, Projection
+from agent_tui.projection.request import system_prompt
 
 CHARS_PER_TOKEN = 3.5
 IMAGE_CHARS = 4800  # an image counts as about 1,370 tokens, pi's figure
@@ -64,3 +70,97 @@ def _json(value: Any) -> str:
         return _encode(value).decode()
     except (TypeError, msgspec.EncodeError):
         return "[unserializable]"
+
+
+# -- the size of the next request ---------------------------------------------------------
+
+#: Tokens of one projected message (the panel passes its cache; the default estimates afresh).
+MessageCount = Callable[[ProjectedMessage], int]
+
+
+def _estimate_projected(m: ProjectedMessage) -> int:
+    return estimate_message(m.message)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextTokens:
+    """Tokens of the next request: the last valid reported usage plus an estimate of what came after."""
+
+    tokens: int
+    usage_tokens: int  # from the provider's report (0 when none applies)
+    trailing_tokens: int  # estimated
+    usage_entry_id: str | None  # the assistant entry whose usage was used
+
+    @property
+    def estimated_only(self) -> bool:
+        return self.usage_entry_id is None
+
+    def how(self) -> str:
+        """How the figure is made, in words (the panel shows it under the figure)."""
+        if self.usage_entry_id is None:
+            return "estimated (no reply since the last edit or compaction reported usage)"
+        return (
+            f"{self.usage_tokens:,} reported by reply {self.usage_entry_id} "
+            f"+ {self.trailing_tokens:,} estimated after it"
+        )
+
+
+def usage_total(usage: Any) -> int:
+    if not isinstance(usage, dict):
+        return 0
+    total = usage.get("totalTokens")
+    if isinstance(total, int) and total > 0:
+        return total
+    return sum(
+        v for k in ("input", "output", "cacheRead", "cacheWrite") if isinstance(v := usage.get(k), int)
+    )
+
+
+def context_tokens(projection: Projection, count: MessageCount | None = None) -> ContextTokens:
+    """pi's estimateProjectedContextTokens.
+
+    The latest assistant message in view that reports usage (not aborted, not an
+    error, not zero) counts as reported, plus an estimate of every message after it,
+    unless a compaction or context edit on the path came after that message: then
+    the reported figure describes a context that no longer exists and everything is
+    estimated (:func:`estimate_request`). ``count`` estimates one message (a cache).
+    """
+    count = count or _estimate_projected
+    messages = projection.messages
+    usage_index = -1
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m.role != "assistant":
+            continue
+        msg = m.message
+        if msg.get("stopReason") in ("aborted", "error") or usage_total(msg.get("usage")) <= 0:
+            continue
+        usage_index = i
+        break
+    if usage_index >= 0:
+        source = messages[usage_index].source_id
+        position = {e.id: i for i, e in enumerate(projection.path)}
+        latest_invalidating = max(
+            (i for i, e in enumerate(projection.path) if e.type in ("context_edit", "compaction")), default=-1
+        )
+        if position.get(source, -1) > latest_invalidating:
+            reported = usage_total(messages[usage_index].message.get("usage"))
+            trailing = sum(count(m) for m in messages[usage_index + 1 :])
+            return ContextTokens(reported + trailing, reported, trailing, source)
+    estimated = estimate_request(messages, count)
+    return ContextTokens(estimated, 0, estimated, None)
+
+
+def context_line(projection: Projection, window: int) -> str:
+    """The figure in one line, with how it is made (``agent-tui context --format text`` prints it)."""
+    tokens = context_tokens(projection)
+    percent = 100 * tokens.tokens / window if window else 0
+    return f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%) = {tokens.how()}"
+
+
+def estimate_request(messages: Sequence[ProjectedMessage], count: MessageCount | None = None) -> int:
+    """Everything estimated: the replayed system prompt and tools once, then each message."""
+    count = count or _estimate_projected
+    system, tools = system_prompt([m.message for m in messages if m.role == "system"])
+    total = estimate_text(system) + estimate_tools(tools)
+    return total + sum(count(m) for m in messages if m.role != "system")

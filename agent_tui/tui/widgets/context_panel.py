@@ -1,16 +1,17 @@
 """The live "what the model sees" panel: the next request's messages, with provenance and tokens.
 
-One row per projected message (role, source entry, status, estimated tokens,
-first line), plus rows for hidden entries, the folded range a compaction
-summarized, the tool definitions, and the repairs that make the request
-valid. A header shows the total against the model's context window with a
-meter. Rows live in an ``OptionList``, which stays fast with 20,000 of them.
+The rows (``projection.rows``) follow the request as sent: the system prompt,
+the tool definitions, one row per message (role, source entry, status,
+estimated tokens, first line), messages left out, hidden entries, the folded
+range a compaction summarized, and the repairs that make the request valid.
+A header shows the one context figure (the one compaction decides on) against
+the model's window with a meter, and how it is made. Enter on a row opens its
+full text. Rows live in a ``RowList``, which stays fast with 20,000 of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -20,15 +21,12 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.projection.compaction import context_line
-from agent_tui.projection.context import ProjectedMessage, Projection, Status
-from agent_tui.projection.describe import first_line, message_first_line
-from agent_tui.projection.models import ModelInfo
-from agent_tui.projection.request import Prepared, prepare
-from agent_tui.projection.tokens import estimate_message, estimate_tools
-from agent_tui.store.record import Entry
+from agent_tui.projection.context import Status
+from agent_tui.projection.rows import PanelModel, PanelRow, TokenCache, build_panel_model
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.row_list import RowList
+
+__all__ = ["ContextPanel", "PanelModel", "PanelRow", "TokenCache", "build_panel_model", "meter"]
 
 METER_WIDTH = 24
 
@@ -40,130 +38,6 @@ _STATUS_COLOUR = {
     Status.AFTER_COMPACTION: "foreground",
     Status.KEPT: "foreground",
 }
-
-
-@dataclass(slots=True)
-class PanelRow:
-    """One line of the panel; ``source_id`` is None for the tools and notes.
-
-    The preview text is worked out when the row is first drawn (``entry`` or
-    ``message`` say where from), so 20,000 rows cost only their token counts.
-    """
-
-    role: str
-    source_id: str | None
-    status: str
-    tokens: int
-    note: str | None = None
-    number: int | None = None
-    entry: Entry | None = None
-    message: dict[str, Any] | None = None
-
-    @property
-    def text(self) -> str:
-        if self.note is None:
-            if self.entry is not None:
-                self.note = visible_line(first_line(self.entry, 80))
-            elif self.message is not None:
-                self.note = visible_line(message_first_line(self.message, 80))
-            else:
-                self.note = ""
-        return self.note
-
-
-@dataclass(slots=True)
-class PanelModel:
-    rows: list[PanelRow]
-    total: int
-    window: int
-    model_name: str
-    thinking: str
-    repairs: list[str] = field(default_factory=list)
-    prepared: Prepared | None = None
-    context: str = ""  # the figure compaction decides on, as `agent-tui context --format text` prints it
-    projection: Projection | None = None  # what the rows were built from
-
-    @property
-    def message_rows(self) -> list[PanelRow]:
-        return [r for r in self.rows if r.number is not None]
-
-
-class TokenCache:
-    """Estimates by (entry, edit, position): an action changes few entries, so most are reused."""
-
-    def __init__(self) -> None:
-        self._cache: dict[tuple[str, str | None, int], int] = {}
-
-    def get(self, key: tuple[str, str | None, int], message: ProjectedMessage) -> int:
-        value = self._cache.get(key)
-        if value is None:  # only now is the message decoded, if it was not yet
-            value = estimate_message(message.message)
-            self._cache[key] = value
-        return value
-
-    def clear(self) -> None:
-        self._cache.clear()
-
-    def __len__(self) -> int:
-        return len(self._cache)
-
-
-def build_panel_model(
-    projection: Projection, info: ModelInfo, model_name: str, cache: TokenCache | None = None
-) -> PanelModel:
-    if cache is None:  # (not `cache or ...`: an empty cache is falsy, and the caller's must fill)
-        cache = TokenCache()
-    rows: list[PanelRow] = []
-    total = 0
-    number = 0
-    if projection.summarized_ids:
-        rows.append(
-            PanelRow(
-                "-",
-                projection.compaction_id,
-                "summarized",
-                0,
-                f"{len(projection.summarized_ids)} earlier entries folded into the summary below",
-            )
-        )
-    for ce in projection.entries:
-        if not ce.messages:
-            if ce.status is Status.HIDDEN:
-                rows.append(
-                    PanelRow(
-                        "-",
-                        ce.entry.id,
-                        "hidden",
-                        0,
-                        visible_line(f"(hidden by {ce.edit_id}) {first_line(ce.entry, 60)}"),
-                    )
-                )
-            continue
-        for position, m in enumerate(ce.messages):
-            number += 1
-            tokens = cache.get((m.source_id, ce.edit_id, position), m)
-            total += tokens
-            status = m.status.value + (f" ({m.kind})" if m.kind != m.role else "")
-            if ce.entry.type == "message" and m.status is not Status.REPLACED:
-                rows.append(PanelRow(m.role, m.source_id, status, tokens, None, number, entry=ce.entry))
-            else:
-                rows.append(PanelRow(m.role, m.source_id, status, tokens, None, number, message=m.message))
-    prepared = prepare(projection.messages)
-    tool_tokens = estimate_tools(prepared.tools)
-    if tool_tokens:
-        total += tool_tokens
-        rows.append(PanelRow("tools", None, "", tool_tokens, f"{len(prepared.tools)} tool definitions"))
-    return PanelModel(
-        rows,
-        total,
-        info.context_window,
-        model_name,
-        projection.thinking_level,
-        prepared.repairs,
-        prepared,
-        context_line(projection, info.context_window),
-        projection,
-    )
 
 
 def meter(total: int, window: int, width: int = METER_WIDTH) -> str:
@@ -225,9 +99,14 @@ class ContextPanel(Vertical):
         colour = "error" if percent >= 90 else "warning" if percent >= 70 else "success"
         summary.append(meter(model.total, model.window), style=self._colour(colour))
         summary.append(f" {model.total:,} / {model.window:,} tokens ({percent:.1f}%)")
-        summary.append(f"\n{len(model.message_rows)} messages")
         if model.context:
-            summary.append(f"\n{visible(model.context)}", style=Style(dim=True))
+            summary.append(f"\n= {visible(model.context)}", style=Style(dim=True))
+        sent = len(model.message_rows)
+        left_out = sum(1 for r in model.rows if r.status == "left out")
+        summary.append(f"\n{sent} message{'s' if sent != 1 else ''} sent")
+        if left_out:
+            summary.append(f" · {left_out} left out")
+        summary.append(" · Enter on a row shows its full text", style=Style(dim=True))
         self.query_one("#context-summary", Static).update(summary)
         rows = model.rows
         self.rows_list.set_rows(len(rows), lambda i: self._row_text(rows[i]))
@@ -270,12 +149,12 @@ class ContextPanel(Vertical):
             text.append(f"{number} {visible_line(row.role):<9} {visible_line(row.source_id):<8} ")
             text.append(f"{'→ summary':<16}", style=self._colour("accent") + Style(bold=True))
             text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
-            text.append(row.text, style=Style(dim=True))
+            text.append(visible_line(row.text), style=Style(dim=True))
             return text
         status_key = row.status.split(" ")[0]
         colour = next((c for s, c in _STATUS_COLOUR.items() if s.value == status_key), None)
         style = self._colour(colour) if colour and colour != "foreground" else Style()
-        if status_key in ("hidden", "summarized"):
+        if status_key in ("hidden", "summarized", "left", "→"):
             style += Style(dim=True)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(
@@ -284,7 +163,10 @@ class ContextPanel(Vertical):
         )
         text.append(f"{visible_line(row.status):<16}", style=style)
         text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
-        text.append(row.text, style=Style(dim=True) if status_key in ("hidden", "summarized") else Style())
+        text.append(
+            visible_line(row.text),
+            style=Style(dim=True) if status_key in ("hidden", "summarized", "left", "→") else Style(),
+        )
         return text
 
     def row_lines(self) -> list[str]:
@@ -294,6 +176,19 @@ class ContextPanel(Vertical):
     def redraw(self) -> None:
         if self.model is not None:
             self.show(self.model)
+
+    @on(RowList.Selected)
+    def _selected(self, event: RowList.Selected) -> None:
+        """Open the row: the full text the request carries for it."""
+        event.stop()
+        if self.model is None or event.index >= len(self.model.rows):
+            return
+        from agent_tui.tui.screens.text_view import TextViewScreen
+
+        row = self.model.rows[event.index]
+        where = f" {row.source_id}" if row.source_id else ""
+        title = f"{row.role}{where} · {row.status} · {row.tokens:,} tokens"
+        self.app.push_screen(TextViewScreen(visible_line(title), visible(row.full_text())))
 
     @on(RowList.Highlighted)
     def _highlighted(self, event: RowList.Highlighted) -> None:

@@ -40,11 +40,24 @@ class RowList(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "jump(0)", "First", show=False),
         Binding("end", "jump(-1)", "Last", show=False),
+        Binding("enter", "select", "Open", show=False),
     ]
 
     cursor: reactive[int] = reactive(-1, always_update=True)
 
     class Highlighted(Message):
+        def __init__(self, row_list: RowList, index: int) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.index = index
+
+        @property
+        def control(self) -> RowList:
+            return self.row_list
+
+    class Selected(Message):
+        """Enter (or a second click) on the row under the cursor."""
+
         def __init__(self, row_list: RowList, index: int) -> None:
             super().__init__()
             self.row_list = row_list
@@ -122,9 +135,15 @@ class RowList(ScrollView, can_focus=True):
         if self.count:
             self.cursor = where if where >= 0 else self.count - 1
 
+    def action_select(self) -> None:
+        if 0 <= self.cursor < self.count:
+            self.post_message(self.Selected(self, self.cursor))
+
     def on_click(self, event: events.Click) -> None:
         index = self.scroll_offset.y + event.y
         if 0 <= index < self.count:
+            if event.chain >= 2 and index == self.cursor:
+                self.post_message(self.Selected(self, index))
             self.cursor = index
 
     def on_resize(self, event: events.Resize) -> None:

@@ -1,0 +1,288 @@
+"""What a session cost: a price table per model and the usage totals of a session (pure).
+
+Prices are US dollars per million tokens, as pi 1.6's model table has them
+(``cost: {input, output, cacheRead, cacheWrite, tiers}``); a tier applies when a
+request's input (input + cache read + cache write) is above its threshold, as
+pi's ``calculateCost``. The config file overrides or adds prices with
+``[models."id"] cost = { input = 3, output = 15, cache_read = 0.3, cache_write = 3.75 }``.
+A model without a price shows tokens only: its cost is unknown, never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from agent_tui.store.record import Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    input: float
+    output: float
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """Dollars per million tokens, with optional tiers ``(input tokens above, rates)``."""
+
+    base: Rates
+    tiers: tuple[tuple[int, Rates], ...] = ()
+
+    def rates(self, input_tokens: int) -> Rates:
+        chosen, threshold = self.base, -1
+        for above, rates in self.tiers:
+            if input_tokens > above and above > threshold:
+                chosen, threshold = rates, above
+        return chosen
+
+    def cost(self, usage: Usage) -> float:
+        r = self.rates(usage.input + usage.cache_read + usage.cache_write)
+        return (
+            r.input * usage.input
+            + r.output * usage.output
+            + r.cache_read * usage.cache_read
+            + r.cache_write * usage.cache_write
+        ) / 1_000_000
+
+
+def _p(
+    i: float, o: float, cr: float, cw: float, tier: tuple[int, float, float, float, float] | None = None
+) -> Price:
+    tiers = ((tier[0], Rates(*tier[1:])),) if tier else ()
+    return Price(Rates(i, o, cr, cw), tiers)
+
+
+# pi 1.6's table (pi-ai providers/data/anthropic.json and openai.json), $ per million tokens.
+PRICES: dict[str, Price] = {
+    "claude-opus-5-5": _p(4, 20, 0.2, 5),
+    "claude-sonnet-5-5": _p(2, 10, 0.1, 2.5),
+    "claude-haiku-5-5": _p(0.1, 0.5, 0.01, 0.125, (100_000, 0.5, 2.5, 0.05, 0.625)),
+    "claude-fable-5-2": _p(8, 40, 0.2, 10),
+    "claude-fable-5-1": _p(10, 50, 0.25, 12.5),
+    "claude-fable-5": _p(10, 50, 1, 12.5),
+    "claude-opus-5": _p(5, 25, 0.5, 6.25),
+    "claude-sonnet-5": _p(2, 10, 0.2, 2.5),
+    "claude-opus-4-8": _p(5, 25, 0.5, 6.25),
+    "claude-opus-4-7": _p(5, 25, 0.5, 6.25),
+    "claude-opus-4-6": _p(5, 25, 0.5, 6.25),
+    "claude-sonnet-4-6": _p(3, 15, 0.3, 3.75),
+    "claude-opus-4-5": _p(5, 25, 0.5, 6.25),
+    "claude-sonnet-4-5": _p(3, 15, 0.3, 3.75),
+    "claude-haiku-4-5": _p(1, 5, 0.1, 1.25),
+    "gpt-6.2-sol": _p(2, 10, 0.1, 2.5, (272_000, 4, 15, 0.2, 5)),
+    "gpt-6.1-sol": _p(2, 10, 0.1, 2.5, (272_000, 4, 15, 0.2, 5)),
+    "gpt-6-sol": _p(2, 10, 0.2, 2.5, (272_000, 4, 15, 0.4, 5)),
+    "gpt-5.5": _p(5, 30, 0.5, 0, (272_000, 10, 45, 1, 0)),
+    "gpt-5.4": _p(2.5, 15, 0.25, 0, (272_000, 5, 22.5, 0.5, 0)),
+    "gpt-5.4-mini": _p(0.75, 4.5, 0.075, 0),
+    "gpt-5.2": _p(1.75, 14, 0.175, 0),
+    "gpt-5.1": _p(1.25, 10, 0.125, 0),
+    "gpt-5": _p(1.25, 10, 0.125, 0),
+    "gpt-5-mini": _p(0.25, 2, 0.025, 0),
+    "gpt-5-nano": _p(0.05, 0.4, 0.005, 0),
+    "gpt-4.1": _p(2, 8, 0.5, 0),
+    "gpt-4.1-mini": _p(0.4, 1.6, 0.1, 0),
+    "gpt-4.1-nano": _p(0.1, 0.4, 0.025, 0),
+    "gpt-4o": _p(2.5, 10, 1.25, 0),
+    "gpt-4o-mini": _p(0.15, 0.6, 0.075, 0),
+    "o3": _p(2, 8, 0.5, 0),
+    "o4-mini": _p(1.1, 4.4, 0.275, 0),
+    "o3-mini": _p(1.1, 4.4, 0.55, 0),
+    "o1": _p(15, 60, 7.5, 0),
+}
+
+
+def price_for(model_id: str | None) -> Price | None:
+    """The price of ``model_id`` (a dated id matches its base, as ``models.lookup``), else None."""
+    if not model_id:
+        return None
+    if model_id in PRICES:
+        return PRICES[model_id]
+    for known, price in PRICES.items():
+        if model_id.startswith(known + "-") or model_id.startswith(known + "@"):
+            return price
+    return None
+
+
+def register_price(model_id: str, price: Price) -> None:
+    PRICES[model_id] = price
+
+
+def price_from_config(spec: Mapping[str, Any], base: Price | None) -> Price:
+    """A ``cost = {input, output, cache_read, cache_write}`` table over the built-in price (key by key).
+
+    pi's spellings ``cacheRead`` / ``cacheWrite`` are accepted too; tiers are kept from the table."""
+    old = base.base if base is not None else Rates(0.0, 0.0)
+
+    def rate(*names: str, default: float) -> float:
+        for name in names:
+            if name in spec:
+                value = spec[name]
+                if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                    raise ValueError(f"cost.{name} must be a number of dollars per million tokens")
+                return float(value)
+        return default
+
+    rates = Rates(
+        rate("input", default=old.input),
+        rate("output", default=old.output),
+        rate("cache_read", "cacheRead", default=old.cache_read),
+        rate("cache_write", "cacheWrite", default=old.cache_write),
+    )
+    return Price(rates, base.tiers if base is not None and rates == old else ())
+
+
+# -- usage -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    @property
+    def prompt(self) -> int:
+        """Tokens sent: input, cache read and cache write."""
+        return self.input + self.cache_read + self.cache_write
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_of(raw: Any) -> Usage:
+    """pi's usage object (input, output, cacheRead, cacheWrite) as a :class:`Usage`; junk counts 0."""
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        _int(raw.get("input")),
+        _int(raw.get("output")),
+        _int(raw.get("cacheRead")),
+        _int(raw.get("cacheWrite")),
+    )
+
+
+def recorded_cost(raw: Any) -> float:
+    """The ``usage.cost.total`` a file recorded (pi writes one; agent-tui writes 0)."""
+    cost = raw.get("cost") if isinstance(raw, dict) else None
+    total = cost.get("total") if isinstance(cost, dict) else None
+    return (
+        float(total) if isinstance(total, int | float) and not isinstance(total, bool) and total > 0 else 0.0
+    )
+
+
+class _UsageHead(msgspec.Struct):
+    role: Any = None
+    model: Any = None
+    usage: Any = None
+
+
+_decode_head = msgspec.json.Decoder(_UsageHead).decode
+
+
+def _head(entry: Entry) -> tuple[Any, Any, Any] | None:
+    """(role, model, usage) of a message entry, decoding only those fields when the entry is undecoded."""
+    raw = entry.message_raw
+    if raw is not None:
+        try:
+            head = _decode_head(raw)
+            return head.role, head.model, head.usage
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            pass
+    message = entry.message
+    if message is None:
+        return None
+    return message.get("role"), message.get("model"), message.get("usage")
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    """Tokens and dollars of a session's model calls, every branch and failed attempt included
+    (what was paid for, as pi's footer counts), kept up to date as entries are appended."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    unpriced: int = 0  # calls with tokens whose model has no price (their cost is unknown)
+    calls: int = 0
+    seen: int = 0  # entries read so far (the index only grows)
+    last: Usage = field(default_factory=Usage)  # the latest call that reported usage
+    last_model: str | None = None
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    @property
+    def priced(self) -> bool:
+        """Every call with tokens had a price (or the file recorded its cost)."""
+        return self.calls > 0 and self.unpriced == 0
+
+    def add_entries(self, entries: Iterable[Entry]) -> None:
+        for entry in entries:
+            self.seen += 1
+            raw_usage: Any
+            model: Any
+            if entry.type == "message":
+                head = _head(entry)
+                if head is None or head[0] != "assistant":
+                    continue
+                _, model, raw_usage = head
+            elif entry.type in ("compaction", "branch_summary"):
+                raw_usage = entry.data.get("usage")
+                model = entry.data.get("model")
+            else:
+                continue
+            usage = usage_of(raw_usage)
+            if usage.total == 0:
+                continue
+            self.calls += 1
+            self.input += usage.input
+            self.output += usage.output
+            self.cache_read += usage.cache_read
+            self.cache_write += usage.cache_write
+            price = price_for(model if isinstance(model, str) else None)
+            if price is not None:
+                self.cost += price.cost(usage)
+            elif (recorded := recorded_cost(raw_usage)) > 0:
+                self.cost += recorded
+            else:
+                self.unpriced += 1
+            if entry.type == "message":
+                self.last = usage
+                self.last_model = model if isinstance(model, str) else None
+
+
+def session_usage(entries: Iterable[Entry]) -> UsageTotals:
+    totals = UsageTotals()
+    totals.add_entries(entries)
+    return totals
+
+
+__all__ = [
+    "PRICES",
+    "Price",
+    "Rates",
+    "Usage",
+    "UsageTotals",
+    "price_for",
+    "price_from_config",
+    "recorded_cost",
+    "register_price",
+    "session_usage",
+    "usage_of",
+]
