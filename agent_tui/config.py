@@ -23,6 +23,9 @@ names::
     max_output = 8192
     reasoning = false
 
+    [models."claude-sonnet-4-5"]     # a price of your own ($ per million tokens; the status line's cost)
+    cost = { input = 3, output = 15, cache_read = 0.3, cache_write = 3.75 }
+
     [models."my-reasoner"]           # an OpenAI-compatible reasoning model (pi's thinkingLevelMap
     reasoning = true                 # and compat.supportsReasoningEffort)
     thinking_level_map = { off = "none", minimal = false, xhigh = "xhigh" }  # false: unsupported
@@ -51,6 +54,7 @@ from typing import Any
 
 from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.projection.models import MODELS, THINKING_LEVEL_ORDER, THINKING_LEVELS, ModelInfo, register
+from agent_tui.projection.pricing import price_for, price_from_config, register_price
 
 PROVIDERS = ("anthropic", "openai")
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -200,6 +204,14 @@ def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
             )
         except (TypeError, ValueError) as e:
             raise ConfigError(f'{path}: [models."{model_id}"]: {e}') from e
+        cost = spec.get("cost")
+        if cost is not None:
+            if not isinstance(cost, Mapping):
+                raise ConfigError(f'{path}: [models."{model_id}"]: cost must be a table of $ per million tokens')
+            try:
+                register_price(str(model_id), price_from_config(cost, price_for(str(model_id))))
+            except ValueError as e:
+                raise ConfigError(f'{path}: [models."{model_id}"]: {e}') from e
 
 
 def _thinking_level_map(value: Any, base: Mapping[str, str | None] | None) -> Mapping[str, str | None] | None:

@@ -57,6 +57,7 @@ class Retrying:
     attempt: int  # 1 for the first retry
     delay: float  # seconds until it is sent
     reason: str
+    of: int = 0  # retries allowed in all (the config's max_retries; 0: not said)
 
 
 @dataclass(frozen=True, slots=True)

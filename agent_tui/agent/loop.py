@@ -400,7 +400,7 @@ class AgentLoop:
                 return _CallOutcome(message, "error", text, error.kind, failed.id)
             attempt += 1
             delay = policy.delay(attempt, error.retry_after)
-            emit(Retrying(attempt, delay, text))
+            emit(Retrying(attempt, delay, text, policy.max_retries))
             try:
                 await self._abortable(asyncio.sleep(delay))
             except _Aborted:
