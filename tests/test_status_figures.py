@@ -88,7 +88,7 @@ def test_config_overrides_and_adds_prices(tmp_path: Path) -> None:
             Usage(1_000_000, 1_000_000, 1_000_000, 1_000_000)
         ) == pytest.approx(1.8)
         config.write_text('[models."x"]\ncost = { input = "cheap" }\n')
-        with pytest.raises(ConfigError, match="cost.input"):
+        with pytest.raises(ConfigError, match=r"cost\.input"):
             load_config(path=config, env={})
     finally:
         pricing.PRICES.clear()
