@@ -207,7 +207,9 @@ def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
         cost = spec.get("cost")
         if cost is not None:
             if not isinstance(cost, Mapping):
-                raise ConfigError(f'{path}: [models."{model_id}"]: cost must be a table of $ per million tokens')
+                raise ConfigError(
+                    f'{path}: [models."{model_id}"]: cost must be a table of $ per million tokens'
+                )
             try:
                 register_price(str(model_id), price_from_config(cost, price_for(str(model_id))))
             except ValueError as e:

@@ -294,3 +294,37 @@ def test_cli_compact_preview_undo_and_a_real_compaction(server: FakeModelServer,
     assert json.loads(path.read_text().splitlines()[-1])["parentId"] == lines[-1]["parentId"]
     out = cli("compact", str(path), "--undo")
     assert out.returncode == 1 and "no compaction on the active branch" in out.stderr
+
+
+async def test_the_preview_and_the_result_are_one_estimate(h: Harness, server: FakeModelServer) -> None:
+    """Issue 11: the preview said "1,627 → 232" and the result "1,627 → about 1,978": the preview
+    left out the system prompt and tools. Both are now the panel's figure of the next request."""
+    from agent_tui.agent.compaction import estimated_after, preview
+    from agent_tui.projection.compaction import tokens_after_compaction
+    from agent_tui.projection.tokens import context_tokens
+
+    server.push(
+        anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
+        anthropic_stream(text("done"), model="tiny-window"),
+        anthropic_stream(text("and the next one"), model="tiny-window"),
+    )
+    await h.run("read a.txt")
+    await h.run("go on")
+    settings = CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400)
+    plan = preview(h.session, settings)
+    assert plan is not None
+    projection = project(h.session.index)
+    guess = estimated_after(plan)
+    system_and_tools = context_tokens(projection).tokens - plan.tokens_before  # 0: same projection
+    assert system_and_tools == 0 and guess > plan.kept_tokens  # the system prompt and tools count too
+    server.push(anthropic_stream(text(SUMMARY), model="tiny-window"))
+    events = [e async for e in h.loop.compact()]
+    finished = next(e for e in events if isinstance(e, CompactionFinished))
+    compaction = next(e for e in h.entries() if e["type"] == "compaction")
+    # the same function on the plan with the real summary gives exactly the result
+    assert tokens_after_compaction(projection, plan, compaction["summary"]) == finished.tokens_after
+    assert finished.tokens_after == context_tokens(project(h.session.index)).tokens
+    # and the preview is that function with a summary of the guessed size, so the two differ by the
+    # summary's size alone
+    same_size = "x" * (len(compaction["summary"]))
+    assert tokens_after_compaction(projection, plan, same_size) == finished.tokens_after

@@ -10,7 +10,6 @@ the leaf back to the entry before it.
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -18,6 +17,7 @@ from agent_tui.config import RetryPolicy
 from agent_tui.projection.compaction import (
     CompactionPlan,
     CompactionSettings,
+    compaction_fields,
     context_tokens,
     file_lists_text,
     file_operations,
@@ -235,18 +235,13 @@ async def compact(
     else:
         summary, usage = await summarizer.summarize(plan.messages_to_summarize, plan.previous_summary, focus)
     summary += file_lists_text(plan.read_files, plan.modified_files)
-    fields: JSONObject = {
-        "type": "compaction",
-        "summary": summary,
-        "firstKeptEntryId": plan.first_kept_entry_id,
-        "tokensBefore": plan.tokens_before,
-        "details": {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files},
-        "usage": usage,
-    }
     system = current_system_message([m.message for m in projection.messages if m.role == "system"])
-    if system is not None:
-        fields["systemMessage"] = {**system, "timestamp": now_ms()}
+    fields = compaction_fields(
+        plan, summary, {**system, "timestamp": now_ms()} if system is not None else None
+    )
+    fields["usage"] = usage
     entry = session.append(fields)
+    # what the next request carries now: the figure the panel shows and the preview estimated
     after = context_tokens(project(session.index))
     return CompactionOutcome(entry, plan, after.tokens)
 
@@ -332,7 +327,7 @@ def _branch_files(messages: Sequence[JSONObject], entries: Sequence[Entry]) -> t
 
 
 def estimated_after(plan: CompactionPlan) -> int:
-    """Tokens after a compaction, for the preview: what it keeps plus a summary guessed at a tenth of
-    what it folds (at most 4,000 tokens)."""
-    folded = max(plan.tokens_before - plan.kept_tokens, 0)
-    return plan.kept_tokens + min(4_000, math.ceil(folded / 10))
+    """The next request's figure after the compaction, for the preview: the projection with a draft
+    compaction whose summary is guessed at a tenth of what it folds, at most 4,000 tokens
+    (``projection.compaction.tokens_after_compaction``, the estimate the result is counted with)."""
+    return plan.estimated_after

@@ -91,7 +91,8 @@ def _run(args: argparse.Namespace) -> int:
                 f"files read: {', '.join(plan.read_files) or '-'}; modified: {', '.join(plan.modified_files) or '-'}"
             )
             _print(
-                f"tokens: ≈ {plan.tokens_before:,} before, ≈ {estimated_after(plan):,} after (summary estimated)"
+                f"tokens: ≈ {plan.tokens_before:,} before, ≈ {estimated_after(plan):,} after "
+                f"(the summary guessed at {plan.summary_guess:,} tokens)"
             )
             return 0
         assert config is not None
@@ -114,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
                 await provider.aclose()
             _print(
                 f"compacted: entry {outcome.entry.id}, {len(outcome.plan.summarized_entry_ids)} entries summarized, "
-                f"≈ {outcome.plan.tokens_before:,} -> {outcome.tokens_after:,} tokens"
+                f"≈ {outcome.plan.tokens_before:,} → ≈ {outcome.tokens_after:,} tokens"
             )
             return 0
 

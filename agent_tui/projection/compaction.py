@@ -10,12 +10,15 @@ is summarized twice. The model call that writes the summary lives in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.projection.context import ContextEntry, Projection, Status, entry_messages
+from agent_tui.projection.context import ContextEntry, Projection, Status, entry_messages, project_path
+from agent_tui.projection.request import current_system_message
 from agent_tui.projection.tokens import (
+    CHARS_PER_TOKEN,
     ContextTokens,
     context_line,
     context_tokens,
@@ -149,10 +152,9 @@ class CompactionPlan:
     modified_files: list[str]
     summarized_entry_ids: list[str] = field(default_factory=list)
     kept_entry_ids: list[str] = field(default_factory=list)
-    kept_tokens: int = 0
-
-    def tokens_after(self, summary_tokens: int) -> int:
-        return self.kept_tokens + summary_tokens
+    kept_tokens: int = 0  # the kept messages alone, estimated
+    summary_guess: int = 0  # tokens the preview guesses the summary at
+    estimated_after: int = 0  # the next request's figure with a summary of that size (the preview's)
 
 
 def plan_compaction(projection: Projection, settings: CompactionSettings) -> CompactionPlan | None:
@@ -186,7 +188,7 @@ def plan_compaction(projection: Projection, settings: CompactionSettings) -> Com
     )
     summarized_ids = [ce.entry.id for ce in entries[start : cut.first_kept_index] if not ce.pinned]
     kept = entries[cut.first_kept_index :]
-    return CompactionPlan(
+    plan = CompactionPlan(
         first_kept_entry_id=first_kept.id,
         messages_to_summarize=to_summarize,
         turn_prefix_messages=prefix,
@@ -197,8 +199,42 @@ def plan_compaction(projection: Projection, settings: CompactionSettings) -> Com
         modified_files=modified,
         summarized_entry_ids=summarized_ids,
         kept_entry_ids=[ce.entry.id for ce in kept],
-        kept_tokens=estimate_request([m for ce in kept for m in ce.messages]),
+        kept_tokens=estimate_request([m for ce in kept for m in ce.messages if m.role != "system"]),
     )
+    folded = sum(estimate_message(m) for m in [*to_summarize, *prefix])
+    plan.summary_guess = min(SUMMARY_GUESS_MAX, math.ceil(folded / 10))
+    guess = "x" * math.ceil(plan.summary_guess * CHARS_PER_TOKEN)
+    plan.estimated_after = tokens_after_compaction(projection, plan, guess + file_lists_text(read, modified))
+    return plan
+
+
+SUMMARY_GUESS_MAX = 4_000  # the preview guesses a summary at a tenth of what it folds, at most this
+
+
+def compaction_fields(plan: CompactionPlan, summary: str, system: JSONObject | None) -> JSONObject:
+    """The ``compaction`` entry a plan and its summary make (the agent appends it; the preview drafts it)."""
+    fields: JSONObject = {
+        "type": "compaction",
+        "summary": summary,
+        "firstKeptEntryId": plan.first_kept_entry_id,
+        "tokensBefore": plan.tokens_before,
+        "details": {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files},
+    }
+    if system is not None:
+        fields["systemMessage"] = system
+    return fields
+
+
+def tokens_after_compaction(projection: Projection, plan: CompactionPlan, summary: str) -> int:
+    """The figure the next request would have after compacting with ``summary``: the same
+    :func:`context_tokens` the panel shows, of the projection with a draft compaction entry
+    (never written), so the preview and the result are one estimate with one rounding."""
+    system = current_system_message([m.message for m in projection.messages if m.role == "system"])
+    fields = compaction_fields(plan, summary, system)
+    draft = Entry.from_data(
+        {**fields, "id": "~compaction-draft", "parentId": projection.leaf_id, "timestamp": ""}
+    )
+    return context_tokens(project_path([*projection.path, draft], draft.id)).tokens
 
 
 def _messages(entries: Sequence[ContextEntry]) -> list[JSONObject]:
