@@ -27,6 +27,7 @@ from agent_tui.library.text import (
 )
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.describe import first_line, kind
+from agent_tui.projection.request import system_message_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
@@ -300,9 +301,9 @@ class _MarkdownWriter:
             text = content_text(content)
             return title, self._cut(text, self._language(message)) if text else "*(no output)*"
         if role == "system":
-            return "System prompt", self._cut(
-                content_text(content) if not isinstance(content, str) else content
-            )
+            return "System prompt", fence(
+                system_message_text(message)
+            )  # whole: it is what the model reads first
         if role == "bashExecution":
             cmd = str(message.get("command") or "")
             out = str(message.get("output") or "")

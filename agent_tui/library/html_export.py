@@ -38,6 +38,7 @@ from agent_tui.library.marks import CODES, branch_marks
 from agent_tui.library.text import args_json, blocks, content_text, edit_diff, tool_calls_by_id
 from agent_tui.projection.context import Projection, project_path
 from agent_tui.projection.describe import first_line, kind
+from agent_tui.projection.request import system_message_text
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
 
@@ -160,11 +161,7 @@ class Renderer:
             body = self.markdown(str(data.get("summary") or ""))
             system = data.get("systemMessage")
             if isinstance(system, dict):
-                body += self._details(
-                    "System prompt snapshot",
-                    _plain(content_text(system.get("content")) or str(system.get("content") or "")),
-                    "system",
-                )
+                body += self._details("System prompt snapshot", _plain(system_message_text(system)), "system")
             return f'<div class="summary">{body}<div class="facts">{facts}</div></div>'
         if etype == "branch_summary":
             return (
@@ -221,7 +218,7 @@ class Renderer:
         if role == "toolResult":
             return self._tool_result(message)
         if role == "system":
-            text = content if isinstance(content, str) else content_text(content)
+            text = system_message_text(message)
             return self._details(f"System prompt · {len(text):,} characters", _plain(text), "system")
         if role == "bashExecution":
             command = str(message.get("command") or "")

@@ -75,6 +75,27 @@ def system_prompt(messages: Sequence[JSONObject]) -> tuple[str, list[JSONObject]
     return "\n\n".join(p for p in parts if p), list(tools.values())
 
 
+def system_message_text(message: JSONObject) -> str:
+    """One system message as readable text: its content, each section it sets (pi keeps the prompt
+    in ``sections``; a removed section is named), and the tools it adds or removes."""
+    parts: list[str] = []
+    text = _text_of(message.get("content"))
+    if text:
+        parts.append(text)
+    for name, value in _mapping(message.get("sections")).items():
+        if isinstance(value, str):
+            parts.append(value)
+        elif value is None:
+            parts.append(f"[section {name} removed]")
+    added = [str(t.get("name")) for t in _sequence(message.get("toolsAdded")) if isinstance(t, dict)]
+    removed = [str(t.get("name")) for t in _sequence(message.get("toolsRemoved")) if isinstance(t, dict)]
+    if added:
+        parts.append("[tools: " + ", ".join(added) + "]")
+    if removed:
+        parts.append("[tools removed: " + ", ".join(removed) + "]")
+    return "\n\n".join(parts)
+
+
 def current_system_message(messages: Sequence[JSONObject]) -> JSONObject | None:
     """pi's getCurrentSystemMessage: every system message replayed into one (content, sections, tools).
 

@@ -29,6 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from agent_tui.projection.describe import first_line, is_permission
+from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
@@ -383,7 +384,10 @@ class ChatEntry(Vertical):
             output = str(message.get("output") or "")
             yield LazyCollapsible(lambda: text_widget(output), title=title)
         elif role == "system":
-            yield LazyCollapsible(lambda: text_widget(content_text(content)), title="system prompt")
+            prompt = system_message_text(message)
+            yield LazyCollapsible(
+                lambda: text_widget(prompt), title=f"system prompt · {len(prompt):,} characters"
+            )
         else:
             yield text_widget(f"{role}: {content_text(content)}")
 
