@@ -181,3 +181,15 @@ def test_plurals_and_short_tokens() -> None:
         "1.2M",
         "12M",
     ]
+
+
+def test_help_names_every_thinking_level() -> None:
+    import subprocess
+    import sys
+
+    from agent_tui.config import THINKING_LEVELS
+
+    out = subprocess.run([sys.executable, "-m", "agent_tui", "--help"], capture_output=True, text=True).stdout
+    flat = " ".join(out.split())
+    for level in THINKING_LEVELS:
+        assert level in flat.split("--thinking THINKING thinking level:", 1)[1].split("--permissions")[0], level

@@ -8,6 +8,11 @@ from agent_tui.store.record import Entry
 from agent_tui.terminal_text import cut
 
 
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``1 token``, ``2 tokens``, ``1,234 entries`` (``many`` for irregular plurals)."""
+    return f"{n:,} {noun if abs(n) == 1 else (many or noun + 's')}"
+
+
 def kind(entry: Entry) -> str:
     """``user``, ``assistant``, ``toolResult``... for messages; the entry type otherwise."""
     if entry.type == "message":

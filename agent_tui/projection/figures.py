@@ -14,17 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tui.projection.context import Projection
-from agent_tui.projection.describe import first_line
+from agent_tui.projection.describe import first_line, plural
 from agent_tui.projection.pricing import Usage, UsageTotals, usage_of
 from agent_tui.projection.tokens import ContextTokens
 from agent_tui.store.index import SessionIndex
 
 SEPARATOR = " · "
-
-
-def plural(n: int, noun: str, many: str | None = None) -> str:
-    """``1 token``, ``2 tokens``, ``1,234 entries`` (``many`` for irregular plurals)."""
-    return f"{n:,} {noun if n == 1 else (many or noun + 's')}"
 
 
 def short_tokens(n: int) -> str:

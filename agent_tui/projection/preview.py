@@ -74,7 +74,11 @@ class Change:
         """One line: ``hide a1b2c3d4: −1,234 tokens (context 12,345 → 11,111); also ...``."""
         if self.unchanged:
             return f"{action} {target}: no change to the next request"
-        head = f"{action} {target}: {signed(self.delta)} tokens (context {self.tokens_before:,} → {self.tokens_after:,})"
+        noun = "token" if abs(self.delta) == 1 else "tokens"
+        head = (
+            f"{action} {target}: {signed(self.delta)} {noun} "
+            f"(context {self.tokens_before:,} → {self.tokens_after:,})"
+        )
         return "; ".join([head, *self.notes(target)])
 
     def notes(self, target: str) -> list[str]:

@@ -27,6 +27,11 @@ def read_theme(path: Path) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def read_flag(path: Path, key: str) -> bool:
+    """A true/false top-level key (e.g. ``ascii_symbols``); absent or not a boolean: False."""
+    return read_config(path).get(key) is True
+
+
 def write_theme(path: Path, theme: str) -> None:
     """Set the top-level ``theme`` key, keeping every other line of the file.
 

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from agent_tui.library.search import Library, SearchHit, SessionSummary
 from agent_tui.terminal_text import clip, visible, visible_line
 from agent_tui.tui.widgets.inert_lines import InertInput
+from agent_tui.tui.symbols import SYMBOLS
 
 #: Rows a search shows, and how many of them get the entry and snippet that matched.
 SEARCH_LIMIT = 50
@@ -34,7 +35,7 @@ def describe(summary: SessionSummary, depth: int = 0, snippet: str | None = None
     """Name (or first message), then last activity, size, entries, branches, folder; forks indented."""
     indent = "   " * depth
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(indent + ("⑂ " if depth else ""))
+    text.append(indent + (f"{SYMBOLS['fork']} " if depth else ""))
     text.append(visible_line(summary.title), style="bold")
     branches = f"{summary.branches} branches  " if summary.branches > 1 else ""
     text.append(

@@ -28,7 +28,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
-from agent_tui.projection.describe import first_line, is_permission
+from agent_tui.projection.describe import first_line, is_permission, plural
 from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
 from agent_tui.store.record import Entry
@@ -324,7 +324,7 @@ class ChatEntry(Vertical):
             title = "compaction summary" if entry.type == "compaction" else "branch summary"
             tokens = entry.data.get("tokensBefore")
             if isinstance(tokens, int):
-                title += f" ({tokens:,} tokens before)"
+                title += f" ({plural(tokens, 'token')} before)"
             summary = str(entry.data.get("summary") or "")
             yield LazyCollapsible(lambda: markdown_widget(summary), title=title)
         elif entry.type == "custom_message":

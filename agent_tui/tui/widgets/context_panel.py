@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.projection.context import Status
+from agent_tui.projection.describe import plural
 from agent_tui.projection.rows import PanelModel, PanelRow, TokenCache, build_panel_model
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.row_list import RowList
@@ -187,7 +188,7 @@ class ContextPanel(Vertical):
 
         row = self.model.rows[event.index]
         where = f" {row.source_id}" if row.source_id else ""
-        title = f"{row.role}{where} · {row.status} · {row.tokens:,} tokens"
+        title = f"{row.role}{where} · {row.status} · {plural(row.tokens, 'token')}"
         self.app.push_screen(TextViewScreen(visible_line(title), visible(row.full_text())))
 
     @on(RowList.Highlighted)

@@ -30,27 +30,10 @@ from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
 from agent_tui.terminal_text import visible_line
+from agent_tui.tui.symbols import SYMBOLS
 
 FLAT_TAIL = 200
 RANGE_SIZE = 500
-
-_GLYPHS = {
-    "user": "❯",
-    "assistant": "●",
-    "toolResult": "↳",
-    "system": "⚙",
-    "bashExecution": "$",
-    "compaction": "⊞",
-    "branch_summary": "⑂",
-    "context_edit": "✎",
-    "label": "#",
-    "model_change": "⚙",
-    "thinking_level_change": "⚙",
-    "session_info": "✦",
-    "pin": "⚲",
-    "custom_message": "◇",
-    "custom:agent-tui.permission": "⚿",
-}
 
 _STATUS_BADGES = {
     Status.HIDDEN: ("hidden", "error"),
@@ -360,7 +343,7 @@ class SessionTree(Tree[TreeItem]):
         index = state.index
         if item.kind == "cycle":
             n = sum(1 for eid in index.detached() if eid not in state.active)
-            text = Text("⚠ cycle", style=self._colour("warning") + Style(bold=True))
+            text = Text(f"{SYMBOLS['cycle']} cycle", style=self._colour("warning") + Style(bold=True))
             text.append(
                 f"  {n} {'entry' if n == 1 else 'entries'} in or below a parentId cycle (no root reaches them)",
                 style=Style(dim=True),
@@ -369,7 +352,7 @@ class SessionTree(Tree[TreeItem]):
         if item.kind == "range":
             first = index.by_id.get(item.ids[0]) if item.ids else None
             n = len(item.ids)
-            text = Text(f"⋯ {n} earlier entries", style=Style(dim=True))
+            text = Text(f"{SYMBOLS['earlier']} {n} earlier entries", style=Style(dim=True))
             if first is not None:
                 text.append(
                     f"  from {visible_line(first_line(first, 30))}", style=Style(dim=True, italic=True)
@@ -380,7 +363,7 @@ class SessionTree(Tree[TreeItem]):
             return Text("?")
         if item.kind == "branch":
             size = self._branch_size(entry)
-            text = Text("⑂ ", style=self._colour("secondary"))
+            text = Text(f"{SYMBOLS['fork']} ", style=self._colour("secondary"))
             text.append(visible_line(_describe(entry)), style=Style(italic=True))
             text.append(f"  ({size} {'entry' if size == 1 else 'entries'})", style=Style(dim=True))
             return text
@@ -391,11 +374,11 @@ class SessionTree(Tree[TreeItem]):
         state = self._state
         on_path = entry.id in state.active
         k = kind(entry)
-        glyph = _GLYPHS.get(k, "↪" if _is_marker(entry) else "·")
+        glyph = SYMBOLS.get(k) or SYMBOLS["marker" if _is_marker(entry) else "other"]
         glyph_style = self._colour("primary") if on_path else Style(dim=True)
         text = Text(glyph + " ", style=glyph_style)
         if entry.id == state.leaf_id:
-            text.append("◀ ", style=self._colour("primary") + Style(bold=True))
+            text.append(f"{SYMBOLS['leaf']} ", style=self._colour("primary") + Style(bold=True))
         label = state.index.labels.get(entry.id)
         if label:
             text.append(f"#{visible_line(label)} ", style=self._colour("secondary") + Style(bold=True))
@@ -411,7 +394,7 @@ class SessionTree(Tree[TreeItem]):
             text.append("[pinned] ", style=self._colour("accent"))
         others = sum(1 for c in state.index.children.get(entry.id, ()) if c.id != item.next_id)
         if others:
-            text.append(f"⑂{others} ", style=self._colour("secondary"))
+            text.append(f"{SYMBOLS['fork']}{others} ", style=self._colour("secondary"))
         body_style = Style(bold=True) if entry.id == state.leaf_id else Style()
         if not on_path or entry.id in state.summarized:
             body_style += Style(dim=True)

@@ -348,3 +348,6 @@ class StreamingReply(Vertical):
             self._timer.stop()
             self._timer = None
         await self.flush()
+        if self.thinking:  # done: the title no longer says it is still going
+            box = self.query_one("#reply-thinking", Collapsible)
+            box.title = f"thinking ({len(self.thinking):,} characters)"

@@ -1,0 +1,68 @@
+"""The symbols the app draws, with an ASCII set for fonts that lack them (``ascii_symbols = true``).
+
+``⑂`` and a few other marks render as tofu (an empty box) in many terminal fonts;
+the config file's ``ascii_symbols = true`` swaps every symbol for plain ASCII. The
+app calls :func:`use_ascii` once at start; widgets read :data:`SYMBOLS` when they draw.
+"""
+
+from __future__ import annotations
+
+UNICODE = {
+    "fork": "⑂",
+    "leaf": "◀",
+    "earlier": "⋯",
+    "cycle": "⚠",
+    "marker": "↪",
+    "other": "·",
+    "user": "❯",
+    "assistant": "●",
+    "toolResult": "↳",
+    "system": "⚙",
+    "bashExecution": "$",
+    "compaction": "⊞",
+    "branch_summary": "⑂",
+    "context_edit": "✎",
+    "label": "#",
+    "model_change": "⚙",
+    "thinking_level_change": "⚙",
+    "session_info": "✦",
+    "pin": "⚲",
+    "custom_message": "◇",
+    "custom:agent-tui.permission": "⚿",
+}
+
+ASCII = {
+    "fork": "Y",
+    "leaf": "<",
+    "earlier": "...",
+    "cycle": "!",
+    "marker": ">",
+    "other": ".",
+    "user": ">",
+    "assistant": "*",
+    "toolResult": "-",
+    "system": "%",
+    "bashExecution": "$",
+    "compaction": "=",
+    "branch_summary": "Y",
+    "context_edit": "~",
+    "label": "#",
+    "model_change": "%",
+    "thinking_level_change": "%",
+    "session_info": "+",
+    "pin": "^",
+    "custom_message": "o",
+    "custom:agent-tui.permission": "?",
+}
+
+#: The set in use (the app switches it from the config file).
+SYMBOLS: dict[str, str] = dict(UNICODE)
+
+
+def use_ascii(on: bool) -> None:
+    SYMBOLS.clear()
+    SYMBOLS.update(ASCII if on else UNICODE)
+
+
+def ascii_on() -> bool:
+    return SYMBOLS["fork"] == ASCII["fork"]
