@@ -192,4 +192,6 @@ def test_help_names_every_thinking_level() -> None:
     out = subprocess.run([sys.executable, "-m", "agent_tui", "--help"], capture_output=True, text=True).stdout
     flat = " ".join(out.split())
     for level in THINKING_LEVELS:
-        assert level in flat.split("--thinking THINKING thinking level:", 1)[1].split("--permissions")[0], level
+        assert level in flat.split("--thinking THINKING thinking level:", 1)[1].split("--permissions")[0], (
+            level
+        )
