@@ -248,11 +248,12 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         with server._lock:  # drop the second summary if the cut did not split a turn
             server._queue.clear()
 
-        # 6. the panel lists exactly the projected messages...
+        # 6. the panel numbers exactly the messages of the request (the system messages are one
+        # system prompt row above them)...
         screen = tmux.screen()
         with Session.open(path, write=False) as session:
             projection = project(session.index)
-            expected = [(m.role, m.source_id) for m in projection.messages]
+            expected = [(m.role, m.source_id) for m in prepare(projection.messages).messages]
             summarized = list(projection.summarized_ids)
         shown = [(role, eid) for role, eid, _ in panel_rows(screen, messages_only=True)]
         assert shown == expected
