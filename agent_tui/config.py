@@ -151,6 +151,17 @@ class Config:
         return f"check {source}" if self.api_key else f"set {KEY_ENV[self.provider]}"
 
 
+def next_model(config: Config, session_model: Mapping[str, Any] | None) -> str:
+    """The model the next call uses: the configured one when chosen explicitly, else the session's
+    (its last ``model_change``) if it is this provider's, else the configured default."""
+    if config.model_explicit:
+        return config.model
+    current = session_model or {}
+    if current.get("provider") == config.provider and current.get("modelId"):
+        return str(current["modelId"])
+    return config.model
+
+
 def config_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     override = env.get(CONFIG_ENV)

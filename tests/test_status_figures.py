@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ from tests.session_builder import Builder, assistant, user
 from tests.test_compaction_plan import index_of
 
 
-def with_usage(message: dict, **usage: int) -> dict:
+def with_usage(message: dict[str, Any], **usage: int) -> dict[str, Any]:
     return {**message, "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, **usage}}
 
 

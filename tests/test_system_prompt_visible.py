@@ -12,8 +12,8 @@ from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
 from agent_tui.tui.widgets.chat_entry import LazyCollapsible
 from tests.session_builder import Builder, assistant, user
-from tests.test_tui_actions import SIZE, wait_for
-from tests.tui_fixtures import make_app
+from tests.test_tui_actions import wait_for
+from tests.tui_fixtures import SIZE, make_app
 
 TEMPLATE = "You are agent-tui, a careful coding agent."
 RULES = "Never run rm -rf without asking."

@@ -85,7 +85,7 @@ class Tmux:
         return self.wait(lambda s: text in s, repr(text), timeout)
 
 
-_SELECTED = re.compile(r"selected ([0-9a-f]{8})")
+_SELECTED = re.compile(r"If you act on ([0-9a-f]{8})")  # the panel's edit preview names the selection
 
 
 def select_in_tree(tmux: Tmux, entry_id: str) -> None:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import Collapsible
 
-from tests.test_tui_actions import SIZE, wait_for
-from tests.tui_fixtures import ScriptedFactory, make_app
+from agent_tui.agent.events import EntryAppended, Retrying, TextDelta, TurnDone
+from agent_tui.store.entries import now_ms
+from agent_tui.tui.agent_bridge import ModelChoice
+from agent_tui.tui.widgets.chat_entry import LazyCollapsible
+from tests.session_builder import Builder, assistant, user
+from tests.test_tui_actions import wait_for
+from tests.tui_fixtures import SIZE, ScriptedFactory, make_app
 
 
 async def test_the_thinking_title_loses_its_ellipsis_when_the_reply_is_done(tmp_path: Path) -> None:
@@ -18,3 +26,116 @@ async def test_the_thinking_title_loses_its_ellipsis_when_the_reply_is_done(tmp_
         await wait_for(pilot, lambda: not app.busy and len(app.index) == 2, "turn done")
         titles = [str(c.title) for c in app.chat.query(Collapsible) if "thinking" in str(c.title)]
         assert titles == ["thinking (17 characters)"], titles
+
+
+# -- the status line ---------------------------------------------------------------------------
+
+
+class RetryingTurns:
+    """Two failed attempts (appended as the loop does), retries in between, then a reply."""
+
+    def __init__(self, session: Any, hold: asyncio.Event) -> None:
+        self.session = session
+        self.hold = hold
+        self.retrying = asyncio.Event()
+
+    def abort(self) -> None:
+        self.hold.set()
+
+    async def run(self, prompt: str) -> AsyncIterator[Any]:
+        user = self.session.append_message({"role": "user", "content": prompt, "timestamp": now_ms()})
+        yield EntryAppended(user.id, "message")
+        for attempt in (1, 2):
+            failed = {
+                **assistant(""),
+                "stopReason": "error",
+                "errorMessage": "could not reach api.example.com: connection refused",
+            }
+            entry = self.session.append_message(failed)
+            yield EntryAppended(entry.id, "message")
+            yield Retrying(attempt, 4.0, "could not reach api.example.com: connection refused", 3)
+            if attempt == 2:
+                self.retrying.set()
+                await self.hold.wait()
+        yield TextDelta("Here at last.")
+        entry = self.session.append_message(assistant("Here at last."))
+        yield EntryAppended(entry.id, "message")
+        yield TurnDone("stop")
+
+
+async def test_retries_are_one_updating_status_line_and_failed_attempts_stay_folded(tmp_path: Path) -> None:
+    hold = asyncio.Event()
+    made: list[RetryingTurns] = []
+
+    def factory(session: Any, choice: Any) -> RetryingTurns:
+        made.append(RetryingTurns(session, hold))
+        return made[-1]
+
+    app = make_app(tmp_path, None, agent_factory=factory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: bool(made) and made[0].retrying.is_set(), "the second retry")
+        await pilot.pause()
+        line = app.main_screen.status_line.text
+        assert "retrying in 4 s (retry 2 of 3): could not reach" in line, line
+        assert len(line) <= 78
+        assert not [n for n in app._notifications if "etry" in n.message], "no toast per retry"
+        hold.set()
+        await wait_for(pilot, lambda: not app.busy, "turn done")
+        assert "retrying" not in app.main_screen.status_line.text
+        folded = [c for c in app.chat.query(LazyCollapsible) if "failed attempt" in str(c.title)]
+        assert len(folded) == 2 and all(c.collapsed for c in folded)
+        assert not app.chat.query(".error"), "no red blocks in the chat"
+
+
+async def test_the_status_line_shows_name_model_context_turn_and_cost(tmp_path: Path) -> None:
+    b = Builder()
+    b.message(user("Fix the parser please"))
+    b.message(
+        {
+            **assistant("done"),
+            "usage": {
+                "input": 2_000,
+                "output": 500,
+                "cacheRead": 10_000,
+                "cacheWrite": 0,
+                "totalTokens": 12_500,
+            },
+        }
+    )
+    b.add("session_info", name="parser work")
+    path = b.write(tmp_path / "s.jsonl")
+    app = make_app(tmp_path, path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        line = app.main_screen.status_line.text
+        # claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read per Mtok = 0.006 + 0.0075 + 0.003
+        for part in ("parser work", "claude-sonnet-4-5", "12k/200k 6%", "↑12k ↓500", "$0.017"):
+            assert part in line, line
+        assert app.panel.model is not None and app.panel.model.total == 12_500
+        assert "s.jsonl" not in line
+        app.busy = True
+        await pilot.pause()
+        assert app.main_screen.status_line.text.startswith("⠋ streaming… 0s") or "streaming…" in (
+            app.main_screen.status_line.text
+        )
+        app.busy = False
+
+
+async def test_the_header_names_the_model_the_next_send_uses(tmp_path: Path) -> None:
+    b = Builder()
+    b.add("model_change", provider="anthropic", modelId="claude-sonnet-4-5")
+    b.message(user("q"))
+    b.message(assistant("a"))
+    path = b.write(tmp_path / "s.jsonl")
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    choice = ModelChoice(
+        provider="openai", model="gpt-4o", base_url="http://127.0.0.1:9/v1", config_path=config
+    )
+    app = make_app(tmp_path, path, model=choice, agent_factory=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.panel.model is not None and app.panel.model.model_name == "openai/gpt-4o"
+        assert app.panel.model.window == 128_000
+        assert "gpt-4o" in app.main_screen.status_line.text

@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,7 +51,7 @@ from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.system_prompt import build_sections, context_files, system_update
 from agent_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
-from agent_tui.config import Config
+from agent_tui.config import Config, next_model
 from agent_tui.projection.compaction import context_tokens, should_compact
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
@@ -559,13 +559,9 @@ class AgentLoop:
 
 
 def resolve_model(config: Config, projection: Projection, provider_name: str) -> str:
-    """The model to use: the configured one when chosen explicitly, else the session's if it is this provider's."""
-    if config.model_explicit:
-        return config.model
-    current = projection.model or {}
-    if current.get("provider") == provider_name and current.get("modelId"):
-        return str(current["modelId"])
-    return config.model
+    """The model to use: the configured one when chosen explicitly, else the session's if it is this
+    provider's (``config.next_model``, which the app's header uses too)."""
+    return next_model(replace(config, provider=provider_name), projection.model)
 
 
 def make_provider(config: Config) -> Provider:

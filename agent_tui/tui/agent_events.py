@@ -57,6 +57,8 @@ class EventView:
 
     async def show(self, event: AgentEvent) -> None:
         app = self.app
+        if not isinstance(event, Retrying | EntryAppended):
+            app.main_screen.status_line.retried()  # the retry is under way: back to the elapsed time
         match event:
             case TextDelta(text=text):
                 (await self._reply()).add_text(text)
@@ -71,13 +73,18 @@ class EventView:
             case EntryAppended():
                 await self.finish_reply()
                 await app.refresh_views(app.index.leaf_id)
-            case Retrying(attempt=attempt, delay=delay, reason=reason):
-                app.notify(f"Retrying (attempt {attempt}) in {delay:.1f}s: {reason}", severity="warning")
+            case Retrying(attempt=attempt, delay=delay, reason=reason, of=of):
+                # one updating line, not a toast per attempt; the failed attempts are in the chat,
+                # folded (they open on a click)
+                app.main_screen.status_line.retrying(delay, attempt, of, reason)
             case CompactionStarted(reason=reason, tokens_before=before):
+                app.main_screen.status_line.start("compacting…")
                 app.set_notice(f"Compacting ({reason}, {before:,} tokens)…")
             case CompactionFinished(tokens_before=before, tokens_after=after):
+                app.main_screen.status_line.start("streaming…")
                 app.set_notice("")
-                app.notify(f"Compacted: {before:,} → about {after:,} tokens.", title="compact")
+                # the figure the panel now shows for the next request (the preview's estimate, counted)
+                app.notify(f"Compacted: context {before:,} → {after:,} tokens.", title="compact")
             case CompactionFailed(message=message):
                 self.error(message, "compaction failed", "compaction failed")
             case TurnError(message=message):

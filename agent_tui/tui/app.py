@@ -32,11 +32,13 @@ from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.config import next_model
 from agent_tui.projection.context import Projection, Projector, project
-from agent_tui.projection.describe import first_line
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
+from agent_tui.projection.figures import FigureSource, StatusFigures, session_title
 from agent_tui.projection.models import lookup
 from agent_tui.projection.preview import Change
+from agent_tui.projection.tokens import ContextTokens, context_tokens
 from agent_tui.providers.base import preload_sdk
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
@@ -156,6 +158,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._views_ready = False
         self.refreshed: tuple[int, str | None] = (-1, None)  # (entries, leaf) at the last refresh
         self._configured: tuple[str, str] | None = None  # (provider, model) of the agent's config
+        self._agent_config_key: tuple[str | None, ...] | None = None
+        self._agent_config_value: Any = None
+        self._figures = FigureSource()
         self.started_at = time.perf_counter()
         self.first_paint_at: float | None = None
         self._preview_timer: Timer | None = None
@@ -358,12 +363,37 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     # -- refreshing ---------------------------------------------------------------
 
+    def next_send(self, projection: Projection | None = None) -> tuple[str | None, str | None, str]:
+        """(provider, model, thinking level) the next send will use: the flags (and /model), else the
+        agent's rule (``config.next_model``: an explicitly configured model, else the session's)."""
+        projection = projection or self.projection
+        session_model = projection.model or {}
+        choice = self.config.model
+        thinking = choice.thinking or projection.thinking_level
+        agent = self._agent_config()
+        if agent is not None:
+            return str(agent.provider), next_model(agent, session_model), agent.thinking or thinking
+        if choice.model:
+            return choice.provider or session_model.get("provider"), choice.model, thinking
+        return session_model.get("provider"), session_model.get("modelId"), thinking
+
+    def _agent_config(self) -> Any:
+        """The agent's config for the current flags (None with a test's agent or no model)."""
+        if self.config.agent_factory is not None:
+            return None
+        choice = self.config.model
+        key = (choice.provider, choice.model, choice.base_url, choice.thinking)
+        if self._agent_config_key != key:
+            self._agent_config_key = key
+            try:
+                self._agent_config_value = load_agent_config(choice)
+            except AgentUnavailable:
+                self._agent_config_value = None
+        return self._agent_config_value
+
     def _panel_model(self, projection: Projection | None = None) -> Any:
         projection = projection or self.projection
-        model = projection.model or {}
-        configured = self._configured or (None, None)
-        model_id = model.get("modelId") or self.config.model.model or configured[1]
-        provider = model.get("provider") or self.config.model.provider or configured[0]
+        provider, model_id, _ = self.next_send(projection)
         info = lookup(model_id, provider)
         name = f"{provider or '?'}/{model_id}" if model_id else "no model configured"
         return build_panel_model(projection, info, name, self._tokens)
@@ -401,27 +431,16 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def _show_filled_panel(self, projection: Projection, model: Any) -> None:
         if projection is self.projection:
             self.panel.show(model)
+            self.update_status()  # the status line's context figure is the panel's
             self._schedule_edit_preview()
         gc.freeze()  # the token cache and the rows are long-lived too
 
     def update_status(self) -> None:
         session = self.session
         screen = self.main_screen
-        if session is None:
-            title = "new session (not saved yet)"
-        else:
-            first = next((e for e in self.index.entries if e.type == "message" and e.role == "user"), None)
-            title = self.index.name or (first_line(first, 40) if first is not None else session.path.stem)
+        title = session_title(self.index) if session is not None else "new session (not saved yet)"
         screen.sidebar_title.update(visible_line(title))
-        parts = [session.path.name if session else "new session"]
-        parts.append(f"{len(self.index)} entries")
-        if self.index.leaf_id:
-            parts.append(f"leaf {self.index.leaf_id}")
-        if self.selected_id:
-            parts.append(f"selected {self.selected_id}")
-        if self.busy:
-            parts.append("streaming… (Esc to stop)")
-        screen.status_bar.update(visible_line(" · ".join(parts)))
+        screen.status_line.show(self.status_figures())
         notices = []
         if session is not None and session.read_only_reason:
             notices.append(session.read_only_reason)
@@ -446,6 +465,28 @@ class AgentTuiApp(OneLineCrash, App[None]):
             visible(str(message)), title=visible_line(title), severity=severity, timeout=timeout, markup=False
         )
 
+    def status_figures(self) -> StatusFigures:
+        """The status line's figures: the panel's context figure when it is current, else counted here."""
+        projection = self.projection
+        provider, model_id, thinking = self.next_send(projection)
+        panel = self.panel.model
+        info = lookup(model_id, provider)
+        if panel is not None and panel.projection is projection and panel.figure is not None:
+            figure = panel.figure
+        elif len(projection.messages) <= BACKGROUND_PANEL_MESSAGES:
+            figure = context_tokens(projection)
+        else:
+            figure = ContextTokens(0, 0, 0, None)  # a big session: the panel's count follows
+        return self._figures.figures(
+            self.index if self.session is not None else None,
+            projection,
+            model=model_id,
+            provider=provider,
+            thinking=thinking,
+            window=info.context_window,
+            context=figure,
+        )
+
     def set_notice(self, text: str) -> None:
         self._notice_text = text
         self.update_status()
@@ -455,8 +496,13 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.update_status()
             self._schedule_edit_preview()
 
-    def watch_busy(self) -> None:
+    def watch_busy(self, busy: bool) -> None:
         if self._views_ready:
+            line = self.main_screen.status_line
+            if busy:
+                line.start("streaming…")
+            else:
+                line.stop()
             self.update_status()
 
     # -- the edit preview: what h / e / u / p would do to the selected entry ----------

@@ -465,8 +465,9 @@ class SessionActions:
         app.panel.preview_fold(set(plan.summarized_entry_ids))
         return (
             f"Folds {len(plan.summarized_entry_ids)} entries into a summary and keeps "
-            f"{len(plan.kept_entry_ids)} ({plan.kept_tokens:,} tokens): about "
-            f"{plan.tokens_before:,} → {estimated_after(plan):,} tokens (marked in the panel)."
+            f"{len(plan.kept_entry_ids)}: context {plan.tokens_before:,} → about "
+            f"{estimated_after(plan):,} tokens, the summary guessed at {plan.summary_guess:,} "
+            "(marked in the panel)."
         )
 
     async def uncompact(self) -> None:

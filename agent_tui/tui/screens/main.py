@@ -2,7 +2,7 @@
 
 It owns the layout (``main.tcss`` beside it) and gives the app typed getters for
 its panes, which stay reachable while a dialog is on top of it. The ``#status``
-slot, docked above the footer, holds the status line.
+slot, docked above the footer, holds the status line (``widgets/status_line``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel
 from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree
+from agent_tui.tui.widgets.status_line import StatusLine
 
 
 class MainScreen(Screen[None]):
@@ -49,7 +50,7 @@ class MainScreen(Screen[None]):
                 yield Static("What the model sees", id="context-title", markup=False)
                 yield ContextPanel(id="panel")
         with Vertical(id="status"):
-            yield Static(id="status-bar", markup=False)
+            yield StatusLine(id="status-line")
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -79,8 +80,8 @@ class MainScreen(Screen[None]):
         return self.query_one("#notice", Static)
 
     @property
-    def status_bar(self) -> Static:
-        return self.query_one("#status-bar", Static)
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
 
     @property
     def sidebar_title(self) -> Static:

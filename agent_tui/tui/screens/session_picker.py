@@ -23,8 +23,8 @@ from textual.widgets.option_list import Option
 
 from agent_tui.library.search import Library, SearchHit, SessionSummary
 from agent_tui.terminal_text import clip, visible, visible_line
-from agent_tui.tui.widgets.inert_lines import InertInput
 from agent_tui.tui.symbols import SYMBOLS
+from agent_tui.tui.widgets.inert_lines import InertInput
 
 #: Rows a search shows, and how many of them get the entry and snippet that matched.
 SEARCH_LIMIT = 50

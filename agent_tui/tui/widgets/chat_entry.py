@@ -342,6 +342,16 @@ class ChatEntry(Vertical):
             yield text_widget(text)
             if attached:
                 yield Static(plain(attached), classes="attachments")
+        elif role == "assistant" and message.get("stopReason") == "error":
+            # a failed attempt (the loop retries it, or the turn ends with an error line): one folded
+            # line, its partial text and the whole error inside
+            reason = str(message.get("errorMessage") or "the model call failed")
+            head = next((ln.strip() for ln in reason.splitlines() if ln.strip()), reason)
+            partial = content_text(content)
+            body = f"{partial}\n\n✗ {reason}" if partial.strip() else f"✗ {reason}"
+            yield LazyCollapsible(
+                lambda: text_widget(body), title=f"✗ failed attempt: {head[:90]}", classes="failed-attempt"
+            )
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
             for block in blocks:
@@ -362,8 +372,8 @@ class ChatEntry(Vertical):
                         yield markdown_widget(text)
                 elif kind == "toolCall":
                     yield tool_call_widget(block)
-            if message.get("stopReason") in ("error", "aborted"):
-                reason = message.get("errorMessage") or message.get("stopReason")
+            if message.get("stopReason") == "aborted":
+                reason = message.get("errorMessage") or "aborted"
                 yield Static(plain(f"✗ {reason}"), classes="error")
         elif role == "toolResult":
             text = content_text(content)

@@ -16,6 +16,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent_tui.projection.figures import StatusFigures, format_status
+from agent_tui.terminal_text import visible_line
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -67,6 +68,12 @@ class StatusLine(Widget):
             self.start()
         self.refresh()
 
+    def retried(self) -> None:
+        """The retried call is answering: the countdown gives way to the elapsed time."""
+        if self._retry is not None:
+            self._retry = None
+            self.refresh()
+
     def stop(self) -> None:
         self._started = None
         self._retry = None
@@ -103,4 +110,5 @@ class StatusLine(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        return Text(self.text, no_wrap=True, overflow="ellipsis", end="")
+        # names and models quote the session file: inert, one line
+        return Text(visible_line(self.text), no_wrap=True, overflow="ellipsis", end="")
