@@ -132,6 +132,7 @@ def test_streaming_reply(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.
     async def run_before(pilot: Pilot[None]) -> None:
         assert isinstance(pilot.app, AgentTuiApp)
         app = pilot.app
+        app.main_screen.status_line.clock = lambda: 100.0  # the spinner and the elapsed time stand still
         await pilot.press(*"why?")
         await pilot.press("enter")
         await until(pilot, lambda: bool(factory.turns) and factory.turns[0].holding.is_set())

@@ -42,7 +42,6 @@ class StatusLine(Widget):
         self._what = ""
         self._retry: tuple[float, str] | None = None  # (when it is sent, what to say)
         self._timer: Timer | None = None
-        self._frame = 0
 
     # -- what the app calls ---------------------------------------------------------
 
@@ -89,8 +88,8 @@ class StatusLine(Widget):
         if self._started is None:
             return None
         frames = ASCII_SPINNER if self.ascii else SPINNER
-        spin = frames[self._frame % len(frames)]
         now = self.clock()
+        spin = frames[int((now - self._started) / TICK) % len(frames)]  # from the clock: a test can stop it
         if self._retry is not None:
             when, what = self._retry
             return f"{spin} retrying in {max(0, round(when - now))} s {what}"
@@ -106,7 +105,6 @@ class StatusLine(Widget):
         return format_status(self.figures, width, self.working)
 
     def _tick(self) -> None:
-        self._frame += 1
         self.refresh()
 
     def render(self) -> Text:
