@@ -188,7 +188,7 @@ def test_help_names_every_thinking_level() -> None:
     import subprocess
     import sys
 
-    from agent_tui.config import THINKING_LEVELS
+    from agent_tui.projection.models import THINKING_LEVELS
 
     out = subprocess.run([sys.executable, "-m", "agent_tui", "--help"], capture_output=True, text=True).stdout
     flat = " ".join(out.split())

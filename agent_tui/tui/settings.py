@@ -15,7 +15,7 @@ from agent_tui.config import ConfigError, read_config_file
 from agent_tui.config import config_path as default_config_path
 from agent_tui.store.paths import make_private_dirs
 
-__all__ = ["default_config_path", "read_theme", "write_theme"]
+__all__ = ["default_config_path", "read_flag", "read_theme", "write_theme"]
 
 
 def read_theme(path: Path) -> str | None:
@@ -29,7 +29,10 @@ def read_theme(path: Path) -> str | None:
 
 def read_flag(path: Path, key: str) -> bool:
     """A true/false top-level key (e.g. ``ascii_symbols``); absent or not a boolean: False."""
-    return read_config(path).get(key) is True
+    try:
+        return read_config_file(path).get(key) is True
+    except ConfigError:
+        return False
 
 
 def write_theme(path: Path, theme: str) -> None:
