@@ -116,5 +116,6 @@ def test_in_a_browser_the_printed_url_connects_and_another_page_cannot(tmp_path:
             text=True,
             timeout=60,
         ).stdout
-        assert '<pre id="out">REFUSED</pre>' in dom
+        # the server refused the handshake (the page may dump its DOM before the error event fires)
         assert server.wait_for(rb'GET /ws\?width=80&height=24&token=\S+ HTTP/1.1" 403') is not None
+        assert '<pre id="out">OPEN</pre>' not in dom
