@@ -1,8 +1,9 @@
 """Listing a directory tree the way fd and ripgrep do (respecting .gitignore), and fd-style globs.
 
-Inside a git work tree the files are ``git ls-files --cached --others
---exclude-standard`` (so .gitignore, .git/info/exclude and the global excludes
-apply); elsewhere a walk that skips ``.git`` and ``node_modules``. Hidden files
+Inside a git work tree the files are those ``git ls-files --cached --others
+--exclude-standard`` would list (so .gitignore, .git/info/exclude and the global
+excludes apply), found without running git (see ``gitignore``); elsewhere a walk
+that skips ``.git`` and ``node_modules``. Hidden files
 are included, as pi runs fd and rg with ``--hidden``.
 """
 
@@ -10,47 +11,17 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
+
+from agent_tui.agent.tools.gitignore import repository_files
 
 SKIP_DIRS = frozenset({".git", "node_modules"})
 
 
-def _git_files(root: Path) -> list[str] | None:
-    try:
-        inside = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            return None
-        listed = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if listed.returncode != 0:
-        return None
-    files = []
-    for raw in listed.stdout.split(b"\0"):
-        if not raw:
-            continue
-        rel = raw.decode("utf-8", "surrogateescape")
-        if (root / rel).is_file():  # deleted but still in the index: gone
-            files.append(rel)
-    return files
-
-
 def list_tree(root: Path, check: Callable[[], None] | None = None) -> tuple[list[str], list[str]]:
     """(files, directories) under ``root``, as posix paths relative to it, sorted."""
-    files = _git_files(root)
+    files = repository_files(root, check)
     dirs: set[str] = set()
     if files is not None:
         for rel in files:
