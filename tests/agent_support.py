@@ -98,6 +98,7 @@ class Harness:
             list(self.tools) if self.tools is not None else default_tools(),
             config=config,
             global_context_dir=self.tmp / "no-global-context",
+            cwd=str(self.workdir),
         )
         loop.tool_grace = 1.0
         return loop

@@ -61,7 +61,7 @@ signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 session = Session.open(path)
 config = Config(provider="anthropic", model="claude-sonnet-5-5", api_key="test-key-disk-0123456789",
                 base_url=base_url, retry=RetryPolicy(1, 0.001, 0.01))
-loop = AgentLoop(session, make_provider(config), default_tools(), config=config, global_context_dir=work)
+loop = AgentLoop(session, make_provider(config), default_tools(), config=config, global_context_dir=work, cwd=work)
 
 async def turns():
     async for _ in loop.run("a first turn, with room"):  # system prompt, model: already in the file

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agent_tui.agent.events import ToolFinished, TurnDone
+from agent_tui.agent.loop import AgentLoop, make_provider
 from agent_tui.agent.permissions import (
     RECORD_TYPE,
     Decision,
@@ -23,15 +24,17 @@ from agent_tui.agent.permissions import (
     PermissionModeError,
     PermissionRequest,
     Permissions,
+    cwd_notice,
     inside,
     real_target,
     resolve_mode,
     scope_covers,
     session_scopes,
 )
+from agent_tui.agent.tools import default_tools
 from agent_tui.projection.context import project
 from agent_tui.store.session import Session
-from tests.agent_support import Harness
+from tests.agent_support import Harness, make_config
 from tests.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 
 pytestmark = pytest.mark.timeout(60)
@@ -159,17 +162,9 @@ async def test_each_mode_decides(tree: dict[str, Path]) -> None:
 def test_scopes_and_their_entries(tmp_path: Path) -> None:
     assert scope_covers("bash:npm test", "bash:npm test")
     assert not scope_covers("bash:npm test", "bash:npm test --watch")
-    assert scope_covers("bash:git *", "bash:git status")
-    for chained in (
-        "git status; rm -rf ~",
-        "git log | sh",
-        "git $(rm x)",
-        "git `x`",
-        "git a && b",
-        "git > f",
-    ):
-        assert not scope_covers("bash:git *", f"bash:{chained}"), chained
-    assert scope_covers("bash:*", "bash:ls") and not scope_covers("bash:*", "file:/x")
+    for other in ("git status", "git status; rm -rf ~", "git log | sh", "git *x"):
+        assert not scope_covers("bash:git *", f"bash:{other}"), other  # a "*" is a character
+    assert not scope_covers("bash:*", "bash:ls") and not scope_covers("file:/p/out/*", "file:/p/out/x")
 
     with Session.create(tmp_path, tmp_path) as s:
         for decision, scope in (("allow-session", "bash:ls"), ("deny", "bash:rm"), ("allow-once", "bash:x")):
@@ -192,6 +187,83 @@ def test_summaries_are_redacted_and_one_line(tree: dict[str, Path]) -> None:
     )
     assert request is not None and key not in request.summary and "\n" not in request.summary
     assert key not in request.scope
+
+
+# -- issue 10: exact scopes, git's files ---------------------------------------------------------
+
+
+async def test_allow_for_this_session_covers_only_the_same_command(tree: dict[str, Path]) -> None:
+    cwd = str(tree["project"])
+    key_one, key_two = "sk-ant-api03-" + "A" * 40, "sk-ant-api03-" + "B" * 40
+    answers = Answers(
+        Decision.ALLOW_SESSION, Decision.DENY, Decision.DENY, Decision.ALLOW_SESSION, Decision.DENY
+    )
+    ask = Permissions(PermissionMode.ASK, answers)
+    assert (await ask.check("bash", {"command": "rm -f dist/*"}, cwd)).allowed
+    widened = await ask.check("bash", {"command": "rm -f dist/ -r OUTSIDE"}, cwd)
+    assert not widened.allowed and widened.decision == "deny"  # asked, not covered by "dist/*"
+    assert not (await ask.check("bash", {"command": "rm -f dist/* "}, cwd)).allowed  # not byte for byte
+    assert (await ask.check("bash", {"command": "rm -f dist/*"}, cwd)).remembered
+    # Two commands whose recorded (redacted) scopes are the same are still two commands.
+    first = await ask.check("bash", {"command": f"curl -H 'x: {key_one}' x"}, cwd)
+    assert first.allowed and key_one not in (first.request.scope if first.request else key_one)
+    other_key = await ask.check("bash", {"command": f"curl -H 'x: {key_two}' x"}, cwd)
+    assert not other_key.allowed
+    assert [r.summary.split()[0] for r in answers.asked] == ["rm", "rm", "rm", "curl", "curl"]
+
+
+async def test_allow_for_this_session_covers_only_the_same_file(tree: dict[str, Path]) -> None:
+    cwd = str(tree["project"])
+    outside = tree["outside"]
+    answers = Answers(Decision.ALLOW_SESSION, Decision.DENY, Decision.DENY)
+    ask = Permissions(PermissionMode.ASK, answers)
+    star = {"path": str(outside / "*"), "content": "x"}  # a file literally named "*"
+    assert (await ask.check("write", star, cwd)).decision == "allow-session"
+    again = await ask.check("write", {"path": "../outside/./sub/../*", "content": "y"}, cwd)
+    assert again.allowed and again.remembered  # the same resolved path, however it is spelled
+    for escape in (str(outside / "*" / ".." / ".." / "escape.txt"), str(outside / "x.txt")):
+        verdict = await ask.check("write", {"path": escape, "content": "z"}, cwd)
+        assert not verdict.allowed and not verdict.remembered, escape
+    assert len(answers.asked) == 3
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        "x/.git/HEAD",
+        "x/.git",
+        "src/.GIT/config",
+        ".gitmodules",
+        "src/.gitconfig",
+        "gitdir-link/config",
+    ],
+)
+async def test_writes_to_git_files_inside_the_project_ask(tree: dict[str, Path], path: str) -> None:
+    cwd = str(tree["project"])
+    (tree["project"] / ".git").mkdir()
+    (tree["project"] / "gitdir-link").symlink_to(tree["project"] / ".git")
+    for tool, args in (("write", {"path": path, "content": "x"}), ("edit", {"path": path, "edits": []})):
+        nobody = Permissions(PermissionMode.ASK, None)
+        verdict = await nobody.check(tool, args, cwd)
+        assert not verdict.allowed and verdict.request is not None, (tool, path)
+        assert "git" in verdict.request.reason
+        assert (await Permissions(PermissionMode.AUTO).check(tool, args, cwd)).allowed
+
+
+async def test_other_dot_files_inside_the_project_do_not_ask(tree: dict[str, Path]) -> None:
+    cwd = str(tree["project"])
+    nobody = Permissions(PermissionMode.ASK, None)
+    for path in (".gitignore", ".github/workflows/ci.yml", "src/git/config", "my.git/x", ".gitattributes"):
+        assert (await nobody.check("write", {"path": path, "content": "x"}, cwd)).decision is None, path
+
+
+async def test_a_project_inside_a_folder_named_git_still_works(tmp_path: Path) -> None:
+    project_dir = tmp_path / ".git" / "work"
+    project_dir.mkdir(parents=True)
+    nobody = Permissions(PermissionMode.ASK, None)
+    assert (await nobody.check("write", {"path": "a.py", "content": "x"}, str(project_dir))).decision is None
 
 
 # -- in the agent loop -----------------------------------------------------------------------------
@@ -384,6 +456,68 @@ def test_print_mode_without_a_terminal_refuses_clearly(server: FakeModelServer, 
     refusal = server.requests[1].body["messages"][-1]["content"][0]
     assert refusal["is_error"] and "stdin is not a terminal" in refusal["content"][0]["text"]
     assert [d["decision"] for d in _recorded(tmp_path)] == ["deny"]
+
+
+def test_the_write_check_uses_the_process_cwd_not_the_session_header(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    """A session whose header says it was started in a parent folder (as "/" or $HOME would) must not
+    widen "inside": tools run in, and writes are checked against, the folder agent-tui started in."""
+    work = tmp_path / "work"
+    work.mkdir()
+    with Session.create(tmp_path / "handed", tmp_path) as s:
+        handed = s.path
+    server.push(
+        anthropic_stream(
+            tool_use("toolu_1", "write", {"path": str(tmp_path / "escape.txt"), "content": "x"}),
+            tool_use("toolu_2", "write", {"path": "here.txt", "content": "y"}),
+        ),
+        anthropic_stream(text("Done.")),
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "-p", "go", "--session", str(handed), "--permissions", "ask"],
+        cwd=work,
+        env=_env(tmp_path, server),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "escape.txt").exists()
+    assert (work / "here.txt").read_text() == "y"  # relative paths: the process cwd too
+    notices = [line for line in result.stderr.splitlines() if "this session was started in" in line]
+    assert notices == [
+        f"agent-tui: this session was started in {tmp_path}; tools run in {work} (where agent-tui was "
+        "started), and writes outside it ask first"
+    ]
+    system = server.requests[0].body["system"]
+    assert str(work) in json.dumps(system)  # the model is told where it really is
+
+
+async def test_a_header_cwd_of_root_does_not_disable_the_check(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    session = Session.create(tmp_path / "sessions", "/")
+    config = make_config(server)
+    loop = AgentLoop(session, make_provider(config), default_tools(), config=config, cwd=str(work))
+    loop.permissions = Permissions(PermissionMode.ASK, None)
+    target = tmp_path / "outside.txt"
+    server.push(
+        anthropic_stream(tool_use("toolu_1", "write", {"path": str(target), "content": "x"})),
+        anthropic_stream(text("No.")),
+    )
+    events = [e async for e in loop.run("go")]
+    await loop.provider.aclose()
+    session.close()
+    assert events[-1] == TurnDone("stop") and not target.exists()
+    assert cwd_notice("/", str(work)) is not None and cwd_notice(str(work), str(work)) is None
+    assert cwd_notice("/x\x1b]0;evil\x07\u202e", str(work)) == (
+        f"this session was started in /x\\u001b]0;evil\\u0007\\u202e; tools run in {work} (where agent-tui "
+        "was started), and writes outside it ask first"
+    )
 
 
 def test_print_mode_modes_from_config_file_and_default_auto(server: FakeModelServer, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -50,7 +51,14 @@ from agent_tui.agent.events import (
 from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.system_prompt import build_sections, context_files, system_update
-from agent_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+from agent_tui.agent.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    WriteGuard,
+    validate_arguments,
+)
 from agent_tui.config import Config, next_model
 from agent_tui.projection.compaction import context_tokens, should_compact
 from agent_tui.projection.context import Projection, Projector, project
@@ -99,8 +107,12 @@ class AgentLoop:
         model: str | None = None,
         global_context_dir: str | Path | None = None,
         permissions: Permissions | None = None,
+        cwd: str | None = None,
     ) -> None:
         self.session = session
+        #: Where tools run and what "inside" means for writes: the folder agent-tui was started in,
+        #: never the session header's cwd (a session file must not choose it).
+        self.cwd = cwd if cwd is not None else os.getcwd()
         self.provider = provider
         self.tools = list(tools)
         self.config = config
@@ -325,7 +337,7 @@ class AgentLoop:
     async def _prepare_system(self, emit: Callable[[AgentEvent | None], None]) -> None:
         projection = self.projection()
         system_messages = [m.message for m in projection.messages if m.role == "system"]
-        cwd = self.session.cwd
+        cwd = self.cwd
         sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
         update = system_update(system_messages, sections, [t.declaration() for t in self.tools])
         if update is not None:
@@ -461,7 +473,7 @@ class AgentLoop:
         self, calls: list[JSONObject], stop_reason: str, emit: Callable[[AgentEvent | None], None]
     ) -> None:
         by_name = {t.name: t for t in self.tools}
-        ctx_cwd = self.session.cwd
+        ctx_cwd = self.cwd
         started: list[tuple[JSONObject, asyncio.Task[ToolResult] | ToolResult]] = []
         for call in calls:
             args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
@@ -482,7 +494,9 @@ class AgentLoop:
                         item = ToolResult.text(str(e), is_error=True)
                     else:
                         try:
-                            refusal = await self._permit(tool.name, prepared, str(call.get("id")), emit)
+                            refusal, guard = await self._permit(
+                                tool.name, prepared, str(call.get("id")), emit
+                            )
                         except BaseException:  # the calls already running must not outlive the turn
                             for _, running in started:
                                 if isinstance(running, asyncio.Task):
@@ -491,7 +505,7 @@ class AgentLoop:
                         if refusal is not None:
                             item = ToolResult.text(refusal, is_error=True)
                         else:
-                            ctx = ToolContext(ctx_cwd, self._abort, str(call.get("id")))
+                            ctx = ToolContext(ctx_cwd, self._abort, str(call.get("id")), guard)
                             item = asyncio.create_task(self._execute(tool, prepared, ctx))
             started.append((call, item))
         try:
@@ -516,18 +530,22 @@ class AgentLoop:
 
     async def _permit(
         self, name: str, args: JSONObject, call_id: str, emit: Callable[[AgentEvent | None], None]
-    ) -> str | None:
-        """Ask the permission policy about one call; record its decision. None: run it, else the refusal."""
+    ) -> tuple[str | None, WriteGuard | None]:
+        """Ask the permission policy about one call; record its decision. (None: run it, else the
+        refusal; the guard write/edit check the opened file with)."""
         if self.permissions is None:
-            return None
+            return None, None
         try:
-            verdict = await self._abortable(self.permissions.check(name, args, self.session.cwd, call_id))
+            verdict = await self._abortable(self.permissions.check(name, args, self.cwd, call_id))
         except _Aborted:
-            return ABORTED_TEXT
+            return ABORTED_TEXT, None
         record = verdict.entry(self.permissions.mode)
         if record is not None:
             await self._append(record, emit)
-        return None if verdict.allowed else (verdict.message or "Permission denied")
+        if not verdict.allowed:
+            return verdict.message or "Permission denied", None
+        approved = verdict.request.path if verdict.request is not None else None
+        return None, self.permissions.write_guard(self.cwd, approved)
 
     async def _execute(self, tool: Tool, args: JSONObject, ctx: ToolContext) -> ToolResult:
         try:
@@ -592,9 +610,11 @@ def build_agent(
     tools: Sequence[Tool] | None = None,
     *,
     permissions: Permissions | None = None,
+    cwd: str | None = None,
 ) -> AgentLoop:
     """An AgentLoop with the configured provider and the default tools, keeping the session's model
-    unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs)."""
+    unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
+    tools run in ``cwd`` (None: the process's)."""
     from agent_tui.agent.tools import default_tools
 
     provider = make_provider(config)
@@ -606,6 +626,7 @@ def build_agent(
         config=config,
         model=model,
         permissions=permissions,
+        cwd=cwd,
     )
 
 

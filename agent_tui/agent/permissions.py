@@ -3,17 +3,26 @@
 Three modes:
 
 - ``ask`` (the app's default): ``bash`` and any tool that is not known to only
-  read, and ``write``/``edit`` outside the session's directory, wait for the
-  user's answer: allow once, allow for the rest of this process
-  ("allow-session"), or deny.
+  read, ``write``/``edit`` outside the working directory, and ``write``/``edit``
+  of git's own files anywhere (under a ``.git`` folder, ``.gitconfig``,
+  ``.gitmodules``: they decide what git runs), wait for the user's answer:
+  allow once, allow for the rest of this process ("allow-session"), or deny.
 - ``auto`` (print mode's default): everything runs.
 - ``read-only``: ``write``, ``edit``, ``bash`` (and unknown tools) are refused
   with a tool error the model reads.
 
-Paths are resolved the way the tools resolve them, then with
-``os.path.realpath``, and compared with the real path of the session's cwd, so
-``..``, absolute paths, symlinks pointing out and a symlinked cwd cannot pass
-for "inside".
+The working directory is the folder the user started agent-tui in (the
+process's cwd, which the agent loop passes), never the ``cwd`` a session
+file's header names: a handed-over session cannot widen the check. Paths are
+resolved the way the tools resolve them, then with ``os.path.realpath``, and
+compared with the real path of that directory, so ``..``, absolute paths,
+symlinks pointing out and a symlinked cwd cannot pass for "inside"; the write
+and edit tools then open the file without following a final symlink and check
+it is the file that was checked (see ``tools.safe_open``).
+
+"Allow for this session" remembers the exact call: the same command string
+(byte for byte), or the same resolved file path. It is never a pattern: a
+command ending in ``*`` covers only itself.
 
 Every decision on a gated call is one ``custom`` entry (pi's state entry type:
 never in context, pi-compatible) with ``customType`` ``agent-tui.permission``
@@ -30,14 +39,14 @@ mode asks on the terminal, or refuses when stdin is not one).
 from __future__ import annotations
 
 import os
-import re
+import stat
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from agent_tui.agent.tools.base import resolve_path
+from agent_tui.agent.tools.base import WriteGuard, resolve_path
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_text
 
@@ -46,8 +55,8 @@ MODE_ENV = "AGENT_TUI_PERMISSIONS"
 READ_TOOLS = frozenset({"read", "ls", "grep", "find"})
 FILE_TOOLS = frozenset({"write", "edit"})
 SUMMARY_LIMIT = 200
-#: Shell syntax that chains or substitutes commands: a prefix scope ("bash:git *") never covers these.
-_SHELL_CONTROL = re.compile(r"[;&|`\n<>]|\$\(")
+#: Files that decide what git runs (hooks, config, submodule URLs): writing them always asks.
+GIT_FILES = frozenset({".gitconfig", ".gitmodules"})
 
 
 class PermissionMode(StrEnum):
@@ -81,9 +90,15 @@ class PermissionRequest:
     arguments: Mapping[str, Any]  # as the model sent them; show ``summary``, which is redacted
     summary: str  # one line: the command, or the path (and where it really points)
     reason: str  # why it is gated, e.g. "runs a shell command"
-    scope: str  # what "allow for this session" remembers, e.g. "bash:npm test" or "file:/etc/hosts"
+    scope: str  # what is recorded for "allow for this session", e.g. "bash:npm test" (redacted)
     cwd: str
     path: str | None = None  # write/edit: the real path of the target
+    #: What "allow for this session" remembers in memory: the exact call (unredacted; never recorded).
+    key: str = ""
+
+    @property
+    def exact(self) -> str:
+        return self.key or self.scope
 
     def prompt(self) -> str:
         """A one-line question for a terminal or a modal title."""
@@ -184,6 +199,47 @@ def inside(path: str, cwd: str) -> bool:
         return False
 
 
+def is_git_file(target: str, cwd: str) -> bool:
+    """Whether ``target`` (a real path) is git's own: under a ``.git`` folder, or a git config file."""
+    parts = Path(target).parts
+    root = os.path.realpath(cwd)
+    if inside(target, root):
+        parts = Path(os.path.relpath(target, root)).parts  # the user may well work inside a .git folder
+    return any(p.lower() == ".git" for p in parts) or (bool(parts) and parts[-1].lower() in GIT_FILES)
+
+
+def file_concern(target: str, cwd: str, links: int, mode: PermissionMode) -> str | None:
+    """Why writing the real path ``target`` (a file with ``links`` names) needs the user; None: it does not."""
+    if not inside(target, cwd):
+        return "outside the working directory"
+    if is_git_file(target, cwd):
+        return "of git's own (it decides what git runs)"
+    if links > 1:  # a hard link: another of its names may be outside
+        return f"with {links} hard links (another name may be outside the working directory)"
+    if mode is PermissionMode.READ_ONLY:
+        return "in read-only mode"
+    return None
+
+
+def _link_count(target: str) -> int:
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return 1  # a new file
+    return st.st_nlink if stat.S_ISREG(st.st_mode) else 1
+
+
+def cwd_notice(session_cwd: str, cwd: str) -> str | None:
+    """One line when a session was started elsewhere than the process's cwd (None when they agree)."""
+    if not session_cwd or os.path.realpath(session_cwd) == os.path.realpath(cwd):
+        return None
+    shown = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in session_cwd)
+    return (
+        f"this session was started in {shown}; tools run in {cwd} (where agent-tui was started), "
+        "and writes outside it ask first"
+    )
+
+
 def real_target(path: str, cwd: str) -> str:
     """Where a tool's ``path`` argument really points: resolved as the tools do, then through symlinks."""
     return os.path.realpath(resolve_path(path, cwd))
@@ -196,19 +252,9 @@ def _one_line(text: str) -> str:
 
 
 def scope_covers(scope: str, key: str) -> bool:
-    """Whether an allow-session ``scope`` covers the call whose exact scope is ``key``.
-
-    Exact scopes cover the same call; a scope ending in ``*`` covers what starts with
-    the rest, except bash commands that chain or substitute commands.
-    """
-    if scope == key:
-        return True
-    if not scope.endswith("*"):
-        return False
-    prefix = scope[:-1]
-    if not key.startswith(prefix):
-        return False
-    return not (key.startswith("bash:") and _SHELL_CONTROL.search(key[len("bash:") :]))
+    """Whether an allow-session ``scope`` covers the call whose exact scope is ``key``: only the same
+    string (a ``*`` in a command the model wrote is a character, not a pattern)."""
+    return scope == key
 
 
 @dataclass
@@ -230,10 +276,10 @@ class Permissions:
         if tool in FILE_TOOLS:
             raw = str(arguments.get("path", ""))
             target = real_target(raw, cwd)
-            if inside(target, cwd) and self.mode is not PermissionMode.READ_ONLY:
+            where = file_concern(target, cwd, _link_count(target), self.mode)
+            if where is None:
                 return None
             shown = raw if os.path.normpath(resolve_path(raw, cwd)) == target else f"{raw} -> {target}"
-            where = "outside the working directory" if not inside(target, cwd) else "in read-only mode"
             return PermissionRequest(
                 tool,
                 call_id,
@@ -246,14 +292,43 @@ class Permissions:
             )
         if tool == "bash":
             command = str(arguments.get("command", ""))
-            scope = "bash:" + redact_text(command.strip())[0]  # whole, never shortened: it is what is allowed
+            scope = "bash:" + redact_text(command)[0]  # whole, never shortened: it is what is recorded
             return PermissionRequest(
-                tool, call_id, arguments, _one_line(command), "runs a shell command", scope, cwd
+                tool,
+                call_id,
+                arguments,
+                _one_line(command),
+                "runs a shell command",
+                scope,
+                cwd,
+                key="bash:" + command,  # exactly this command, byte for byte, is what is allowed
             )
         summary = _one_line(_arguments_text(arguments))
         return PermissionRequest(
             tool, call_id, arguments, summary, "a tool that may change things", f"tool:{tool}", cwd
         )
+
+    def write_guard(self, cwd: str, approved: str | None = None) -> WriteGuard:
+        """What the write and edit tools ask once the file is open (see ``tools.safe_open``): the real
+        path and link count of what they are about to write must still pass, or be ``approved``
+        (the real path this call was allowed for), or be allowed for the session."""
+
+        def guard(target: str, links: int) -> str | None:
+            if (
+                self.mode is PermissionMode.AUTO
+                or target == approved
+                or f"file:{target}" in self.allowed_scopes
+            ):
+                return None
+            concern = file_concern(target, cwd, links, self.mode)
+            if concern is None:
+                return None
+            return (
+                f"Refused: the file to write is {target}, a file {concern}, which is not what was checked "
+                "(a symlink or a link changed in between); nothing was written."
+            )
+
+        return guard
 
     def remember(self, scope: str) -> None:
         self.allowed_scopes.add(scope)
@@ -280,7 +355,7 @@ class Permissions:
                 "Writes, edits and shell commands are refused; read, ls, grep and find still work. "
                 "Ask the user to switch modes if a change is needed.",
             )
-        if any(scope_covers(scope, request.scope) for scope in self.allowed_scopes):
+        if request.exact in self.allowed_scopes:
             return Verdict(True, "allow-session", request, remembered=True)
         if self.approver is None:
             return Verdict(
@@ -300,7 +375,7 @@ class Permissions:
                 "Do not retry the same call; ask the user or do something else.",
             )
         if decision is Decision.ALLOW_SESSION:
-            self.remember(request.scope)
+            self.remember(request.exact)
         return Verdict(True, decision.value, request)
 
 
@@ -329,6 +404,7 @@ def session_scopes(entries: Iterable[Entry]) -> set[str]:
 
 __all__ = [
     "FILE_TOOLS",
+    "GIT_FILES",
     "MODE_ENV",
     "READ_TOOLS",
     "RECORDED_DECISIONS",
@@ -340,7 +416,10 @@ __all__ = [
     "PermissionRequest",
     "Permissions",
     "Verdict",
+    "cwd_notice",
+    "file_concern",
     "inside",
+    "is_git_file",
     "mode_from_config_file",
     "parse_mode",
     "real_target",

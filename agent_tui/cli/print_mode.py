@@ -43,6 +43,7 @@ from agent_tui.agent.permissions import (
     PermissionModeError,
     PermissionRequest,
     Permissions,
+    cwd_notice,
     mode_from_config_file,
 )
 from agent_tui.config import ConfigError, load_config
@@ -343,11 +344,14 @@ def run_print(args: argparse.Namespace) -> int:
     try:
         if note:
             print(f"agent-tui: {note}", file=for_terminal(sys.stderr))
+        elsewhere = cwd_notice(session.cwd, cwd)
+        if elsewhere:
+            print(f"agent-tui: {elsewhere}", file=for_terminal(sys.stderr))
         if session.read_only:
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        loop = build_agent(session, config, permissions=permissions)
+        loop = build_agent(session, config, permissions=permissions, cwd=cwd)
         code = asyncio.run(_main(loop, prompt, steer_stdin))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code

@@ -32,6 +32,7 @@ from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.permissions import cwd_notice
 from agent_tui.config import next_model
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
@@ -320,6 +321,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.notify(session.read_only_reason, title="read-only", severity="warning", timeout=10)
         for warning in session.index.warnings[:3]:
             self.notify(f"{path}: {warning}", severity="warning")
+        elsewhere = cwd_notice(session.cwd, str(self.config.cwd))  # tools still run here (issue 10)
+        if elsewhere:
+            self.notify(elsewhere, severity="warning", markup=False)
         return True
 
     def set_session(self, session: Session | None) -> None:

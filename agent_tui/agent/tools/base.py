@@ -12,11 +12,15 @@ import asyncio
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 JSONObject = dict[str, Any]
+#: The permission policy's last word on a write, asked with the real path about to be written and
+#: its link count (1 for a new file): None to go ahead, else the refusal the model reads.
+WriteGuard = Callable[[str, int], "str | None"]
 
 
 class ToolError(Exception):
@@ -39,6 +43,7 @@ class ToolContext:
     cwd: str
     signal: asyncio.Event = field(default_factory=asyncio.Event)  # set on abort
     call_id: str = ""
+    write_guard: WriteGuard | None = None  # write/edit ask it about the file they opened
 
     def check(self) -> None:
         if self.signal.is_set():

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult, resolve_path
 from agent_tui.agent.tools.locks import file_lock
+from agent_tui.agent.tools.safe_open import open_checked, write_all
 
 
 class WriteTool(Tool):
@@ -33,9 +35,11 @@ class WriteTool(Tool):
             ctx.check()
 
             def write() -> None:
-                absolute.parent.mkdir(parents=True, exist_ok=True)
-                with open(absolute, "w", encoding="utf-8", newline="") as f:
-                    f.write(content)
+                fd = open_checked(absolute, path, create=True, guard=ctx.write_guard)
+                try:
+                    write_all(fd, content.encode("utf-8"))
+                finally:
+                    os.close(fd)
 
             await asyncio.to_thread(write)
         return ToolResult.text(f"Successfully wrote to {path}")
