@@ -3,7 +3,11 @@
 A tool returns a :class:`ToolResult` (content blocks for the model, details for
 the UI) or raises :class:`ToolError`, whose message becomes an error result.
 ``ToolContext.signal`` is set when the user aborts; long-running tools watch it
-(bash kills its process group), the others are simply cancelled.
+(bash kills its process group), the others are simply cancelled. Tools do their
+blocking work through :func:`in_thread`, a daemon thread: a read stuck in the
+kernel (a network file system, a device) can be abandoned on abort and never
+keeps the process (and its session lock) alive at exit, as asyncio's default
+executor would.
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import threading
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 JSONObject = dict[str, Any]
 #: The permission policy's last word on a write, asked with the real path about to be written and
 #: its link count (1 for a new file): None to go ahead, else the refusal the model reads.
@@ -48,6 +54,28 @@ class ToolContext:
     def check(self) -> None:
         if self.signal.is_set():
             raise ToolError("Operation aborted")
+
+
+async def in_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in a daemon thread of its own; cancelling the await abandons it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def work() -> None:
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as e:
+            error = e
+            loop.call_soon_threadsafe(settle, lambda: future.set_exception(error))
+        else:
+            loop.call_soon_threadsafe(settle, lambda: future.set_result(result))
+
+    threading.Thread(target=work, name="agent-tui-tool", daemon=True).start()
+    return await future
 
 
 class Tool:

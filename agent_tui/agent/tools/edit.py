@@ -9,7 +9,6 @@ are kept.
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import itertools
 import json
@@ -18,7 +17,15 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolError, ToolResult, resolve_path
+from agent_tui.agent.tools.base import (
+    JSONObject,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    in_thread,
+    resolve_path,
+)
 from agent_tui.agent.tools.locks import file_lock
 from agent_tui.agent.tools.safe_open import open_checked, read_all, write_all
 
@@ -266,14 +273,14 @@ class EditTool(Tool):
             if not absolute.is_file():
                 raise ToolError(f"Could not edit file: {path}. Error code: ENOENT.")
             # One descriptor, checked once, for the read and the write (see safe_open).
-            fd = await asyncio.to_thread(open_checked, absolute, path, create=False, guard=ctx.write_guard)
+            fd = await in_thread(open_checked, absolute, path, create=False, guard=ctx.write_guard)
             try:
                 return await self._edit(fd, path, edits, ctx)
             finally:
                 os.close(fd)
 
     async def _edit(self, fd: int, path: str, edits: list[JSONObject], ctx: ToolContext) -> ToolResult:
-        raw = await asyncio.to_thread(read_all, fd)
+        raw = await in_thread(read_all, fd)
         text = raw.decode("utf-8", "replace")
         bom = "\ufeff" if text.startswith("\ufeff") else ""
         content = text[len(bom) :]
@@ -285,7 +292,7 @@ class EditTool(Tool):
         if content != normalized and "\r\n" in content:
             final = new_content.replace("\n", "\r\n")  # the file's line endings
         data = (bom + final).encode("utf-8")
-        await asyncio.to_thread(write_all, fd, data)
+        await in_thread(write_all, fd, data)
         return ToolResult.text(
             f"Successfully replaced {len(edits)} block(s) in {path}.",
             {"diff": diff, "firstChangedLine": first_line},

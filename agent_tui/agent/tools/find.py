@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from agent_tui.agent.tools.base import (
     JSONObject,
     Tool,
     ToolContext,
     ToolResult,
     existing_directory,
+    in_thread,
     number_arg,
 )
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, capped_listing
@@ -43,7 +42,7 @@ class FindTool(Tool):
     }
 
     async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(self._find, args, ctx)
+        return await in_thread(self._find, args, ctx)
 
     def _find(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
         root = existing_directory(str(args.get("path") or "."), ctx.cwd)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
 import re
 from pathlib import Path
 
@@ -12,9 +12,11 @@ from agent_tui.agent.tools.base import (
     ToolContext,
     ToolError,
     ToolResult,
+    in_thread,
     number_arg,
     resolve_path,
 )
+from agent_tui.agent.tools.read import open_regular
 from agent_tui.agent.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
@@ -66,7 +68,7 @@ class GrepTool(Tool):
     }
 
     async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(self._grep, args, ctx)
+        return await in_thread(self._grep, args, ctx)
 
     def _grep(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
         pattern = str(args["pattern"])
@@ -153,11 +155,16 @@ class GrepTool(Tool):
 def _read_text_lines(path: Path) -> list[str] | None:
     """The lines of a text file; None for binary, unreadable or huge files (rg skips binary files)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
+        fd, size = open_regular(path)  # a FIFO or a device in the tree is skipped, never waited on
+    except (ToolError, OSError):
         return None
+    with os.fdopen(fd, "rb") as f:
+        if size > MAX_FILE_BYTES:
+            return None
+        try:
+            data = f.read(MAX_FILE_BYTES)
+        except OSError:
+            return None
     if b"\0" in data[:8192]:
         return None
     text = data.decode("utf-8", "replace")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 from agent_tui.agent.tools.base import (
@@ -12,6 +11,7 @@ from agent_tui.agent.tools.base import (
     ToolError,
     ToolResult,
     existing_directory,
+    in_thread,
     number_arg,
 )
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, capped_listing
@@ -36,7 +36,7 @@ class LsTool(Tool):
     }
 
     async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(self._list, args, ctx)
+        return await in_thread(self._list, args, ctx)
 
     def _list(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
         directory = existing_directory(str(args.get("path") or "."), ctx.cwd)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from agent_tui.agent.tools.base import (
     JSONObject,
@@ -12,6 +14,7 @@ from agent_tui.agent.tools.base import (
     ToolContext,
     ToolError,
     ToolResult,
+    in_thread,
     number_arg,
     resolve_read_path,
 )
@@ -23,6 +26,63 @@ from agent_tui.agent.tools.images import (
     process_image,
 )
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+
+MAX_READ_BYTES = 1024 * 1024 * 1024  # read never reads more of one file than this
+GROWTH_ALLOWANCE = 1024 * 1024  # past the size the file had when it was opened
+
+
+def open_regular(path: Path) -> tuple[int, int]:
+    """(a descriptor, the size) of the regular file at ``path``; one ToolError line for anything else.
+
+    Opened with ``O_NONBLOCK`` so a FIFO cannot block the open, then checked with ``fstat``:
+    devices (``/dev/zero`` never ends), FIFOs and sockets (they may never answer) are refused.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise ToolError(f"EISDIR: illegal operation on a directory, read '{path}'") from None
+    except OSError as e:
+        raise ToolError(f"Could not read {path}: {e.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ToolError(f"Not a regular file: {path} is {_kind(st.st_mode)}; read only reads files")
+    os.set_blocking(fd, True)
+    return fd, st.st_size
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+class _Capped:
+    """A binary file read up to ``cap`` bytes."""
+
+    def __init__(self, f: BinaryIO, cap: int) -> None:
+        self.f, self.left = f, cap
+
+    def read(self) -> bytes:
+        data = self.f.read(self.left)
+        self.left -= len(data)
+        return data
+
+    def lines(self) -> Iterator[bytes]:
+        while self.left > 0:
+            line = self.f.readline(self.left)
+            if not line:
+                return
+            self.left -= len(line)
+            yield line
 
 
 class ReadTool(Tool):
@@ -52,7 +112,7 @@ class ReadTool(Tool):
         self.resize_options = resize_options
 
     async def execute(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(self._read, args, ctx)
+        return await in_thread(self._read, args, ctx)
 
     def _read(self, args: JSONObject, ctx: ToolContext) -> ToolResult:
         path = str(args["path"])
@@ -65,18 +125,23 @@ class ReadTool(Tool):
             raise ToolError(f"EISDIR: illegal operation on a directory, read '{absolute}'")
         if not os.access(absolute, os.R_OK):
             raise ToolError(f"EACCES: permission denied, access '{absolute}'")
-        with open(absolute, "rb") as f:
+        fd, size = open_regular(absolute)
+        # What was there when it was opened (a file growing meanwhile, /proc's size-0 files: a little more).
+        cap = min(size + GROWTH_ALLOWANCE, MAX_READ_BYTES)
+        with os.fdopen(fd, "rb") as f:
             head = f.read(IMAGE_TYPE_SNIFF_BYTES)
-        mime = detect_image_mime(head)
-        if mime is not None:
-            return self._image(absolute, mime, ctx)
-        return self._text(absolute, path, offset, limit, ctx)
+            mime = detect_image_mime(head)
+            f.seek(0)
+            capped = _Capped(f, cap)
+            if mime is not None:
+                return self._image(absolute, capped.read(), mime, ctx)
+            return self._text(capped, path, offset, limit, ctx)
 
-    def _image(self, absolute: Path, mime: str, ctx: ToolContext) -> ToolResult:
+    def _image(self, absolute: Path, data: bytes, mime: str, ctx: ToolContext) -> ToolResult:
         """pi's image read: converted, oriented and resized to fit, with pi's notes for the model."""
         try:
             processed = process_image(
-                absolute.read_bytes(),
+                data,
                 mime,
                 auto_resize=self.auto_resize_images,
                 resize_options=self.resize_options,
@@ -98,7 +163,7 @@ class ReadTool(Tool):
         )
 
     def _text(
-        self, absolute: Path, path: str, offset: int | None, limit: int | None, ctx: ToolContext
+        self, source: _Capped, path: str, offset: int | None, limit: int | None, ctx: ToolContext
     ) -> ToolResult:
         start = max(0, offset - 1) if offset else 0
         end = start + limit if limit is not None and limit >= 0 else None
@@ -121,15 +186,14 @@ class ReadTool(Tool):
                 stored_bytes += min(len(raw), DEFAULT_MAX_BYTES + 1) + 1
             selected += 1
 
-        with open(absolute, "rb") as f:
-            for number, raw in enumerate(f):
-                if number % 4096 == 0:
-                    ctx.check()
-                ends_with_newline = raw.endswith(b"\n")
-                body = raw[:-1] if ends_with_newline else raw
-                if line_no >= start and (end is None or line_no < end):
-                    take(body)
-                line_no += 1
+        for number, raw in enumerate(source.lines()):
+            if number % 4096 == 0:
+                ctx.check()
+            ends_with_newline = raw.endswith(b"\n")
+            body = raw[:-1] if ends_with_newline else raw
+            if line_no >= start and (end is None or line_no < end):
+                take(body)
+            line_no += 1
         if ends_with_newline:
             if line_no >= start and (end is None or line_no < end):
                 take(b"")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 
-from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult, resolve_path
+from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult, in_thread, resolve_path
 from agent_tui.agent.tools.locks import file_lock
 from agent_tui.agent.tools.safe_open import open_checked, write_all
 
@@ -41,5 +40,5 @@ class WriteTool(Tool):
                 finally:
                     os.close(fd)
 
-            await asyncio.to_thread(write)
+            await in_thread(write)
         return ToolResult.text(f"Successfully wrote to {path}")
