@@ -458,6 +458,7 @@ def test_print_mode_without_a_terminal_refuses_clearly(server: FakeModelServer, 
     assert [d["decision"] for d in _recorded(tmp_path)] == ["deny"]
 
 
+@pytest.mark.slow  # another process
 def test_the_write_check_uses_the_process_cwd_not_the_session_header(
     server: FakeModelServer, tmp_path: Path
 ) -> None:

@@ -165,6 +165,7 @@ async def test_find_grep_ls_run_nothing_the_repository_configures(tmp_path: Path
     assert not marker.exists()
 
 
+@pytest.mark.slow  # another process
 def test_read_only_print_mode_runs_nothing_the_repository_configures(
     tmp_path: Path, home: Path, server: FakeModelServer
 ) -> None:

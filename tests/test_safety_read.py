@@ -89,6 +89,7 @@ print("exited", flush=True)
 """
 
 
+@pytest.mark.slow  # another process
 def test_an_aborted_tool_stuck_in_a_thread_does_not_keep_the_process(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
@@ -105,6 +106,7 @@ def test_an_aborted_tool_stuck_in_a_thread_does_not_keep_the_process(
     assert time.monotonic() - started < 30
 
 
+@pytest.mark.slow  # another process
 def test_print_mode_read_of_a_fifo_answers_at_once(server: FakeModelServer, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()

@@ -119,6 +119,7 @@ def start_flipper(link: Path, targets: tuple[Path, Path], stop: Path) -> subproc
     return process
 
 
+@pytest.mark.slow  # another process
 @pytest.mark.parametrize("kind", ["folder", "file"])
 async def test_a_symlink_flipped_during_writes_never_lands_outside(
     places: tuple[Path, Path], kind: str
