@@ -205,3 +205,15 @@ def test_read_only_print_mode_runs_nothing_the_repository_configures(
         ".git/",
     ]
     assert not marker.exists()
+
+
+def test_agent_tui_runs_no_git() -> None:
+    """No module starts git (a subprocess argument list beginning with "git"): listing reads files."""
+    import re
+
+    import agent_tui
+
+    package = Path(agent_tui.__file__).parent
+    starts_git = re.compile(r"""\[\s*["']git["']\s*,""")
+    offenders = [str(p) for p in package.rglob("*.py") if starts_git.search(p.read_text("utf-8"))]
+    assert offenders == []
