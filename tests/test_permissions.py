@@ -555,3 +555,18 @@ def test_print_mode_modes_from_config_file_and_default_auto(server: FakeModelSer
         timeout=30,
     )
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+async def test_the_app_says_when_a_session_was_started_elsewhere(tmp_path: Path) -> None:
+    from tests.tui_fixtures import make_app
+
+    with Session.create(tmp_path / "handed", "/") as s:
+        s.append({"type": "message", "message": {"role": "user", "content": "hi", "timestamp": 1}})
+    app = make_app(tmp_path, s.path)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        notes = [str(n.message) for n in app._notifications]
+    assert [n for n in notes if "started in" in n] == [
+        f"this session was started in /; tools run in {tmp_path / 'project'} (where agent-tui was "
+        "started), and writes outside it ask first"
+    ]
