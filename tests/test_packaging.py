@@ -109,7 +109,9 @@ def test_the_wheel_installs_and_runs(tmp_path: Path) -> None:
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True)
     (target,) = venv.glob("lib/python*/site-packages")
-    mine = shutil.ignore_patterns("__pycache__", "__editable__*", "agent_tui*", "pip", "pip-*")
+    # Without the [serve] extra: agent-tui serve must say how to get it.
+    extra = ("textual_serve*", "aiohttp*", "aiohttp_jinja2*")
+    mine = shutil.ignore_patterns("__pycache__", "__editable__*", "agent_tui*", "pip", "pip-*", *extra)
     for folder in site.getsitepackages():
         shutil.copytree(folder, target, ignore=mine, copy_function=_link_or_copy, dirs_exist_ok=True)
     python = venv / "bin" / "python"
@@ -139,6 +141,10 @@ def test_the_wheel_installs_and_runs(tmp_path: Path) -> None:
     assert helped.returncode == 0 and "usage: agent-tui" in helped.stdout, helped.stderr
     version = run("--version")
     assert version.returncode == 0 and version.stdout == f"agent-tui {agent_tui.__version__}\n"
+    served = run("serve")
+    assert served.returncode == 1 and served.stderr == (
+        "agent-tui: serve needs textual-serve: pip install 'agent-tui[serve]'\n"
+    ), served.stderr
     context = run("context", str(EXAMPLE), "--format", "text")
     expected = subprocess.run(
         [sys.executable, "-m", "agent_tui", "context", str(EXAMPLE), "--format", "text"],
