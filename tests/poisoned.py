@@ -18,10 +18,6 @@ BIDI = "\u202e"
 
 def poison(tag: str) -> str:
     """A field's value: markup, escapes, then ``tag`` so the test can find the field on screen."""
-    import os
-
-    if os.environ.get("NOMARKUP"):
-        return f"{OSC52}{OSC0}{CSI2J}{BIDI}{tag}-z"
     return f'[/] [x="{tag}-a" ; rm -f victim ; : "] [b]{tag}[/b] {OSC52}{OSC0}{CSI2J}{BIDI}{tag}-z'
 
 

@@ -206,6 +206,13 @@ async def test_the_dialog_shows_the_whole_command_markup_and_all(tmp_path: Path)
         assert_inert(app)
         await pilot.press("n")
         assert await task == "deny"
+        task, screen = await _ask(pilot, app, "sed 's/[/]/x/' notes.txt && echo \"[/]\"")
+        assert app.is_running  # "[/]" used to end the app
+        assert str(screen.query_one("#permission-call-text", Static).render()) == (
+            "sed 's/[/]/x/' notes.txt && echo \"[/]\""
+        )
+        await pilot.press("n")
+        assert await task == "deny"
 
 
 async def test_the_dialog_shows_every_line_and_control_characters(tmp_path: Path) -> None:
