@@ -273,6 +273,7 @@ def _env(tmp_path: Path, server: FakeModelServer, **extra: str) -> dict[str, str
     return env
 
 
+@pytest.mark.slow  # two agent-tui processes
 def test_print_mode_on_a_terminal_prints_the_reply_inert_and_a_pipe_gets_it_exact(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
@@ -349,6 +350,7 @@ class _Tmux:
         raise AssertionError(f"timed out waiting for {needle!r}; the screen:\n{screen}")
 
 
+@pytest.mark.slow  # the real program in tmux, twice
 @pytest.mark.timeout(120)
 def test_a_file_read_by_the_model_and_a_session_file_leave_the_terminal_title_and_clipboard_alone(
     tmp_path: Path, server: FakeModelServer
