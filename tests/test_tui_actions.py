@@ -444,6 +444,7 @@ async def test_continue_opens_the_latest_session_and_new_starts_empty(tmp_path: 
 
 async def test_model_switch_appends_model_change_and_updates_the_window(tmp_path: Path) -> None:
     path = sample_session(tmp_path)
+    (tmp_path / "config.toml").write_text('[openai]\napi_key = "sk-test-not-a-real-key"\n')
     app = make_app(tmp_path, path)
     async with app.run_test(size=SIZE) as pilot:
         app.composer.set_text("/model openai/gpt-4o")

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Collapsible
 
 from agent_tui.agent.events import EntryAppended, Retrying, TextDelta, TurnDone
@@ -15,7 +16,7 @@ from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.widgets.chat_entry import LazyCollapsible
 from tests.session_builder import Builder, assistant, user
 from tests.test_tui_actions import wait_for
-from tests.tui_fixtures import SIZE, ScriptedFactory, make_app
+from tests.tui_fixtures import SIZE, ScriptedFactory, make_app, sample_session
 
 
 async def test_the_thinking_title_loses_its_ellipsis_when_the_reply_is_done(tmp_path: Path) -> None:
@@ -139,3 +140,50 @@ async def test_the_header_names_the_model_the_next_send_uses(tmp_path: Path) -> 
         assert app.panel.model is not None and app.panel.model.model_name == "openai/gpt-4o"
         assert app.panel.model.window == 128_000
         assert "gpt-4o" in app.main_screen.status_line.text
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+async def test_a_sessions_folder_that_cannot_be_made_is_one_line_and_the_message_stays(
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the sessions folder should be")
+    app = make_app(tmp_path, None, agent_factory=ScriptedFactory(), session_dir=blocker / "sessions")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"keep me", "enter")
+        await pilot.pause()
+        assert app.is_running
+        assert app.composer.text == "keep me", "the typed message is not lost"
+        notice = str(app.main_screen.notice.render())
+        assert "cannot send: cannot create a session in" in notice and "\n" not in notice.strip()
+        assert app.session is None
+
+
+async def test_model_with_no_key_or_an_unknown_name_says_so_before_appending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = sample_session(tmp_path)
+    size = path.stat().st_size
+    (tmp_path / "config.toml").write_text('[anthropic]\napi_key = "sk-ant-test-not-real"\n')
+    app = make_app(tmp_path, path, agent_factory=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.composer.set_text("/model openai/gpt-4o")  # no OpenAI key anywhere
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: "cannot switch to openai/gpt-4o" in str(app.main_screen.notice.render()), "said"
+        )
+        assert "OPENAI_API_KEY" in str(app.main_screen.notice.render())
+        app.composer.set_text("/model anthropic/claude-sonnet-9-9")  # a key, but no such model
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: "unknown model 'claude-sonnet-9-9'" in str(app.main_screen.notice.render()), "said"
+        )
+        assert path.stat().st_size == size, "nothing appended"
+        app.composer.set_text("/model anthropic/claude-haiku-4-5")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: path.stat().st_size > size, "a known model with a key is appended")

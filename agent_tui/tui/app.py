@@ -360,8 +360,14 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def ensure_session(self) -> Session:
         """The session to append to, creating the file on first use."""
         if self.session is None:
-            make_private_dirs(self.config.session_dir)
-            self.set_session(Session.create(self.config.session_dir, self.config.cwd))
+            folder = self.config.session_dir
+            try:
+                make_private_dirs(folder)
+                session = Session.create(folder, self.config.cwd)
+            except OSError as e:  # read-only, or a file where a folder should be: one line
+                reason = e.strerror or str(e)
+                raise StoreError(f"cannot create a session in {folder}: {reason}") from e
+            self.set_session(session)
         assert self.session is not None
         return self.session
 
@@ -722,6 +728,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
         except AgentUnavailable as e:
             self.set_notice(str(e))
             self.notify(str(e), title="cannot send", severity="warning", timeout=10)
+            return False
+        except StoreError as e:  # the sessions folder cannot be created: the message stays typed
+            self.set_notice(f"cannot send: {e}")
+            self.notify(str(e), title="cannot send", severity="error", timeout=10)
             return False
         self.composer.set_text("")
         self._notice_text = ""  # an earlier error or hint is stale once a turn starts

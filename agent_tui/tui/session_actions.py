@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.library.search import Library
-from agent_tui.projection.models import MODELS, THINKING_LEVELS
+from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import make_private_dirs, session_file_name
 from agent_tui.store.session import Session
-from agent_tui.tui.agent_bridge import AgentUnavailable, load_agent_config
+from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
@@ -350,6 +350,35 @@ class SessionActions:
 
     # -- model and thinking ---------------------------------------------------------
 
+    def model_problem(self, provider: str, model_id: str) -> str | None:
+        """Why the next send could not use ``provider/model_id`` (None: it can): an unknown provider,
+        no key for it, or a model the table does not know on the provider's own API (a local server,
+        one with a base URL, may serve any name). Only for the real agent (a test's agent is its own)."""
+        app = self.app
+        if app.config.agent_factory is not None:
+            return None
+        choice = app.config.model
+        same = provider == (choice.provider or provider)
+        wanted = ModelChoice(
+            provider=provider,
+            model=model_id,
+            base_url=choice.base_url if same else None,
+            config_path=choice.config_path,
+            thinking=choice.thinking,
+        )
+        try:
+            config = load_agent_config(wanted)
+        except AgentUnavailable as e:
+            return f"cannot switch to {provider}/{model_id}: {e}"
+        known = model_id in MODELS or lookup(model_id, provider).id != model_id  # a dated id: its base
+        if not config.base_url and not known:
+            known = ", ".join(m.id for m in MODELS.values() if m.provider == provider)[:300]
+            return (
+                f"unknown model {model_id!r} for {provider}: known models are {known} "
+                "(a local server with a base URL may serve any name)"
+            )
+        return None
+
     def model(self, spec: str | None = None) -> None:
         app = self.app
         current = app.projection.model or {}
@@ -361,6 +390,11 @@ class SessionActions:
             prov, _, model_id = value.partition("/")
             if not model_id:
                 prov, model_id = (MODELS[value].provider if value in MODELS else provider or "openai"), value
+            problem = self.model_problem(prov, model_id)
+            if problem is not None:  # said at once, and nothing appended
+                app.set_notice(problem)
+                self.notify(problem, title="model", severity="error", timeout=10)
+                return
             if await self.append(
                 lambda s: s.append({"type": "model_change", "provider": prov, "modelId": model_id})
             ):
