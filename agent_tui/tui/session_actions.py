@@ -372,9 +372,9 @@ class SessionActions:
             return f"cannot switch to {provider}/{model_id}: {e}"
         known = model_id in MODELS or lookup(model_id, provider).id != model_id  # a dated id: its base
         if not config.base_url and not known:
-            known = ", ".join(m.id for m in MODELS.values() if m.provider == provider)[:300]
+            names = ", ".join(m.id for m in MODELS.values() if m.provider == provider)[:300]
             return (
-                f"unknown model {model_id!r} for {provider}: known models are {known} "
+                f"unknown model {model_id!r} for {provider}: known models are {names} "
                 "(a local server with a base URL may serve any name)"
             )
         return None
