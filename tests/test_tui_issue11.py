@@ -8,14 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, Input, Label
 
 from agent_tui.agent.events import EntryAppended, Retrying, TextDelta, TurnDone
 from agent_tui.store.entries import now_ms
+from agent_tui.tui import symbols
 from agent_tui.tui.agent_bridge import ModelChoice
+from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.widgets.chat_entry import LazyCollapsible
 from tests.session_builder import Builder, assistant, user
-from tests.test_tui_actions import wait_for
+from tests.test_tui_actions import select, wait_for
 from tests.tui_fixtures import SIZE, ScriptedFactory, make_app, sample_session
 
 
@@ -187,3 +189,70 @@ async def test_model_with_no_key_or_an_unknown_name_says_so_before_appending(
         app.composer.set_text("/model anthropic/claude-haiku-4-5")
         await pilot.press("enter")
         await wait_for(pilot, lambda: path.stat().st_size > size, "a known model with a key is appended")
+
+
+# -- the small ones ----------------------------------------------------------------------------
+
+
+async def test_a_second_enter_does_not_stack_continued_here_markers(tmp_path: Path) -> None:
+    path = sample_session(tmp_path)
+    app = make_app(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "a2")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.index.leaf_id not in (None, "x1"), "branch appended")
+        size = path.stat().st_size
+        await select(pilot, app, "a2")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert path.stat().st_size == size, "no second marker"
+        assert any("Already there" in str(n.message) for n in app._notifications)
+
+
+async def test_the_rename_dialog_starts_empty(tmp_path: Path) -> None:
+    b = Builder()
+    b.message(user("q"))
+    b.add("session_info", name="old name")
+    app = make_app(tmp_path, b.write(tmp_path / "s.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.action_rename()
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)), "the dialog"
+        )
+        field = app.screen.query_one(Input)
+        assert field.value == "" and field.placeholder == "old name"
+        await pilot.press(*"new", "enter")
+        await wait_for(pilot, lambda: app.index.name == "new", "renamed to what was typed, not 'old namenew'")
+
+
+async def test_exports_go_to_the_exports_folder_by_default_and_the_hint_fits(tmp_path: Path) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.action_export()
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)), "the dialog"
+        )
+        field = app.screen.query_one(Input)
+        assert field.value.startswith(str(tmp_path / "exports")), field.value
+        hint = next(label for label in app.screen.query(Label) if "format" in str(label.render()))
+        assert hint.size.width >= len(str(hint.render())), "the hint is not cut at 80 columns"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any((tmp_path / "exports").glob("*.html")), "exported there")
+        assert not any((tmp_path / "project").glob("*.html")), "not in the project root"
+
+
+async def test_ascii_symbols_replace_the_fork_mark(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("ascii_symbols = true\n")
+    app = make_app(tmp_path, sample_session(tmp_path))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            labels = app.session_tree.visible_labels()
+            assert any("Y1" in label for label in labels) and not any("⑂" in label for label in labels), (
+                labels
+            )
+            assert not any("◀" in label for label in labels)
+    finally:
+        symbols.use_ascii(False)

@@ -114,6 +114,7 @@ def make_config(tmp_path: Path, session_file: Path | None = None, **kwargs: Any)
         "session_file": session_file,
         "theme": "agent-dark",
         "search_index": tmp_path / "index.sqlite3",
+        "exports_dir": tmp_path / "exports",
     }
     options.update(kwargs)
     return TuiConfig(**options)

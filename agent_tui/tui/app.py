@@ -48,7 +48,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui import settings
+from agent_tui.tui import settings, symbols
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
@@ -101,6 +101,7 @@ class TuiConfig:
     history_file: Path | None = None  # the global prompt history (None: in memory only)
     summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
     search_index: Path | None = None  # the session library's index (None: the user data dir's)
+    exports_dir: Path | None = None  # where exports go by default (None: the data dir's exports/)
 
 
 def create_app(config: TuiConfig) -> AgentTuiApp:
@@ -204,6 +205,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         # Fewer, cheaper collections: with a big session loaded, a full collection scans
         # hundreds of thousands of objects (a 0.3 s stall); what stays is frozen below.
         gc.set_threshold(10_000, 20, 1000)
+        ascii_only = settings.read_flag(self.config.config_path, "ascii_symbols")
+        symbols.use_ascii(ascii_only)  # fonts without ⑂ ◀ ⋯ (the config's ascii_symbols = true)
+        self.main_screen.status_line.ascii = ascii_only
         self.composer.focus()
         self.composer.menu = self.main_screen.query_one(CompletionMenu)
         self._theme_changes()

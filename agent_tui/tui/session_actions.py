@@ -19,8 +19,8 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.library.search import Library
 from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
 from agent_tui.store.errors import StoreError
-from agent_tui.store.paths import make_private_dirs, session_file_name
-from agent_tui.store.session import Session
+from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
+from agent_tui.store.session import BRANCH_MARKER, Session
 from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
@@ -116,7 +116,14 @@ class SessionActions:
                 return
             target = entry.parent_id
             app.set_focus(app.composer)
-        if target == app.index.leaf_id:
+        leaf = app.index.by_id.get(app.index.leaf_id or "")
+        at_marker = (
+            leaf is not None
+            and leaf.type == "custom"
+            and leaf.data.get("customType") == BRANCH_MARKER
+            and leaf.parent_id == target
+        )
+        if target == app.index.leaf_id or at_marker:  # a second Enter: no second "continued here"
             self.notify("Already there: the next message continues from this entry.")
             return
         summarize = self._branch_summarizer(target)
@@ -255,7 +262,13 @@ class SessionActions:
         if name is not None:
             app.run_worker(done(name), exit_on_error=False)
             return
-        app.push_screen(PromptScreen("Rename the session", app.index.name or ""), done)
+        now = app.index.name
+        app.push_screen(
+            PromptScreen(
+                "Rename the session", "", now or "a name for this session", hint=f"now: {now}" if now else ""
+            ),
+            done,
+        )
 
     # -- files: fork, export, resume, new ------------------------------------------------
 
@@ -293,7 +306,8 @@ class SessionActions:
         stem = "".join(
             c if c.isalnum() or c in "-_" else "-" for c in (app.index.name or app.session.path.stem)
         )
-        default = str(app.config.cwd / f"{stem[:60]}.html")
+        folder = app.config.exports_dir or data_home() / "exports"
+        default = str(folder / f"{stem[:60]}.html")
 
         async def done(value: str | None) -> None:
             if not value or app.session is None:
@@ -303,6 +317,7 @@ class SessionActions:
                 out = app.config.cwd / out
             fmt = {".md": "md", ".jsonl": "jsonl"}.get(out.suffix.lower(), "html")
             try:
+                make_private_dirs(out.parent)
                 export_session(app.session, out, fmt)
             except (StoreError, OSError) as e:
                 self.notify(f"export failed: {e}", severity="error")
@@ -316,7 +331,7 @@ class SessionActions:
             PromptScreen(
                 "Export the active branch to",
                 default,
-                hint="The extension picks the format: .html, .md or .jsonl. The file must not exist yet.",
+                hint=".html, .md or .jsonl picks the format; an existing file is never overwritten.",
             ),
             done,
         )
