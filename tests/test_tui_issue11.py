@@ -218,7 +218,9 @@ async def test_the_rename_dialog_starts_empty(tmp_path: Path) -> None:
         await pilot.pause()
         app.action_rename()
         await wait_for(
-            pilot, lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)), "the dialog"
+            pilot,
+            lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)),
+            "the dialog",
         )
         field = app.screen.query_one(Input)
         assert field.value == "" and field.placeholder == "old name"
@@ -232,7 +234,9 @@ async def test_exports_go_to_the_exports_folder_by_default_and_the_hint_fits(tmp
         await pilot.pause()
         app.action_export()
         await wait_for(
-            pilot, lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)), "the dialog"
+            pilot,
+            lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)),
+            "the dialog",
         )
         field = app.screen.query_one(Input)
         assert field.value.startswith(str(tmp_path / "exports")), field.value
