@@ -260,3 +260,18 @@ async def test_ascii_symbols_replace_the_fork_mark(tmp_path: Path) -> None:
             assert not any("◀" in label for label in labels)
     finally:
         symbols.use_ascii(False)
+
+
+async def test_the_no_model_notice_is_shown_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "config.toml").write_text("")
+    app = make_app(tmp_path, None, agent_factory=None)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        notice = app.main_screen.notice
+        text = str(notice.render())
+        assert "LM Studio http://localhost:1234/v1" in text and "Ollama" in text
+        lines = notice.render_lines(notice.region.reset_offset)
+        shown = " ".join("".join(seg.text for seg in line) for line in lines)
+        assert "LM Studio" in shown, "the last example is on screen, not cut off"
