@@ -11,6 +11,7 @@ import pytest
 from textual.widgets import Collapsible, Input, Label
 
 from agent_tui.agent.events import EntryAppended, Retrying, TextDelta, TurnDone
+from agent_tui.projection.preview import Change
 from agent_tui.store.entries import now_ms
 from agent_tui.tui import symbols
 from agent_tui.tui.agent_bridge import ModelChoice
@@ -275,3 +276,26 @@ async def test_the_no_model_notice_is_shown_whole(tmp_path: Path, monkeypatch: p
         lines = notice.render_lines(notice.region.reset_offset)
         shown = " ".join("".join(seg.text for seg in line) for line in lines)
         assert "LM Studio" in shown, "the last example is on screen, not cut off"
+
+
+async def test_the_edit_preview_predicts_the_figure_the_panel_shows_after(tmp_path: Path) -> None:
+    """The figure is reported usage + estimate; an edit voids the usage, so the preview's "after"
+    is the estimate of the edited request, and the panel shows exactly that after the hide."""
+    b = Builder()
+    b.message(user("question " * 30))
+    target = b.message(assistant("a long answer " * 40))
+    b.message(user("next"))
+    b.message({**assistant("short"), "usage": {"input": 5_000, "output": 20, "totalTokens": 5_020}})
+    path = b.write(tmp_path / "s.jsonl")
+    app = make_app(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, target)
+        await wait_for(pilot, lambda: isinstance(app.edit_change("hide", target), Change), "the preview")
+        change = app.edit_change("hide", target)
+        assert isinstance(change, Change)
+        assert app.panel.model is not None and change.tokens_before == app.panel.model.total == 5_020
+        await pilot.press("h")
+        await wait_for(
+            pilot, lambda: app.panel.model is not None and app.panel.model.total != 5_020, "hidden"
+        )
+        assert app.panel.model.total == change.tokens_after

@@ -39,6 +39,9 @@ class EditPreview:
     projection: Projection
     total: int | None
     count: TokenCount
+    #: everything estimated (``rows.PanelModel.estimated``): an edit voids the reported usage, so the
+    #: figure after one starts from this, not from ``total`` (None: the same as ``total``)
+    estimated: int | None = None
     _active: set[str] | None = field(default=None, init=False)
     _cut: set[str] | None = field(default=None, init=False)
 
@@ -99,6 +102,11 @@ class EditPreview:
         except (ValueError, StoreError) as e:
             return str(e)
         after = hypothetical(self.projection, draft)
+        if fields.get("type") == "context_edit" and self.estimated is not None:
+            # after the edit the figure is all estimated (the reported usage predates it)
+            change = compare(self.projection, after, self.estimated, self._count)
+            change.tokens_before = self.total
+            return change
         return compare(self.projection, after, self.total, self._count)
 
     def tokens_now(self, target_id: str) -> int:
@@ -145,8 +153,11 @@ class EditPreview:
         if isinstance(change, str):
             return change
         now = self.tokens_now(target_id)
+        # the entry's own difference (the context figure may also lose its reported usage)
+        base = self.estimated if self.estimated is not None else change.tokens_before
+        own = change.tokens_after - base
         line = (
-            f"replacement {now + change.delta:,} tokens (now {now:,}, {signed(change.delta)}) · "
+            f"replacement {now + own:,} tokens (now {now:,}, {signed(own)}) · "
             f"context {change.tokens_before:,} → {change.tokens_after:,}"
         )
         return "; ".join([line, *change.notes(target_id)])

@@ -559,6 +559,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 self.projection,
                 total,
                 lambda ce, i, m: tokens.get((m.source_id, ce.edit_id, i), m),
+                model.estimated if model is not None and total is not None else None,
             )
             self._preview = preview
         return preview
