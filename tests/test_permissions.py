@@ -29,7 +29,6 @@ from agent_tui.agent.permissions import (
     real_target,
     resolve_mode,
     scope_covers,
-    session_scopes,
 )
 from agent_tui.agent.tools import default_tools
 from agent_tui.projection.context import project
@@ -166,18 +165,10 @@ def test_scopes_and_their_entries(tmp_path: Path) -> None:
         assert not scope_covers("bash:git *", f"bash:{other}"), other  # a "*" is a character
     assert not scope_covers("bash:*", "bash:ls") and not scope_covers("file:/p/out/*", "file:/p/out/x")
 
-    with Session.create(tmp_path, tmp_path) as s:
-        for decision, scope in (("allow-session", "bash:ls"), ("deny", "bash:rm"), ("allow-once", "bash:x")):
-            s.append(
-                {
-                    "type": "custom",
-                    "customType": RECORD_TYPE,
-                    "data": {"tool": "bash", "summary": "", "decision": decision, "scope": scope},
-                }
-            )
-        assert session_scopes(s.index.entries) == {"bash:ls"}
-        restored = Permissions(PermissionMode.ASK)
-        assert restored.restore(s.index.entries) == 1 and restored.allowed_scopes == {"bash:ls"}
+    # Recorded decisions are never a grant: nothing reads allow-session scopes back from a file.
+    import agent_tui.agent.permissions as permissions_module
+
+    assert not hasattr(Permissions, "restore") and not hasattr(permissions_module, "session_scopes")
 
 
 def test_summaries_are_redacted_and_one_line(tree: dict[str, Path]) -> None:

@@ -28,8 +28,9 @@ Every decision on a gated call is one ``custom`` entry (pi's state entry type:
 never in context, pi-compatible) with ``customType`` ``agent-tui.permission``
 and ``data`` ``{tool, summary, decision, scope, mode, toolCallId}``; decisions
 are ``allow-once``, ``allow-session``, ``deny``, ``auto`` and
-``read-only-refused``. :func:`session_scopes` re-derives the allow-session
-scopes from those entries.
+``read-only-refused``. Those entries are a record, never a grant: an
+"allow for this session" lives in this process's memory only, so a session file
+(which anyone can hand over) can never widen what runs without asking.
 
 The face decides how to ask: an :data:`Approver` is an async callback from a
 :class:`PermissionRequest` to a :class:`Decision` (the app shows a modal; print
@@ -40,14 +41,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from agent_tui.agent.tools.base import WriteGuard, resolve_path
-from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text
 
 RECORD_TYPE = "agent-tui.permission"
@@ -333,12 +334,6 @@ class Permissions:
     def remember(self, scope: str) -> None:
         self.allowed_scopes.add(scope)
 
-    def restore(self, entries: Iterable[Entry]) -> int:
-        """Allow again what an earlier run allowed for the session (from its entries); returns how many."""
-        scopes = session_scopes(entries)
-        self.allowed_scopes |= scopes
-        return len(scopes)
-
     async def check(self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = "") -> Verdict:
         """Decide one call: asks the approver in ``ask`` mode (unless an allow-session scope covers it)."""
         request = self.request_for(tool, arguments, cwd, call_id)
@@ -388,20 +383,6 @@ def _arguments_text(arguments: Mapping[str, Any], indent: int | None = None) -> 
         return str(arguments)
 
 
-def session_scopes(entries: Iterable[Entry]) -> set[str]:
-    """The allow-session scopes recorded in ``entries`` (permission entries with that decision)."""
-    scopes: set[str] = set()
-    for entry in entries:
-        if entry.type != "custom" or entry.data.get("customType") != RECORD_TYPE:
-            continue
-        data = entry.data.get("data")
-        if isinstance(data, Mapping) and data.get("decision") == "allow-session":
-            scope = data.get("scope")
-            if isinstance(scope, str) and scope:
-                scopes.add(scope)
-    return scopes
-
-
 __all__ = [
     "FILE_TOOLS",
     "GIT_FILES",
@@ -425,5 +406,4 @@ __all__ = [
     "real_target",
     "resolve_mode",
     "scope_covers",
-    "session_scopes",
 ]
