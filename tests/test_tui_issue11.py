@@ -299,3 +299,17 @@ async def test_the_edit_preview_predicts_the_figure_the_panel_shows_after(tmp_pa
             pilot, lambda: app.panel.model is not None and app.panel.model.total != 5_020, "hidden"
         )
         assert app.panel.model.total == change.tokens_after
+
+
+async def test_one_fork_in_the_footer_and_one_theme_command_in_the_palette(tmp_path: Path) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "a2")
+        shown = [
+            b.description
+            for _, b, enabled, _ in app.active_bindings.values()
+            if b.show and enabled and b.description == "Fork"
+        ]
+        assert len(shown) == 1, shown
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert sum(1 for t in titles if "theme" in t.lower()) == 1, titles

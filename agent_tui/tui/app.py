@@ -681,7 +681,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for command in COMMANDS:
-            if command.name != "quit":  # Textual's own Quit is in the palette
+            if command.name not in ("quit", "theme"):  # Textual's own Quit and Theme are in the palette
                 yield SystemCommand(command.title, command.help, self._palette_callback(command))
 
     def _palette_callback(self, command: SlashCommand) -> Callable[[], Any]:

@@ -108,7 +108,7 @@ class SessionTree(Tree[TreeItem]):
         Binding("u", "app.restore", "Restore"),
         Binding("p", "app.pin", "Pin"),
         Binding("l", "app.label", "Label"),
-        Binding("f", "app.fork", "Fork"),
+        Binding("f", "app.fork", "Fork", show=False),  # the footer has ^f Fork already (the same action)
         Binding("space", "toggle_node", "Expand", show=False),
     ]
 
