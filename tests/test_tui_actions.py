@@ -63,7 +63,8 @@ def entry_count(path: Path) -> int:
 
 async def select(pilot: Pilot[None], app: AgentTuiApp, entry_id: str) -> None:
     """Focus the tree and put its cursor on ``entry_id``."""
-    await pilot.press("f1")
+    if app.focused is not app.session_tree:
+        await pilot.press("f1")  # (pressed again, F1 would hide the tree)
     assert app.session_tree.reveal(entry_id)
     await wait_for(pilot, lambda: app.session_tree.cursor_entry_id == entry_id, f"cursor on {entry_id}")
     await wait_for(pilot, lambda: app.selected_id == entry_id, f"{entry_id} selected")

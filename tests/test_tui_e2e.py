@@ -33,8 +33,9 @@ _ROW = re.compile(r"^\s*(\d+|-)\s+(\S+)\s+([0-9a-f]{8})\s+(\S+)")
 
 
 class Tmux:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, width: int = WIDTH, height: int = HEIGHT) -> None:
         self.name = name
+        self.width, self.height = width, height
         self.tmux = shutil.which("tmux")
         assert self.tmux, "the end-to-end test needs tmux (.ci/run installs it)"
 
@@ -47,9 +48,9 @@ class Tmux:
                 "-s",
                 self.name,
                 "-x",
-                str(WIDTH),
+                str(self.width),
                 "-y",
-                str(HEIGHT),
+                str(self.height),
                 "-c",
                 str(cwd),
                 command,
@@ -131,9 +132,8 @@ def panel_rows(screen: str, messages_only: bool = False) -> list[tuple[str, str,
     return rows
 
 
-def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
-    tmp_path: Path, server: FakeModelServer
-) -> None:
+def app_command(tmp_path: Path, server: FakeModelServer) -> tuple[str, Path, Path]:
+    """The shell command that runs the app on the fake server; its work folder and sessions folder."""
     work = tmp_path / "project"
     work.mkdir()
     sessions = tmp_path / "sessions"
@@ -156,6 +156,43 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         f"env {unset} {exports} {sys.executable} -m agent_tui --provider openai --base-url {server.openai_base_url}"
         f" --model {MODEL} --session-dir {sessions}; sleep 30"
     )
+    return command, work, sessions
+
+
+def test_at_80x24_a_message_is_sent_and_the_reply_read_on_screen(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    """The size pi and Claude Code are used at every day: the chat and composer fill it."""
+    command, work, _sessions = app_command(tmp_path, server)
+    server.push(openai_stream("The answer is forty-two, streamed to a small terminal."))
+    tmux = Tmux(f"agent-tui-e2e80-{os.getpid()}", 80, 24)
+    tmux.start(command, work)
+    try:
+        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+        tmux.type("what is the answer?")
+        tmux.wait_text("what is the answer?")  # the composer shows what is typed
+        tmux.keys("Enter")
+        screen = tmux.wait_text("streamed to a small terminal.")
+        assert "The answer is forty-two," in screen
+        lines = screen.splitlines()
+        assert max(len(line) for line in lines) <= 80
+        reply = next(line for line in lines if "forty-two" in line)
+        assert reply.strip().startswith("The answer is forty-two"), "the reply has the width, not a stripe"
+        assert server.requests[0].body["messages"][-1] == {"role": "user", "content": "what is the answer?"}
+        tmux.keys("F1")  # the tree opens over the chat...
+        tmux.wait(lambda s: "❯ what is the answer?" in s, "the tree drawer")
+        tmux.keys("Escape")  # ...and Esc closes it, back to the composer
+        tmux.wait(lambda s: "❯ what is the answer?" not in s, "the drawer closed")
+        tmux.type("typed after")
+        tmux.wait_text("typed after")
+    finally:
+        tmux.stop()
+
+
+def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    command, work, sessions = app_command(tmp_path, server)
     server.push(openai_stream("Hello! I am the fake model, streaming word by word.").slow(100))
     server.push(openai_stream(None, tool_calls=[call("b1", "bash", {"command": "echo e2e-ok"})]))
     server.push(openai_stream("Second answer."))

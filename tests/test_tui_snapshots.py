@@ -153,3 +153,44 @@ def test_new_session_without_a_model(
         monkeypatch.delenv(name, raising=False)
     app = make_app(tmp_path, None, model=ModelChoice(config_path=Path("/nonexistent/agent-tui/config.toml")))
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+
+
+# -- the layout at three sizes (issue 11): the chat and composer always usable --------------------
+
+SIZES = [(80, 24), (120, 40), (200, 50)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_layout_first_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(tmp_path, None, agent_factory=agent())
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_layout_conversation_with_tool_calls(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=agent())
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+def _open(key: str) -> Any:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press(key)
+        await pilot.pause(0.2)
+        await settle(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_layout_tree_open(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=agent())
+    assert snap_compare(app, terminal_size=size, run_before=_open("f1"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_layout_panel_open(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=agent())
+    assert snap_compare(app, terminal_size=size, run_before=_open("f3"))

@@ -85,7 +85,8 @@ async def test_a_long_fence_is_highlighted_when_it_closes_without_rebuilding_the
         entry = next(
             w for w in app.chat.children if isinstance(w, ChatEntry) and w.entry.id == reply.entry.id
         )
-        rebuilt = [s for s in rendered(entry.query_one(".markdown", Static)) if s.text.strip()]
+        # (the stored message shows the fence in its own Static, under its copy header)
+        rebuilt = [s for w in entry.query(".markdown").results(Static) for s in rendered(w) if s.text.strip()]
         code_lines = [s for s in streamed if s.text.strip()]
         first = next(i for i, s in enumerate(rebuilt) if s.text == code_lines[0].text)
         assert [list(s) for s in rebuilt[first : first + len(code_lines)]] == [list(s) for s in code_lines]

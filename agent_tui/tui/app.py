@@ -1,5 +1,9 @@
 """The Textual app: it holds the session and wires the main screen, the actions and the agent.
 
+(Over 500 lines, on purpose: this is the one place that holds the open session and connects
+the screen, the actions controller, the agent's turns, the previews and the dialogs; the work
+itself lives in the modules named below, and new logic goes there, not here.)
+
 Every user action appends through :class:`~agent_tui.store.session.Session`
 (the actions live in :mod:`agent_tui.tui.session_actions`) and then
 :meth:`AgentTuiApp.refresh_views` projects the session afresh and updates the
@@ -22,13 +26,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent.events import AgentEvent
@@ -65,6 +70,7 @@ from agent_tui.tui.composer_actions import ComposerActions
 from agent_tui.tui.crash import OneLineCrash
 from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
+from agent_tui.tui.keymap import binding_ids, load_keymap
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
 from agent_tui.tui.session_actions import SessionActions, export_session
@@ -81,6 +87,7 @@ DEFAULT_THEME = "agent-dark"
 BACKGROUND_PANEL_MESSAGES = 2000
 #: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
 EDIT_PREVIEW_DELAY = 0.12
+DOUBLE_ESCAPE = 0.5  # seconds between two presses of Esc that open the tree
 
 
 @dataclass(slots=True)
@@ -117,22 +124,32 @@ class AgentTuiApp(OneLineCrash, App[None]):
     DEFAULT_MODE = "main"  # the MainScreen (a mode's screen gets its own CSS_PATH, main.tcss)
     TITLE = "agent-tui"
 
+    # Every binding has an id: the config's [keys] table and the keymap preset remap them by id
+    # (keymap.py), and the help screen lists them.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "interrupt", "Stop", priority=True, show=False),
-        Binding("escape", "escape", "Stop reply", show=False),
-        Binding("ctrl+o", "resume", "Resume"),
-        Binding("ctrl+n", "new_session", "New"),
-        Binding("ctrl+g", "compact", "Compact"),
-        Binding("ctrl+f", "fork", "Fork"),
-        Binding("ctrl+s", "export", "Export"),
-        Binding("ctrl+r", "rename", "Rename"),
-        Binding("ctrl+l", "label", "Label", show=False),
-        Binding("f4", "model", "Model"),
-        Binding("ctrl+t", "thinking", "Thinking"),
-        # Priority: a key typed right after F2 must already reach the composer.
-        Binding("f1", "focus_tree", "Tree", show=False, priority=True),
-        Binding("f2", "focus_composer", "Composer", show=False, priority=True),
-        Binding("f3", "focus_panel", "Panel", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Copy / stop", priority=True, show=False, id="interrupt"),
+        Binding("escape", "escape", "Stop the reply / close / back", show=False, id="escape"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "palette",
+            tooltip="The command palette: every action, the themes",
+            show=False,
+            priority=True,
+            id="palette",
+        ),
+        Binding("question_mark", "help", "Help", show=False, priority=True, id="help"),
+        Binding("ctrl+o", "resume", "Resume", id="resume"),
+        Binding("ctrl+n", "new_session", "New", id="new"),
+        Binding("ctrl+g", "compact", "Compact", id="compact"),
+        Binding("ctrl+f", "fork", "Fork", id="fork"),
+        Binding("ctrl+s", "export", "Export", id="export"),
+        Binding("ctrl+r", "rename", "Rename", id="rename"),
+        Binding("ctrl+l", "label", "Label", show=False, id="label"),
+        Binding("f4", "model", "Model", id="model"),
+        Binding("f6", "cycle_model", "Next model", show=False, id="cycle_model"),
+        # priority: shift+tab (the pi keymap's key) would otherwise move the focus
+        Binding("ctrl+t", "thinking", "Thinking", priority=True, id="thinking"),
     ]
 
     selected_id: reactive[str | None] = reactive(None)
@@ -169,14 +186,21 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.preview_seconds = 0.0  # how long the last edit preview took (the benchmark reads this)
         self._preview: EditPreview | None = None
         self._main_screen: MainScreen | None = None
+        self._last_idle_escape = 0.0
+        self.keymap: dict[str, str] = {}  # binding id -> keys, from the config (the help screen shows it)
         self.add_mode("main", self._make_main_screen)
         self._theme_errors = self._setup_themes()  # before the first paint: no flash of another theme
 
     # -- the screen and its panes -------------------------------------------------
 
     def _make_main_screen(self) -> MainScreen:
-        self._main_screen = MainScreen(history=self.config.history, on_ready=self._main_screen_ready)
-        return self._main_screen
+        screen = MainScreen(
+            history=self.config.history, on_ready=self._main_screen_ready, on_wanted=self._want_pane
+        )
+        for pane in ("tree", "panel"):
+            screen.wanted[pane] = settings.read_pane(self.config.config_path, pane)
+        self._main_screen = screen
+        return screen
 
     @property
     def main_screen(self) -> MainScreen:
@@ -211,6 +235,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.composer.focus()
         self.composer.menu = self.main_screen.query_one(CompletionMenu)
         self._theme_changes()
+        self._apply_keymap()
         config = self.config
         if config.session_file is not None:
             self.open_session(config.session_file)
@@ -239,6 +264,22 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.call_after_refresh(self._painted)
         if config.pick:
             self.action_resume()
+
+    def _want_pane(self, pane: str, shown: bool) -> None:
+        """The user showed or hid a pane on a wide screen: remember it."""
+        try:
+            settings.write_pane(self.config.config_path, pane, shown)
+        except OSError as e:
+            self.notify(f"could not save the layout: {e}", severity="warning")
+
+    def _apply_keymap(self) -> None:
+        """The config's ``keymap`` preset and ``[keys]`` table (see keymap.py)."""
+        known = binding_ids(self, *self.main_screen.walk_children(with_self=True))
+        self.keymap, problems = load_keymap(settings.read_config(self.config.config_path), known)
+        for problem in problems:
+            self.notify(problem, title="keys", severity="warning", timeout=10)
+        if self.keymap:
+            self.set_keymap(self.keymap)
 
     def on_unmount(self) -> None:
         if self._preview_timer is not None:
@@ -539,6 +580,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             return
         panel.show_edit_preview(f"If you act on {target} (h/e/u/p):", self.edit_preview_lines(target))
         self.preview_seconds = time.perf_counter() - started
+        if self.focused in (self.session_tree, panel.rows_list):  # the user is choosing: show it
+            self.run_worker(self.chat.reveal(target, self.projection), group="reveal", exclusive=True)
 
     def edit_preview(self) -> EditPreview | None:
         """The previews of the current projection (None without a session)."""
@@ -645,36 +688,60 @@ class AgentTuiApp(OneLineCrash, App[None]):
     async def action_uncompact(self) -> None:
         await self.actions.uncompact()
 
-    # Focus at once (``Widget.focus`` is deferred, so keys typed right after would go elsewhere).
+    # -- focus and keys (the panes' keys are the main screen's) ---------------------
 
-    def action_focus_tree(self) -> None:
-        self.set_focus(self.session_tree)
-
-    def action_focus_composer(self) -> None:
-        self.set_focus(self.composer)
-
-    def action_focus_panel(self) -> None:
-        self.set_focus(self.panel.rows_list)
+    def focus_composer(self) -> None:
+        """Focus the composer, closing a drawer that covers the chat."""
+        self.main_screen.focus_composer()
 
     def action_escape(self) -> None:
+        """Close a drawer, else stop the reply, else back to the composer; twice quickly: the tree."""
+        now = time.monotonic()
+        idle, self._last_idle_escape = self._last_idle_escape, 0.0
         if self.composer_actions.cancel_command():
             return
-        if self.busy:
+        if self.main_screen.drawer is not None:
+            self.focus_composer()
+        elif self.busy:
             self.abort_turn()
         elif self.focused is not self.composer:
             self.set_focus(self.composer)
+        elif now - idle < DOUBLE_ESCAPE:
+            self.main_screen.toggle_pane("tree")  # Esc Esc, as in pi
+        else:
+            self._last_idle_escape = now
 
     def action_interrupt(self) -> None:
-        if self.composer_actions.cancel_command():
+        """Ctrl+C: copy the selected text if there is any, else stop a command or the reply; it
+        never quits."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify(f"Copied {len(selected):,} characters.")
             return
-        if self.busy:
-            self.abort_turn()
+        if self.composer_actions.cancel_command():
             return
         focused = self.focused
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
+            self.notify(f"Copied {len(focused.selected_text):,} characters.")
             return
-        self.notify("Press Ctrl+Q to quit.")
+        if self.busy:
+            self.abort_turn()
+            return
+        self.notify("Nothing selected to copy. Esc stops a reply; Ctrl+Q quits.")
+
+    def action_help(self) -> None:
+        """``?``: the help screen, when the composer is empty (else ``?`` is text)."""
+        if self.focused is self.composer and self.composer.text:
+            raise SkipAction()
+        if isinstance(self.focused, Input | TextArea) and self.focused is not self.composer:
+            raise SkipAction()
+        self.show_help()
+
+    def action_cycle_model(self) -> None:
+        self.actions.cycle_model()
 
     # -- the command palette and slash commands ------------------------------------
 
@@ -700,12 +767,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
             await result
 
     def show_help(self) -> None:
-        self.notify(
-            "Commands: "
-            + " ".join(f"/{c.name}" for c in COMMANDS if c.name != "quit")
-            + " · Ctrl+P opens the palette",
-            timeout=10,
-        )
+        from agent_tui.tui.screens.help import HelpScreen, help_rows
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(help_rows(self)))
 
     # -- sending ------------------------------------------------------------------
 

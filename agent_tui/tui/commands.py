@@ -164,12 +164,19 @@ COMMANDS: tuple[SlashCommand, ...] = (
         ", ".join(THINKING_LEVELS),
         lambda a, x: a.thinking(x.text or None),
     ),
+    SlashCommand(
+        "copy",
+        "/copy [N]",
+        "Copy the last reply",
+        "To the clipboard; /copy 2 the one before",
+        lambda a, x: a.copy_reply(x.text),
+    ),
     SlashCommand("theme", "/theme [NAME]", "Switch theme", "Saved in the config file", _theme),
     SlashCommand(
         "help",
         "/help",
-        "Help: list the slash commands",
-        "Every action is also a key and a command",
+        "Help: every key and command",
+        "Also ? on an empty composer",
         lambda a, x: a.app.show_help(),
     ),
     SlashCommand(

@@ -1,7 +1,7 @@
 """The session actions: hide, replace, restore, pin, label, rename, fork, export, branch, compact...
 
 One controller that the keys, the command palette, the slash commands and the
-tree all call. Each action appends through the store
+tree all call (over 500 lines, on purpose: every action of the app in one place, each short). Each action appends through the store
 (:class:`~agent_tui.store.session.Session`) and then asks the app to project
 and redraw; an action that needs an answer first pushes a dialog and acts when
 it is dismissed.
@@ -13,7 +13,7 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.library.search import Library
@@ -40,6 +40,45 @@ def export_session(session: Session, out: Path, fmt: str) -> None:
         session.fork(None, out)
         return
     write_new_file(out, export_bytes(session.index, fmt, source=session.path))
+
+
+def reply_text(message: dict[str, Any]) -> str:
+    """The text blocks of an assistant message (no thinking, no tool calls)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = [str(b.get("text", "")) for b in content or () if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def branch_notice(target: str, old_path: list[str], new_path: set[str]) -> str:
+    """``continuing from a2; 6 later entries are now a side branch ⑂``: the entries of the old
+    branch after the point where the new one leaves it."""
+    kept = 0
+    for entry_id in old_path:
+        if entry_id not in new_path:
+            break
+        kept += 1
+    left = len(old_path) - kept
+    if not left:
+        return f"continuing from {target}"
+    noun = "entry is" if left == 1 else "entries are"
+    return f"continuing from {target}; {left} later {noun} now a side branch ⑂"
+
+
+def keep_settings(session: Session, model: dict[str, Any] | None, thinking: str) -> list[dict[str, Any]]:
+    """The ``model_change`` / ``thinking_level_change`` that keep the model and thinking level the
+    user had before a branch, where the branch's own path says otherwise (pi issue #11451)."""
+    from agent_tui.projection.context import project
+
+    now = project(session.index)
+    out: list[dict[str, Any]] = []
+    wanted = (model or {}).get("provider"), (model or {}).get("modelId")
+    if wanted[1] and ((now.model or {}).get("provider"), (now.model or {}).get("modelId")) != wanted:
+        out.append({"type": "model_change", "provider": wanted[0], "modelId": wanted[1]})
+    if now.thinking_level != thinking:
+        out.append({"type": "thinking_level_change", "thinkingLevel": thinking})
+    return out
 
 
 class SessionActions:
@@ -99,23 +138,29 @@ class SessionActions:
 
     async def branch_to(self, entry_id: str) -> None:
         """Continue from ``entry_id``; on a past user message, its text goes to the composer and the
-        conversation continues from its parent (so sending makes a sibling of it)."""
+        conversation continues from its parent (so sending makes a sibling of it). A draft in the
+        composer is never overwritten: the message's text goes to the history instead (Up)."""
         app = self.app
         if not self.can_append():
             return
         entry = app.index.get(entry_id)
         target = entry_id
         if entry.type == "message" and entry.role == "user":
-            app.composer.set_text(content_text((entry.message or {}).get("content")))
+            text = content_text((entry.message or {}).get("content"))
+            composer = app.composer
+            if composer.text.strip() and composer.text != text:
+                composer.input_history.append(text)
+                self.notify("Your draft stays in the composer; that message's text is in the history (Up).")
+            else:
+                composer.set_text(text)
             if entry.parent_id is None:
                 self.notify(
                     "That is the session's first entry: nothing comes before it. "
                     "Its text is in the composer; Ctrl+N starts a new session."
                 )
-                app.composer.focus()
+                app.focus_composer()
                 return
             target = entry.parent_id
-            app.set_focus(app.composer)
         leaf = app.index.by_id.get(app.index.leaf_id or "")
         at_marker = (
             leaf is not None
@@ -124,6 +169,7 @@ class SessionActions:
             and leaf.parent_id == target
         )
         if target == app.index.leaf_id or at_marker:  # a second Enter: no second "continued here"
+            app.focus_composer()
             self.notify("Already there: the next message continues from this entry.")
             return
         summarize = self._branch_summarizer(target)
@@ -135,6 +181,7 @@ class SessionActions:
                     app.run_events(summarize(target))
                 elif value == "move":
                     await self._move_to(target)
+                app.focus_composer()
 
             app.push_screen(
                 ChoiceScreen(
@@ -151,11 +198,22 @@ class SessionActions:
         await self._move_to(target)
 
     async def _move_to(self, target: str) -> None:
+        """Move the leaf to ``target``, keeping the model and thinking level in use, and say what
+        became of the entries left behind."""
         app = self.app
-        if await self.append(lambda s: s.branch(target), cursor=None):
+        before = app.projection
+        old_path = [e.id for e in before.path]
+
+        def move(session: Session) -> None:
+            session.branch(target)
+            for fields in keep_settings(session, before.model, before.thinking_level):
+                session.append(fields)
+
+        if await self.append(move, cursor=None):
             app.selected_id = target
             await app.refresh_views(target)
-            self.notify(f"Continuing from {target}.")
+            app.focus_composer()
+            self.notify(branch_notice(target, old_path, {e.id for e in app.projection.path}))
 
     def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
         """The agent's branch-summary call when branch summaries are on (``[compaction]
@@ -431,6 +489,45 @@ class SessionActions:
             choices.insert(0, (spec_now, spec_now))
         now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
         app.push_screen(ChoiceScreen("Switch model", choices, now), done)
+
+    def cycle_model(self) -> None:
+        """The next model of the current provider in the built-in table (pi's Ctrl+P)."""
+        app = self.app
+        current = app.projection.model or {}
+        provider = current.get("provider") or app.config.model.provider or "anthropic"
+        ids = [m.id for m in MODELS.values() if m.provider == provider]
+        if not ids:
+            self.notify(
+                f"no other {provider} model is known: /model PROVIDER/MODEL picks one", severity="warning"
+            )
+            return
+        now = current.get("modelId") or app.config.model.model
+        following = ids[(ids.index(now) + 1) % len(ids)] if now in ids else ids[0]
+        self.model(f"{provider}/{following}")
+
+    # -- copying --------------------------------------------------------------------
+
+    def copy_reply(self, arg: str = "") -> None:
+        """``/copy``: the last reply's text to the clipboard; ``/copy N``: the N-th last."""
+        app = self.app
+        try:
+            n = int(arg) if arg.strip() else 1
+        except ValueError:
+            self.notify(f"/copy takes a number (1 is the last reply), not {arg!r}", severity="error")
+            return
+        replies = [
+            text
+            for e in app.projection.path
+            if e.type == "message" and e.role == "assistant" and (text := reply_text(e.message or {}))
+        ]
+        if n < 1 or n > len(replies):
+            have = f"{len(replies)} {'reply' if len(replies) == 1 else 'replies'}"
+            self.notify(f"nothing to copy: the branch has {have}", severity="warning")
+            return
+        text = replies[-n]
+        app.copy_to_clipboard(text)
+        which = "the last reply" if n == 1 else f"reply {n} from the end"
+        self.notify(f"Copied {which} ({len(text):,} characters).")
 
     def thinking(self, level: str | None = None) -> None:
         app = self.app

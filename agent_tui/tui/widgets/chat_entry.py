@@ -246,6 +246,66 @@ def text_diff(old: str, new: str, name: str) -> str:
     )
 
 
+def markdown_parts(text: str) -> list[tuple[str, str, str]]:
+    """``text`` cut at its top-level fenced code blocks: ("md", "", source) and
+    ("code", language, the code itself) parts, in order; the code part keeps its fence in
+    ``source`` form through :func:`markdown_widgets`."""
+    if "```" not in text and "~~~" not in text:
+        return [("md", "", text)]
+    from markdown_it import MarkdownIt
+
+    lines = text.splitlines(keepends=True)
+    parts: list[tuple[str, str, str]] = []
+    pos = 0
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type != "fence" or token.level != 0 or not token.map:
+            continue
+        start, end = token.map
+        if start > pos:
+            parts.append(("md", "", "".join(lines[pos:start])))
+        parts.append(("code", token.info.strip(), "".join(lines[start:end])))
+        parts.append(("content", "", token.content))
+        pos = end
+    if pos < len(lines):
+        parts.append(("md", "", "".join(lines[pos:])))
+    return parts
+
+
+class CodeHeader(Static):
+    """The line above a code block in a reply: a click copies the block (OSC 52 where needed)."""
+
+    DEFAULT_CSS = """
+    CodeHeader { color: $text-muted; margin-top: 1; width: auto; }
+    CodeHeader:hover { color: $accent; text-style: underline; }
+    """
+
+    def __init__(self, language: str, code: str) -> None:
+        lines = code.count("\n") + (0 if code.endswith("\n") or not code else 1)
+        label = f"⧉ copy {language + ' ' if language else ''}({lines} {'line' if lines == 1 else 'lines'})"
+        super().__init__(Text(visible_line(label)), classes="code-header")
+        self.code = code
+
+    def on_click(self) -> None:
+        self.app.copy_to_clipboard(self.code)
+        self.app.notify(f"Copied the code block ({len(self.code):,} characters).")
+
+
+def markdown_widgets(text: str) -> list[Widget]:
+    """A reply's markdown, with a copy header over each top-level code block."""
+    if is_big(text):
+        return [markdown_widget(text)]
+    widgets: list[Widget] = []
+    parts = markdown_parts(text)
+    for i, (kind, info, source) in enumerate(parts):
+        if kind == "md" and source.strip():
+            widgets.append(markdown_widget(source))
+        elif kind == "code":
+            code = parts[i + 1][2] if i + 1 < len(parts) else ""
+            widgets.append(CodeHeader(info.split(" ")[0], code))
+            widgets.append(markdown_widget(source))
+    return widgets
+
+
 class LazyCollapsible(Collapsible):
     """A collapsible whose content is built the first time it is expanded (tool results can be big)."""
 
@@ -369,7 +429,7 @@ class ChatEntry(Vertical):
                 elif kind == "text":
                     text = str(block.get("text", ""))
                     if text.strip():
-                        yield markdown_widget(text)
+                        yield from markdown_widgets(text)
                 elif kind == "toolCall":
                     yield tool_call_widget(block)
             if message.get("stopReason") == "aborted":
@@ -381,7 +441,7 @@ class ChatEntry(Vertical):
             mark = "✗" if message.get("isError") else "↳"
             head = next((ln.strip() for ln in text[:4000].splitlines() if ln.strip()), "(no output)")
             title = f"{mark} {name}: {head[:70]}"
-            classes = "tool-error" if message.get("isError") else ""
+            classes = "tool-output tool-error" if message.get("isError") else "tool-output"
             yield LazyCollapsible(lambda: text_widget(text), title=title, classes=classes)
         elif role == "bashExecution":
             title = f"$ {str(message.get('command', ''))[:200]}"
@@ -392,7 +452,7 @@ class ChatEntry(Vertical):
             if message.get("excludeFromContext"):
                 title += "  · not sent to the model"
             output = str(message.get("output") or "")
-            yield LazyCollapsible(lambda: text_widget(output), title=title)
+            yield LazyCollapsible(lambda: text_widget(output), title=title, classes="tool-output")
         elif role == "system":
             prompt = system_message_text(message)
             yield LazyCollapsible(
@@ -428,6 +488,7 @@ def tool_call_widget(block: dict[str, Any]) -> Widget:
             Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)),
             title=title_content(title),  # type: ignore[arg-type]
             collapsed=False,
+            classes="tool-output",
         )
 
     def build() -> Widget:
@@ -437,7 +498,7 @@ def tool_call_widget(block: dict[str, Any]) -> Widget:
             pretty = str(args)
         return Static(Text(clip(pretty, MAX_ARG_CHARS)))
 
-    return LazyCollapsible(build, title=title)
+    return LazyCollapsible(build, title=title, classes="tool-output")
 
 
 def _note(entry: Entry) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from textual import on
 from textual.containers import VerticalScroll
-from textual.widgets import Button
+from textual.widgets import Button, Collapsible
 
 from agent_tui.projection.context import Projection
 from agent_tui.store.record import Entry
@@ -128,6 +128,32 @@ class ChatView(VerticalScroll):
             ):
                 return child
         return None
+
+    async def reveal(self, entry_id: str, projection: Projection) -> bool:
+        """Scroll to ``entry_id`` (mounting earlier entries if it is before the window); False if it
+        is not on the active branch."""
+        widget = self._entry_widget(entry_id)
+        if widget is None:
+            path = [e.id for e in projection.path if shown_in_chat(e)]
+            if entry_id not in path:
+                return False
+            self.window = max(self.window, len(path) - path.index(entry_id))
+            self._shown = []  # a rebuild with the larger window
+            await self.sync(projection)
+            widget = self._entry_widget(entry_id)
+            if widget is None:
+                return False
+        self.release_anchor()
+        # once laid out (a rebuild just mounted it: its place is not known yet)
+        self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
+        return True
+
+    def toggle_tools(self) -> None:
+        """Expand every tool call and result shown, or collapse them all if all are open."""
+        tools = list(self.query(Collapsible).filter(".tool-output"))
+        expand = any(c.collapsed for c in tools)
+        for c in tools:
+            c.collapsed = not expand
 
     async def start_reply(self) -> StreamingReply:
         if self.streaming is None:

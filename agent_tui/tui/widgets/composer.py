@@ -128,6 +128,13 @@ class Composer(InertTextArea):
             else:
                 self._accept(menu.chosen())
             return
+        if key == "question_mark" and not self.text:
+            # ``?`` in an empty composer opens the help; decided here, in order with the typed
+            # keys (a binding would see the text as it was before the keys queued ahead of it)
+            event.stop()
+            event.prevent_default()
+            await self.run_action("app.help")
+            return
         if key == "enter":
             event.stop()
             event.prevent_default()

@@ -85,7 +85,8 @@ class TreeState:
 
 
 class SessionTree(Tree[TreeItem]):
-    """The whole session tree; Enter (or a click) on an entry continues from it."""
+    """The whole session tree: a click or the arrows select an entry; Enter or a double click
+    continues from it. The letter keys act only here; other text typed here goes to the composer."""
 
     #: The label colours, one per theme colour the labels use (``_colour("accent")``).
     COLOURS: ClassVar[tuple[str, ...]] = ("primary", "secondary", "accent", "warning", "error", "success")
@@ -102,34 +103,54 @@ class SessionTree(Tree[TreeItem]):
     """
 
     BINDINGS = [  # noqa: RUF012 - Textual's convention
-        Binding("enter", "select_cursor", "Continue here", show=True),
-        Binding("h", "app.hide", "Hide"),
-        Binding("e", "app.replace", "Replace"),
-        Binding("u", "app.restore", "Restore"),
-        Binding("p", "app.pin", "Pin"),
-        Binding("l", "app.label", "Label"),
-        Binding("f", "app.fork", "Fork", show=False),  # the footer has ^f Fork already (the same action)
-        Binding("space", "toggle_node", "Expand", show=False),
+        Binding("enter", "select_cursor", "Continue here", show=True, id="tree.branch"),
+        Binding("h", "app.hide", "Hide", id="tree.hide"),
+        Binding("e", "app.replace", "Replace", id="tree.replace"),
+        Binding("u", "app.restore", "Restore", id="tree.restore"),
+        Binding("p", "app.pin", "Pin", id="tree.pin"),
+        Binding("l", "app.label", "Label", id="tree.label"),
+        Binding(
+            "f", "app.fork", "Fork", show=False, id="tree.fork"
+        ),  # the footer has ^f Fork (the same action)
+        Binding("space", "toggle_node", "Expand", show=False, id="tree.expand"),
     ]
 
-    #: Handled in ``_on_key``, in order with the other keys, rather than when the key bubbles back
+    #: Actions run in ``_on_key``, in order with the other keys, rather than when the key bubbles back
     #: to the app (by then the focus may have moved, and the binding would be looked up elsewhere).
-    _KEY_ACTIONS: ClassVar[dict[str, str]] = {
-        "enter": "select_cursor",
-        "h": "app.hide",
-        "e": "app.replace",
-        "u": "app.restore",
-        "p": "app.pin",
-        "l": "app.label",
-        "f": "app.fork",
-    }
+    _KEY_ACTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"select_cursor", "app.hide", "app.replace", "app.restore", "app.pin", "app.label", "app.fork"}
+    )
 
     async def _on_key(self, event: events.Key) -> None:
-        action = self._KEY_ACTIONS.get(event.key)
-        if action is not None:
-            event.stop()
-            event.prevent_default()
-            await self.run_action(action)
+        keymap: dict[str, str] = getattr(self.app, "keymap", None) or {}  # the config's [keys]
+        for binding in self.BINDINGS:
+            if not isinstance(binding, Binding) or binding.action not in self._KEY_ACTIONS:
+                continue
+            keys = keymap.get(binding.id or "", binding.key)
+            if event.key in (k.strip() for k in keys.split(",")):
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                return
+        # Other printable keys bubble up to the screen, which hands them to the composer.
+
+    async def _on_click(self, event: events.Click) -> None:
+        """A click selects the row (the app shows it); a double click continues from it, as Enter does."""
+        event.prevent_default()  # not Tree's: a single click there selects, i.e. would branch
+        meta = event.style.meta
+        if "line" not in meta:
+            return
+        node = self.get_node_at_line(meta["line"])
+        if node is None:
+            return
+        if meta.get("toggle", False) or (node.data is not None and node.data.kind != "entry"):
+            self._fill(node)
+            node.toggle()
+            self.cursor_line = meta["line"]
+            return
+        self.cursor_line = meta["line"]
+        if event.chain >= 2:
+            await self.run_action("select_cursor")
 
     class BranchRequested(Message):
         """The user chose an entry to continue from."""

@@ -43,7 +43,13 @@ from textual.worker import Worker
 
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui.widgets.chat_entry import args_preview, markdown_renderable, tool_call_widget
+from agent_tui.tui.widgets.chat_entry import (
+    CodeHeader,
+    args_preview,
+    markdown_parts,
+    markdown_renderable,
+    tool_call_widget,
+)
 
 #: Each flush grows the reply and scrolls the chat: a frame of 10-40 ms with a big session. At
 #: 0.08 s, a key typed meanwhile reached the screen in 19 ms (median) / 57 ms (p95); at 0.15 s in
@@ -299,8 +305,10 @@ class StreamingReply(Vertical):
             code = Static(highlighted, classes="code highlighted")
         except Exception:  # a renderer's failure must not lose the reply: show the code plain
             code = Static(Text(visible(fence_body(fence))), classes="code plain")
+        body = fence_body(fence)
+        header = CodeHeader(fence.split("\n", 1)[0].strip("`~ ").split(" ")[0], body + "\n" if body else "")
         async with self._lock:
-            await self.mount(code, before=self.query_one("#reply-tail", Static))
+            await self.mount(header, code, before=self.query_one("#reply-tail", Static))
             self._markdown = None
             self._sent += len(fence)
             self._rendering = None
@@ -337,6 +345,13 @@ class StreamingReply(Vertical):
         widgets: list[Widget] = [
             tool_call_widget(b) for b in blocks or [] if isinstance(b, dict) and b.get("type") == "toolCall"
         ]
+        # the code blocks that streamed through Markdown (short ones) get their copy line here,
+        # in order, after the text (the long ones got theirs above their lines)
+        shown = {h.code for h in self.query(CodeHeader)}
+        parts = markdown_parts(self.text)
+        for i, (kind, info, _) in enumerate(parts):
+            if kind == "code" and i + 1 < len(parts) and parts[i + 1][2] not in shown:
+                widgets.append(CodeHeader(info.split(" ")[0], parts[i + 1][2]))
         if message.get("stopReason") in ("error", "aborted"):
             reason = message.get("errorMessage") or message.get("stopReason")
             widgets.append(Static(Text(f"✗ {visible(str(reason))}"), classes="error"))

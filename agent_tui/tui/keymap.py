@@ -1,0 +1,64 @@
+"""Which key does what: the binding ids, the ``pi`` preset, and the config's ``[keys]`` table.
+
+Every binding of the app and the tree has an id (``compact``, ``tree.hide``...).
+``keymap = "pi"`` in the config starts from :data:`PI`, pi's keys where they do not
+clash with a key the app needs; ``[keys]`` then remaps single ids
+(``compact = "ctrl+k"``; several keys: ``"f8,ctrl+k"``). Textual's ``App.set_keymap``
+applies the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual.binding import Binding
+
+#: pi's keys (docs/keybindings.md of pi-coding-agent) for the actions both have. The ones they
+#: displace move to function keys: label (F7), the palette (F10), resume (F9), compact (F8).
+PI: dict[str, str] = {
+    "model": "ctrl+l,f4",  # pi: app.model.select
+    "label": "f7",
+    "cycle_model": "ctrl+p",  # pi: app.model.cycleForward
+    "palette": "f10",
+    "thinking": "shift+tab",  # pi: app.thinking.cycle
+    "expand_tools": "ctrl+o",  # pi: app.tools.expand
+    "resume": "f9",
+    "compact": "f8",
+    "composer.external_editor": "ctrl+g",  # pi: app.editor.external (Alt+E by default)
+}
+
+PRESETS: dict[str, dict[str, str]] = {"default": {}, "pi": PI}
+
+
+def load_keymap(config: Mapping[str, Any], known: set[str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The keymap the config asks for, and a line per thing in it that is not understood."""
+    problems: list[str] = []
+    preset = config.get("keymap", "default")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        problems.append(f"keymap = {preset!r}: use one of {', '.join(PRESETS)}; the default keys apply")
+        preset = "default"
+    keymap = dict(PRESETS[preset])
+    keys = config.get("keys", {})
+    if not isinstance(keys, Mapping):
+        problems.append('[keys] must be a table of binding id = "key"')
+        keys = {}
+    for binding_id, key in keys.items():
+        if not isinstance(key, str) or not key.strip():
+            problems.append(f'[keys] {binding_id}: the key must be a string such as "ctrl+k"')
+        elif known is not None and binding_id not in known:
+            problems.append(f"[keys] {binding_id}: no such binding (see the help screen, ?)")
+        else:
+            keymap[str(binding_id)] = ",".join(k.strip() for k in key.split(","))
+    return keymap, problems
+
+
+def binding_ids(*nodes: object) -> set[str]:
+    """The ids of every binding the classes of ``nodes`` declare (what ``[keys]`` may remap)."""
+    return {
+        b.id
+        for node in nodes
+        for cls in type(node).__mro__
+        for b in cls.__dict__.get("BINDINGS", ())
+        if isinstance(b, Binding) and b.id
+    }
