@@ -220,10 +220,13 @@ async def test_bang_command_appends_a_bash_execution_and_calls_no_model(
         assert "Ran `echo from-the-shell`" in body and "private" not in body
 
 
-async def test_escape_cancels_a_command_that_never_ends(tmp_path: Path, server: FakeModelServer) -> None:
+@pytest.mark.parametrize("bang", ["!", "!!"])
+async def test_escape_cancels_a_command_that_never_ends(
+    tmp_path: Path, server: FakeModelServer, bang: str
+) -> None:
     app = make_app(tmp_path, None, agent_factory=real_agent(server, tmp_path, GateTool()))
     async with app.run_test(size=SIZE) as pilot:
-        app.composer.set_text("!echo begun; sleep 600")
+        app.composer.set_text(bang + "echo begun; sleep 600")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.composer_actions.bash_abort is not None, "the command")
         await pilot.pause(0.3)
@@ -231,6 +234,7 @@ async def test_escape_cancels_a_command_that_never_ends(tmp_path: Path, server: 
         await wait_for(pilot, lambda: app.composer_actions.bash_abort is None, "the cancel")
         (entry,) = [m for m in messages(app) if m["role"] == "bashExecution"]
         assert entry["cancelled"] is True and "exitCode" not in entry
+        assert entry.get("excludeFromContext", False) is (bang == "!!")  # a cancelled !!cmd stays unsent
         assert server.requests == []
         reopened = Session.open(app.session.path, write=False)  # type: ignore[union-attr]
         assert len(reopened.index) == len(app.index)
