@@ -19,7 +19,10 @@ settings.load_profile("explore" if os.environ.get("AGENT_TUI_STRESS") else "dete
 
 #: Tests that start agent-tui (or a browser, a terminal) as another process, each several seconds:
 #: marked slow here so that ``make test-fast`` (``-m "not slow"``) leaves them out. Whole modules of
-#: them carry ``pytestmark = pytest.mark.slow`` themselves (the campaigns, tmux, Chromium, pi, print mode).
+#: them carry ``pytestmark = pytest.mark.slow`` themselves (the campaigns, tmux, Chromium, pi, print mode, and
+#: the heaviest Textual-app modules: tui_actions, tui_layout, tui_composer, tui_snapshots, tui_keys,
+#: tui_actions_preview, tui_streaming_fences, safety_markup, and tui_issue11 below: three quarters of the
+#: rest's time, a Textual app per test; the lighter app tests, e.g. test_tui_units, stay in the edit loop).
 SLOW_TESTS = {
     "tests/test_permissions.py::test_print_mode_modes_from_config_file_and_default_auto",
     "tests/test_permissions.py::test_print_mode_without_a_terminal_refuses_clearly",
@@ -27,6 +30,7 @@ SLOW_TESTS = {
     "tests/test_safety_secrets.py::test_keys_never_reach_any_file_or_output",
     "tests/test_safety_signals.py",
     "tests/test_safety_serve.py",
+    "tests/test_tui_issue11.py",
     "tests/test_agent_compaction.py::test_cli_compact_preview_undo_and_a_real_compaction",
     "tests/test_tui_units.py::test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app",
     "tests/test_safety_tui.py::test_a_big_message_is_shown_capped_with_show_more",

@@ -32,7 +32,7 @@ from agent_tui.tui.screens.session_picker import SessionPicker
 from tests.poisoned import write_poisoned
 from tests.tui_fixtures import ScriptedFactory, make_app, sample_session
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]  # a Textual app per test
 
 SMALL = (80, 24)
 #: Textual's own output: colours and cursor moves. Anything else starting with ESC came from text.

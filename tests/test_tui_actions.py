@@ -31,7 +31,7 @@ from tests.tui_fixtures import (
     write_lines,
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 
 async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 200) -> None:

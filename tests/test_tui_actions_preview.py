@@ -27,7 +27,7 @@ from agent_tui.tui.screens.editor import EditorScreen
 from tests.test_tui_actions import row_for, select, wait_for
 from tests.tui_fixtures import SIZE, make_app, sample_lines, sample_session, write_lines
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 
 def compacted_lines() -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ from tests.agent_support import make_config as agent_config
 from tests.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.tui_fixtures import SIZE, make_app
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 
 class GateTool(Tool):

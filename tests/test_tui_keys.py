@@ -24,7 +24,7 @@ from agent_tui.tui.widgets.session_tree import SessionTree
 from tests.session_builder import assistant
 from tests.tui_fixtures import SIZE, ScriptedFactory, make_app, sample_lines, sample_session, write_lines
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 
 async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 200) -> None:

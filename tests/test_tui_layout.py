@@ -14,7 +14,7 @@ from textual.widget import Widget
 from agent_tui.tui.app import AgentTuiApp
 from tests.tui_fixtures import ScriptedFactory, make_app, reopen, sample_lines, sample_session, write_lines
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 
 async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 200) -> None:

@@ -17,7 +17,7 @@ from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import AgentTuiApp
 from tests.tui_fixtures import SIZE, ScriptedFactory, make_app, sample_session, write_lines
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 
 async def settle(pilot: Pilot[None]) -> None:

@@ -20,7 +20,7 @@ from agent_tui.tui.widgets.streaming_reply import HighlightedFence, StreamingRep
 from tests.test_tui_actions import notices, wait_for
 from tests.tui_fixtures import SIZE, ScriptedFactory, make_app
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
 FENCE = (
     "```python\n"
