@@ -317,7 +317,11 @@ async def test_abort_before_the_first_byte(h: Harness, server: FakeModelServer) 
     server.push(Hang(10))
     run = h.loop.run("hello?")
     task = asyncio.ensure_future(_collect(run))
-    await asyncio.sleep(0.3)
+    for _ in range(500):  # the request reached the server (which sends nothing): abort only then
+        if server.requests:
+            break
+        await asyncio.sleep(0.01)
+    assert len(server.requests) == 1
     h.loop.abort()
     events = await asyncio.wait_for(task, 5)
     assert events[-1] == TurnDone("aborted")

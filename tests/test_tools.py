@@ -236,8 +236,7 @@ async def test_bash_timeout_kills_the_process_group(tmp_path: Path) -> None:
         )
     assert time.monotonic() - start < 5
     assert str(info.value) == "started\n\n\nCommand timed out after 0.5 seconds"
-    await asyncio.sleep(0.1)
-    assert not _alive(int(pidfile.read_text()))
+    assert await _dies(int(pidfile.read_text()))
 
 
 async def test_bash_abort_kills_the_process_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,8 +274,7 @@ async def test_bash_cancellation_kills_the_process_group(tmp_path: Path) -> None
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0.1)
-    assert not _alive(int(pidfile.read_text()))
+    assert await _dies(int(pidfile.read_text()))
 
 
 async def test_bash_leaves_background_jobs_of_a_finished_command_alone(tmp_path: Path) -> None:
@@ -295,6 +293,16 @@ async def test_bash_leaves_background_jobs_of_a_finished_command_alone(tmp_path:
 async def test_bash_rejects_a_bad_timeout(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="Invalid timeout"):
         await run(BashTool(), {"command": "true", "timeout": -1}, tmp_path)
+
+
+async def _dies(pid: int, within: float = 5.0) -> bool:
+    """Whether the process is gone within ``within`` seconds (polled, not a fixed sleep)."""
+    deadline = time.monotonic() + within
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
 
 
 def _alive(pid: int) -> bool:
