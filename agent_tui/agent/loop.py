@@ -85,6 +85,15 @@ class _Aborted(Exception):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class _PreparedCall:
+    """A tool call ready for the permission check: its tool and validated arguments."""
+
+    tool: Tool
+    args: JSONObject
+    call_id: str
+
+
 @dataclass(slots=True)
 class _CallOutcome:
     message: JSONObject
@@ -472,61 +481,78 @@ class AgentLoop:
     async def _run_tools(
         self, calls: list[JSONObject], stop_reason: str, emit: Callable[[AgentEvent | None], None]
     ) -> None:
+        """pi's executeToolCalls: each call in order is prepared, permitted and started (the started
+        calls run concurrently); then each result is finalized in call order once it is in."""
         by_name = {t.name: t for t in self.tools}
         ctx_cwd = self.cwd
         started: list[tuple[JSONObject, asyncio.Task[ToolResult] | ToolResult]] = []
         for call in calls:
             args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
             emit(ToolStarted(str(call.get("id")), str(call.get("name")), dict(args or {})))
+            prepared = self._prepare_call(call, stop_reason, by_name)
             item: asyncio.Task[ToolResult] | ToolResult
-            if stop_reason == "length":
-                item = ToolResult.text(TRUNCATED_CALL_TEXT.format(name=call.get("name")), is_error=True)
-            elif self._abort.is_set():
-                item = ToolResult.text(ABORTED_TEXT, is_error=True)
+            if isinstance(prepared, ToolResult):
+                item = prepared
             else:
-                tool = by_name.get(str(call.get("name")))
-                if tool is None:
-                    item = ToolResult.text(f"Tool {call.get('name')} not found", is_error=True)
+                try:
+                    refusal, guard = await self._permit(
+                        prepared.tool.name, prepared.args, prepared.call_id, emit
+                    )
+                except BaseException:  # the calls already running must not outlive the turn
+                    for _, running in started:
+                        if isinstance(running, asyncio.Task):
+                            running.cancel()
+                    raise
+                if refusal is not None:
+                    item = ToolResult.text(refusal, is_error=True)
                 else:
-                    try:
-                        prepared = validate_arguments(tool, tool.prepare_arguments(dict(args or {})))
-                    except ToolError as e:
-                        item = ToolResult.text(str(e), is_error=True)
-                    else:
-                        try:
-                            refusal, guard = await self._permit(
-                                tool.name, prepared, str(call.get("id")), emit
-                            )
-                        except BaseException:  # the calls already running must not outlive the turn
-                            for _, running in started:
-                                if isinstance(running, asyncio.Task):
-                                    running.cancel()
-                            raise
-                        if refusal is not None:
-                            item = ToolResult.text(refusal, is_error=True)
-                        else:
-                            ctx = ToolContext(ctx_cwd, self._abort, str(call.get("id")), guard)
-                            item = asyncio.create_task(self._execute(tool, prepared, ctx))
+                    ctx = ToolContext(ctx_cwd, self._abort, prepared.call_id, guard)
+                    item = asyncio.create_task(self._execute(prepared.tool, prepared.args, ctx))
             started.append((call, item))
         try:
             for call, item in started:
                 result = item if isinstance(item, ToolResult) else await self._tool_result(item)
-                message: JSONObject = {
-                    "role": "toolResult",
-                    "toolCallId": call.get("id"),
-                    "toolName": call.get("name"),
-                    "content": result.content,
-                }
-                if result.details is not None:
-                    message["details"] = result.details
-                message["isError"] = result.is_error
-                message["timestamp"] = now_ms()
-                entry = await self._append_message(message, emit)
-                emit(ToolFinished(str(call.get("id")), str(call.get("name")), entry.id, result.is_error))
+                await self._finalize_call(call, result, emit)
         finally:
             for _, item in started:
                 if isinstance(item, asyncio.Task) and not item.done():
                     item.cancel()
+
+    def _prepare_call(
+        self, call: JSONObject, stop_reason: str, by_name: dict[str, Tool]
+    ) -> _PreparedCall | ToolResult:
+        """pi's prepareToolCall: look the tool up and validate its arguments, or the immediate
+        (error) result when the call must not run (truncated message, abort, unknown tool, bad args)."""
+        if stop_reason == "length":
+            return ToolResult.text(TRUNCATED_CALL_TEXT.format(name=call.get("name")), is_error=True)
+        if self._abort.is_set():
+            return ToolResult.text(ABORTED_TEXT, is_error=True)
+        tool = by_name.get(str(call.get("name")))
+        if tool is None:
+            return ToolResult.text(f"Tool {call.get('name')} not found", is_error=True)
+        args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+        try:
+            prepared = validate_arguments(tool, tool.prepare_arguments(dict(args or {})))
+        except ToolError as e:
+            return ToolResult.text(str(e), is_error=True)
+        return _PreparedCall(tool, prepared, str(call.get("id")))
+
+    async def _finalize_call(
+        self, call: JSONObject, result: ToolResult, emit: Callable[[AgentEvent | None], None]
+    ) -> None:
+        """pi's finalize + emitToolResultMessage: append the call's tool result entry, then announce it."""
+        message: JSONObject = {
+            "role": "toolResult",
+            "toolCallId": call.get("id"),
+            "toolName": call.get("name"),
+            "content": result.content,
+        }
+        if result.details is not None:
+            message["details"] = result.details
+        message["isError"] = result.is_error
+        message["timestamp"] = now_ms()
+        entry = await self._append_message(message, emit)
+        emit(ToolFinished(str(call.get("id")), str(call.get("name")), entry.id, result.is_error))
 
     async def _permit(
         self, name: str, args: JSONObject, call_id: str, emit: Callable[[AgentEvent | None], None]
