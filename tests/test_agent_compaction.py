@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.agent.compaction import SUMMARIZATION_SYSTEM_PROMPT, undo_compaction
+from agent_tui.agent.compaction import undo_compaction
 from agent_tui.agent.events import (
     CompactionFailed,
     CompactionFinished,
@@ -21,7 +21,7 @@ from agent_tui.agent.events import (
     TurnError,
 )
 from agent_tui.config import CompactionConfig
-from agent_tui.projection.compaction import CompactionSettings
+from agent_tui.projection.compaction import SUMMARIZATION_SYSTEM_PROMPT, CompactionSettings
 from agent_tui.projection.context import Status, project
 from agent_tui.projection.models import ModelInfo, register
 from agent_tui.projection.tokens import estimate_text

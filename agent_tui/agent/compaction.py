@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from agent_tui.config import RetryPolicy
 from agent_tui.projection.compaction import (
+    SUMMARIZATION_SYSTEM_PROMPT,
     CompactionPlan,
     CompactionSettings,
     compaction_fields,
@@ -68,13 +69,6 @@ Use this EXACT format:
 1. [What should happen next to continue this work]
 
 Keep each section concise. Preserve exact file paths, function names, and error messages."""
-
-SUMMARIZATION_SYSTEM_PROMPT = (
-    "You are a context summarization assistant. Your task is to read a conversation between a user and an AI "
-    "assistant, then produce a structured summary following the exact format specified.\n\n"
-    "Do NOT continue the conversation. Do NOT respond to any questions in the conversation. "
-    "ONLY output the structured summary."
-)
 
 
 class CompactionError(Exception):
