@@ -244,3 +244,19 @@ def test_export_session_for_the_app(tmp_path: Path) -> None:
     assert "`5a0c1e10`" in md.read_text() and "`5a0c1e15`" not in md.read_text()
     jsonl = export_session(index, "jsonl", out=tmp_path / "x.jsonl")
     assert view(project(load(jsonl))) == view(project(index))
+
+
+def test_compaction_token_counts_are_pluralised_in_markdown_and_html(tmp_path: Path) -> None:
+    """Issue 11: the exports said "1 tokens before"."""
+    from agent_tui.library.export import export_html
+
+    for count, words in ((1, "1 token before"), (12345, "12,345 tokens before")):
+        b = Builder()
+        b.message(user("question"))
+        kept = b.message(assistant("answer"))
+        b.add("compaction", summary="## Goal\nq", firstKeptEntryId=kept, tokensBefore=count)
+        index = load(b.write(tmp_path / f"c{count}.jsonl"))
+        markdown = export_markdown(index)
+        page = export_html(index)
+        assert words in markdown and words in page
+        assert "1 tokens" not in markdown and "1 tokens" not in page

@@ -26,7 +26,7 @@ from agent_tui.library.text import (
     tool_calls_by_id,
 )
 from agent_tui.projection.context import Projection, project
-from agent_tui.projection.describe import first_line, kind
+from agent_tui.projection.describe import first_line, kind, tokens_before
 from agent_tui.projection.request import system_message_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
@@ -243,7 +243,7 @@ class _MarkdownWriter:
         if etype == "compaction":
             body = _quote(_md_text(str(data.get("summary") or "")))
             extra = (
-                f"*{_md_inline(str(data.get('tokensBefore')))} tokens before; keeps from"
+                f"*{_md_inline(tokens_before(data.get('tokensBefore')))}; keeps from"
                 f" {_code(data.get('firstKeptEntryId'))}.*"
             )
             return "Compaction", f"{extra}\n\n{body}"

@@ -37,7 +37,7 @@ from pygments.util import ClassNotFound
 from agent_tui.library.marks import CODES, branch_marks
 from agent_tui.library.text import args_json, blocks, content_text, edit_diff, tool_calls_by_id
 from agent_tui.projection.context import Projection, project_path
-from agent_tui.projection.describe import first_line, kind
+from agent_tui.projection.describe import first_line, kind, tokens_before
 from agent_tui.projection.request import system_message_text
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
@@ -155,7 +155,7 @@ class Renderer:
             return self.message(entry.message or {})
         if etype == "compaction":
             first = data.get("firstKeptEntryId")
-            facts = f"{esc(data.get('tokensBefore'))} tokens before"
+            facts = esc(tokens_before(data.get("tokensBefore")))
             if isinstance(first, str):
                 facts += "; keeps nothing" if first == entry.id else f"; keeps from {_entry_link(first)}"
             body = self.markdown(str(data.get("summary") or ""))

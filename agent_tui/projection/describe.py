@@ -13,6 +13,16 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
     return f"{n:,} {noun if abs(n) == 1 else (many or noun + 's')}"
 
 
+def tokens_before(value: object) -> str:
+    """A compaction's ``tokensBefore`` as ``1 token before`` / ``1,234 tokens before``.
+
+    The value comes from a session file, so anything that is not a count is shown as is.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return plural(value, "token") + " before"
+    return f"{value} tokens before"
+
+
 def kind(entry: Entry) -> str:
     """``user``, ``assistant``, ``toolResult``... for messages; the entry type otherwise."""
     if entry.type == "message":
