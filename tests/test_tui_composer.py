@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from agent_tui.agent.loop import AgentLoop, make_provider
 from agent_tui.agent.tools import default_tools
@@ -371,6 +372,11 @@ async def test_a_dropped_image_path_is_attached_as_an_image_block(
         await wait_for(pilot, lambda: not app.busy and len(server.requests) == 1, "the request")
         content = server.requests[0].body["messages"][-1]["content"]
         assert [b["type"] for b in content] == ["text", "text", "image"]
+        stored = next(m for m in messages(app) if m["role"] == "user")["content"][2]
+        assert set(stored) == {"type", "data", "mimeType"}  # pi's image block, nothing added
+        # the chat's line for it names the image, its format, pixel size and tokens (issue 12)
+        lines = [str(w.content) for w in app.screen.query(".attachments").results(Static)]
+        assert lines == ["[image] My Shot.png · PNG 40x30 · ~1,371 tokens"]
 
 
 # -- external editor ---------------------------------------------------------------------------

@@ -172,16 +172,38 @@ def _attach_image(out: Composed, path: Path, typed: str, data: bytes, mime: str)
 
 def _size(data: str) -> str:
     """ " 800x600": the attached image's size in pixels (empty when it cannot be read)."""
+    size = image_size(data)
+    return f" {size[0]}x{size[1]}" if size else ""
+
+
+def image_size(data: object) -> tuple[int, int] | None:
+    """The width and height of a base64 image block's ``data`` (None when it cannot be read)."""
     import base64
+    import binascii
     import io
 
     from PIL import Image
 
+    if not isinstance(data, str):
+        return None
     try:
         with Image.open(io.BytesIO(base64.b64decode(data))) as image:
-            return f" {image.width}x{image.height}"
-    except (OSError, ValueError):
-        return ""
+            return image.width, image.height
+    except (OSError, ValueError, binascii.Error, Image.DecompressionBombError):
+        return None
+
+
+def image_line(block: JSONObject, name: str | None, tokens: int) -> str:
+    """One chat line for an ``image`` block: "[image] shot.png · PNG 1280x720 · ~1,371 tokens".
+
+    pi's block has no name, so ``name`` comes from the ``<file name="...">`` block before it; the
+    size is read from the data, the format from ``mimeType``.
+    """
+    mime = block.get("mimeType")
+    fmt = mime.removeprefix("image/").upper()[:20] if isinstance(mime, str) and mime else "image"
+    size = image_size(block.get("data"))
+    facts = f"{fmt} {size[0]}x{size[1]}" if size else fmt
+    return "[image] " + " · ".join(p for p in (name, facts, f"~{tokens:,} tokens") if p)
 
 
 def attachment_line(attachments: list[Attachment]) -> str:
@@ -195,4 +217,13 @@ def attachment_line(attachments: list[Attachment]) -> str:
     return "attached " + " · ".join(parts) if parts else ""
 
 
-__all__ = ["MENTION", "Attachment", "Composed", "attachment_line", "compose", "mentions"]
+__all__ = [
+    "MENTION",
+    "Attachment",
+    "Composed",
+    "attachment_line",
+    "compose",
+    "image_line",
+    "image_size",
+    "mentions",
+]

@@ -28,6 +28,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
+from agent_tui.agent.attachments import image_line
 from agent_tui.projection.describe import first_line, is_permission, plural
 from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
@@ -187,24 +188,33 @@ IMAGE_TOKENS = int(IMAGE_CHARS / CHARS_PER_TOKEN)
 
 
 def split_attachments(content: Any) -> tuple[str, str]:
-    """A user message's typed text, and one line naming the files and images attached to it
-    (the ``<file name="...">`` blocks an ``@path`` or a pasted image adds), with their tokens."""
+    """A user message's typed text, and what is attached to it: one line naming the files (the
+    ``<file name="...">`` blocks an ``@path`` adds) with their tokens, and one line per image naming
+    it (from the ``<file name>`` block before it), its format, pixel size and tokens."""
     if not isinstance(content, list):
         return content_text(content), ""
     typed: list[str] = []
-    attached: list[str] = []
+    files: list[str] = []
+    images: list[str] = []
+    named: str | None = None  # the file a ``<file name>`` block just named, for an image after it
     for block in content:
         if not isinstance(block, dict):
             continue
         text = block.get("text")
         if block.get("type") == "text" and isinstance(text, str) and text.startswith('<file name="'):
-            name = text[len('<file name="') :].split('"', 1)[0]
-            attached.append(f"{name.rsplit('/', 1)[-1]} ({estimate_text(text):,} tokens)")
-        elif block.get("type") == "image":
-            attached.append(f"image (~{IMAGE_TOKENS:,} tokens)")
+            name = text[len('<file name="') :].split('"', 1)[0].rsplit("/", 1)[-1]
+            files.append(f"{name} ({estimate_text(text):,} tokens)")
+            named = name
+            continue
+        if block.get("type") == "image":
+            if named is not None:
+                files.pop()  # the image's own ``<file name>`` block: named on the image's line
+            images.append(image_line(block, named, IMAGE_TOKENS))
         else:
             typed.append(content_text([block]))
-    return "\n".join(typed), ("attached: " + " · ".join(attached)) if attached else ""
+        named = None
+    lines = (["attached: " + " · ".join(files)] if files else []) + images
+    return "\n".join(typed), "\n".join(lines)
 
 
 def clip_lines(text: str, limit: int = MAX_RESULT_LINES) -> str:
