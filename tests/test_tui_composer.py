@@ -134,6 +134,41 @@ async def test_steering_typed_mid_tool_reaches_the_next_request_after_the_tool_r
         assert queued(app) == [] and not app.query_one(QueueView).display
 
 
+async def test_a_follow_up_typed_while_the_agent_works_starts_a_second_turn_after_the_first(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    """Issue 12: Alt+Enter mid-turn waits for the turn's final reply, then is sent as a new turn."""
+    tool = GateTool()
+    server.push(
+        anthropic_stream(tool_use("toolu_w", "wait", {})),
+        anthropic_stream(text("First turn done.")),
+        anthropic_stream(text("Follow-up answer.")),
+    )
+    app = make_app(tmp_path, None, agent_factory=real_agent(server, tmp_path, tool))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "start")
+        await pilot.press("enter")
+        await wait_for(pilot, tool.started.is_set, "the slow tool")
+        await type_text(pilot, "and then docs")
+        await pilot.press("alt+enter")
+        await wait_for(pilot, lambda: queued(app) == ["and then docs"], "the follow-up queued")
+        assert len(server.requests) == 1
+        tool.gate.set()
+        await wait_for(pilot, lambda: not app.busy and len(server.requests) == 3, "three calls")
+        second, third = server.requests[1].body["messages"], server.requests[2].body["messages"]
+        # the first turn finishes without it: the tool result goes back alone
+        assert "and then docs" not in json.dumps(second)
+        assert [b["type"] for b in second[-1]["content"]] == ["tool_result"]
+        # then a second turn: the follow-up is the last user message, after the first turn's reply
+        assert third[-1]["role"] == "user"
+        assert [b.get("text") for b in third[-1]["content"]] == ["and then docs"]
+        assert third[-2]["role"] == "assistant"
+        assert third[-2]["content"][-1]["text"] == "First turn done."
+        roles = [m["role"] for m in messages(app) if m["role"] != "system"]
+        assert roles == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+        assert queued(app) == []
+
+
 async def test_escape_returns_queued_messages_to_the_composer_unsent(
     tmp_path: Path, server: FakeModelServer
 ) -> None:
