@@ -8,6 +8,8 @@ names::
     model = "qwen2.5-coder:14b"      # default model for that provider
     thinking = "medium"              # off, minimal, low, medium, high, xhigh (reasoning models)
     timeout = 600                    # seconds per request
+    permissions = "ask"              # tool policy: ask, auto, read-only (--permissions and
+                                     # AGENT_TUI_PERMISSIONS win over this)
 
     [anthropic]
     api_key = "sk-ant-..."           # ANTHROPIC_API_KEY wins over this
@@ -34,10 +36,17 @@ names::
     steering_mode = "one-at-a-time"  # queued steering messages delivered one per model call, or "all"
     follow_up_mode = "one-at-a-time" # queued follow-ups: one per turn, or "all" at once
 
+    [compaction]
+    summarize_branches = true        # summarize the messages a move in the tree leaves behind
+
     [retry]
     max_retries = 3                  # after the first attempt
     base_delay = 2.0                 # seconds, doubled per attempt
     max_delay = 60.0
+
+The file is parsed once per process (per path, while its size, mtime and inode stay
+the same): the app's theme, panes, keys, model, permissions and compaction settings
+all come from that one parse (:func:`read_config_file`, :func:`parse_count`).
 
 Keys never leave this object: it is not written to sessions or logs, and its
 repr hides them. Used by the agent and the CLI; providers take explicit args.
@@ -45,6 +54,7 @@ repr hides them. Used by the agent and the CLI; providers take explicit args.
 
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
 from collections.abc import Mapping
@@ -138,6 +148,14 @@ class Config:
     compaction: CompactionConfig = field(default_factory=lambda: CompactionConfig())
     steering_mode: str = "one-at-a-time"  # pi's steeringMode: "one-at-a-time" or "all"
     follow_up_mode: str = "one-at-a-time"  # pi's followUpMode
+    #: The config file's ``permissions`` (None: not set); agent.permissions.resolve_mode puts
+    #: --permissions and AGENT_TUI_PERMISSIONS over it and checks the value.
+    permissions: str | None = None
+
+    @property
+    def summarize_branches(self) -> bool:
+        """``[compaction] summarize_branches``: summarize what a move in the tree leaves behind."""
+        return self.compaction.summarize_branches
 
     def compaction_settings(self, model: str | None = None) -> CompactionSettings:
         """Compaction settings for ``model`` (the current one by default): per-model values win."""
@@ -172,16 +190,41 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(user_config_dir("agent-tui", appauthor=False)) / "config.toml"
 
 
+_parsed: dict[Path, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
+_parses = [0]  # how many times a config file was opened and parsed in this process
+
+
+def parse_count() -> int:
+    """How many times :func:`read_config_file` opened and parsed a file (tests count reads with it)."""
+    return _parses[0]
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
+    """The parsed file (a fresh copy each call; absent: ``{}``). Parsed once per process while the
+    file's device, inode, size and mtime stay the same (a rewrite, e.g. ``/theme``, is re-read)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        _parsed.pop(path, None)
+        return {}
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _parsed.get(path)
+    if cached is not None and cached[0] == stamp:
+        return copy.deepcopy(cached[1])
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f)
+            _parses[0] += 1
+            data = tomllib.load(f)
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+    _parsed[path] = (stamp, data)
+    return copy.deepcopy(data)
 
 
 def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
@@ -359,6 +402,10 @@ def load_config(
             )
         modes[name] = str(mode)
 
+    permissions = data.get("permissions")
+    if permissions is not None and not isinstance(permissions, str):
+        raise ConfigError(f"agent-tui: {path}: permissions must be a string, not {permissions!r}")
+
     retry_data = _section(data, "retry", path)
     try:
         retry = RetryPolicy(
@@ -386,6 +433,7 @@ def load_config(
         compaction=_compaction_config(data, path),
         steering_mode=modes["steering_mode"],
         follow_up_mode=modes["follow_up_mode"],
+        permissions=permissions,
     )
 
 
@@ -412,4 +460,6 @@ __all__ = [
     "load_config",
     "load_model_table",
     "no_provider_message",
+    "parse_count",
+    "read_config_file",
 ]

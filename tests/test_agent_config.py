@@ -285,3 +285,101 @@ def test_steering_and_follow_up_modes_default_to_pis_and_are_checked(tmp_path: P
     path.write_text('follow_up_mode = "sometimes"\n')
     with pytest.raises(ConfigError, match="follow_up_mode"):
         load_config(env=env, path=path)
+
+
+# -- one config reader -------------------------------------------------------------------------
+
+ONE_FILE = """\
+permissions = "read-only"
+ascii_symbols = false
+tree_pane = true
+
+[compaction]
+summarize_branches = true
+
+[retry]
+base_delay = 0.01
+"""
+
+
+def test_the_config_file_is_parsed_once_and_again_after_a_rewrite(tmp_path: Path) -> None:
+    from agent_tui.config import parse_count, read_config_file
+
+    path = tmp_path / "config.toml"
+    path.write_text(ONE_FILE + '[openai]\nbase_url = "http://127.0.0.1:9/v1"\n')
+    before = parse_count()
+    first = read_config_file(path)
+    first["permissions"] = "auto"  # a caller's change does not reach the next reader
+    config = load_config(env={}, path=path)
+    assert parse_count() - before == 1
+    assert config.permissions == "read-only" and config.summarize_branches is True
+    path.write_text(ONE_FILE + '[openai]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "other-model"\n')
+    assert load_config(env={}, path=path).model == "other-model"
+    assert parse_count() - before == 2
+    path.write_text("permissions = 3\n[openai]\nbase_url = 'http://127.0.0.1:9/v1'\n")
+    with pytest.raises(ConfigError, match="permissions must be a string"):
+        load_config(env={}, path=path)
+
+
+def test_print_mode_reads_the_config_file_once(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.fake_model_server import FakeModelServer, openai_stream
+
+    work = tmp_path / "work"
+    work.mkdir()
+    config = tmp_path / "config.toml"
+    with FakeModelServer() as server:
+        server.push(openai_stream("Hello."))
+        config.write_text(ONE_FILE + f'[openai]\nbase_url = "{server.openai_base_url}"\nmodel = "m"\n')
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))
+        }
+        env.update(AGENT_TUI_HOME=str(tmp_path / "home"), AGENT_TUI_CONFIG=str(config))
+        script = (
+            "import sys\nimport agent_tui.config as c\nfrom agent_tui.cli.main import main\n"
+            "rc = main(sys.argv[1:])\nprint('config parses:', c.parse_count(), file=sys.stderr)\nsys.exit(rc)\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script, "-p", "hi"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=50,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Hello." in done.stdout
+    assert "config parses: 1" in done.stderr.splitlines()[-1]
+
+
+async def test_the_app_reads_the_config_file_once_for_its_settings_and_its_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.agent.loop import AgentLoop
+    from agent_tui.agent.permissions import MODE_ENV, PermissionMode
+    from agent_tui.config import parse_count
+    from tests.fake_model_server import FakeModelServer, openai_stream
+    from tests.tui_fixtures import SIZE, make_app
+
+    for name in (MODE_ENV, "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    config = tmp_path / "config.toml"
+    with FakeModelServer() as server:
+        server.push(openai_stream("Hello."))
+        config.write_text(ONE_FILE + f'[openai]\nbase_url = "{server.openai_base_url}"\nmodel = "m"\n')
+        before = parse_count()
+        app = make_app(tmp_path, None, agent_factory=None, theme=None)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"hi", "enter")
+            for _ in range(400):
+                await pilot.pause(0.02)
+                if app.session is not None and not app.busy and len(server.requests) == 1:
+                    break
+            assert app.session is not None and len(server.requests) == 1, "the turn ran"
+            loop = app.turns_for_session()
+            assert isinstance(loop, AgentLoop) and loop.permissions is not None
+            assert loop.permissions.mode is PermissionMode.READ_ONLY  # from the file
+        assert parse_count() - before == 1

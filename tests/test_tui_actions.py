@@ -836,18 +836,20 @@ def test_the_app_asks_by_default_and_follows_the_flag(
     from agent_tui.agent.permissions import MODE_ENV, PermissionMode
 
     monkeypatch.delenv(MODE_ENV, raising=False)
-    from agent_tui.store.session import Session
+    from agent_tui.config import Config
     from agent_tui.tui.agent_bridge import ModelChoice, make_permissions
 
     async def approver(request: object) -> str:
         return "deny"
 
-    with Session.open(sample_session(tmp_path)) as session:
-        config = tmp_path / "none.toml"
-        asked = make_permissions(session, ModelChoice(config_path=config, approver=approver))
-        assert asked.mode is PermissionMode.ASK and asked.approver is approver
-        auto = make_permissions(session, ModelChoice(config_path=config, permissions="auto"))
-        assert auto.mode is PermissionMode.AUTO
+    unset = Config(provider="openai", model="m")
+    asked = make_permissions(unset, ModelChoice(approver=approver))
+    assert asked.mode is PermissionMode.ASK and asked.approver is approver
+    auto = make_permissions(unset, ModelChoice(permissions="auto"))
+    assert auto.mode is PermissionMode.AUTO
+    from_file = Config(provider="openai", model="m", permissions="read-only")
+    assert make_permissions(from_file, ModelChoice()).mode is PermissionMode.READ_ONLY
+    assert make_permissions(from_file, ModelChoice(permissions="auto")).mode is PermissionMode.AUTO
 
 
 async def test_resume_picker_says_so_when_the_index_cannot_be_written(tmp_path: Path) -> None:

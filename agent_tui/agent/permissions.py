@@ -45,11 +45,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.tools.base import WriteGuard, resolve_path
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text
+
+if TYPE_CHECKING:
+    from agent_tui.config import Config
 
 RECORD_TYPE = "agent-tui.permission"
 MODE_ENV = "AGENT_TUI_PERMISSIONS"
@@ -181,13 +184,10 @@ def resolve_mode(
     return default
 
 
-def mode_from_config_file(
-    flag: str | None, config_path: Path | None, *, default: PermissionMode
-) -> PermissionMode:
-    """:func:`resolve_mode` reading the config file at ``config_path`` (missing: no setting)."""
-    from agent_tui.config import read_config_file
-
-    data = read_config_file(config_path) if config_path is not None else {}
+def mode_from_config(flag: str | None, config: Config, *, default: PermissionMode) -> PermissionMode:
+    """:func:`resolve_mode` with the config file's ``permissions`` as :func:`agent_tui.config.load_config`
+    read it (the file is not read again)."""
+    data = {} if config.permissions is None else {"permissions": config.permissions}
     return resolve_mode(flag, default=default, config_data=data)
 
 
@@ -401,7 +401,7 @@ __all__ = [
     "file_concern",
     "inside",
     "is_git_file",
-    "mode_from_config_file",
+    "mode_from_config",
     "parse_mode",
     "real_target",
     "resolve_mode",

@@ -44,9 +44,9 @@ from agent_tui.agent.permissions import (
     PermissionRequest,
     Permissions,
     cwd_notice,
-    mode_from_config_file,
+    mode_from_config,
 )
-from agent_tui.config import ConfigError, load_config
+from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.store.errors import StoreError
 from agent_tui.store.listing import list_sessions
 from agent_tui.store.paths import session_dir_for
@@ -229,11 +229,10 @@ async def read_line(stream: TextIO) -> str:
         loop.remove_reader(fd)
 
 
-def make_permissions(
-    args: argparse.Namespace, config_path: Path | None, prompt_from_stdin: bool
-) -> Permissions:
-    """Print mode's policy: ``auto`` unless --permissions, AGENT_TUI_PERMISSIONS or the config file say otherwise."""
-    mode = mode_from_config_file(getattr(args, "permissions", None), config_path, default=PermissionMode.AUTO)
+def make_permissions(args: argparse.Namespace, config: Config, prompt_from_stdin: bool) -> Permissions:
+    """Print mode's policy: ``auto`` unless --permissions, AGENT_TUI_PERMISSIONS or the config file
+    (``config.permissions``) say otherwise."""
+    mode = mode_from_config(getattr(args, "permissions", None), config, default=PermissionMode.AUTO)
     if mode is not PermissionMode.ASK:
         return Permissions(mode)
     if not prompt_from_stdin and sys.stdin is not None and sys.stdin.isatty():
@@ -333,7 +332,7 @@ def run_print(args: argparse.Namespace) -> int:
             base_url=args.base_url,
             thinking=getattr(args, "thinking", None),
         )
-        permissions = make_permissions(args, config.config_path, from_stdin or steer_stdin)
+        permissions = make_permissions(args, config, from_stdin or steer_stdin)
     except (ConfigError, PermissionModeError) as e:
         return _fail(str(e))
     cwd = os.getcwd()

@@ -12,16 +12,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import (
     PermissionMode,
     PermissionModeError,
     Permissions,
-    mode_from_config_file,
+    mode_from_config,
 )
 from agent_tui.store.session import Session
+
+if TYPE_CHECKING:
+    from agent_tui.config import Config
 
 CONFIGURE_HINT = (
     "No model configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or start with "
@@ -92,14 +95,14 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
     config = load_agent_config(choice)
     from agent_tui.agent.loop import build_agent
 
-    return build_agent(session, config, permissions=make_permissions(session, choice))
+    return build_agent(session, config, permissions=make_permissions(config, choice))
 
 
-def make_permissions(session: Session, choice: ModelChoice) -> Permissions:
+def make_permissions(config: Config, choice: ModelChoice) -> Permissions:
     """The app's tool policy: ``ask`` unless --permissions, AGENT_TUI_PERMISSIONS or the config
-    file say otherwise. "Allow for this session" lasts as long as this process."""
+    file (``config.permissions``) say otherwise. "Allow for this session" lasts as long as this process."""
     try:
-        mode = mode_from_config_file(choice.permissions, choice.config_path, default=PermissionMode.ASK)
+        mode = mode_from_config(choice.permissions, config, default=PermissionMode.ASK)
     except PermissionModeError as e:
         raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
     return Permissions(mode, choice.approver)

@@ -222,7 +222,7 @@ class SessionActions:
         wanted = app.config.summarize_branches
         if wanted is None and app.config.agent_factory is None:
             try:
-                wanted = bool(load_agent_config(app.config.model).compaction.summarize_branches)
+                wanted = bool(load_agent_config(app.config.model).summarize_branches)
             except (AgentUnavailable, AttributeError):
                 wanted = False
         if not wanted or app.session is None:
