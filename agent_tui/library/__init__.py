@@ -10,5 +10,7 @@ imported on demand (``agent-tui context`` never loads any of it):
   agent-tui sessions;
 - :mod:`agent_tui.library.search`: the rebuildable full-text index of every
   session, the listing the picker shows, forks grouped under their parent;
+  its parts are ``search_summary``, ``search_text``, ``search_index``,
+  ``search_match`` and ``search_query`` (the query parser);
 - :mod:`agent_tui.library.actions`: fork and clone into a new file.
 """

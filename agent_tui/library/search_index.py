@@ -1,0 +1,450 @@
+"""The search index's SQLite database: opening, repairing and refreshing it.
+
+The index (``index/library-v3.sqlite3`` in the data dir) is a cache beside the
+session files: a ``files`` table of each file's summary and fingerprints, and a
+contentless FTS5 table ``text`` of entry text in chunks. :class:`IndexDatabase`
+opens it (one connection per thread, created 0600, rebuilt when damaged or
+from another version; :func:`_repairs_damage` retries a method on a fresh
+index), and :meth:`IndexDatabase.refresh` brings it up to date: a file that
+grew has only its new lines indexed, one replaced is indexed again, one gone is
+forgotten. :func:`index_error_reason` says in a few words why it cannot be used.
+Part of :mod:`agent_tui.library.search`, which re-exports the public names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+from typing import Any, Self, TypeVar
+
+from agent_tui.library.search_match import _Cache
+from agent_tui.library.search_summary import _redacted, summarize
+from agent_tui.library.search_text import _shown, entry_text
+from agent_tui.store.errors import StoreError
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for, sessions_root
+from agent_tui.store.reader import parse_session
+from agent_tui.store.record import Entry
+
+INDEX_VERSION = 3  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files
+#: One FTS row holds at most this much text (a long session is a few rows).
+CHUNK_CHARS = 4_000_000
+
+
+@dataclass(slots=True)
+class RefreshStats:
+    files: int = 0
+    indexed: int = 0  # files indexed from the start
+    extended: int = 0  # files that grew: only new lines indexed
+    removed: int = 0
+    unreadable: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+
+
+# -- the library ------------------------------------------------------------------------------
+
+
+def default_db_path() -> Path:
+    return data_home() / "index" / f"library-v{INDEX_VERSION}.sqlite3"
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY,
+    path TEXT UNIQUE NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    head BLOB NOT NULL,
+    tail BLOB NOT NULL,
+    indexed_lines INTEGER NOT NULL,
+    info TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    first_line INTEGER NOT NULL,
+    last_line INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
+    body, content='', detail=none, prefix='2 3', tokenize='unicode61 remove_diacritics 2'
+);
+"""
+
+
+_R = TypeVar("_R")
+#: SQLite's result codes for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB), and for a disk that
+#: cannot take a write (SQLITE_IOERR, SQLITE_FULL) or another process's lock (SQLITE_BUSY, _LOCKED).
+_DAMAGED_CODES = (11, 26)
+_DISK_CODES = (10, 13)
+_LOCK_CODES = (5, 6)
+
+
+def _is_full(error: sqlite3.Error) -> bool:
+    """A write the disk refused (full, or failing): not the index's fault, nothing to rebuild."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DISK_CODES
+
+
+def index_error_reason(error: BaseException) -> str:
+    """Why the index cannot be used, in a few words, for one line."""
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if code == 13:
+        return "disk full"
+    if code == 10:
+        return "cannot write to the disk: disk full or failing"
+    return str(error)
+
+
+def _repairs_damage(method: Callable[..., _R]) -> Callable[..., _R]:
+    """A Library method that, when the index turns out damaged (a SQLite error whose code says
+    so, or which ``PRAGMA quick_check`` confirms), deletes it, notes it in ``notices`` and runs
+    again on a fresh index, filled first. The index is a cache: the files are the truth."""
+
+    @wraps(method)
+    def wrapper(self: IndexDatabase, *args: Any, **kwargs: Any) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            if self._repairing or not self._is_damaged(e):
+                raise
+        self._repairing = True
+        try:
+            self._reset()
+            self._note(f"the search index {self.db_path} was damaged: rebuilt it")
+            if method.__name__ != "refresh":
+                self.refresh()
+            return method(self, *args, **kwargs)
+        finally:
+            self._repairing = False
+
+    return wrapper
+
+
+class IndexDatabase:
+    """The SQLite index of the sessions under ``roots``: opening, repairing and refreshing it.
+
+    :class:`agent_tui.library.search.Library` adds reading and searching it.
+    """
+
+    def __init__(
+        self, roots: Sequence[str | Path], *, nested: bool = False, db_path: str | Path | None = None
+    ) -> None:
+        self.roots = [Path(r).expanduser().resolve() for r in roots]
+        self.nested = nested
+        self.db_path = Path(db_path) if db_path is not None else default_db_path()
+        self._local = threading.local()  # one SQLite connection per thread (a refresh can run in a worker)
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._cache: _Cache | None = None  # replaced whole, so another thread never sees half of it
+        self.notices: list[str] = []  # one line each, for the user: e.g. a damaged index was rebuilt
+        self._repairing = False
+
+    @classmethod
+    def for_cwd(
+        cls, cwd: str | Path, *, all_dirs: bool = False, session_dir: str | Path | None = None
+    ) -> Self:
+        """What ``agent-tui sessions`` lists: the cwd's sessions, every folder's, or ``session_dir``'s."""
+        if session_dir is not None:
+            return cls([Path(session_dir)])
+        if all_dirs:
+            return cls([sessions_root()], nested=True)
+        return cls([session_dir_for(cwd)])
+
+    # -- the database -------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            with self._connections_lock:
+                db = self._open()
+                self._connections.append(db)
+            self._local.db = db
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        make_private_dirs(self.db_path.parent)
+        db: sqlite3.Connection | None = None
+        for attempt in range(2):
+            try:
+                # created 0600 before SQLite opens it: its -wal and -shm files take the file's mode
+                os.close(os.open(self.db_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+                db = sqlite3.connect(self.db_path, timeout=10, isolation_level=None, check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_SCHEMA)
+                version = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+                if version is None:
+                    db.execute("INSERT INTO meta VALUES('version', ?)", (str(INDEX_VERSION),))
+                elif version[0] != str(INDEX_VERSION):
+                    raise sqlite3.DatabaseError("index version mismatch")
+                for suffix in ("", "-wal", "-shm"):
+                    with _suppress_oserror():
+                        os.chmod(f"{self.db_path}{suffix}", 0o600)
+                self._remove_older_versions()
+                return db
+            except sqlite3.DatabaseError as e:
+                # A cache: if it is damaged or from another version, start over.
+                if attempt or _is_full(e):
+                    raise
+                if "version mismatch" not in str(e):
+                    self._note(f"the search index {self.db_path} was damaged: rebuilt it")
+                if db is not None:
+                    with _suppress_oserror():
+                        db.close()
+                self._unlink_files()
+        raise AssertionError("unreachable")
+
+    def _note(self, notice: str) -> None:
+        if notice not in self.notices:
+            self.notices.append(notice)
+
+    def _unlink_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with _suppress_oserror():
+                os.unlink(f"{self.db_path}{suffix}")
+
+    def _is_damaged(self, error: sqlite3.DatabaseError) -> bool:
+        """Whether ``error`` means the index file is damaged: its code says so, or, for an error
+        that is not about locking or a full disk, ``PRAGMA quick_check`` finds a problem."""
+        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+        if code in _DAMAGED_CODES:
+            return True
+        if code in _DISK_CODES or code in _LOCK_CODES:
+            return False
+        try:
+            rows = self.db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError:
+            return True
+        return rows != [("ok",)]
+
+    def _reset(self) -> None:
+        """Close every connection and delete the index files (the next use makes a fresh one)."""
+        self.close()
+        self._cache = None
+        self._unlink_files()
+
+    def _remove_older_versions(self) -> None:
+        """Delete the caches earlier versions left beside the default one (nothing reads them now)."""
+        if self.db_path.name != f"library-v{INDEX_VERSION}.sqlite3":
+            return
+        for version in range(1, INDEX_VERSION):
+            for suffix in ("", "-wal", "-shm"):
+                with _suppress_oserror():
+                    os.unlink(self.db_path.parent / f"library-v{version}.sqlite3{suffix}")
+
+    def close(self) -> None:
+        """Close the connections (call it from the thread that opened the library, when done)."""
+        with self._connections_lock:
+            for db in self._connections:
+                with _suppress_oserror():
+                    db.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- refreshing ------------------------------------------------------------------------------
+
+    def files(self) -> list[Path]:
+        found: list[Path] = []
+        for root in self.roots:
+            folders = [root]
+            if self.nested:
+                with _suppress_oserror():
+                    folders.extend(sorted(p for p in root.iterdir() if p.is_dir()))
+            for folder in folders:
+                try:
+                    with os.scandir(folder) as it:
+                        found.extend(Path(e.path) for e in it if e.name.endswith(".jsonl") and e.is_file())
+                except OSError:
+                    continue
+        return found
+
+    @_repairs_damage
+    def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+        """Bring the cache up to date with the files under the roots.
+
+        ``progress(done, total)`` is called after each file. Safe to run in a
+        worker thread while another thread searches (it sees the files indexed
+        so far once this returns), and in several processes at once.
+        """
+        started = time.perf_counter()
+        stats = RefreshStats()
+        db = self.db
+        known = {
+            row[1]: row
+            for row in db.execute("SELECT id, path, size, mtime_ns FROM files")
+            if self._under_roots(row[1])
+        }
+        paths = self.files()
+        seen: set[str] = set()
+        for done, path in enumerate(paths, 1):
+            key = str(path)
+            seen.add(key)
+            stats.files += 1
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            row = known.get(key)
+            if row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns:
+                try:
+                    self._index_file(path, st, stats)
+                except (StoreError, OSError):
+                    stats.unreadable += 1
+            if progress is not None:
+                progress(done, len(paths))
+        for key, row in known.items():
+            if key not in seen:
+                self._forget(row[0])
+                stats.removed += 1
+        self._cache = None
+        stats.seconds = time.perf_counter() - started
+        if self._orphans() > max(db.execute("SELECT count(*) FROM chunks").fetchone()[0], 1000):
+            rebuilt = self.rebuild()
+            stats.indexed, stats.bytes_read = rebuilt.indexed, stats.bytes_read + rebuilt.bytes_read
+            stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _under_roots(self, path: str) -> bool:
+        parent = Path(path).parent
+        return any(parent == root or (self.nested and parent.parent == root) for root in self.roots)
+
+    def _index_file(self, path: Path, st: os.stat_result, stats: RefreshStats) -> None:
+        data = path.read_bytes()
+        stats.bytes_read += len(data)
+        loaded = parse_session(data, str(path))
+        index = SessionIndex(loaded, str(path))
+        first_end = data.find(b"\n")
+        head = hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
+        summary = _redacted(summarize(path, data, index))
+        info = json.dumps(summary.to_json(), ensure_ascii=False)
+        last_line = max((e.line for e in loaded.entries), default=0)
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # read the row again under the write lock: another process may have indexed the file meanwhile
+            row = db.execute(
+                "SELECT id, size, mtime_ns, head, tail, indexed_lines FROM files WHERE path=?", (str(path),)
+            ).fetchone()
+            if row is not None and row[1] == len(data) and row[2] == st.st_mtime_ns:
+                db.execute("COMMIT")
+                return
+            from_line = 0
+            file_id: int | None = None
+            if row is not None and row[3] == head and len(data) >= row[1] and row[4] == _tail(data, row[1]):
+                file_id, from_line = row[0], row[5]  # it grew: index only the new lines
+                stats.extended += 1
+            else:
+                if row is not None:  # replaced, or rewritten by another program: start over
+                    self._forget(row[0], transaction=False)
+                stats.indexed += 1
+            if file_id is None:
+                cur = db.execute(
+                    "INSERT INTO files(path, size, mtime_ns, head, tail, indexed_lines, info) VALUES(?,?,?,?,?,?,?)",
+                    (str(path), len(data), st.st_mtime_ns, head, _tail(data, len(data)), last_line, info),
+                )
+                assert cur.lastrowid is not None
+                file_id = cur.lastrowid
+            else:
+                db.execute(
+                    "UPDATE files SET size=?, mtime_ns=?, tail=?, indexed_lines=?, info=? WHERE id=?",
+                    (
+                        len(data),
+                        st.st_mtime_ns,
+                        _tail(data, len(data)),
+                        max(last_line, from_line),
+                        info,
+                        file_id,
+                    ),
+                )
+            self._index_text(file_id, [e for e in loaded.entries if e.line > from_line])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _index_text(self, file_id: int, entries: list[Entry]) -> None:
+        db = self.db
+        parts: list[str] = []
+        size = 0
+        first = entries[0].line if entries else 0
+        last = first
+        for entry in entries:
+            text = entry_text(entry)
+            if text:
+                parts.append(text)
+                size += len(text)
+            last = entry.line
+            if size >= CHUNK_CHARS:
+                self._add_chunk(db, file_id, first, last, parts)
+                parts, size, first = [], 0, last + 1
+        if parts:
+            self._add_chunk(db, file_id, first, last, parts)
+
+    @staticmethod
+    def _add_chunk(db: sqlite3.Connection, file_id: int, first: int, last: int, parts: list[str]) -> None:
+        cur = db.execute(
+            "INSERT INTO chunks(file_id, first_line, last_line) VALUES(?,?,?)", (file_id, first, last)
+        )
+        # pi writes secrets as they are: the index never holds them (one pass over the chunk costs
+        # a third of one per entry; a secret a pattern reads across two entries only hides words)
+        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, _shown("\n".join(parts))))
+
+    def _forget(self, file_id: int, *, transaction: bool = True) -> None:
+        """Drop a file from the cache. Its FTS rows stay (a contentless table cannot delete them)
+        but map to nothing; when they outnumber the live ones, ``refresh`` rebuilds the table."""
+        db = self.db
+        if transaction:
+            db.execute("BEGIN IMMEDIATE")
+        n = db.execute("SELECT count(*) FROM chunks WHERE file_id=?", (file_id,)).fetchone()[0]
+        db.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        db.execute("DELETE FROM files WHERE id=?", (file_id,))
+        db.execute("INSERT OR REPLACE INTO meta VALUES('orphans', ?)", (str(self._orphans() + n),))
+        if transaction:
+            db.execute("COMMIT")
+
+    def _orphans(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key='orphans'").fetchone()
+        return int(row[0]) if row else 0
+
+    def rebuild(self) -> RefreshStats:
+        """Forget everything and index every file again."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM files")
+        db.execute("DELETE FROM chunks")
+        db.execute("DROP TABLE text")
+        db.execute("DROP TABLE IF EXISTS phrases")
+        db.execute("DELETE FROM meta WHERE key='orphans'")
+        db.execute("COMMIT")
+        db.executescript(_SCHEMA)
+        return self.refresh()
+
+
+def _tail(data: bytes, size: int) -> bytes:
+    """A fingerprint of the 4 KiB before ``size``: a file that only grew still has them."""
+    return hashlib.sha1(data[max(0, size - 4096) : size]).digest()
+
+
+class _suppress_oserror:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> bool:
+        return kind is not None and issubclass(kind, (OSError, sqlite3.Error))
