@@ -161,6 +161,36 @@ def test_sessions_lists_by_cwd(tmp_path: Path) -> None:
     )
 
 
+def test_sessions_lists_one_summary_through_the_library(tmp_path: Path) -> None:
+    """``sessions`` and ``sessions --search`` print the same summary (the old listing's keys too),
+    and the plain listing still works when the data dir's index cannot be made."""
+    folder = tmp_path / "sessions"
+    from agent_tui.store.session import Session
+
+    with Session.create(folder, tmp_path) as s:
+        s.append_message(user("first words here"))
+    home = tmp_path / "home"
+    listed = json.loads(
+        cli("sessions", "--session-dir", str(folder), "--json", env={"AGENT_TUI_HOME": str(home)}).stdout
+    )
+    old_keys = {"path", "id", "cwd", "name", "first_message", "modified", "entries", "size", "parent_session"}
+    assert len(listed) == 1 and old_keys <= set(listed[0]) and listed[0]["branches"] == 1
+    found = cli(
+        "sessions",
+        "--session-dir",
+        str(folder),
+        "--search",
+        "first",
+        "--json",
+        env={"AGENT_TUI_HOME": str(home)},
+    )
+    assert json.loads(found.stdout)[0]["session"] == listed[0]
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the data dir would be")
+    out = cli("sessions", "--session-dir", str(folder), "--json", env={"AGENT_TUI_HOME": str(blocked)})
+    assert out.returncode == 0 and json.loads(out.stdout) == listed and "cannot be used" in out.stderr
+
+
 def test_warnings_go_to_stderr_and_output_stays_valid(session_file: Path) -> None:
     with open(session_file, "a") as f:
         f.write('{"type":"message","id":"torn","parentId":"e0004","mess')

@@ -313,3 +313,34 @@ def test_tool_pairs_load(tmp_path: Path) -> None:
     b.message(tool_result("c1", "body"))
     index = load(b.write(tmp_path / "s.jsonl"))
     assert [e.role for e in index.active_path()] == ["user", "assistant", "toolResult"]
+
+
+def test_latest_session_is_the_last_activity_not_the_newest_file_name(tmp_path: Path) -> None:
+    """``-c``'s cheap path orders as the listing does: the last entry's timestamp."""
+    from agent_tui.store.listing import latest_session
+
+    (tmp_path / "a-old-name.jsonl").write_text(
+        json.dumps(
+            {"type": "session", "version": 3, "id": "a", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"}
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "type": "message",
+                "id": "m1",
+                "parentId": None,
+                "timestamp": "2025-06-01T00:00:00Z",
+                "message": {"role": "user", "content": "late"},
+            }
+        )
+        + "\n"
+    )
+    (tmp_path / "b-new-name.jsonl").write_text(
+        json.dumps(
+            {"type": "session", "version": 3, "id": "b", "timestamp": "2025-02-01T00:00:00Z", "cwd": "/"}
+        )
+        + "\n"
+    )
+    (tmp_path / "z-broken.jsonl").write_text("not a session\n")
+    assert latest_session("/", session_dir=str(tmp_path)) == tmp_path / "a-old-name.jsonl"
+    assert latest_session("/", session_dir=str(tmp_path / "none")) is None

@@ -1,4 +1,4 @@
-"""The library commands: export, import, clone and ``sessions --search``."""
+"""The library commands: export, import, clone and ``sessions`` (with or without ``--search``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,15 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from agent_tui.store.errors import StoreError
 from agent_tui.terminal_text import VisibleWriter, clip, visible, visible_line
+
+if TYPE_CHECKING:
+    from agent_tui.library.search import SessionSummary
 
 LIBRARY_COMMANDS = ("export", "import", "clone")
 _encode = msgspec.json.Encoder().encode
@@ -57,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         # what goes to stderr (import warnings, index notices) quotes transcripts and files: inert
         with contextlib.redirect_stderr(VisibleWriter(sys.stderr)):
             if args.command == "sessions":
-                return cmd_search(args)
+                return cmd_sessions(args)
             return {"export": cmd_export, "import": cmd_import, "clone": cmd_clone}[args.command](args)
     except StoreError as e:
         print(visible(f"agent-tui: {e}"), file=sys.stderr)
@@ -128,18 +132,31 @@ def cmd_clone(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_search(args: argparse.Namespace) -> int:
+def cmd_sessions(args: argparse.Namespace) -> int:
+    """``agent-tui sessions``: one path, the library over the session folder(s); ``--search``
+    filters it. Without ``--search`` the listing needs no usable index: when the data dir's
+    cannot be used, a throwaway one in a temporary folder lists the same summaries."""
+    import tempfile
+
     from agent_tui.library.search import Library, index_error_reason
 
     library = Library.for_cwd(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir)
     try:
         with library:
             library.refresh()
+            if args.search is None:
+                return _print_listing(args, library.sessions())
             hits = library.search(args.search, args.limit, locate=args.limit)
     except (sqlite3.Error, OSError) as e:  # a full disk, an unwritable data dir
         reason = index_error_reason(e) if isinstance(e, sqlite3.Error) else e.strerror or str(e)
         print(f"agent-tui: the search index {library.db_path} cannot be used ({reason})", file=sys.stderr)
-        return 1
+        if args.search is not None:
+            return 1
+        with tempfile.TemporaryDirectory(prefix="agent-tui-index-") as folder:
+            throwaway = Library(library.roots, nested=library.nested, db_path=Path(folder) / "index.sqlite3")
+            with throwaway:
+                throwaway.refresh()
+                return _print_listing(args, throwaway.sessions())
     finally:
         for notice in library.notices:
             print(f"agent-tui: {notice}", file=sys.stderr)
@@ -159,4 +176,21 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print("no sessions match", file=sys.stderr)
         return 1
+    return 0
+
+
+def _print_listing(args: argparse.Namespace, summaries: list[SessionSummary]) -> int:
+    """Every session, most recent activity first (ties: the later file name first)."""
+    summaries = sorted(summaries, key=lambda s: (s.modified, Path(s.path).name), reverse=True)
+    if args.json:
+        data = [s.to_json() for s in summaries]
+        sys.stdout.write(msgspec.json.format(_encode(data), indent=2).decode() + "\n")
+        return 0
+    for s in summaries:
+        print(
+            f"{visible_line(s.modified)}  {s.entries:6d} entries  {visible_line(s.path)}\n"
+            f"    {clip(s.title, 100, one_line=True)}"
+        )
+    if not summaries:
+        print("no sessions", file=sys.stderr)
     return 0

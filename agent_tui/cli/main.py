@@ -137,9 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.cli import session_commands
 
         parsed = build_session_parser(args[0]).parse_args(args)
-        if parsed.command in ("export", "import", "clone") or (
-            parsed.command == "sessions" and parsed.search is not None
-        ):
+        if parsed.command in ("export", "import", "clone", "sessions"):
             from agent_tui.cli import library_commands
 
             return library_commands.run(parsed)

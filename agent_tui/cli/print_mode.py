@@ -48,7 +48,7 @@ from agent_tui.agent.permissions import (
 )
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.store.errors import StoreError
-from agent_tui.store.listing import list_sessions
+from agent_tui.store.listing import latest_session
 from agent_tui.store.paths import session_dir_for
 from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.store.session import Session
@@ -79,9 +79,9 @@ def open_session(args: argparse.Namespace, cwd: str) -> tuple[Session, str | Non
         return Session.create(path.parent, cwd, path=path), None
     session_dir = getattr(args, "session_dir", None)
     if getattr(args, "continue_last", False):
-        sessions = list_sessions(cwd, session_dir=session_dir)
-        if sessions:
-            return Session.open(sessions[0].path), None
+        latest = latest_session(cwd, session_dir=session_dir)
+        if latest is not None:
+            return Session.open(latest), None
         note = "no earlier session in this directory: starting a new one"
         return Session.create(session_dir_for(cwd, session_dir), cwd), note
     return Session.create(session_dir_for(cwd, session_dir), cwd), None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -15,7 +14,7 @@ from agent_tui.projection.context import ProjectedMessage, Projection, project
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
-from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.terminal_text import visible, visible_line
 
 if TYPE_CHECKING:
     from agent_tui.store.session import Session
@@ -264,27 +263,6 @@ def cmd_fork(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- listing ---------------------------------------------------------------------------------
-
-
-def cmd_sessions(args: argparse.Namespace) -> int:
-    from agent_tui.store.listing import list_sessions
-
-    infos = list_sessions(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir)
-    if args.json:
-        sys.stdout.write(msgspec.json.format(_encode([i.to_json() for i in infos]), indent=2).decode() + "\n")
-        return 0
-    for info in infos:
-        name = info.name or info.first_message or "(no messages)"
-        print(
-            f"{visible_line(info.modified)}  {info.entries:6d} entries  {visible_line(str(info.path))}\n"
-            f"    {clip(name, 100, one_line=True)}"
-        )
-    if not infos:
-        print("no sessions", file=sys.stderr)
-    return 0
-
-
 _HANDLERS = {
     "context": cmd_context,
     "tree": cmd_tree,
@@ -294,5 +272,4 @@ _HANDLERS = {
     "branch": cmd_branch,
     "pin": cmd_pin,
     "fork": cmd_fork,
-    "sessions": cmd_sessions,
 }

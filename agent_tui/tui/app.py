@@ -48,7 +48,7 @@ from agent_tui.projection.tokens import ContextTokens, context_tokens
 from agent_tui.providers.base import preload_sdk
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.listing import list_sessions
+from agent_tui.store.listing import latest_session
 from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
@@ -240,9 +240,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if config.session_file is not None:
             self.open_session(config.session_file)
         elif config.continue_last:
-            infos = list_sessions(str(config.cwd), session_dir=str(config.session_dir))
-            if infos:
-                self.open_session(Path(infos[0].path))
+            latest = latest_session(str(config.cwd), session_dir=str(config.session_dir))
+            if latest is not None:
+                self.open_session(latest)
             else:
                 self.notify("No earlier session in this folder: starting a new one.")
         if config.model.config_path is None:
