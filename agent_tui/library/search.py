@@ -1,7 +1,7 @@
 """The session library: a listing of every session and full-text search over them.
 
 The session files stay the source of truth. Beside them, in the data dir, a
-small SQLite database (``index/library-v2.sqlite3``) caches what the picker
+small SQLite database (``index/library-v{INDEX_VERSION}.sqlite3``) caches what the picker
 needs per file (name, cwd, first message, last activity, size, entry and
 branch counts, labels, ``parentSession``) and an FTS5 index of the text of
 every entry (message text, thinking, tool calls and their output, summaries).
