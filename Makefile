@@ -42,9 +42,7 @@ test-fast: $(STAMP)
 # The fault campaigns at full size (make test runs their fast versions): hundreds of kill -9,
 # tens of thousands of corrupt files, hundreds of provider faults. Each prints its figures.
 stress: $(STAMP)
-	AGENT_TUI_STRESS=1 $(BIN)/python -m pytest --timeout=3600 tests/test_campaign_crash.py \
-		tests/test_campaign_concurrency.py tests/test_campaign_corrupt.py \
-		tests/test_campaign_provider_faults.py tests/test_campaign_disk.py
+	AGENT_TUI_STRESS=1 $(BIN)/python -m pytest --timeout=3600 tests/campaigns
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

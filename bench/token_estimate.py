@@ -66,7 +66,6 @@ def realistic_messages(seed: int = 7, count: int = 300) -> list[tuple[str, dict[
             ROOT / "README.md",
             ROOT / "docs/FORMAT.md",
             ROOT / "docs/ARCHITECTURE.md",
-            ROOT / "../shared/DESIGN.md",
         ]
         if p.exists()
     ]

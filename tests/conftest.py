@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.agent_support import Harness
-from tests.fake_model_server import FakeModelServer
+from tests.support.agent_support import Harness
+from tests.support.fake_model_server import FakeModelServer
 
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
@@ -21,36 +21,43 @@ settings.load_profile("explore" if os.environ.get("AGENT_TUI_STRESS") else "dete
 #: marked slow here so that ``make test-fast`` (``-m "not slow"``) leaves them out. Whole modules of
 #: them carry ``pytestmark = pytest.mark.slow`` themselves (the campaigns, tmux, Chromium, pi, print mode, and
 #: the heaviest Textual-app modules: tui_actions, tui_layout, tui_composer, tui_snapshots, tui_keys,
-#: tui_actions_preview, tui_streaming_fences, safety_markup, and tui_issue11 below: three quarters of the
+#: tui_actions_preview, tui_streaming_fences, safety_markup, and tui_status_and_notices below: three quarters of the
 #: rest's time, a Textual app per test; the lighter app tests, e.g. test_tui_units, stay in the edit loop).
 SLOW_TESTS = {
-    "tests/test_permissions.py::test_print_mode_modes_from_config_file_and_default_auto",
-    "tests/test_permissions.py::test_print_mode_without_a_terminal_refuses_clearly",
-    "tests/test_permissions.py::test_print_mode_asks_on_the_terminal",
-    "tests/test_safety_secrets.py::test_keys_never_reach_any_file_or_output",
-    "tests/test_safety_signals.py",
-    "tests/test_safety_serve.py",
-    "tests/test_tui_issue11.py",
-    "tests/test_agent_compaction.py::test_cli_compact_preview_undo_and_a_real_compaction",
-    "tests/test_tui_units.py::test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app",
-    "tests/test_safety_tui.py::test_a_big_message_is_shown_capped_with_show_more",
-    "tests/test_safety_export.py::test_a_full_disk_leaves_nothing_that_blocks_the_retry",
-    "tests/test_safety_input.py::test_a_damaged_search_index_is_rebuilt_with_one_line",
-    "tests/test_safety_input.py::test_a_full_disk_under_the_search_index_is_one_line",
-    "tests/test_safety_input.py::test_files_that_are_not_newline_utf8_say_what_they_are",
-    "tests/test_safety_input.py::test_a_model_reply_with_a_lone_surrogate_is_kept",
-    "tests/test_safety_input.py::test_a_file_name_that_is_not_utf8_does_not_crash_ls_find_grep",
-    "tests/test_tui_actions.py::test_serve_runs_the_app_in_a_browser",
-    "tests/test_tui_actions.py::test_a_20000_entry_session_opens_with_a_short_tree_and_a_pruned_chat",
-    "tests/test_cli.py::test_actions_append_one_entry_each_and_never_rewrite",
-    "tests/test_export.py::test_export_command",
-    "tests/test_read_images.py::test_an_image_too_big_as_png_goes_as_jpeg_under_the_byte_limit",
+    "tests/functional/test_permissions.py::test_print_mode_modes_from_config_file_and_default_auto",
+    "tests/functional/test_permissions.py::test_print_mode_without_a_terminal_refuses_clearly",
+    "tests/functional/test_permissions.py::test_print_mode_asks_on_the_terminal",
+    "tests/functional/test_safety_secrets.py::test_keys_never_reach_any_file_or_output",
+    "tests/e2e/test_safety_signals.py",
+    "tests/e2e/test_safety_serve.py",
+    "tests/e2e/test_tui_status_and_notices.py",
+    "tests/functional/test_agent_compaction.py::test_cli_compact_preview_undo_and_a_real_compaction",
+    "tests/e2e/test_tui_units.py::test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app",
+    "tests/e2e/test_safety_tui.py::test_a_big_message_is_shown_capped_with_show_more",
+    "tests/functional/test_safety_export.py::test_a_full_disk_leaves_nothing_that_blocks_the_retry",
+    "tests/functional/test_safety_input.py::test_a_damaged_search_index_is_rebuilt_with_one_line",
+    "tests/functional/test_safety_input.py::test_a_full_disk_under_the_search_index_is_one_line",
+    "tests/functional/test_safety_input.py::test_files_that_are_not_newline_utf8_say_what_they_are",
+    "tests/functional/test_safety_input.py::test_a_model_reply_with_a_lone_surrogate_is_kept",
+    "tests/functional/test_safety_input.py::test_a_file_name_that_is_not_utf8_does_not_crash_ls_find_grep",
+    "tests/e2e/test_tui_actions.py::test_serve_runs_the_app_in_a_browser",
+    "tests/e2e/test_tui_actions.py::test_a_20000_entry_session_opens_with_a_short_tree_and_a_pruned_chat",
+    "tests/functional/test_cli.py::test_actions_append_one_entry_each_and_never_rewrite",
+    "tests/functional/test_export.py::test_export_command",
+    "tests/functional/test_read_images.py::test_an_image_too_big_as_png_goes_as_jpeg_under_the_byte_limit",
 }
+
+
+#: The folder a test lives in is its kind, and a marker of that name (``pytest -m unit``).
+KINDS = ("unit", "functional", "e2e", "campaigns")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         name = item.nodeid.split("[")[0]
+        parts = name.split("/")
+        if len(parts) > 2 and parts[1] in KINDS:
+            item.add_marker(parts[1])
         if name in SLOW_TESTS or name.split("::")[0] in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
 

@@ -366,7 +366,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.notify(session.read_only_reason, title="read-only", severity="warning", timeout=10)
         for warning in session.index.warnings[:3]:
             self.notify(f"{path}: {warning}", severity="warning")
-        elsewhere = cwd_notice(session.cwd, str(self.config.cwd))  # tools still run here (issue 10)
+        elsewhere = cwd_notice(session.cwd, str(self.config.cwd))  # tools still run here
         if elsewhere:
             self.notify(elsewhere, severity="warning", markup=False)
         return True

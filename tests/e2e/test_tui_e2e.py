@@ -1,0 +1,318 @@
+"""The real program in tmux against the fake model server: send, stream, branch, hide, compact.
+
+Each step waits on what the screen or the session file shows (no fixed sleeps).
+At the end the panel on screen must list exactly the projected messages, and the
+request the server then receives must be exactly the projection's request body.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.projection.context import project
+from agent_tui.projection.request import openai_request, prepare
+from agent_tui.store.session import BRANCH_MARKER, Session
+from tests.support.fake_model_server import FakeModelServer, call, openai_stream
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+
+MODEL = "gpt-4o"
+WIDTH, HEIGHT = 160, 50
+_ROW = re.compile(r"^\s*(\d+|-)\s+(\S+)\s+([0-9a-f]{8})\s+(\S+)")
+
+
+class Tmux:
+    def __init__(self, name: str, width: int = WIDTH, height: int = HEIGHT) -> None:
+        self.name = name
+        self.width, self.height = width, height
+        self.tmux = shutil.which("tmux")
+        assert self.tmux, "the end-to-end test needs tmux (.ci/run installs it)"
+
+    def start(self, command: str, cwd: Path) -> None:
+        subprocess.run(
+            [
+                self.tmux or "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                self.name,
+                "-x",
+                str(self.width),
+                "-y",
+                str(self.height),
+                "-c",
+                str(cwd),
+                command,
+            ],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        return subprocess.run(
+            [self.tmux or "tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+        ).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([self.tmux or "tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        subprocess.run([self.tmux or "tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+
+    def stop(self) -> None:
+        subprocess.run([self.tmux or "tmux", "kill-session", "-t", self.name], capture_output=True)
+
+    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if condition(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
+
+    def wait_text(self, text: str, timeout: float = 20) -> str:
+        return self.wait(lambda s: text in s, repr(text), timeout)
+
+
+_SELECTED = re.compile(r"If you act on ([0-9a-f]{8})")  # the panel's edit preview names the selection
+
+
+def select_in_tree(tmux: Tmux, entry_id: str) -> None:
+    """Focus the tree and move its cursor up, one key at a time, until ``entry_id`` is selected."""
+    tmux.keys("F1")
+    for _ in range(30):
+        screen = tmux.screen()
+        current = _SELECTED.findall(screen)
+        if current and current[-1] == entry_id:
+            return
+        tmux.keys("Up")
+        before = current[-1] if current else None
+        tmux.wait(
+            lambda s, before=before: (m := _SELECTED.findall(s)) != [] and m[-1] != before,  # type: ignore[misc]
+            "the cursor to move",
+            timeout=5,
+        )
+    raise AssertionError(f"could not select {entry_id}")
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def entries(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()[1:] if line.strip()]
+
+
+def panel_rows(screen: str, messages_only: bool = False) -> list[tuple[str, str, str]]:
+    """(role, entry id, status) of every panel row on the screen (only numbered message rows if asked)."""
+    rows = []
+    for line in screen.splitlines():
+        if "▏" not in line:
+            continue
+        match = _ROW.match(line.rsplit("▏", 1)[-1])
+        if match and (match.group(1).isdigit() or not messages_only):
+            rows.append((match.group(2), match.group(3), match.group(4)))
+    return rows
+
+
+def app_command(tmp_path: Path, server: FakeModelServer) -> tuple[str, Path, Path]:
+    """The shell command that runs the app on the fake server; its work folder and sessions folder."""
+    work = tmp_path / "project"
+    work.mkdir()
+    sessions = tmp_path / "sessions"
+    config = tmp_path / "config.toml"
+    config.write_text("[retry]\nbase_delay = 0.01\n\n[compaction]\nkeep_recent_tokens = 10\n")
+    env = {
+        "AGENT_TUI_HOME": str(tmp_path / "home"),
+        "AGENT_TUI_CONFIG": str(config),
+        "OPENAI_API_KEY": "test-key",
+        "AGENT_TUI_FSYNC": "never",
+        # a stale exported size (CI had one) must not override the real terminal's
+        "COLUMNS": "80",
+        "LINES": "24",
+    }
+    exports = " ".join(f"{k}={v}" for k, v in env.items())
+    unset = " ".join(
+        f"-u {k}" for k in os.environ if k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_", "TEXTUAL"))
+    )
+    command = (
+        f"env {unset} {exports} {sys.executable} -m agent_tui --provider openai --base-url {server.openai_base_url}"
+        f" --model {MODEL} --session-dir {sessions}; sleep 30"
+    )
+    return command, work, sessions
+
+
+def test_at_80x24_a_message_is_sent_and_the_reply_read_on_screen(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    """The size pi and Claude Code are used at every day: the chat and composer fill it."""
+    command, work, _sessions = app_command(tmp_path, server)
+    server.push(openai_stream("The answer is forty-two, streamed to a small terminal."))
+    tmux = Tmux(f"agent-tui-e2e80-{os.getpid()}", 80, 24)
+    tmux.start(command, work)
+    try:
+        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+        tmux.type("what is the answer?")
+        tmux.wait_text("what is the answer?")  # the composer shows what is typed
+        tmux.keys("Enter")
+        screen = tmux.wait_text("streamed to a small terminal.")
+        assert "The answer is forty-two," in screen
+        lines = screen.splitlines()
+        assert max(len(line) for line in lines) <= 80
+        reply = next(line for line in lines if "forty-two" in line)
+        assert reply.strip().startswith("The answer is forty-two"), "the reply has the width, not a stripe"
+        assert server.requests[0].body["messages"][-1] == {"role": "user", "content": "what is the answer?"}
+        tmux.keys("F1")  # the tree opens over the chat...
+        tmux.wait(lambda s: "❯ what is the answer?" in s, "the tree drawer")
+        tmux.keys("Escape")  # ...and Esc closes it, back to the composer
+        tmux.wait(lambda s: "❯ what is the answer?" not in s, "the drawer closed")
+        tmux.type("typed after")
+        tmux.wait_text("typed after")
+    finally:
+        tmux.stop()
+
+
+def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    command, work, sessions = app_command(tmp_path, server)
+    server.push(openai_stream("Hello! I am the fake model, streaming word by word.").slow(100))
+    server.push(openai_stream(None, tool_calls=[call("b1", "bash", {"command": "echo e2e-ok"})]))
+    server.push(openai_stream("Second answer."))
+    server.push(openai_stream("Third answer, on a new branch."))
+    tmux = Tmux(f"agent-tui-e2e-{os.getpid()}")
+    tmux.start(command, work)
+    try:
+        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+        # 1. type and send; the reply streams into the chat
+        tmux.type("first question")
+        tmux.keys("Enter")
+        tmux.wait_text("I am the fake model")
+        wait_until(lambda: bool(list(sessions.glob("*.jsonl"))), "the session file")
+        path = next(sessions.glob("*.jsonl"))
+        wait_until(
+            lambda: any(e.get("message", {}).get("role") == "assistant" for e in entries(path)), "reply 1"
+        )
+        tmux.wait_text("word.")
+        tmux.wait(lambda s: "streaming…" not in s, "the turn to end")
+        first_reply = next(e for e in entries(path) if e.get("message", {}).get("role") == "assistant")
+        assert server.requests[0].body["messages"][-1] == {"role": "user", "content": "first question"}
+
+        # 2. a second turn: the model runs a command, the app asks first (permissions "ask")
+        tmux.type("second question")
+        tmux.keys("Enter")
+        tmux.wait(lambda s: "Allow bash?" in s and "echo e2e-ok" in s, "the permission dialog")
+        tmux.keys("Up", "Up", "Enter")  # from deny (the default) up to allow once
+        tmux.wait_text("Second answer.")
+        result = next(e for e in entries(path) if e.get("message", {}).get("role") == "toolResult")
+        assert "e2e-ok" in json.dumps(result["message"]["content"])
+        permission = next(e for e in entries(path) if e.get("customType") == "agent-tui.permission")
+        assert permission["data"]["decision"] == "allow-once"
+        wait_until(
+            lambda: sum(e.get("message", {}).get("role") == "assistant" for e in entries(path)) == 3,
+            "reply 2 (after its tool call)",
+        )
+        tmux.wait(lambda s: "streaming…" not in s, "the turn to end")
+
+        # 3. select the first reply in the tree and continue from it: a branch
+        select_in_tree(tmux, first_reply["id"])
+        tmux.keys("Enter")
+        wait_until(lambda: entries(path)[-1].get("customType") == BRANCH_MARKER, "the branch marker")
+        assert entries(path)[-1]["parentId"] == first_reply["id"]
+        tmux.wait_text("⑂1")  # the tree marks the fork at the first reply
+        tmux.keys("F2")
+        tmux.type("third question")
+        tmux.keys("Enter")
+        tmux.wait_text("Third answer, on a new branch.")
+        wait_until(
+            lambda: sum(e.get("message", {}).get("role") == "assistant" for e in entries(path)) == 4,
+            "reply 3",
+        )
+        tmux.wait(lambda s: "streaming…" not in s, "the turn to end")
+        with Session.open(path, write=False) as session:
+            third_user = next(e for e in reversed(session.index.entries) if e.role == "user")
+            ancestors = [e.id for e in session.index.path_to(third_user.id)]
+            assert first_reply["id"] in ancestors
+            assert len(session.index.children[first_reply["id"]]) == 2, "two branches leave the first reply"
+        assert "second question" not in json.dumps(server.requests[-1].body["messages"])
+
+        # 4. hide the first question from the model
+        first_user = next(e for e in entries(path) if e.get("message", {}).get("role") == "user")
+        select_in_tree(tmux, first_user["id"])
+        tmux.keys("h")
+        wait_until(lambda: entries(path)[-1].get("type") == "context_edit", "the hide")
+        assert entries(path)[-1]["targetId"] == first_user["id"] and entries(path)[-1]["replacement"] is None
+        screen = tmux.wait(
+            lambda s: (
+                (r := [x for x in panel_rows(s) if x[1] == first_user["id"]]) != [] and r[0][2] == "hidden"
+            ),
+            "the panel to show the hidden entry",
+        )
+
+        # 5. compact with a focus: the model writes the summary, a compaction entry is appended
+        summary = "## Goal\nAnswer the questions.\n\n## Next Steps\n1. Keep answering."
+        server.push(openai_stream(summary), openai_stream(summary))  # a split turn makes two calls
+        requests_before = len(server.requests)
+        tmux.keys("C-g")
+        tmux.wait_text("Compact the context")
+        tmux.type("keep the answers")
+        tmux.keys("Enter")
+        tmux.wait(lambda _: any(e.get("type") == "compaction" for e in entries(path)), "the compaction entry")
+        tmux.wait(
+            lambda s: "streaming…" not in s and any(r[2] == "summary" for r in panel_rows(s)), "the summary"
+        )
+        compaction = next(e for e in entries(path) if e.get("type") == "compaction")
+        assert compaction["summary"].startswith("## Goal")
+        calls = server.requests[requests_before:]
+        assert calls and "keep the answers" in json.dumps(calls[0].body["messages"])
+        with server._lock:  # drop the second summary if the cut did not split a turn
+            server._queue.clear()
+
+        # 6. the panel numbers exactly the messages of the request (the system messages are one
+        # system prompt row above them)...
+        screen = tmux.screen()
+        with Session.open(path, write=False) as session:
+            projection = project(session.index)
+            expected = [(m.role, m.source_id) for m in prepare(projection.messages).messages]
+            summarized = list(projection.summarized_ids)
+        shown = [(role, eid) for role, eid, _ in panel_rows(screen, messages_only=True)]
+        assert shown == expected
+        assert first_user["id"] in summarized, "the hidden question now lies before the compaction's cut"
+        assert any(status == "summarized" for _, _, status in panel_rows(screen))
+        assert first_user["id"] not in [eid for _, eid in expected]
+
+        # ...and the next request is exactly that projection (plus the new message)
+        server.push(openai_stream("Fourth answer."))
+        tmux.keys("F2")
+        tmux.type("fourth question")
+        tmux.keys("Enter")
+        tmux.wait_text("Fourth answer.")
+        wait_until(
+            lambda: server.requests[-1].body["messages"][-1].get("content") == "fourth question", "request 4"
+        )
+        with Session.open(path, write=False) as session:
+            user4 = next(e for e in reversed(session.index.entries) if e.role == "user")
+            body = openai_request(prepare(project(session.index, user4.id).messages), MODEL)
+        sent = server.requests[-1].body
+        assert sent == body
+        assert "first question" not in json.dumps(sent["messages"])
+        assert "## Goal" in json.dumps(sent["messages"]), "the compaction summary is in the request"
+    finally:
+        tmux.stop()

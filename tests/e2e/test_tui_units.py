@@ -1,0 +1,167 @@
+"""The TUI's pure helpers: markdown block splitting, slash commands, theme files, the config file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tui.commands import COMMANDS, parse_slash
+from agent_tui.tui.settings import read_theme, write_theme
+from agent_tui.tui.themes import DEFAULT_THEMES_DIR, ThemeFileError, load_theme, load_themes
+from agent_tui.tui.widgets.chat_entry import edit_diff
+from agent_tui.tui.widgets.context_panel import meter
+from agent_tui.tui.widgets.streaming_reply import BIG_FENCE_LINES, split_blocks, stable_length
+
+
+def test_stable_length_stops_before_an_open_fence_and_an_unfinished_line() -> None:
+    text = "First paragraph.\n\n```python\nx = 1\n"
+    assert text[: stable_length(text)] == "First paragraph.\n\n"
+    closed = text + "```\nmore"
+    assert closed[: stable_length(closed)] == "First paragraph.\n\n```python\nx = 1\n```\n"
+    assert stable_length("no newline yet") == 0
+
+
+def test_split_blocks_takes_only_long_fences_out_of_the_markdown() -> None:
+    short = "```\na\n```\n"
+    long = "```python\n" + "x\n" * (BIG_FENCE_LINES + 1) + "```\n"
+    parts = split_blocks("Intro.\n\n" + short + "\n" + long + "\nAfter.\n\n")
+    assert [kind for kind, _ in parts] == ["md", "code", "md"]
+    assert parts[0][1] == "Intro.\n\n" + short + "\n"
+    assert parts[1][1] == long
+    assert "".join(text for _, text in parts) == "Intro.\n\n" + short + "\n" + long + "\nAfter.\n\n"
+
+
+def test_parse_slash() -> None:
+    assert parse_slash("/hide a1") == ("hide", "a1")
+    assert parse_slash("  /compact keep the tests ") == ("compact", "keep the tests")
+    assert parse_slash("//not a command") is None
+    assert parse_slash("/etc/hosts is odd") is None
+    assert parse_slash("plain text") is None
+    assert len({c.name for c in COMMANDS}) == len(COMMANDS)
+
+
+def test_packaged_themes_load_dark_and_light() -> None:
+    themes, errors = load_themes(DEFAULT_THEMES_DIR)
+    assert errors == []
+    by_name = {t.name: t for t in themes}
+    assert by_name["agent-dark"].dark is True
+    assert by_name["agent-light"].dark is False
+
+
+def test_a_bad_theme_file_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "broken.toml").write_text("name = 'x'\n")
+    (tmp_path / "notoml.toml").write_text("name = \n")
+    themes, errors = load_themes(tmp_path)
+    assert themes == [] and len(errors) == 2
+    with pytest.raises(ThemeFileError, match="primary"):
+        load_theme(tmp_path / "broken.toml")
+
+
+def test_write_theme_keeps_every_other_line(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "config.toml"
+    write_theme(path, "agent-light")
+    assert read_theme(path) == "agent-light"
+    path.write_text('provider = "openai"\ntheme = "old"\n\n[openai]\ntheme = "not this one"\n')
+    write_theme(path, "agent-dark")
+    text = path.read_text()
+    assert text == 'provider = "openai"\ntheme = "agent-dark"\n\n[openai]\ntheme = "not this one"\n'
+    assert read_theme(path) == "agent-dark"
+    # a comment on the line, a file that starts with a table, a multi-line value: all kept
+    path.write_text('# mine\nmodel = """a\ntheme = "inside a string"\n"""\n[retry]\nmax_retries = 3\n')
+    write_theme(path, "agent-light")
+    assert path.read_text() == (
+        '# mine\nmodel = """a\ntheme = "inside a string"\n"""\ntheme = "agent-light"\n\n[retry]\nmax_retries = 3\n'
+    )
+    path.write_text('theme = "agent-dark"  # my favourite\n')
+    write_theme(path, "agent-light")
+    assert path.read_text() == 'theme = "agent-light"  # my favourite\n'
+    broken = 'theme = "agent-dark"\n[retry\n'
+    path.write_text(broken)
+    with pytest.raises(OSError, match="not valid TOML"):
+        write_theme(path, "agent-light")
+    assert path.read_text() == broken and read_theme(path) is None
+
+
+def test_meter_and_edit_diff() -> None:
+    assert meter(50, 100, 10) == "█████░░░░░"
+    assert meter(500, 100, 4) == "████"
+    diff = edit_diff({"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]})
+    assert "-x = 1" in diff and "+x = 2" in diff and "a/a.py" in diff
+
+
+def test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app(tmp_path: Path) -> None:
+    """Importing anthropic takes up to 0.9 s; done at the first send, it froze the keyboard. The app
+    imports it in a thread once painted. A fresh process, so that nothing imported it before."""
+    script = f"""
+import asyncio, os, sys, threading, time
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+os.environ["ANTHROPIC_API_KEY"] = "sk-ant-test"
+importers = []
+
+class Watch:  # notes which thread first looks for the SDK, then lets the real finders find it
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "anthropic":
+            importers.append(threading.current_thread() is threading.main_thread())
+        return None
+
+sys.meta_path.insert(0, Watch)
+from tests.support.tui_fixtures import SIZE, make_app
+from pathlib import Path
+
+async def main():
+    app = make_app(Path({str(tmp_path)!r}))
+    async with app.run_test(size=SIZE) as pilot:
+        gaps = []
+        started = time.perf_counter()
+        while getattr(sys.modules.get("anthropic"), "AsyncAnthropic", None) is None:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            gaps.append(time.perf_counter() - before)
+            assert time.perf_counter() < started + 30, "the SDK was never imported"
+        assert importers == [False], f"imported on the main thread: {{importers}}"
+        print(f"{{max(gaps) * 1000:.0f}} {{(time.perf_counter() - started) * 1000:.0f}}")
+
+asyncio.run(main())
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))}
+    env["AGENT_TUI_CONFIG"] = str(tmp_path / "config.toml")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    longest_gap_ms, import_ms = map(int, done.stdout.strip().splitlines()[-1].split())
+    # Imported on the event loop, one gap would span the whole import. In a thread the loop keeps
+    # ticking; a busy machine stalls it now and then, in proportion to how slowly everything runs.
+    assert longest_gap_ms < max(200, import_ms // 2), (
+        f"the event loop stalled {longest_gap_ms} ms of the {import_ms} ms the SDK took to import"
+    )
+
+
+def test_the_panel_fills_the_token_cache_it_is_given(tmp_path: Path) -> None:
+    """An empty cache is falsy: `cache or TokenCache()` once replaced the app's cache at every
+    refresh, so every message of a big session was estimated again after each append."""
+    from agent_tui.projection.context import project
+    from agent_tui.projection.models import lookup
+    from agent_tui.store.session import Session
+    from agent_tui.tui.widgets.context_panel import TokenCache, build_panel_model
+    from tests.support.tui_fixtures import sample_session
+
+    with Session.open(sample_session(tmp_path), write=False) as session:
+        projection = project(session.index)
+    cache = TokenCache()
+    first = build_panel_model(projection, lookup("claude-sonnet-4-5"), "m", cache)
+    assert len(cache) == len(projection.messages)
+    again = build_panel_model(projection, lookup("claude-sonnet-4-5"), "m", cache)
+    assert again.total == first.total
+
+
+def test_an_open_code_fence_in_the_streaming_tail_is_cropped_not_wrapped() -> None:
+    from agent_tui.tui.widgets.streaming_reply import plain_tail
+
+    code = plain_tail("```python\n" + "x = 1  # " + "long " * 50 + "\n")
+    assert code.no_wrap and code.overflow == "crop"
+    prose = plain_tail("An unfinished paragraph that " + "goes on " * 30)
+    assert not prose.no_wrap

@@ -1,0 +1,330 @@
+"""Compaction through the agent loop, against the fake model server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent.compaction import undo_compaction
+from agent_tui.agent.events import (
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    TurnDone,
+    TurnError,
+)
+from agent_tui.config import CompactionConfig
+from agent_tui.projection.compaction import SUMMARIZATION_SYSTEM_PROMPT, CompactionSettings
+from agent_tui.projection.context import Status, project
+from agent_tui.projection.models import ModelInfo, register
+from agent_tui.projection.tokens import estimate_text
+from tests.support.agent_support import Harness, context_body
+from tests.support.fake_model_server import FakeModelServer, anthropic_error, anthropic_stream, text, tool_use
+
+pytestmark = pytest.mark.timeout(30)
+
+SUMMARY = "## Goal\nRead the files.\n\n## Progress\n### Done\n- [x] read a.txt"
+register(ModelInfo("anthropic", "tiny-window", 8_000, 1_000))
+register(ModelInfo("anthropic", "micro-window", 6_000, 1_000))
+
+
+def harness(server: FakeModelServer, tmp_path: Path, model: str, settings: CompactionSettings) -> Harness:
+    h = Harness(server, tmp_path, model=model)
+    h.config = replace(h.config, compaction=CompactionConfig(settings))
+    h.loop = h.new_loop()
+    (h.workdir / "a.txt").write_text("alpha line\n" * 700)  # ~2,200 tokens as a tool result
+    (h.workdir / "b.txt").write_text("bravo line\n" * 700)
+    return h
+
+
+@pytest.fixture
+async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
+    harness_ = harness(
+        server, tmp_path, "tiny-window", CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400)
+    )
+    yield harness_
+    await harness_.close()
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    return bool(body.get("system", [{}])[0].get("text") == SUMMARIZATION_SYSTEM_PROMPT)
+
+
+def check_turn_requests(h: Harness) -> None:
+    """Every request except the summarization calls equals the projection at that moment."""
+    for number, (snapshot, request) in enumerate(zip(h.snapshots, h.server.requests, strict=True)):
+        if is_summary_request(request.body):
+            continue
+        copy = h.tmp / f"snapshot-{number}.jsonl"
+        copy.write_bytes(snapshot)
+        assert request.body == context_body(copy, "anthropic"), (
+            f"request {number} differs from the projection"
+        )
+
+
+async def test_threshold_crossed_compacts_on_its_own(h: Harness, server: FakeModelServer) -> None:
+    server.push(
+        anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), input_tokens=300, model="tiny-window"),
+        anthropic_stream(text("a.txt holds alpha lines."), input_tokens=7_200, model="tiny-window"),
+        anthropic_stream(text(SUMMARY), model="tiny-window"),
+    )
+    events = await h.run("read a.txt")
+    assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop"
+    started = [e for e in events if isinstance(e, CompactionStarted)]
+    finished = [e for e in events if isinstance(e, CompactionFinished)]
+    assert [s.reason for s in started] == ["threshold"] and len(finished) == 1
+    assert finished[0].tokens_before > 7_000 and finished[0].tokens_after < finished[0].tokens_before
+    compaction = next(e for e in h.entries() if e["type"] == "compaction")
+    # the cut falls inside the only turn: its start is summarized as a split turn, as pi does
+    assert "**Turn Context (split turn):**\n\n" + SUMMARY in compaction["summary"]
+    assert compaction["summary"].endswith("<read-files>\na.txt\n</read-files>")
+    assert compaction["details"] == {"readFiles": ["a.txt"], "modifiedFiles": []}
+    assert compaction["systemMessage"]["role"] == "system" and compaction["systemMessage"]["toolsAdded"]
+    assert compaction["tokensBefore"] == finished[0].tokens_before and compaction["usage"]["output"] == 20
+    summary_request = server.requests[2].body
+    assert is_summary_request(summary_request)
+    assert "alpha line" in summary_request["messages"][0]["content"][0]["text"]
+    # the next turn sends the summary, the kept tail, and nothing of the summarized range verbatim
+    server.push(anthropic_stream(text("ok"), model="tiny-window"))
+    await h.run("thanks")
+    body = server.requests[3].body
+    first_user = body["messages"][0]["content"][0]["text"]
+    assert "compacted into the following summary" in first_user and SUMMARY in first_user
+    assert all("alpha line\nalpha line" not in json.dumps(m) for m in body["messages"])
+    check_turn_requests(h)
+
+
+async def test_context_overflow_hides_the_attempt_compacts_and_retries_once(
+    h: Harness, server: FakeModelServer
+) -> None:
+    server.push(
+        anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
+        anthropic_stream(text("read it"), model="tiny-window"),
+    )
+    await h.run("read a.txt")
+    server.push(
+        anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
+        anthropic_stream(text(SUMMARY), model="tiny-window"),
+        anthropic_stream(text("answer after compaction"), model="tiny-window"),
+    )
+    events = await h.run("and now?")
+    assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop"
+    assert [e.reason for e in events if isinstance(e, CompactionStarted)] == ["overflow"]
+    entries = h.entries()
+    failed = [e for e in entries if e["type"] == "message" and e["message"].get("stopReason") == "error"]
+    assert len(failed) == 1 and "prompt is too long" in failed[0]["message"]["errorMessage"]
+    hides = [e for e in entries if e["type"] == "context_edit" and e["replacement"] is None]
+    assert [x["targetId"] for x in hides] == [failed[0]["id"]]
+    assert any(e["type"] == "compaction" for e in entries)
+    assert h.messages("assistant")[-1]["content"][0]["text"] == "answer after compaction"
+    p = project(h.session.index)
+    assert (
+        any(ce.entry.id == failed[0]["id"] and ce.status is Status.HIDDEN for ce in p.entries)
+        or failed[0]["id"] in p.summarized_ids
+    )
+    check_turn_requests(h)
+
+
+async def test_an_input_that_overflows_is_summarized_so_the_retry_fits(
+    h: Harness, server: FakeModelServer
+) -> None:
+    server.push(anthropic_stream(text("first"), model="tiny-window"))
+    await h.run("hello")
+    server.push(
+        anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
+        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the history before the input
+        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the input: the prefix of a split turn
+        anthropic_stream(text("answer after compaction"), model="tiny-window"),
+    )
+    events = await h.run("paste: " + "word " * 2_000)
+    assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop", events[-4:]
+    summary_requests, retry = server.requests[-3:-1], server.requests[-1].body
+    assert any("word word word" in json.dumps(r.body["messages"]) for r in summary_requests)
+    # the retry carries the summary, not the input that overflowed (pi's recovery-omission cut)
+    assert "word word word" not in json.dumps(retry["messages"])
+    assert json.dumps(SUMMARY)[1:-1] in json.dumps(retry["messages"])
+    check_turn_requests(h)
+
+
+async def test_overflow_twice_is_reported_clearly(h: Harness, server: FakeModelServer) -> None:
+    server.push(anthropic_stream(text("first"), model="tiny-window"))
+    await h.run("hello " * 600)
+    server.push(anthropic_stream(text("second"), model="tiny-window"))
+    await h.run("more " * 600)
+    overflow = anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum")
+    server.push(overflow, anthropic_stream(text(SUMMARY), model="tiny-window"), overflow)
+    events = await h.run("again")
+    errors = [e for e in events if isinstance(e, TurnError)]
+    assert (
+        len(errors) == 1
+        and "prompt is too long" in errors[0].message
+        and "after compacting once" in errors[0].message
+    )
+    assert server.pending == 0  # exactly one retry
+
+
+async def test_summarization_requests_never_exceed_the_window(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    h = harness(server, tmp_path, "micro-window", CompactionSettings(enabled=False, keep_recent_tokens=300))
+    try:
+        for name in ("a.txt", "b.txt") * 5:  # tool results are clipped to 2,000 characters each
+            server.push(
+                anthropic_stream(
+                    tool_use(f"c-{name}-{len(server.requests)}", "read", {"path": name}), model="micro-window"
+                ),
+                anthropic_stream(text(f"read {name}"), model="micro-window"),
+            )
+            await h.run(f"read {name}")
+        before = len(server.requests)
+        server.push(*[anthropic_stream(text(f"{SUMMARY} part {i}"), model="micro-window") for i in range(12)])
+        events = [e async for e in h.loop.compact("the file contents")]
+        assert any(isinstance(e, CompactionFinished) for e in events), events
+        summary_requests = [r.body for r in server.requests[before:]]
+        assert len(summary_requests) >= 2  # it had to be done in parts
+        for body in summary_requests:
+            size = estimate_text(json.dumps(body["messages"])) + estimate_text(body["system"][0]["text"])
+            assert size + body["max_tokens"] <= 6_000, size
+            assert "Additional focus: the file contents" in body["messages"][0]["content"][0]["text"]
+        # later parts update the summary of the earlier ones
+        assert any(
+            "<previous-summary>" in r["messages"][0]["content"][0]["text"] for r in summary_requests[1:]
+        )
+    finally:
+        await h.close()
+
+
+async def test_a_summary_cut_off_is_an_error_not_a_checkpoint(h: Harness, server: FakeModelServer) -> None:
+    server.push(
+        anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
+        anthropic_stream(text("done"), model="tiny-window"),
+    )
+    await h.run("read a.txt")
+    server.push(anthropic_stream(text("## Goal\nhalf a summ"), stop_reason="max_tokens", model="tiny-window"))
+    events = [e async for e in h.loop.compact()]
+    failed = [e for e in events if isinstance(e, CompactionFailed)]
+    assert len(failed) == 1 and "cut off by the output limit" in failed[0].message
+    assert not any(e["type"] == "compaction" for e in h.entries())
+
+
+async def test_undo_restores_the_view_before_the_compaction(h: Harness, server: FakeModelServer) -> None:
+    server.push(
+        anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
+        anthropic_stream(text("done"), model="tiny-window"),
+    )
+    await h.run("read a.txt")
+    before = [m.message for m in project(h.session.index).messages]
+    server.push(anthropic_stream(text(SUMMARY), model="tiny-window"))
+    events = [e async for e in h.loop.compact()]
+    assert any(isinstance(e, CompactionFinished) for e in events)
+    assert [m.message for m in project(h.session.index).messages] != before
+    size = h.session.path.stat().st_size
+    undo_compaction(h.session)
+    assert [m.message for m in project(h.session.index).messages] == before
+    assert h.session.path.read_bytes()[:size] == h.session.path.read_bytes()[:size]  # appended, not rewritten
+
+
+async def test_branch_summary_under_the_new_position(h: Harness, server: FakeModelServer) -> None:
+    server.push(anthropic_stream(text("plan A it is"), model="tiny-window"))
+    await h.run("try plan A")
+    plan_a_user = next(e for e in h.entries() if e["type"] == "message" and e["message"]["role"] == "user")
+    target = plan_a_user["parentId"]
+    server.push(anthropic_stream(text("## Goal\nPlan A was tried."), model="tiny-window"))
+    events = [e async for e in h.loop.branch_with_summary(target)]
+    assert any(isinstance(e, CompactionFinished) for e in events), events
+    summary = h.entries()[-1]
+    assert summary["type"] == "branch_summary" and summary["parentId"] == target
+    assert summary["summary"].startswith("The user explored a different conversation branch")
+    assert "Plan A was tried." in summary["summary"]
+    assert "plan A it is" in server.requests[-1].body["messages"][0]["content"][0]["text"]
+    view = project(h.session.index).messages
+    assert view[-1].kind == "branchSummary" and view[-1].role == "user"
+
+
+def test_cli_compact_preview_undo_and_a_real_compaction(server: FakeModelServer, tmp_path: Path) -> None:
+    from tests.support.session_builder import Builder, assistant, tool_result, user
+
+    b = Builder()
+    for t in range(4):
+        b.message(user(f"turn {t}"))
+        b.message(assistant("", [(f"c{t}", "read", {"path": f"f{t}.py"})]))
+        b.message(tool_result(f"c{t}", "data " * 600))
+        b.message(assistant(f"answer {t}"))
+    path = b.write(tmp_path / "s.jsonl")
+    env = {
+        "ANTHROPIC_API_KEY": "sk-test",
+        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+        "AGENT_TUI_CONFIG": str(tmp_path / "none.toml"),
+    }
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        import os
+
+        return subprocess.run(
+            [sys.executable, "-m", "agent_tui", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+        )
+
+    before = path.read_bytes()
+    out = cli("compact", str(path), "--preview", "--keep", "500")
+    assert out.returncode == 0 and "summarize:" in out.stdout and "tokens:" in out.stdout
+    assert path.read_bytes() == before
+    server.push(
+        anthropic_stream(text(SUMMARY)), anthropic_stream(text("turn prefix"))
+    )  # a split turn: 2 calls
+    out = cli("compact", str(path), "--keep", "500", "--focus", "tests", "--model", "claude-sonnet-5-5")
+    assert out.returncode == 0, out.stderr
+    assert "compacted: entry" in out.stdout
+    assert all(
+        "Additional focus: tests" in r.body["messages"][0]["content"][0]["text"] for r in server.requests
+    )
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines[-1]["type"] == "compaction" and path.read_bytes().startswith(before)
+    out = cli("compact", str(path), "--undo")
+    assert out.returncode == 0 and "continuing from" in out.stdout
+    assert json.loads(path.read_text().splitlines()[-1])["parentId"] == lines[-1]["parentId"]
+    out = cli("compact", str(path), "--undo")
+    assert out.returncode == 1 and "no compaction on the active branch" in out.stderr
+
+
+async def test_the_preview_and_the_result_are_one_estimate(h: Harness, server: FakeModelServer) -> None:
+    """The preview said "1,627 → 232" and the result "1,627 → about 1,978": the preview
+    left out the system prompt and tools. Both are now the panel's figure of the next request."""
+    from agent_tui.agent.compaction import estimated_after, preview
+    from agent_tui.projection.compaction import tokens_after_compaction
+    from agent_tui.projection.tokens import context_tokens
+
+    server.push(
+        anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
+        anthropic_stream(text("done"), model="tiny-window"),
+        anthropic_stream(text("and the next one"), model="tiny-window"),
+    )
+    await h.run("read a.txt")
+    await h.run("go on")
+    settings = CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400)
+    plan = preview(h.session, settings)
+    assert plan is not None
+    projection = project(h.session.index)
+    guess = estimated_after(plan)
+    system_and_tools = context_tokens(projection).tokens - plan.tokens_before  # 0: same projection
+    assert system_and_tools == 0 and guess > plan.kept_tokens  # the system prompt and tools count too
+    server.push(anthropic_stream(text(SUMMARY), model="tiny-window"))
+    events = [e async for e in h.loop.compact()]
+    finished = next(e for e in events if isinstance(e, CompactionFinished))
+    compaction = next(e for e in h.entries() if e["type"] == "compaction")
+    # the same function on the plan with the real summary gives exactly the result
+    assert tokens_after_compaction(projection, plan, compaction["summary"]) == finished.tokens_after
+    assert finished.tokens_after == context_tokens(project(h.session.index)).tokens
+    # and the preview is that function with a summary of the guessed size, so the two differ by the
+    # summary's size alone
+    same_size = "x" * (len(compaction["summary"]))
+    assert tokens_after_compaction(projection, plan, same_size) == finished.tokens_after

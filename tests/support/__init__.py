@@ -1,0 +1,1 @@
+"""What many test modules share: the fake model server, session builders, harnesses, Pilot helpers."""

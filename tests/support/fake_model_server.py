@@ -1,0 +1,601 @@
+"""A local fake model server speaking the real Anthropic and OpenAI HTTP/SSE wire formats.
+
+Start it, point the official SDKs at it by base URL, queue one scripted response
+per expected request, and inspect what it received::
+
+    server = FakeModelServer().start()
+    server.push(anthropic_stream(text("Hello")), http_error(429, retry_after_ms=10))
+    client = AsyncAnthropic(api_key="k", base_url=server.anthropic_base_url, max_retries=0)
+    ...
+    server.requests[0].body   # the JSON body the SDK sent
+    server.stop()
+
+Responses are served in order whatever the path (``/v1/messages`` or
+``/v1/chat/completions``). An empty queue answers 400 with a message naming the
+request, so a test that makes one call too many fails fast. Streams use chunked
+transfer encoding, so ``Stream(drop_after=N)`` (the connection closed without
+the final chunk) looks to the client exactly like a connection lost half way.
+``Stream(delay=...)`` or ``tokens_per_second`` streams slowly.
+
+Used by the provider, agent and print-mode tests, and importable by TUI tests
+(``from tests.support.fake_model_server import ...``). Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+JSON = dict[str, Any]
+#: A Stream event name whose data (a string) is written to the wire verbatim, not as ``data: ...``.
+RAW = "<raw>"
+
+
+# -- scripted responses ------------------------------------------------------------------
+
+
+@dataclass
+class Stream:
+    """An SSE response: ``events`` are (event name or None, data) pairs; data is JSON or a raw string."""
+
+    events: list[tuple[str | None, Any]]
+    delay: float = 0.0  # seconds before each event after the first
+    drop_after: int | None = None  # close the connection abruptly after this many events
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    gate: threading.Event | None = None  # wait until it is set before sending event ``gate_at``
+    gate_at: int = 0
+
+    def slow(self, tokens_per_second: float) -> Stream:
+        self.delay = 1.0 / tokens_per_second
+        return self
+
+    def dropped(self, after: int) -> Stream:
+        self.drop_after = after
+        return self
+
+
+@dataclass
+class HTTPError:
+    """A non-streaming error response (status, JSON body, headers such as retry-after)."""
+
+    status: int
+    body: JSON
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Hang:
+    """Send nothing until the client goes away or the server stops (for aborts before the first byte)."""
+
+    seconds: float = 30.0
+
+
+Response = Stream | HTTPError | Hang
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-cased names
+    body: Any
+    received: float  # time.monotonic()
+
+
+# -- Anthropic Messages -----------------------------------------------------------------------
+
+
+@dataclass
+class Block:
+    kind: str  # text, thinking, redacted_thinking, tool_use
+    text: str = ""
+    signature: str = ""
+    id: str = ""
+    name: str = ""
+    input: Any = None
+    chunks: int = 0  # split the content into this many deltas (0: word by word)
+
+
+def text(value: str, *, chunks: int = 0) -> Block:
+    return Block("text", text=value, chunks=chunks)
+
+
+def thinking(value: str, signature: str = "sig-abc", *, chunks: int = 0) -> Block:
+    return Block("thinking", text=value, signature=signature, chunks=chunks)
+
+
+def redacted_thinking(data: str) -> Block:
+    return Block("redacted_thinking", signature=data)
+
+
+def tool_use(call_id: str, name: str, arguments: Any, *, chunks: int = 3) -> Block:
+    return Block("tool_use", id=call_id, name=name, input=arguments, chunks=chunks)
+
+
+def _split(value: str, chunks: int) -> list[str]:
+    if not value:
+        return []
+    if chunks <= 0:  # word by word, keeping the spaces
+        parts: list[str] = []
+        current = ""
+        for ch in value:
+            current += ch
+            if ch == " ":
+                parts.append(current)
+                current = ""
+        if current:
+            parts.append(current)
+        return parts
+    size = max(1, -(-len(value) // chunks))
+    return [value[i : i + size] for i in range(0, len(value), size)]
+
+
+def anthropic_stream(
+    *blocks: Block,
+    stop_reason: str | None = None,
+    model: str = "claude-sonnet-5-5",
+    input_tokens: int = 100,
+    output_tokens: int = 20,
+    cache_read: int = 0,
+    cache_write: int = 0,
+    message_id: str = "msg_fake",
+    error: JSON | None = None,
+    stop: bool = True,
+) -> Stream:
+    """The SSE events of one Messages API stream; ``error`` adds an ``error`` event after the blocks.
+
+    ``stop_reason`` defaults to ``tool_use`` when a block is a tool call, else ``end_turn``.
+    ``stop=False`` leaves out message_delta and message_stop (a stream that ends early but cleanly).
+    """
+    if stop_reason is None:
+        stop_reason = "tool_use" if any(b.kind == "tool_use" for b in blocks) else "end_turn"
+    events: list[tuple[str | None, Any]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": input_tokens,
+                        "output_tokens": 1,
+                        "cache_read_input_tokens": cache_read,
+                        "cache_creation_input_tokens": cache_write,
+                    },
+                },
+            },
+        ),
+        ("ping", {"type": "ping"}),
+    ]
+    for index, block in enumerate(blocks):
+        if block.kind == "text":
+            start: JSON = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": part} for part in _split(block.text, block.chunks)]
+        elif block.kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": part} for part in _split(block.text, block.chunks)
+            ]
+            deltas.append({"type": "signature_delta", "signature": block.signature})
+        elif block.kind == "redacted_thinking":
+            start = {"type": "redacted_thinking", "data": block.signature}
+            deltas = []
+        else:
+            start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+            encoded = json.dumps(block.input)
+            deltas = [
+                {"type": "input_json_delta", "partial_json": part}
+                for part in _split(encoded, block.chunks or 3)
+            ]
+        events.append(
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        )
+        for delta in deltas:
+            events.append(
+                ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    if error is not None:
+        events.append(("error", {"type": "error", "error": error}))
+        return Stream(events)
+    if stop:
+        events.append(
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                    "usage": {
+                        "input_tokens": input_tokens,
+                        "output_tokens": output_tokens,
+                        "cache_read_input_tokens": cache_read,
+                        "cache_creation_input_tokens": cache_write,
+                    },
+                },
+            )
+        )
+        events.append(("message_stop", {"type": "message_stop"}))
+    return Stream(events)
+
+
+def anthropic_error(status: int, error_type: str, message: str, **headers: str) -> HTTPError:
+    """An Anthropic error response, e.g. ``anthropic_error(529, "overloaded_error", "Overloaded")``."""
+    return HTTPError(
+        status,
+        {"type": "error", "error": {"type": error_type, "message": message}},
+        {k.replace("_", "-"): v for k, v in headers.items()},
+    )
+
+
+# -- OpenAI Chat Completions ------------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    id: str
+    name: str
+    arguments: Any
+    chunks: int = 3
+
+
+def call(call_id: str, name: str, arguments: Any, *, chunks: int = 3) -> Call:
+    return Call(call_id, name, arguments, chunks)
+
+
+def openai_stream(
+    content: str | None = None,
+    *,
+    tool_calls: Sequence[Call] = (),
+    reasoning: str | None = None,
+    finish_reason: str | None = None,
+    model: str = "gpt-4.1",
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    cached_tokens: int = 0,
+    usage: bool = True,
+    done: bool = True,
+    chunk_id: str = "chatcmpl-fake",
+) -> Stream:
+    """The chat.completion.chunk events of one streamed completion, ending with ``[DONE]``.
+
+    ``reasoning`` streams ``reasoning_content`` deltas first (llama.cpp, vLLM, Ollama).
+    Tool call arguments are split into fragments; only the first fragment of a call
+    carries its id and name, as OpenAI sends them.
+    """
+    if finish_reason is None:
+        finish_reason = "tool_calls" if tool_calls else "stop"
+    created = int(time.time())
+
+    def chunk(delta: JSON, finish: str | None = None) -> JSON:
+        return {
+            "id": chunk_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+
+    events: list[tuple[str | None, Any]] = [(None, chunk({"role": "assistant", "content": ""}))]
+    for part in _split(reasoning or "", 0):
+        events.append((None, chunk({"reasoning_content": part})))
+    for part in _split(content or "", 0):
+        events.append((None, chunk({"content": part})))
+    for index, c in enumerate(tool_calls):
+        fragments = _split(json.dumps(c.arguments), c.chunks)
+        first: JSON = {
+            "index": index,
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": fragments[0] if fragments else ""},
+        }
+        events.append((None, chunk({"tool_calls": [first]})))
+        for fragment in fragments[1:]:
+            events.append(
+                (None, chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}))
+            )
+    if finish_reason:
+        events.append((None, chunk({}, finish_reason)))
+    if usage:
+        events.append(
+            (
+                None,
+                {
+                    "id": chunk_id,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens,
+                        "prompt_tokens_details": {"cached_tokens": cached_tokens},
+                    },
+                },
+            )
+        )
+    if done:
+        events.append((None, "[DONE]"))
+    return Stream(events)
+
+
+def openai_error(status: int, message: str, error_type: str = "server_error", **headers: str) -> HTTPError:
+    code = {401: "invalid_api_key", 429: "rate_limit_exceeded"}.get(status)
+    return HTTPError(
+        status,
+        {"error": {"message": message, "type": error_type, "param": None, "code": code}},
+        {k.replace("_", "-"): v for k, v in headers.items()},
+    )
+
+
+# -- the server -------------------------------------------------------------------------------
+
+
+class FakeModelServer:
+    """A real HTTP server on 127.0.0.1 (random port) answering each request with the next scripted response."""
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self._queue: deque[Response] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.disconnects = 0  # streams the client closed before the end
+        # Called in the server thread as each request arrives, before it is answered: a test can
+        # snapshot the session file at exactly the moment of the call.
+        self.on_request: Callable[[RecordedRequest], None] | None = None
+        # Answers requests when the queue is empty (long-running campaigns whose clients get killed
+        # mid-request, so no fixed queue could stay in step with them). Called in the server thread.
+        self.responder: Callable[[RecordedRequest], Response] | None = None
+
+    # lifecycle
+
+    def start(self) -> FakeModelServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-model-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # addresses
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.base_url  # the SDK appends /v1/messages
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.base_url + "/v1"  # the SDK appends /chat/completions
+
+    # scripting
+
+    def push(self, *responses: Response) -> FakeModelServer:
+        with self._lock:
+            self._queue.extend(responses)
+        return self
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def bodies(self) -> list[Any]:
+        return [r.body for r in self.requests]
+
+    def _next(self, request: RecordedRequest) -> Response:
+        if self.on_request is not None:
+            self.on_request(request)
+        with self._lock:
+            self.requests.append(request)
+            if self._queue:
+                return self._queue.popleft()
+            number = len(self.requests)
+        if self.responder is not None:
+            return self.responder(request)
+        return HTTPError(
+            400,
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": f"fake server: no scripted response for request {number}",
+                },
+            },
+        )
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: FakeModelServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        return
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _handle(self) -> None:
+        raw = self._read_body()
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        recorded = RecordedRequest(
+            self.command,
+            self.path,
+            {k.lower(): v for k, v in self.headers.items()},
+            body,
+            time.monotonic(),
+        )
+        response = self.owner._next(recorded)
+        try:
+            if isinstance(response, HTTPError):
+                self._send_error(response)
+            elif isinstance(response, Hang):
+                self._hang(response)
+            else:
+                self._send_stream(response)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.owner.disconnects += 1
+            self.close_connection = True
+
+    def _send_error(self, response: HTTPError) -> None:
+        payload = json.dumps(response.body).encode()
+        self.send_response(response.status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.send_header("request-id", "req_fake")
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+    def _hang(self, response: Hang) -> None:
+        deadline = time.monotonic() + response.seconds
+        self.connection.settimeout(0.05)
+        while time.monotonic() < deadline and not self.owner._stopping.is_set():
+            try:
+                if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    self.owner.disconnects += 1
+                    break
+            except (TimeoutError, BlockingIOError):
+                continue
+            except OSError:
+                break
+        self.close_connection = True
+
+    def _send_stream(self, response: Stream) -> None:
+        self.send_response(response.status)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", "req_fake")
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        for number, (event, data) in enumerate(response.events):
+            if response.drop_after is not None and number >= response.drop_after:
+                self._drop()
+                return
+            if number and response.delay and self.owner._stopping.wait(response.delay):
+                self._drop()
+                return
+            if response.gate is not None and number == response.gate_at:
+                while not response.gate.wait(0.05):
+                    if self.owner._stopping.is_set():
+                        self._drop()
+                        return
+            payload = data if isinstance(data, str) else json.dumps(data)
+            if event == RAW:  # sent as it is: garbage lines, broken framing
+                frame = payload
+            else:
+                frame = (f"event: {event}\n" if event else "") + f"data: {payload}\n\n"
+            self._chunk(frame.encode())
+        if response.drop_after is not None and response.drop_after >= len(response.events):
+            self._drop()
+            return
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _drop(self) -> None:
+        """Close the socket without the final chunk: the client sees a body cut short."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+__all__ = [
+    "RAW",
+    "Block",
+    "Call",
+    "FakeModelServer",
+    "HTTPError",
+    "Hang",
+    "RecordedRequest",
+    "Stream",
+    "anthropic_error",
+    "anthropic_stream",
+    "call",
+    "openai_error",
+    "openai_stream",
+    "redacted_thinking",
+    "text",
+    "thinking",
+    "tool_use",
+]
