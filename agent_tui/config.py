@@ -4,7 +4,7 @@ The config file is TOML, ``platformdirs.user_config_dir("agent-tui")/config.toml
 (``~/.config/agent-tui/config.toml`` on Linux), or the file ``AGENT_TUI_CONFIG``
 names::
 
-    provider = "openai"              # default provider: "anthropic" or "openai"
+    provider = "openai"              # default provider: a registry name ("anthropic", "openai", ...)
     model = "qwen2.5-coder:14b"      # default model for that provider
     thinking = "medium"              # off, minimal, low, medium, high, xhigh (reasoning models)
     timeout = 600                    # seconds per request
@@ -62,14 +62,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agent_tui.projection import registry
 from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.projection.models import MODELS, THINKING_LEVEL_ORDER, THINKING_LEVELS, ModelInfo, register
 from agent_tui.projection.pricing import price_for, price_from_config, register_price
 
-PROVIDERS = ("anthropic", "openai")
-KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-URL_ENV = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
-DEFAULT_MODELS = {"anthropic": "claude-opus-5-5", "openai": "gpt-6.2-sol"}  # pi 1.6's defaults
+PROVIDERS = registry.NAMES
 QUEUE_MODES = ("one-at-a-time", "all")  # pi's steeringMode / followUpMode
 CONFIG_ENV = "AGENT_TUI_CONFIG"
 LOG_ENV = "AGENT_TUI_LOG_REQUESTS"
@@ -165,8 +163,9 @@ class Config:
         return replace(self, provider=provider, model=model)
 
     def auth_hint(self) -> str:
-        source = self.key_source or KEY_ENV[self.provider]
-        return f"check {source}" if self.api_key else f"set {KEY_ENV[self.provider]}"
+        variable = registry.spec(self.provider).key_env_name
+        source = self.key_source or variable
+        return f"check {source}" if self.api_key else f"set {variable}"
 
 
 def next_model(config: Config, session_model: Mapping[str, Any] | None) -> str:
@@ -239,7 +238,7 @@ def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
         try:
             register(
                 ModelInfo(
-                    str(spec.get("provider") or (base.provider if base else "openai")),
+                    str(spec.get("provider") or (base.provider if base else registry.fallback().name)),
                     str(model_id),
                     int(spec.get("context_window") or (base.context_window if base else 128_000)),
                     int(spec.get("max_output") or (base.max_output if base else 8_192)),
@@ -304,12 +303,16 @@ def load_model_table(env: Mapping[str, str] | None = None) -> None:
 
 
 def no_provider_message(path: Path) -> str:
+    specs = list(registry.PROVIDERS.values())
+    keys = " or ".join(f"{s.key_env_name} to use {s.label}" for s in specs)
+    sections = " or ".join(f"[{s.name}]" for s in specs)
+    local = registry.fallback()
     return (
-        "agent-tui: no model is configured. Set ANTHROPIC_API_KEY to use Anthropic or OPENAI_API_KEY to use "
-        f"OpenAI (in the environment, or as api_key under [anthropic] or [openai] in {path}), and choose the "
-        "model with --provider and --model if you like. For a local OpenAI-compatible server no key is needed: "
-        "run with --provider openai --base-url URL --model NAME (or set OPENAI_BASE_URL, or base_url under "
-        f"[openai] in the config file), for example {LOCAL_SERVERS}."
+        f"agent-tui: no model is configured. Set {keys} (in the environment, or as api_key under "
+        f"{sections} in {path}), and choose the model with --provider and --model if you like. For a "
+        f"local {local.label}-compatible server no key is needed: run with --provider {local.name} "
+        f"--base-url URL --model NAME (or set {local.base_url_env[0]}, or base_url under [{local.name}] "
+        f"in the config file), for example {LOCAL_SERVERS}."
     )
 
 
@@ -324,9 +327,8 @@ def _provider_of_model(model: str) -> str | None:
     info = MODELS.get(model)
     if info is not None and info.provider in PROVIDERS:
         return info.provider
-    if model.startswith("claude"):
-        return "anthropic"
-    return None
+    entry = registry.provider_of_model_id(model)
+    return entry.name if entry is not None else None
 
 
 def load_config(
@@ -346,14 +348,17 @@ def load_config(
     sections = {name: _section(data, name, path) for name in PROVIDERS}
 
     def key_for(name: str) -> tuple[str | None, str]:
-        value = env.get(KEY_ENV[name])
-        if value:
-            return value, KEY_ENV[name]
+        for variable in registry.spec(name).key_env:
+            if env.get(variable):
+                return env[variable], variable
         value = sections[name].get("api_key")
         return (str(value), f"api_key under [{name}] in {path}") if value else (None, "")
 
     def url_for(name: str) -> str | None:
-        value = env.get(URL_ENV[name]) or sections[name].get("base_url")
+        for variable in registry.spec(name).base_url_env:
+            if env.get(variable):
+                return env[variable]
+        value = sections[name].get("base_url")
         return str(value) if value else None
 
     explicit = True
@@ -362,10 +367,12 @@ def load_config(
         chosen = _provider_of_model(model)
     if chosen is None:
         explicit = False
-        if key_for("anthropic")[0]:
-            chosen = "anthropic"
-        elif key_for("openai")[0] or url_for("openai") or base_url:
-            chosen = "openai"
+        local = registry.fallback().name
+        keyed = [name for name in PROVIDERS if key_for(name)[0]]
+        if keyed:
+            chosen = keyed[0]
+        elif url_for(local) or base_url:
+            chosen = local
         else:
             raise ConfigError(no_provider_message(path))
     chosen = str(chosen)
@@ -374,12 +381,13 @@ def load_config(
 
     api_key, key_source = key_for(chosen)
     url = base_url or url_for(chosen)
-    if api_key is None and not (chosen == "openai" and url):
+    entry = registry.spec(chosen)
+    if api_key is None and not (entry.serves_any_model and url):
         raise ConfigError(
-            f"agent-tui: no API key for {chosen}: set {KEY_ENV[chosen]} (or api_key under [{chosen}] in {path})"
+            f"agent-tui: no API key for {chosen}: set {entry.key_env_name} (or api_key under [{chosen}] in {path})"
             + (
-                f". A local OpenAI-compatible server needs no key: --provider openai --base-url URL ({LOCAL_SERVERS})."
-                if chosen == "openai"
+                f". A local {entry.label}-compatible server needs no key: --provider {chosen} --base-url URL ({LOCAL_SERVERS})."
+                if entry.serves_any_model
                 else "."
             )
         )
@@ -419,7 +427,7 @@ def load_config(
 
     return Config(
         provider=chosen,
-        model=str(chosen_model or DEFAULT_MODELS[chosen]),
+        model=str(chosen_model or entry.default_model),
         api_key=api_key,
         base_url=url,
         thinking=str(level) if level else None,
@@ -448,8 +456,6 @@ def has_credentials(provider: str, env: Mapping[str, str] | None = None, path: P
 
 
 __all__ = [
-    "DEFAULT_MODELS",
-    "KEY_ENV",
     "PROVIDERS",
     "QUEUE_MODES",
     "CompactionConfig",

@@ -65,7 +65,7 @@ from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.providers import events as pe
-from agent_tui.providers.base import Provider
+from agent_tui.providers.base import Provider, adapter_class
 from agent_tui.store.entries import now_ms
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import Entry, JSONObject
@@ -609,24 +609,14 @@ def resolve_model(config: Config, projection: Projection, provider_name: str) ->
 
 
 def make_provider(config: Config) -> Provider:
-    """The provider for ``config`` (SDKs are imported on first use, not here)."""
+    """The provider for ``config``: its registry entry's adapter (the SDK is imported on first use)."""
     register_secret(config.api_key)  # wherever the key came from, it is redacted from what we write
-    if config.provider == "anthropic":
-        from agent_tui.providers.anthropic_provider import AnthropicProvider
-
-        return AnthropicProvider(
-            api_key=config.api_key or "",
-            base_url=config.base_url,
-            timeout=config.timeout,
-            request_log=config.request_log,
-        )
-    from agent_tui.providers.openai_provider import OpenAIProvider
-
-    return OpenAIProvider(
+    return adapter_class(config.provider)(
         api_key=config.api_key,
         base_url=config.base_url,
         timeout=config.timeout,
         request_log=config.request_log,
+        name=config.provider,
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from agent_tui.projection import registry
 from agent_tui.store.errors import StoreError
 from agent_tui.terminal_text import visible
 
@@ -21,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     action.add_argument(
         "--undo", action="store_true", help="continue from the entry before the latest compaction"
     )
-    p.add_argument("--provider", choices=("anthropic", "openai"))
+    p.add_argument("--provider", choices=registry.NAMES)
     p.add_argument("--model")
     p.add_argument("--base-url")
     p.add_argument("--keep", type=int, metavar="TOKENS", help="tokens to keep verbatim (default 20,000)")

@@ -11,6 +11,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from agent_tui.projection import registry
+
 SESSION_COMMANDS = (
     "context",
     "tree",
@@ -40,8 +42,8 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser("context", help="what the model would see")
         p.add_argument("file")
         p.add_argument("--leaf", help="project the branch ending at this entry id")
-        p.add_argument("--format", choices=("json", "text", "anthropic", "openai"), default="json")
-        p.add_argument("--model", help="model for anthropic/openai request bodies (default: the session's)")
+        p.add_argument("--format", choices=("json", "text", *registry.NAMES), default="json")
+        p.add_argument("--model", help="model for a provider's request body (default: the session's)")
 
     if only in (None, "tree"):
         p = sub.add_parser("tree", help="the whole tree, active path marked")
@@ -165,7 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here"
     )
     start.add_argument("-r", "--resume", action="store_true", help="pick a session to resume")
-    parser.add_argument("--provider", help="anthropic or openai (any OpenAI-compatible server)")
+    parser.add_argument(
+        "--provider",
+        help=f"{', '.join(registry.NAMES)} ({registry.fallback().name}: any compatible server too)",
+    )
     parser.add_argument("--model", help="model id, e.g. claude-sonnet-4-5 or llama3.1")
     parser.add_argument("--base-url", help="the API's base URL (a local server, a proxy)")
     parser.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")

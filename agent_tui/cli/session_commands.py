@@ -81,35 +81,25 @@ def cmd_context(args: argparse.Namespace) -> int:
         out.write(render_context(index, projection, args.file).encode())
     else:
         from agent_tui.config import load_model_table
-        from agent_tui.projection.request import (
-            anthropic_request,
-            anthropic_thinking,
-            openai_request,
-            openai_thinking,
-            prepare,
-        )
+        from agent_tui.projection.request import prepare
+        from agent_tui.projection.wire import request_body
 
         load_model_table()  # models the config file adds: their max_tokens is in the body
         prepared = prepare(projection.messages)
         model = args.model or _session_model(projection, args.format)
-        body = (
-            anthropic_request(prepared, model, **anthropic_thinking(projection.thinking_level, model))
-            if args.format == "anthropic"
-            else openai_request(prepared, model, **openai_thinking(projection.thinking_level, model))
-        )
+        body = request_body(args.format, prepared, model, thinking_level=projection.thinking_level)
         out.write(msgspec.json.format(_encode(body), indent=2) + b"\n")
     out.flush()
     return 0
 
 
-DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1"}
-
-
 def _session_model(projection: Projection, provider: str) -> str:
+    from agent_tui.projection.registry import spec
+
     model = projection.model or {}
     if model.get("modelId") and model.get("provider") == provider:
         return str(model["modelId"])
-    return DEFAULT_MODELS[provider]
+    return spec(provider).default_model
 
 
 def write_messages_json(projection: Projection, out: BinaryIO) -> None:

@@ -16,86 +16,12 @@ from typing import Any
 
 import msgspec
 
+from agent_tui.projection.registry import builtin_prices
+from agent_tui.projection.specs import Price, Rates
 from agent_tui.store.record import Entry
 
-
-@dataclass(frozen=True, slots=True)
-class Rates:
-    input: float
-    output: float
-    cache_read: float = 0.0
-    cache_write: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Price:
-    """Dollars per million tokens, with optional tiers ``(input tokens above, rates)``."""
-
-    base: Rates
-    tiers: tuple[tuple[int, Rates], ...] = ()
-
-    def rates(self, input_tokens: int) -> Rates:
-        chosen, threshold = self.base, -1
-        for above, rates in self.tiers:
-            if input_tokens > above and above > threshold:
-                chosen, threshold = rates, above
-        return chosen
-
-    def cost(self, usage: Usage) -> float:
-        r = self.rates(usage.input + usage.cache_read + usage.cache_write)
-        return (
-            r.input * usage.input
-            + r.output * usage.output
-            + r.cache_read * usage.cache_read
-            + r.cache_write * usage.cache_write
-        ) / 1_000_000
-
-
-def _p(
-    i: float, o: float, cr: float, cw: float, tier: tuple[int, float, float, float, float] | None = None
-) -> Price:
-    tiers = ((tier[0], Rates(*tier[1:])),) if tier else ()
-    return Price(Rates(i, o, cr, cw), tiers)
-
-
-# pi 1.6's table (pi-ai providers/data/anthropic.json and openai.json), $ per million tokens.
-PRICES: dict[str, Price] = {
-    "claude-opus-5-5": _p(4, 20, 0.2, 5),
-    "claude-sonnet-5-5": _p(2, 10, 0.1, 2.5),
-    "claude-haiku-5-5": _p(0.1, 0.5, 0.01, 0.125, (100_000, 0.5, 2.5, 0.05, 0.625)),
-    "claude-fable-5-2": _p(8, 40, 0.2, 10),
-    "claude-fable-5-1": _p(10, 50, 0.25, 12.5),
-    "claude-fable-5": _p(10, 50, 1, 12.5),
-    "claude-opus-5": _p(5, 25, 0.5, 6.25),
-    "claude-sonnet-5": _p(2, 10, 0.2, 2.5),
-    "claude-opus-4-8": _p(5, 25, 0.5, 6.25),
-    "claude-opus-4-7": _p(5, 25, 0.5, 6.25),
-    "claude-opus-4-6": _p(5, 25, 0.5, 6.25),
-    "claude-sonnet-4-6": _p(3, 15, 0.3, 3.75),
-    "claude-opus-4-5": _p(5, 25, 0.5, 6.25),
-    "claude-sonnet-4-5": _p(3, 15, 0.3, 3.75),
-    "claude-haiku-4-5": _p(1, 5, 0.1, 1.25),
-    "gpt-6.2-sol": _p(2, 10, 0.1, 2.5, (272_000, 4, 15, 0.2, 5)),
-    "gpt-6.1-sol": _p(2, 10, 0.1, 2.5, (272_000, 4, 15, 0.2, 5)),
-    "gpt-6-sol": _p(2, 10, 0.2, 2.5, (272_000, 4, 15, 0.4, 5)),
-    "gpt-5.5": _p(5, 30, 0.5, 0, (272_000, 10, 45, 1, 0)),
-    "gpt-5.4": _p(2.5, 15, 0.25, 0, (272_000, 5, 22.5, 0.5, 0)),
-    "gpt-5.4-mini": _p(0.75, 4.5, 0.075, 0),
-    "gpt-5.2": _p(1.75, 14, 0.175, 0),
-    "gpt-5.1": _p(1.25, 10, 0.125, 0),
-    "gpt-5": _p(1.25, 10, 0.125, 0),
-    "gpt-5-mini": _p(0.25, 2, 0.025, 0),
-    "gpt-5-nano": _p(0.05, 0.4, 0.005, 0),
-    "gpt-4.1": _p(2, 8, 0.5, 0),
-    "gpt-4.1-mini": _p(0.4, 1.6, 0.1, 0),
-    "gpt-4.1-nano": _p(0.1, 0.4, 0.025, 0),
-    "gpt-4o": _p(2.5, 10, 1.25, 0),
-    "gpt-4o-mini": _p(0.15, 0.6, 0.075, 0),
-    "o3": _p(2, 8, 0.5, 0),
-    "o4-mini": _p(1.1, 4.4, 0.275, 0),
-    "o3-mini": _p(1.1, 4.4, 0.55, 0),
-    "o1": _p(15, 60, 7.5, 0),
-}
+#: Every provider's built-in prices (pi 1.6's table), then the config file's, by model id.
+PRICES: dict[str, Price] = dict(builtin_prices())
 
 
 def price_for(model_id: str | None) -> Price | None:

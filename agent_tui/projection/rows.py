@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from agent_tui.projection import registry
 from agent_tui.projection.context import ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import ModelInfo
@@ -155,7 +156,8 @@ def build_panel_model(
     if cache is None:  # (not `cache or ...`: an empty cache is falsy, and the caller's must fill)
         cache = TokenCache()
     prepared = prepare(projection.messages)
-    merges = info.provider == "anthropic"
+    entry = registry.find(info.provider)
+    merges = entry is not None and entry.merges_roles
     counted: dict[int, int] = {}  # id(message) -> tokens, for the figure
     rows: list[PanelRow] = []
     system_tokens = estimate_text(prepared.system)

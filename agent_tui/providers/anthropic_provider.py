@@ -1,6 +1,6 @@
 """Anthropic Messages API through the official SDK, streaming, normalized to provider events.
 
-The body is :func:`agent_tui.projection.request.anthropic_request`'s, passed field
+The body is :mod:`agent_tui.projection.wire.anthropic_messages`'s, passed field
 by field to ``AsyncAnthropic.messages.create`` (every field has an SDK
 parameter), so the server receives exactly what ``agent-tui context --format
 anthropic`` prints. The SDK's own retries are off: the agent loop retries.
@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_tui.projection.request import Prepared, anthropic_request, anthropic_thinking
+from agent_tui.projection import registry
+from agent_tui.projection.request import Prepared
+from agent_tui.projection.wire import anthropic_messages
 from agent_tui.providers.base import (
     JSONObject,
     SdkProvider,
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
     from anthropic import AsyncAnthropic, AsyncStream
     from anthropic.types import RawMessageStreamEvent
 
-API = "anthropic-messages"
+API = anthropic_messages.API
 
 
 def map_stop_reason(reason: str | None) -> Stop:
@@ -55,11 +57,11 @@ def map_stop_reason(reason: str | None) -> Stop:
 
 
 class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
-    name = "anthropic"
+    name = registry.anthropic.NAME
     api = API
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
-        return anthropic_request(prepared, model, **anthropic_thinking(thinking_level, model))
+        return anthropic_messages.request_body(prepared, model, thinking_level=thinking_level)
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:

@@ -8,10 +8,11 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
+from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
 from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
 from agent_tui.store.paths import make_private_dirs
@@ -23,8 +24,8 @@ JSONObject = dict[str, Any]
 class Provider(Protocol):
     """A model API. ``request_body`` writes the exact body (from ``projection.request``); ``stream`` sends it."""
 
-    name: str  # "anthropic" | "openai": the provider recorded in the session
-    api: str  # pi's api name: "anthropic-messages" | "openai-completions"
+    name: str  # the provider recorded in the session (its registry name)
+    api: str  # pi's api name, e.g. "anthropic-messages"
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject: ...
 
@@ -125,21 +126,27 @@ def classify(
     return ProviderError(kind, text, retryable, retry_after, status)
 
 
+def preload_sdk(provider: str) -> None:
+    """Import ``provider``'s SDK (its registry entry's ``sdk_module``) now. Importing one takes
+    0.4 s (openai) to 0.9 s (anthropic): the app calls this in a thread after its first frame, so
+    the first model call does not freeze the event loop that answers the keyboard."""
+    entry = registry.find(provider)
+    if entry is not None:
+        importlib.import_module(entry.sdk_module)
+
+
+def adapter_class(provider: str) -> Callable[..., Provider]:
+    """The SDK adapter class a registry entry names (``module:Class``), imported now. Adapters take
+    ``api_key`` (None: none needed), ``base_url``, ``timeout``, ``request_log`` and ``name``."""
+    module_name, _, class_name = registry.spec(provider).adapter.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    assert isinstance(cls, type) and issubclass(cls, SdkProvider), registry.spec(provider).adapter
+    return cast("Callable[..., Provider]", cls)
+
+
 #: Seconds without a byte from the server before a request is given up (``timeout`` in the config).
 #: Generous: reasoning models and local servers processing a long prompt can be silent for minutes;
 #: a hang is still reported (and retried) rather than waited on forever, and Esc / Ctrl+C abort sooner.
-#: The SDK each provider streams through. Importing one takes 0.4 s (openai) to 0.9 s (anthropic).
-SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
-
-
-def preload_sdk(provider: str) -> None:
-    """Import ``provider``'s SDK now. The app calls this in a thread after its first frame, so
-    the first model call does not freeze the event loop that answers the keyboard."""
-    module = SDK_MODULES.get(provider)
-    if module is not None:
-        importlib.import_module(module)
-
-
 DEFAULT_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 10.0
 
@@ -149,6 +156,9 @@ def sdk_timeout(timeout_class: Any, seconds: float | None) -> Any:
     (or write) each chunk, at most 10 s to connect."""
     read = DEFAULT_TIMEOUT if seconds is None else float(seconds)
     return timeout_class(read, connect=min(CONNECT_TIMEOUT, read))
+
+
+NO_KEY = "not-needed"  # local servers take any key; the SDKs insist on one
 
 
 class _Closable(Protocol):
@@ -162,15 +172,21 @@ class SdkProvider(Generic[ClientT]):
     """What the two SDK adapters share: the key (never shown), base URL, timeout and request log,
     and one client made on first use, without the SDK's own retries (the loop retries)."""
 
+    name: str
+    api: str
+
     def __init__(
         self,
         *,
-        api_key: str,
+        api_key: str | None,
         base_url: str | None = None,
         timeout: float | None = None,
         request_log: str | None = None,
+        name: str | None = None,
     ) -> None:
-        self._api_key = api_key
+        self._api_key = api_key or NO_KEY
+        if name is not None:  # another registry entry served by this adapter (a compatible gateway)
+            self.name = name
         self.base_url = base_url
         self._timeout = timeout
         self.request_log = request_log
@@ -253,7 +269,10 @@ def log_request(path: str | os.PathLike[str] | None, body: JSONObject) -> None:
 
 
 __all__ = [
+    "NO_KEY",
     "Provider",
+    "SdkProvider",
+    "adapter_class",
     "classify",
     "connection_error",
     "error_details",

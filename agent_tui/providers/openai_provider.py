@@ -2,7 +2,7 @@
 
 Ollama, vLLM, the llama.cpp server and LM Studio speak this API; point
 ``base_url`` at them. The body is
-:func:`agent_tui.projection.request.openai_request`'s, passed field by field to
+:mod:`agent_tui.projection.wire.openai_completions`' body, passed field by field to
 ``AsyncOpenAI.chat.completions.create``. Reasoning that compatible servers
 stream as ``reasoning_content`` / ``reasoning`` becomes a thinking block, as pi
 records it.
@@ -14,7 +14,9 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_tui.projection.request import Prepared, openai_request, openai_thinking
+from agent_tui.projection import registry
+from agent_tui.projection.request import Prepared
+from agent_tui.projection.wire import openai_completions
 from agent_tui.providers.base import (
     JSONObject,
     SdkProvider,
@@ -41,9 +43,8 @@ if TYPE_CHECKING:
     from openai import AsyncOpenAI, AsyncStream
     from openai.types.chat import ChatCompletionChunk
 
-API = "openai-completions"
+API = openai_completions.API
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
-NO_KEY = "not-needed"  # local servers take any key; the SDK insists on one
 
 
 def map_finish_reason(reason: str | None) -> Stop:
@@ -58,23 +59,11 @@ def map_finish_reason(reason: str | None) -> Stop:
 
 
 class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
-    name = "openai"
+    name = registry.openai.NAME
     api = API
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        request_log: str | None = None,
-    ) -> None:
-        super().__init__(
-            api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, request_log=request_log
-        )
-
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
-        return openai_request(prepared, model, **openai_thinking(thinking_level, model))
+        return openai_completions.request_body(prepared, model, thinking_level=thinking_level)
 
     def client(self) -> AsyncOpenAI:
         if self._client is None:
@@ -184,4 +173,4 @@ def _usage(raw: Any) -> Usage:
     return Usage(max(0, prompt - cached), completion, cached, 0)
 
 
-__all__ = ["API", "NO_KEY", "OpenAIProvider", "map_finish_reason"]
+__all__ = ["API", "OpenAIProvider", "map_finish_reason"]

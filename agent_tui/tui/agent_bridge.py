@@ -21,15 +21,17 @@ from agent_tui.agent.permissions import (
     Permissions,
     mode_from_config,
 )
+from agent_tui.projection import registry
 from agent_tui.store.session import Session
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
 
 CONFIGURE_HINT = (
-    "No model configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or start with "
-    "--provider openai --base-url http://localhost:11434/v1 --model llama3.1 for a local "
-    "OpenAI-compatible server (Ollama, vLLM, llama.cpp). You can still browse, branch, edit and export."
+    f"No model configured. Set {' or '.join(s.key_env_name for s in registry.PROVIDERS.values())}, "
+    f"or start with --provider {registry.fallback().name} --base-url http://localhost:11434/v1 "
+    f"--model llama3.1 for a local {registry.fallback().label}-compatible server (Ollama, vLLM, "
+    "llama.cpp). You can still browse, branch, edit and export."
 )
 
 

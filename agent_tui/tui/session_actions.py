@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.library.search import Library
+from agent_tui.projection import registry
 from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
@@ -462,7 +463,8 @@ class SessionActions:
                 return
             prov, _, model_id = value.partition("/")
             if not model_id:
-                prov, model_id = (MODELS[value].provider if value in MODELS else provider or "openai"), value
+                prov = MODELS[value].provider if value in MODELS else provider or registry.fallback().name
+                model_id = value
             problem = self.model_problem(prov, model_id)
             if problem is not None:  # said at once, and nothing appended
                 app.set_notice(problem)
@@ -485,7 +487,7 @@ class SessionActions:
         ]
         mine = app.config.model
         if mine.model and not any(c[0].endswith("/" + mine.model) for c in choices):
-            spec_now = f"{mine.provider or 'openai'}/{mine.model}"
+            spec_now = f"{mine.provider or registry.fallback().name}/{mine.model}"
             choices.insert(0, (spec_now, spec_now))
         now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
         app.push_screen(ChoiceScreen("Switch model", choices, now), done)
@@ -494,7 +496,7 @@ class SessionActions:
         """The next model of the current provider in the built-in table (pi's Ctrl+P)."""
         app = self.app
         current = app.projection.model or {}
-        provider = current.get("provider") or app.config.model.provider or "anthropic"
+        provider = current.get("provider") or app.config.model.provider or registry.NAMES[0]
         ids = [m.id for m in MODELS.values() if m.provider == provider]
         if not ids:
             self.notify(

@@ -442,7 +442,8 @@ def test_system_sections_and_tools_of_the_wrong_type() -> None:
     index = SessionIndex(parse_session(data))
     assert request_problems(index) == []
     from agent_tui.projection.context import project
-    from agent_tui.projection.request import anthropic_request, prepare
+    from agent_tui.projection.request import prepare
+    from agent_tui.projection.wire.anthropic_messages import anthropic_request
 
     body = anthropic_request(prepare(project(index).messages), "claude-sonnet-4-5")
     assert body["tools"] == [

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from agent_tui.projection.context import project
-from agent_tui.projection.request import openai_request, prepare
+from agent_tui.projection.request import prepare
+from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import BRANCH_MARKER, Session
 from tests.support.fake_model_server import FakeModelServer, call, openai_stream
 

@@ -16,12 +16,9 @@ from agent_tui.projection.models import (
     lookup,
     supported_thinking_levels,
 )
-from agent_tui.projection.request import (
-    anthropic_thinking,
-    openai_reasoning_effort,
-    openai_thinking,
-    system_prompt,
-)
+from agent_tui.projection.request import system_prompt
+from agent_tui.projection.wire.anthropic_messages import anthropic_thinking
+from agent_tui.projection.wire.openai_completions import openai_reasoning_effort, openai_thinking
 from agent_tui.store.session import Session
 
 

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from agent_tui.projection.context import project
-from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.projection.request import prepare
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
+from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.index import SessionIndex
 from tests.support.request_validity import anthropic_problems, openai_problems
 

@@ -14,7 +14,9 @@ from agent_tui.projection.compaction import (
     summary_request_text,
 )
 from agent_tui.projection.context import Status, project
-from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.projection.request import prepare
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
+from agent_tui.projection.wire.openai_completions import openai_request
 from tests.support.indexes import index_of
 from tests.support.random_sessions import random_session
 from tests.support.request_validity import anthropic_problems, openai_problems

@@ -6,9 +6,10 @@ from typing import Any
 
 from agent_tui.projection.context import project
 from agent_tui.projection.models import lookup
-from agent_tui.projection.request import anthropic_request, prepare
+from agent_tui.projection.request import prepare
 from agent_tui.projection.rows import PanelModel, PanelRow, build_panel_model
 from agent_tui.projection.tokens import context_tokens, estimate_text
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
 from tests.support.indexes import index_of
 from tests.support.session_builder import Builder, assistant, tool_result, user
 

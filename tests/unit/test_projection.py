@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.projection.context import Status, project
-from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.projection.request import prepare
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
+from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import parse_session
 from tests.support.request_validity import anthropic_problems, openai_problems

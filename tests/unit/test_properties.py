@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.projection.context import project
-from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.projection.request import prepare
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
+from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import parse_session
 from agent_tui.store.session import Session

@@ -30,6 +30,7 @@ from agent_tui.library.importers.common import (
     session_cwd,
     usage,
 )
+from agent_tui.projection import registry
 from agent_tui.store.record import JSONObject
 
 FORMAT = "claude-code"
@@ -294,7 +295,7 @@ class _Converter(Converter):
             "role": "assistant",
             "content": blocks,
             "api": "anthropic-messages",
-            "provider": "anthropic",
+            "provider": registry.anthropic.NAME,  # Claude Code calls Anthropic's models
             "model": str(message.get("model") or ""),
             "usage": usage(
                 as_int(raw_usage.get("input_tokens")),

@@ -32,6 +32,7 @@ from agent_tui.library.importers.common import (
     session_cwd,
     usage,
 )
+from agent_tui.projection import registry
 from agent_tui.store.record import JSONObject
 
 FORMAT = "codex"
@@ -147,7 +148,7 @@ class _Converter(Converter):
                 "role": "assistant",
                 "content": [],
                 "api": "openai-responses",
-                "provider": "openai",
+                "provider": registry.openai.NAME,  # Codex calls OpenAI's models
                 "model": self.model or "",
                 "usage": usage(0, 0),
                 "stopReason": "stop",
@@ -173,7 +174,7 @@ class _Converter(Converter):
         if isinstance(model, str) and model and model != self.model:
             self._flush()
             self.model = model
-            self._add("model_change", provider="openai", modelId=model)
+            self._add("model_change", provider=registry.openai.NAME, modelId=model)
             self.kept["model changes (from turn_context)"] += 1
         effort = EFFORT.get(str(payload.get("effort")))
         if effort is not None and effort != self.effort:
