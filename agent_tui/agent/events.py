@@ -15,11 +15,13 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    index: int = 0  # the content block's index within the assistant message
 
 
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta:
     text: str
+    index: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,16 @@ class ToolCallStreaming:
 
     call_id: str
     name: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of a streaming tool call's JSON arguments (after its ToolCallStreaming)."""
+
+    call_id: str
+    index: int
+    delta: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +104,7 @@ AgentEvent = (
     TextDelta
     | ThinkingDelta
     | ToolCallStreaming
+    | ToolCallDelta
     | ToolStarted
     | ToolFinished
     | EntryAppended
@@ -112,6 +125,7 @@ __all__ = [
     "Retrying",
     "TextDelta",
     "ThinkingDelta",
+    "ToolCallDelta",
     "ToolCallStreaming",
     "ToolFinished",
     "ToolStarted",

@@ -42,6 +42,7 @@ from agent_tui.agent.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
@@ -441,18 +442,21 @@ class AgentLoop:
     async def _consume(
         self, body: JSONObject, builder: pe.MessageBuilder, emit: Callable[[AgentEvent | None], None]
     ) -> None:
-        announced: set[int] = set()
+        announced: dict[int, str] = {}  # block index -> call id
         async for event in self.provider.stream(body):
             builder.add(event)
             if isinstance(event, pe.TextDelta):
                 if event.text:
-                    emit(TextDelta(event.text))
+                    emit(TextDelta(event.text, event.index))
             elif isinstance(event, pe.ThinkingDelta):
                 if event.text:
-                    emit(ThinkingDelta(event.text))
-            elif isinstance(event, pe.ToolCallDelta) and event.index not in announced and event.name:
-                announced.add(event.index)
-                emit(ToolCallStreaming(event.id, event.name))
+                    emit(ThinkingDelta(event.text, event.index))
+            elif isinstance(event, pe.ToolCallDelta):
+                if event.index not in announced and event.name:
+                    announced[event.index] = event.id
+                    emit(ToolCallStreaming(event.id, event.name, event.index))
+                if event.index in announced and event.arguments_delta:
+                    emit(ToolCallDelta(announced[event.index], event.index, event.arguments_delta))
 
     async def _abortable(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless abort() comes first: then cancel it and raise _Aborted."""

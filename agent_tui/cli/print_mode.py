@@ -23,7 +23,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
 from agent_tui.agent.events import (
@@ -35,7 +34,6 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
-from agent_tui.agent.loop import AgentLoop, build_agent
 from agent_tui.agent.permissions import (
     Approver,
     Decision,
@@ -47,11 +45,10 @@ from agent_tui.agent.permissions import (
     mode_from_config,
 )
 from agent_tui.config import Config, ConfigError, load_config
+from agent_tui.sdk import Agent, SessionHandle, create_agent
+from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.store.errors import StoreError
-from agent_tui.store.listing import latest_session
-from agent_tui.store.paths import session_dir_for
 from agent_tui.store.redact import StreamRedactor, redact_text
-from agent_tui.store.session import Session
 from agent_tui.terminal_text import cut, for_terminal, visible, visible_line
 
 EXIT_ERROR = 1
@@ -69,22 +66,16 @@ def _redact(text: str) -> str:
     return redact_text(text)[0] if StreamRedactor().enabled else text
 
 
-def open_session(args: argparse.Namespace, cwd: str) -> tuple[Session, str | None]:
-    """The session to write to, and a note for stderr (e.g. nothing to continue)."""
+def open_session(args: argparse.Namespace, cwd: str) -> SessionHandle:
+    """The session the command line names (``--session FILE``, a FILE argument, ``-c``, else a new
+    one under ``--session-dir``); its ``note`` is for stderr."""
     target = getattr(args, "session", None) or getattr(args, "file", None)
-    if target:
-        path = Path(target).expanduser()
-        if path.exists():
-            return Session.open(path), None
-        return Session.create(path.parent, cwd, path=path), None
-    session_dir = getattr(args, "session_dir", None)
-    if getattr(args, "continue_last", False):
-        latest = latest_session(cwd, session_dir=session_dir)
-        if latest is not None:
-            return Session.open(latest), None
-        note = "no earlier session in this directory: starting a new one"
-        return Session.create(session_dir_for(cwd, session_dir), cwd), note
-    return Session.create(session_dir_for(cwd, session_dir), cwd), None
+    return sdk_open_session(
+        target,
+        cwd=cwd,
+        session_dir=getattr(args, "session_dir", None),
+        continue_last=bool(getattr(args, "continue_last", False)),
+    )
 
 
 def _describe_call(name: str, arguments: dict[str, object]) -> str:
@@ -97,7 +88,7 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
 
 
 async def stream_turn(
-    loop: AgentLoop, prompt: str | None, out: TextIO, err: TextIO, *, ack: Callable[[str], None] | None = None
+    agent: Agent, prompt: str | None, out: TextIO, err: TextIO, *, ack: Callable[[str], None] | None = None
 ) -> int:
     """Run one turn, writing the reply to ``out`` and activity to ``err``; return the exit code.
 
@@ -118,7 +109,8 @@ async def stream_turn(
             wrote_text = True
             ends_with_newline = text.endswith("\n")
 
-    async for event in loop.run(prompt):
+    events = agent.prompt(prompt) if prompt is not None else agent.resume()
+    async for event in events:
         if isinstance(event, TextDelta):
             write_out(redactor.feed(event.text))
         elif isinstance(event, EntryAppended):
@@ -249,7 +241,7 @@ def make_permissions(args: argparse.Namespace, config: Config, prompt_from_stdin
     )
 
 
-def steer_from(stream: TextIO, loop: AgentLoop, event_loop: asyncio.AbstractEventLoop) -> None:
+def steer_from(stream: TextIO, agent: Agent, event_loop: asyncio.AbstractEventLoop) -> None:
     """``--steer-stdin``: each non-empty line of ``stream`` is queued as a steering message (a daemon
     thread reads; the queue is only touched on the event loop). Lines after the agent stopped are not read."""
 
@@ -258,12 +250,12 @@ def steer_from(stream: TextIO, loop: AgentLoop, event_loop: asyncio.AbstractEven
             text = line.rstrip("\n")
             if text.strip():
                 with contextlib.suppress(RuntimeError):  # the loop has closed
-                    event_loop.call_soon_threadsafe(loop.queue.steer, text)
+                    event_loop.call_soon_threadsafe(agent.steer, text)
 
     threading.Thread(target=read, name="steer-stdin", daemon=True).start()
 
 
-async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
+async def _main(agent: Agent, prompt: str, steer_stdin: bool = False) -> int:
     event_loop = asyncio.get_running_loop()
     interrupts = 0
 
@@ -272,7 +264,7 @@ async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
         interrupts += 1
         if interrupts > 1:  # a second Ctrl+C does not wait for the abort: every entry is already on disk
             os._exit(EXIT_ABORTED)
-        loop.abort()
+        agent.abort()
 
     def hangup() -> None:
         # The terminal is gone: what is still printed would fail (EIO) and stop the turn before
@@ -285,19 +277,21 @@ async def _main(loop: AgentLoop, prompt: str, steer_stdin: bool = False) -> int:
         for number, handler in signals.items():
             event_loop.add_signal_handler(number, handler)
     if steer_stdin:
-        steer_from(sys.stdin, loop, event_loop)
+        steer_from(sys.stdin, agent, event_loop)
     try:
         ack = _ack_writer()
         out, err = for_terminal(sys.stdout), for_terminal(sys.stderr)  # a pipe gets the exact text
-        code = await stream_turn(loop, prompt, out, err, ack=ack)
-        while code == 0 and len(loop.queue):  # steering that arrived as the agent stopped: pi runs it next
-            code = await stream_turn(loop, None, out, err, ack=ack)
+        code = await stream_turn(agent, prompt, out, err, ack=ack)
+        while code == 0 and len(
+            agent.loop.queue
+        ):  # steering that arrived as the agent stopped: pi runs it next
+            code = await stream_turn(agent, None, out, err, ack=ack)
         return code
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             for number in signals:
                 event_loop.remove_signal_handler(number)
-        await loop.provider.aclose()
+        await agent.aclose()
 
 
 def _detach_output() -> None:
@@ -337,12 +331,12 @@ def run_print(args: argparse.Namespace) -> int:
         return _fail(str(e))
     cwd = os.getcwd()
     try:
-        session, note = open_session(args, cwd)
+        session = open_session(args, cwd)
     except StoreError as e:
         return _fail(str(e))
     try:
-        if note:
-            print(f"agent-tui: {note}", file=for_terminal(sys.stderr))
+        if session.note:
+            print(f"agent-tui: {session.note}", file=for_terminal(sys.stderr))
         elsewhere = cwd_notice(session.cwd, cwd)
         if elsewhere:
             print(f"agent-tui: {elsewhere}", file=for_terminal(sys.stderr))
@@ -350,8 +344,8 @@ def run_print(args: argparse.Namespace) -> int:
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        loop = build_agent(session, config, permissions=permissions, cwd=cwd)
-        code = asyncio.run(_main(loop, prompt, steer_stdin))
+        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd)
+        code = asyncio.run(_main(agent, prompt, steer_stdin))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
     except StoreError as e:

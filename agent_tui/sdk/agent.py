@@ -1,0 +1,194 @@
+"""Running turns through the SDK: :func:`create_agent` puts the agent loop on an open session.
+
+:class:`Agent` is a thin face over :class:`agent_tui.agent.loop.AgentLoop` (the one agent loop:
+the app, print mode, JSON and RPC modes all run it). A turn is an async iterator of the loop's
+typed events (:mod:`agent_tui.agent.events`); :meth:`Agent.pi_events` gives the same run as pi's
+JSON records (:mod:`agent_tui.sdk.pi_events`). Every entry a turn writes goes through the
+session's one writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
+
+from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.loop import AgentLoop, build_agent, make_provider
+from agent_tui.agent.permissions import Approver, PermissionMode, Permissions, parse_mode
+from agent_tui.agent.tools.base import Tool
+from agent_tui.config import PROVIDERS, Config, ConfigError, load_config
+from agent_tui.projection.models import THINKING_LEVELS
+from agent_tui.providers.base import Provider
+from agent_tui.sdk.pi_events import RunKind, pi_events
+from agent_tui.sdk.session import SessionHandle
+from agent_tui.store.record import JSONObject
+
+
+class Agent:
+    """The agent loop on one session. One run at a time: a second ``prompt`` while one runs raises
+    RuntimeError; :meth:`steer` and :meth:`follow_up` queue messages for the running one."""
+
+    def __init__(self, session: SessionHandle, loop: AgentLoop) -> None:
+        self.session = session
+        #: The underlying loop (its events, queue, provider), for what this face does not cover.
+        self.loop = loop
+        self._retired: list[Provider] = []  # providers replaced by set_model, closed by aclose
+
+    # -- what it is -----------------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        return self.loop.config
+
+    @property
+    def provider(self) -> str:
+        return self.loop.provider.name
+
+    @property
+    def api(self) -> str:
+        return self.loop.provider.api
+
+    @property
+    def model(self) -> str:
+        return self.loop.model
+
+    @property
+    def thinking_level(self) -> str:
+        """The level the next call uses: the one set here, else the session's."""
+        return self.loop.thinking or self.session.projection().thinking_level
+
+    @property
+    def running(self) -> bool:
+        return self.loop.running
+
+    def model_info(self) -> JSONObject:
+        """``api``, ``provider`` and ``model`` as an assistant message of this agent carries them."""
+        return {"api": self.api, "provider": self.provider, "model": self.model}
+
+    # -- runs -------------------------------------------------------------------------------------
+
+    def prompt(self, prompt: str | list[JSONObject]) -> AsyncIterator[AgentEvent]:
+        """One run: ``prompt`` (text, or a user message's content blocks) as a new user message, to
+        the model's final stop (tools, steering and follow-ups included). Iterate it to drive it;
+        it ends with one ``TurnDone``, a ``TurnError`` right before it when the run failed."""
+        return self.loop.run(prompt)
+
+    def resume(self) -> AsyncIterator[AgentEvent]:
+        """A run without a new prompt: delivers what is queued, or continues a session whose last
+        message is not the model's."""
+        return self.loop.run(None)
+
+    def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Compact the session now (optionally focused on ``focus``); ends with ``TurnDone``."""
+        return self.loop.compact(focus)
+
+    def pi_events(
+        self, events: AsyncIterator[AgentEvent], *, kind: RunKind = "prompt"
+    ) -> AsyncIterator[JSONObject]:
+        """A run's events as pi 1.6's JSON records (``agent_start`` ... ``agent_settled``); ``kind``
+        is "compact" for :meth:`compact`'s run."""
+        return pi_events(events, self.session.store.index, self.model_info, kind=kind)
+
+    def steer(self, text: str) -> None:
+        """Queue a steering message: delivered after the current tool calls, before the next call."""
+        self.loop.queue.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        """Queue a follow-up: delivered when the agent would stop."""
+        self.loop.queue.follow_up(text)
+
+    def queued(self) -> JSONObject:
+        """The queues' texts: ``{"steering": [...], "followUp": [...]}`` (pi's queue_update shape)."""
+        items = self.loop.queue.items()
+        return {
+            "steering": [m.text for m in items if m.kind == "steer"],
+            "followUp": [m.text for m in items if m.kind == "follow_up"],
+        }
+
+    def abort(self) -> None:
+        """Stop the running run (safe from any thread or a signal handler): the partial reply is
+        kept with stopReason ``aborted`` and pending tool calls get aborted results."""
+        self.loop.abort()
+
+    # -- settings -------------------------------------------------------------------------------
+
+    def set_model(self, model: str, provider: str | None = None) -> None:
+        """Use ``model`` (of ``provider``, default the current one) from the next call on; the session
+        records a ``model_change`` when that call is made. Raises ValueError for an unknown provider."""
+        if self.running:
+            raise RuntimeError("the agent is running: set the model between runs")
+        name = provider or self.provider
+        if name not in PROVIDERS:
+            raise ValueError(f"unknown provider {name!r}: use one of {', '.join(PROVIDERS)}")
+        if not model.strip():
+            raise ValueError("empty model id")
+        if name != self.provider:
+            config = load_config(provider=name, model=model)
+            old = self.loop.provider
+            self.loop.provider = make_provider(config)
+            self.loop.config = replace(config, thinking=self.loop.config.thinking)
+            self._retired.append(old)
+        self.loop.model = model
+
+    def set_thinking_level(self, level: str) -> None:
+        """Use ``level`` (off, minimal, low, medium, high, xhigh) from the next call on."""
+        if level not in THINKING_LEVELS:
+            raise ValueError(f"unknown thinking level {level!r}: use one of {', '.join(THINKING_LEVELS)}")
+        self.loop.thinking = level
+
+    # -- the request ----------------------------------------------------------------------------
+
+    def request_body(self) -> JSONObject:
+        """The body the next model call would send now (the projection, prepared, for this provider)."""
+        return self.loop.request_body()
+
+    # -- closing ---------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client (the session stays open: close it yourself)."""
+        retired, self._retired = self._retired, []
+        for old in retired:
+            await old.aclose()
+        await self.loop.provider.aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def create_agent(
+    session: SessionHandle,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    thinking: str | None = None,
+    config: Config | None = None,
+    permissions: Permissions | str = "auto",
+    approver: Approver | None = None,
+    tools: Sequence[Tool] | None = None,
+    cwd: str | None = None,
+) -> Agent:
+    """The agent loop on ``session``.
+
+    The model comes from ``config`` when given, else from :func:`agent_tui.config.load_config`
+    (flags ``provider``, ``model``, ``base_url``, ``thinking`` first, then the environment, then the
+    config file); the session's own model is kept unless one was chosen. ``permissions`` is a
+    :class:`~agent_tui.agent.permissions.Permissions` or a mode ("auto", "ask", "read-only"; "ask"
+    calls ``approver`` for each gated tool call, and refuses when there is none). ``tools`` replaces
+    the default tools; they run in ``cwd`` (default: the process's). Raises ConfigError (no
+    provider, an unknown one) and PermissionModeError.
+    """
+    if session.read_only:
+        raise ConfigError(session.read_only_reason or f"{session.path}: read-only")
+    if config is None:
+        config = load_config(provider=provider, model=model, base_url=base_url, thinking=thinking)
+    if isinstance(permissions, str):
+        permissions = Permissions(parse_mode(permissions) or PermissionMode.AUTO, approver)
+    loop = build_agent(session.store, config, tools, permissions=permissions, cwd=cwd)
+    return Agent(session, loop)
+
+
+__all__ = ["Agent", "create_agent"]
