@@ -22,8 +22,8 @@ from agent_tui.sdk import (
     open_session,
 )
 from agent_tui.store.errors import StoreError
-from tests.agent_support import make_config
-from tests.fake_model_server import FakeModelServer, anthropic_stream, openai_stream, text, tool_use
+from tests.support.agent_support import make_config
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, openai_stream, text, tool_use
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
