@@ -33,7 +33,7 @@ from agent_tui.projection.request import Prepared, PreparedMessage, current_syst
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider
-from agent_tui.store.entries import now_ms
+from agent_tui.store.clock import now_ms
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.session import Session
 

@@ -67,7 +67,7 @@ from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider, adapter_class
-from agent_tui.store.entries import now_ms
+from agent_tui.store.clock import now_ms
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import register_secret

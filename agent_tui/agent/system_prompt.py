@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_tui.agent.tools.base import Tool
 from agent_tui.projection.request import system_prompt
-from agent_tui.store.entries import now_ms
+from agent_tui.store.clock import now_ms
 
 JSONObject = dict[str, Any]
 

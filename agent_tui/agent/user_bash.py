@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tui.agent.tools.bash import run_command
-from agent_tui.store.entries import now_ms
+from agent_tui.store.clock import now_ms
 from agent_tui.store.record import JSONObject
 
 # CSI / OSC / other escape sequences, then every C0 control but tab and newline (and DEL).

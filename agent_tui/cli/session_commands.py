@@ -236,7 +236,7 @@ def cmd_pin(args: argparse.Namespace) -> int:
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    from agent_tui.store.entries import now_iso
+    from agent_tui.store.clock import now_iso
     from agent_tui.store.paths import session_file_name
     from agent_tui.store.session import Session
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from agent_tui.store.entries import now_iso
+from agent_tui.store.clock import now_iso
 from agent_tui.store.paths import session_file_name
 from agent_tui.store.session import Session
 from agent_tui.store.writer import FsyncPolicy

@@ -100,6 +100,17 @@ class FigureSource:
         self._index: SessionIndex | None = None
         self.totals = UsageTotals()
 
+    def _start(self, index: SessionIndex | None) -> None:
+        self._index = index
+        self.totals = UsageTotals()
+
+    def catch_up(self, index: SessionIndex | None) -> None:
+        """Read the usage of the entries not read yet (all of them for another session)."""
+        if index is not self._index or (index is not None and len(index) < self.totals.seen):
+            self._start(index)
+        if index is not None:
+            self.totals.add_entries(index.entries[self.totals.seen :])
+
     def figures(
         self,
         index: SessionIndex | None,
@@ -110,12 +121,14 @@ class FigureSource:
         thinking: str,
         window: int,
         context: ContextTokens,
+        count_usage: bool = True,
     ) -> StatusFigures:
-        if index is not self._index or (index is not None and len(index) < self.totals.seen):
-            self._index = index
-            self.totals = UsageTotals()
-        if index is not None:
-            self.totals.add_entries(index.entries[self.totals.seen :])
+        """``count_usage=False`` shows the totals counted so far (a big session's are counted
+        off the event loop by :meth:`catch_up`, so the first paint does not wait for them)."""
+        if count_usage:
+            self.catch_up(index)
+        elif index is not self._index:
+            self._start(index)
         return StatusFigures(
             session_title(index),
             model,

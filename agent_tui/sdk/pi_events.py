@@ -40,7 +40,7 @@ from agent_tui.agent.events import (
     TurnError,
 )
 from agent_tui.providers.events import Usage
-from agent_tui.store.entries import now_ms
+from agent_tui.store.clock import now_ms
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import StreamRedactor, redact_text

@@ -9,29 +9,11 @@ typed view of a loaded entry.
 
 from __future__ import annotations
 
-import secrets
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
 
-
-def new_id(taken: set[str] | dict[str, Any] | None = None) -> str:
-    """A short unique id: 8 hex characters, checked against ``taken`` (as pi does)."""
-    for _ in range(100):
-        eid = secrets.token_hex(4)
-        if taken is None or eid not in taken:
-            return eid
-    return secrets.token_hex(16)
-
-
-def now_iso() -> str:
-    """ISO 8601 in UTC with milliseconds and a Z, as JavaScript's toISOString writes it."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def now_ms() -> int:
-    return int(datetime.now(UTC).timestamp() * 1000)
+from agent_tui.store.clock import new_id, now_iso, now_ms
 
 
 class _Model(BaseModel):

@@ -165,7 +165,7 @@ class Session:
         model, written as one line, and only then indexed. With ``sync=False`` the
         fsync the policy asks for is left to :meth:`sync`, which may run in a thread.
         """
-        from agent_tui.store.entries import new_id
+        from agent_tui.store.clock import new_id
 
         if self.writer is None:
             raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
@@ -349,7 +349,7 @@ def fork_entries(index: SessionIndex, entry_id: str | None = None) -> list[JSONO
         kept.append(data)
         parent = entry.id
     kept_ids = {d["id"] for d in kept}
-    from agent_tui.store.entries import new_id
+    from agent_tui.store.clock import new_id
 
     taken = set(kept_ids)
     for target, text in index.labels.items():
@@ -378,7 +378,7 @@ def _label_time(index: SessionIndex, target: str) -> str:
     for entry in reversed(index.entries):
         if entry.type == "label" and entry.data.get("targetId") == target:
             return str(entry.data.get("timestamp"))
-    from agent_tui.store.entries import now_iso
+    from agent_tui.store.clock import now_iso
 
     return now_iso()
 

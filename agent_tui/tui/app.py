@@ -481,6 +481,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def _fill_panel(self, projection: Projection) -> None:
         """Count the tokens of a big session off the event loop, so the first paint does not wait."""
         model = self._panel_model(projection)
+        self._figures.catch_up(self.index if self.session is not None else None)
         self.call_from_thread(self._show_filled_panel, projection, model)
 
     def _show_filled_panel(self, projection: Projection, model: Any) -> None:
@@ -526,12 +527,14 @@ class AgentTuiApp(OneLineCrash, App[None]):
         provider, model_id, thinking = self.next_send(projection)
         panel = self.panel.model
         info = lookup(model_id, provider)
+        counted = True  # a big session's usage totals are counted with its panel, off the event loop
         if panel is not None and panel.projection is projection and panel.figure is not None:
             figure = panel.figure
         elif len(projection.messages) <= BACKGROUND_PANEL_MESSAGES:
             figure = context_tokens(projection)
         else:
             figure = ContextTokens(0, 0, 0, None)  # a big session: the panel's count follows
+            counted = False
         return self._figures.figures(
             self.index if self.session is not None else None,
             projection,
@@ -540,6 +543,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             thinking=thinking,
             window=info.context_window,
             context=figure,
+            count_usage=counted,
         )
 
     def set_notice(self, text: str) -> None:

@@ -332,7 +332,7 @@ class SessionActions:
     # -- files: fork, export, resume, new ------------------------------------------------
 
     def _new_session_path(self) -> Path:
-        from agent_tui.store.entries import now_iso
+        from agent_tui.store.clock import now_iso
 
         return self.app.config.session_dir / session_file_name(str(uuid.uuid4()), now_iso())
 

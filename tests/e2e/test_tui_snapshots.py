@@ -123,7 +123,7 @@ def test_session_picker(snap_compare: Any, tmp_path: Path) -> None:
 
 def test_streaming_reply(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     counter = iter(range(1, 1000))
-    monkeypatch.setattr("agent_tui.store.entries.new_id", lambda taken=None: f"new{next(counter):05d}")
+    monkeypatch.setattr("agent_tui.store.clock.new_id", lambda taken=None: f"new{next(counter):05d}")
     factory = ScriptedFactory(
         reply="Let me **check** the parser.\n\nIt strips the input first.", chunks=2, hold=True
     )

@@ -23,12 +23,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel
+from agent_tui.tui.widgets.key_footer import KeyFooter
 from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree
 from agent_tui.tui.widgets.status_line import StatusLine
@@ -105,7 +106,7 @@ class MainScreen(Screen[None]):
                 yield ContextPanel(id="panel")
         with Vertical(id="status"):
             yield StatusLine(id="status-line")
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         self.apply_layout()
