@@ -51,6 +51,7 @@ from agent_tui.agent.events import (
 )
 from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
+from agent_tui.agent.resources import Resources
 from agent_tui.agent.system_prompt import build_sections, context_files, system_update
 from agent_tui.agent.tools.base import (
     Tool,
@@ -118,8 +119,11 @@ class AgentLoop:
         global_context_dir: str | Path | None = None,
         permissions: Permissions | None = None,
         cwd: str | None = None,
+        resources: Resources | None = None,
     ) -> None:
         self.session = session
+        #: The user's system prompt files and flags and the skills (None: the default prompt only).
+        self.resources = resources
         #: Where tools run and what "inside" means for writes: the folder agent-tui was started in,
         #: never the session header's cwd (a session file must not choose it).
         self.cwd = cwd if cwd is not None else os.getcwd()
@@ -348,7 +352,19 @@ class AgentLoop:
         projection = self.projection()
         system_messages = [m.message for m in projection.messages if m.role == "system"]
         cwd = self.cwd
-        sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
+        res = self.resources
+        if res is None:
+            sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
+        else:
+            files = context_files(cwd, self.global_context_dir) if res.prompt.context_files else []
+            sections = build_sections(
+                cwd,
+                self.tools,
+                files,
+                custom=res.prompt.custom,
+                append=res.prompt.append_text,
+                skills=res.skills_prompt([t.name for t in self.tools]),
+            )
         update = system_update(system_messages, sections, [t.declaration() for t in self.tools])
         if update is not None:
             await self._append_message(update, emit)
@@ -631,6 +647,7 @@ def build_agent(
     *,
     permissions: Permissions | None = None,
     cwd: str | None = None,
+    resources: Resources | None = None,
 ) -> AgentLoop:
     """An AgentLoop with the configured provider and the default tools, keeping the session's model
     unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
@@ -647,6 +664,7 @@ def build_agent(
         model=model,
         permissions=permissions,
         cwd=cwd,
+        resources=resources,
     )
 
 

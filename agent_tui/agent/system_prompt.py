@@ -1,4 +1,5 @@
-"""The system prompt: a template, the tools, the project's AGENTS.md / CLAUDE.md, and the cwd.
+"""The system prompt: a template (or the user's SYSTEM.md), the tools, the user's additions, the
+project's AGENTS.md / CLAUDE.md, the skills the model may load, and the cwd.
 
 It is stored in the session the way pi 1.6 stores it: ``system`` messages whose
 ``sections`` patch the prompt by name (``null`` removes a section) and whose
@@ -77,17 +78,30 @@ def context_files(cwd: str | Path, global_dir: str | Path | None = None) -> list
     return found + ancestors
 
 
-def build_sections(cwd: str, tools: Sequence[Tool], files: Sequence[ContextFile]) -> dict[str, str]:
-    """The prompt as named sections, in order; every section but the preamble is wrapped in a tag, as pi does."""
-    listed = [f"- {t.name}: {t.snippet}" for t in tools if t.snippet]
-    rules: list[str] = []
-    for rule in [g for t in tools for g in t.guidelines] + list(BASE_RULES):
-        if rule.strip() and rule.strip() not in rules:
-            rules.append(rule.strip())
-    parts: dict[str, str] = {
-        "tools": "\n".join(listed) if listed else "(none)",
-        "rules": "\n".join(f"- {r}" for r in rules),
-    }
+def build_sections(
+    cwd: str,
+    tools: Sequence[Tool],
+    files: Sequence[ContextFile],
+    *,
+    custom: str | None = None,
+    append: str = "",
+    skills: str | None = None,
+) -> dict[str, str]:
+    """The prompt as named sections, in pi's order; every section but the preamble is wrapped in a
+    tag, as pi does. ``custom`` (SYSTEM.md, --system-prompt) replaces the preamble, the tool list and
+    the rules; ``append`` (APPEND_SYSTEM.md, --append-system-prompt) is the ``addendum``; ``skills``
+    the list of skills the model may load."""
+    parts: dict[str, str] = {}
+    if custom is None:
+        listed = [f"- {t.name}: {t.snippet}" for t in tools if t.snippet]
+        rules: list[str] = []
+        for rule in [g for t in tools for g in t.guidelines] + list(BASE_RULES):
+            if rule.strip() and rule.strip() not in rules:
+                rules.append(rule.strip())
+        parts["tools"] = "\n".join(listed) if listed else "(none)"
+        parts["rules"] = "\n".join(f"- {r}" for r in rules)
+    if append.strip():
+        parts["addendum"] = append
     if files:
         parts["project_context"] = "\n\n".join(
             [
@@ -98,8 +112,10 @@ def build_sections(cwd: str, tools: Sequence[Tool], files: Sequence[ContextFile]
                 ),
             ]
         )
+    if skills:
+        parts["skills"] = skills
     parts["cwd"] = cwd.replace("\\", "/")
-    sections = {"preamble": PREAMBLE}
+    sections = {"preamble": custom if custom is not None else PREAMBLE}
     for name, content in parts.items():
         sections[name] = f"<{name}>\n{content}\n</{name}>"
     return sections

@@ -197,6 +197,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="tool permissions: ask before commands and writes outside the cwd (the app's default), "
         "auto (print mode's default), or read-only",
     )
+    parser.add_argument(
+        "--system-prompt",
+        metavar="TEXT|@FILE",
+        help="replace the default system prompt (and any SYSTEM.md) with TEXT or FILE's text",
+    )
+    parser.add_argument(
+        "--append-system-prompt",
+        metavar="TEXT|@FILE",
+        action="append",
+        default=[],
+        help="add TEXT or FILE's text to the system prompt (instead of APPEND_SYSTEM.md); repeatable",
+    )
+    parser.add_argument(
+        "-nc",
+        "--no-context-files",
+        action="store_true",
+        help="leave AGENTS.md and CLAUDE.md out of the prompt",
+    )
     parsed = parser.parse_args(args)
     if parsed.prompt is not None:
         from agent_tui.cli.print_mode import run_print  # the SDKs are imported only on this path

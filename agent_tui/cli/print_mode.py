@@ -44,6 +44,9 @@ from agent_tui.agent.permissions import (
     cwd_notice,
     mode_from_config,
 )
+from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
+from agent_tui.agent.resources import Resources, load_resources
+from agent_tui.agent.skills import SkillError
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
@@ -303,6 +306,20 @@ def _detach_output() -> None:
         os.close(null)
 
 
+def load_and_expand(args: argparse.Namespace, config: Config, cwd: str, prompt: str) -> tuple[Resources, str]:
+    """The user's prompt files, templates and skills (each problem one line on stderr), and the
+    prompt with a ``/template`` or ``/skill:name`` expanded, as the app expands it."""
+    from agent_tui.tui.commands import NAMES  # the app's commands win a name, here too
+
+    config_dir = config.config_path.parent if config.config_path is not None else None
+    resources = load_resources(cwd, config_dir, flags=PromptFlags.of(args), reserved=NAMES)
+    err = for_terminal(sys.stderr)
+    for warning in resources.warnings:
+        print(f"agent-tui: {visible_line(warning)}", file=err)
+    expanded = resources.expand(prompt)
+    return resources, expanded if expanded is not None else prompt
+
+
 def run_print(args: argparse.Namespace) -> int:
     prompt = str(args.prompt)
     for stream in (sys.stdout, sys.stderr):  # a reply cut inside an emoji holds a lone surrogate
@@ -331,6 +348,10 @@ def run_print(args: argparse.Namespace) -> int:
         return _fail(str(e))
     cwd = os.getcwd()
     try:
+        resources, prompt = load_and_expand(args, config, cwd, prompt)
+    except (PromptFileError, SkillError) as e:
+        return _fail(str(e))
+    try:
         session = open_session(args, cwd)
     except StoreError as e:
         return _fail(str(e))
@@ -344,7 +365,7 @@ def run_print(args: argparse.Namespace) -> int:
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd)
+        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd, resources=resources)
         code = asyncio.run(_main(agent, prompt, steer_stdin))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
@@ -354,4 +375,4 @@ def run_print(args: argparse.Namespace) -> int:
         session.close()
 
 
-__all__ = ["open_session", "run_print", "stream_turn"]
+__all__ = ["load_and_expand", "open_session", "run_print", "stream_turn"]

@@ -15,6 +15,7 @@ from dataclasses import replace
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.loop import AgentLoop, build_agent, make_provider
 from agent_tui.agent.permissions import Approver, PermissionMode, Permissions, parse_mode
+from agent_tui.agent.resources import Resources
 from agent_tui.agent.tools.base import Tool
 from agent_tui.config import PROVIDERS, Config, ConfigError, load_config
 from agent_tui.projection.models import THINKING_LEVELS
@@ -170,6 +171,7 @@ def create_agent(
     approver: Approver | None = None,
     tools: Sequence[Tool] | None = None,
     cwd: str | None = None,
+    resources: Resources | None = None,
 ) -> Agent:
     """The agent loop on ``session``.
 
@@ -178,7 +180,9 @@ def create_agent(
     config file); the session's own model is kept unless one was chosen. ``permissions`` is a
     :class:`~agent_tui.agent.permissions.Permissions` or a mode ("auto", "ask", "read-only"; "ask"
     calls ``approver`` for each gated tool call, and refuses when there is none). ``tools`` replaces
-    the default tools; they run in ``cwd`` (default: the process's). Raises ConfigError (no
+    the default tools; they run in ``cwd`` (default: the process's). ``resources`` (the user's
+    system prompt files and flags, skills: :func:`agent_tui.agent.resources.load_resources`)
+    shape the system prompt; None keeps the default one. Raises ConfigError (no
     provider, an unknown one) and PermissionModeError.
     """
     if session.read_only:
@@ -187,7 +191,7 @@ def create_agent(
         config = load_config(provider=provider, model=model, base_url=base_url, thinking=thinking)
     if isinstance(permissions, str):
         permissions = Permissions(parse_mode(permissions) or PermissionMode.AUTO, approver)
-    loop = build_agent(session.store, config, tools, permissions=permissions, cwd=cwd)
+    loop = build_agent(session.store, config, tools, permissions=permissions, cwd=cwd, resources=resources)
     return Agent(session, loop)
 
 
