@@ -19,14 +19,19 @@ class Env:
         self.tmp = tmp
         self.work = tmp / "project"
         self.work.mkdir()
-        self.home = tmp / "home"
+        self.home = tmp / "home"  # agent-tui's data dir (AGENT_TUI_HOME)
+        self.user_home = tmp / "user"  # HOME: the user's own ~/.claude, ~/.pi, ~/.agents are not read
+        self.user_home.mkdir()
         self.log = tmp / "requests.jsonl"
         config = tmp / "config.toml"
         config.write_text("[retry]\nbase_delay = 0.01\n")
         self.env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_", "PI_CODING_AGENT_DIR"))
         }
         self.env.update(
+            HOME=str(self.user_home),
             AGENT_TUI_HOME=str(self.home),
             AGENT_TUI_CONFIG=str(config),
             AGENT_TUI_LOG_REQUESTS=str(self.log),

@@ -16,8 +16,8 @@ from agent_tui.config import CompactionConfig
 from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.projection.context import project
 from agent_tui.projection.request import prepare
-from tests.agent_support import Harness
-from tests.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.agent_support import Harness
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
 
 
 def write(path: Path, content: str) -> Path:
