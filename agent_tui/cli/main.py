@@ -152,12 +152,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="agent-tui",
         description="A terminal coding agent. Session commands: "
         + ", ".join(SESSION_COMMANDS)
-        + " (agent-tui COMMAND -h); 'agent-tui serve' runs the app in a browser.",
+        + " (agent-tui COMMAND -h); 'agent-tui serve' runs the app in a browser; 'agent-tui acp' is an "
+        "Agent Client Protocol agent on stdio (Zed, Toad).",
     )
     if args and args[0] == "serve":
         from agent_tui.tui.launch import serve
 
         return serve(args[1:])
+    if args and args[0] == "acp":
+        from agent_tui.acp import server  # the protocol package is imported only on this path
+
+        acp_parser = argparse.ArgumentParser(prog="agent-tui")
+        server.add_parser(acp_parser.add_subparsers(dest="command", required=True))
+        return server.run(acp_parser.parse_args(args))
     from agent_tui import __version__
 
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")

@@ -1,0 +1,8 @@
+"""``agent-tui acp``: the agent loop as an Agent Client Protocol agent over stdio (Zed, Toad, JetBrains).
+
+:mod:`agent_tui.acp.server` answers the protocol's requests, :mod:`agent_tui.acp.updates` turns
+the loop's events and a session's entries into ``session/update`` notifications,
+:mod:`agent_tui.acp.content` turns a prompt's content blocks into a user message, and
+:mod:`agent_tui.acp.client_fs` routes ``read``, ``write`` and ``edit`` through the editor's
+file methods when it offers them.
+"""

@@ -1,0 +1,478 @@
+"""``agent-tui acp``: an Agent Client Protocol agent on stdin/stdout.
+
+The editor (Zed, Toad, JetBrains...) starts ``agent-tui acp`` and speaks JSON-RPC over its stdio.
+Each ACP session is one agent-tui session file, driven by the same :class:`AgentLoop` as the app
+and print mode (its only writer): ``session/new`` creates a file in the usual folder for the
+editor's cwd, ``session/load`` opens one by its id or its path and replays the active branch as
+``session/update`` notifications, ``session/prompt`` runs a turn and streams its events (message
+and thought chunks, tool calls with their status, arguments, output and diffs, retries and
+compaction as thoughts, the context use at the end), ``session/cancel`` aborts it (the partial
+reply is kept, marked aborted, as Esc does). Gated tool calls ask through
+``session/request_permission``: the editor's dialog replaces the app's, and the answer is
+recorded in the session as the app records it. When the editor offers ``fs/read_text_file`` and
+``fs/write_text_file``, ``read``, ``write`` and ``edit`` go through them (unsaved buffers
+included). Slash commands (``/compact``, ``/name``, ``/session``) are advertised with
+``available_commands_update``.
+
+stdout carries only the protocol: file descriptor 1 is pointed at stderr before anything runs,
+so nothing a library or a child process prints can corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    run_agent,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+)
+from acp.helpers import update_available_commands
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    ToolCallUpdate,
+    UsageUpdate,
+)
+
+from agent_tui import __version__
+from agent_tui.acp import updates
+from agent_tui.acp.client_fs import client_tools
+from agent_tui.acp.content import PromptBlock, prompt_text, user_content
+from agent_tui.agent.events import (
+    AgentEvent,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStreaming,
+    ToolFinished,
+    ToolStarted,
+    TurnDone,
+    TurnError,
+)
+from agent_tui.agent.loop import AgentLoop, build_agent
+from agent_tui.agent.permissions import (
+    Decision,
+    PermissionMode,
+    PermissionModeError,
+    PermissionRequest,
+    Permissions,
+    mode_from_config,
+)
+from agent_tui.agent.tools import default_tools
+from agent_tui.config import Config, ConfigError, load_config
+from agent_tui.store.errors import StoreError
+from agent_tui.store.paths import session_dir_for, sessions_root
+from agent_tui.store.redact import StreamRedactor, redact_text
+from agent_tui.store.session import Session
+
+STOP_REASONS = {"stop": "end_turn", "toolUse": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id=Decision.ALLOW_ONCE.value, name="Allow once", kind="allow_once"),
+    PermissionOption(
+        option_id=Decision.ALLOW_SESSION.value, name="Allow for this session", kind="allow_always"
+    ),
+    PermissionOption(option_id=Decision.DENY.value, name="Deny", kind="reject_once"),
+]
+COMMANDS = [
+    updates.command("compact", "Summarize the older history to free context", "optional focus"),
+    updates.command("name", "Name this session", "the name"),
+    updates.command("session", "Show this session's file, id, model and context use"),
+]
+
+
+@dataclass(slots=True)
+class Options:
+    """The command line's choices: they win over the environment and the config file."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    thinking: str | None = None
+    permissions: str | None = None
+    session_dir: str | None = None
+
+
+@dataclass(slots=True)
+class Live:
+    """One open ACP session: its file, its loop and the calls of the running turn."""
+
+    session: Session
+    loop: AgentLoop
+    cwd: str
+    calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+
+
+class AgentTuiAcp:
+    """The ACP agent: :class:`acp.interfaces.Agent`'s methods over agent-tui sessions."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.client_capabilities = ClientCapabilities()
+        self.sessions: dict[str, Live] = {}
+        self._conn: Client | None = None
+
+    @property
+    def conn(self) -> Client:
+        if self._conn is None:
+            raise RuntimeError("not connected")
+        return self._conn
+
+    def on_connect(self, conn: Client) -> None:
+        self._conn = conn
+
+    # -- setup ---------------------------------------------------------------------------------
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        if client_capabilities is not None:
+            self.client_capabilities = client_capabilities
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+            ),
+            agent_info=Implementation(name="agent-tui", title="agent-tui", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None
+
+    def _config(self) -> Config:
+        o = self.options
+        try:
+            return load_config(provider=o.provider, model=o.model, base_url=o.base_url, thinking=o.thinking)
+        except ConfigError as e:
+            raise RequestError.internal_error({"message": str(e)}) from None
+
+    def _open(self, session_id: str, session: Session, cwd: str) -> Live:
+        if session.read_only:
+            reason = session.read_only_reason or f"{session.path}: read-only"
+            session.close()
+            raise RequestError.invalid_params({"message": reason})
+        config = self._config()
+        try:
+            mode = mode_from_config(self.options.permissions, config, default=PermissionMode.ASK)
+        except PermissionModeError as e:
+            session.close()
+            raise RequestError.invalid_params({"message": str(e)}) from None
+        permissions = Permissions(mode, self._approver(session_id))
+        fs = self.client_capabilities.fs
+        tools = client_tools(
+            default_tools(),
+            self.conn,
+            session_id,
+            read=bool(fs and fs.read_text_file),
+            write=bool(fs and fs.write_text_file),
+        )
+        loop = build_agent(session, config, tools, permissions=permissions, cwd=cwd)
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            self._close(old)
+        live = self.sessions[session_id] = Live(session, loop, cwd)
+        return live
+
+    def _advertise(self, session_id: str) -> None:
+        """The slash commands, sent just after the response that names the session (a task
+        created now runs after the response is queued)."""
+
+        async def send() -> None:
+            with contextlib.suppress(Exception):
+                await self.conn.session_update(session_id, update_available_commands(COMMANDS))
+
+        asyncio.get_running_loop().create_task(send())
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+        try:
+            session = Session.create(session_dir_for(cwd, self.options.session_dir), cwd)
+        except StoreError as e:
+            raise RequestError.internal_error({"message": str(e)}) from None
+        self._open(session.id, session, cwd)
+        self._advertise(session.id)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        path = find_session(session_id, cwd, self.options.session_dir)
+        if path is None:
+            raise RequestError.invalid_params({"message": f"no session with id or file {session_id!r}"})
+        try:
+            session = Session.open(path)
+        except StoreError as e:
+            raise RequestError.invalid_params({"message": str(e)}) from None
+        self._open(session_id, session, cwd)
+        for update in updates.replay(session.index, cwd):
+            await self.conn.session_update(session_id, update)
+        self._advertise(session_id)
+        return LoadSessionResponse()
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    def _live(self, session_id: str) -> Live:
+        live = self.sessions.get(session_id)
+        if live is None:
+            raise RequestError.invalid_params({"message": f"unknown session {session_id!r}"})
+        return live
+
+    async def prompt(self, session_id: str, prompt: list[PromptBlock], **kwargs: Any) -> PromptResponse:
+        live = self._live(session_id)
+        if live.loop.running:
+            raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
+        text = prompt_text(prompt).strip()
+        name, _, rest = text.partition(" ")
+        if name in ("/name", "/session", "/compact"):
+            return await self._command(session_id, live, name[1:], rest.strip())
+        return await self._pump(session_id, live, live.loop.run(user_content(prompt)))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        live = self.sessions.get(session_id)
+        if live is not None:
+            live.loop.abort()
+
+    async def _say(self, session_id: str, text: str) -> None:
+        await self.conn.session_update(session_id, update_agent_message_text(text))
+
+    async def _command(self, session_id: str, live: Live, name: str, argument: str) -> PromptResponse:
+        if name == "name":
+            if not argument:
+                await self._say(session_id, "Usage: /name NAME")
+            else:
+                live.session.rename(argument)
+                await self._say(session_id, f"Session named {' '.join(argument.split())}")
+            return PromptResponse(stop_reason="end_turn")
+        if name == "session":
+            used, window = live.loop.context_usage()
+            await self._say(
+                session_id,
+                f"Session {live.session.id}\nFile: {live.session.path}\n"
+                f"Model: {live.loop.provider.name} {live.loop.model}\n"
+                f"Entries: {len(live.session.index)}\nContext: {used:,} of {window:,} tokens",
+            )
+            return PromptResponse(stop_reason="end_turn")
+        return await self._pump(session_id, live, live.loop.compact(argument or None))
+
+    async def _pump(self, session_id: str, live: Live, events: AsyncIterator[AgentEvent]) -> PromptResponse:
+        """Stream one run's events to the editor; the response's stop reason, or an error."""
+        send = self.conn.session_update
+        text, thought = StreamRedactor(), StreamRedactor()
+        announced: set[str] = set()
+        error: str | None = None
+        stop = "stop"
+
+        async def flush() -> None:
+            for redactor, make in ((text, update_agent_message_text), (thought, update_agent_thought_text)):
+                rest = redactor.flush()
+                if rest:
+                    await send(session_id, make(rest))
+
+        async for event in events:
+            if isinstance(event, TextDelta):
+                chunk = text.feed(event.text)
+                if chunk:
+                    await send(session_id, update_agent_message_text(chunk))
+            elif isinstance(event, ThinkingDelta):
+                chunk = thought.feed(event.text)
+                if chunk:
+                    await send(session_id, update_agent_thought_text(chunk))
+            elif isinstance(event, ToolCallStreaming):
+                await flush()
+                announced.add(event.call_id)
+                await send(session_id, updates.call_started(event.call_id, event.name, None, live.cwd))
+            elif isinstance(event, ToolStarted):
+                await flush()
+                live.calls[event.call_id] = (event.name, event.arguments)
+                if event.call_id not in announced:
+                    announced.add(event.call_id)
+                    await send(
+                        session_id, updates.call_started(event.call_id, event.name, event.arguments, live.cwd)
+                    )
+                await send(
+                    session_id, updates.call_running(event.call_id, event.name, event.arguments, live.cwd)
+                )
+            elif isinstance(event, ToolFinished):
+                _, arguments = live.calls.pop(event.call_id, (event.name, {}))
+                result = live.session.index.get(event.entry_id).message
+                await send(
+                    session_id, updates.call_finished(event.call_id, event.name, arguments, result, live.cwd)
+                )
+            elif isinstance(event, Retrying):
+                of = f" of {event.of}" if event.of else ""
+                note = f"retrying in {event.delay:.1f}s (attempt {event.attempt}{of}): {event.reason}\n"
+                await send(session_id, update_agent_thought_text(redact_text(note)[0]))
+            elif isinstance(event, CompactionStarted):
+                note = f"compacting the context ({event.reason}, {event.tokens_before:,} tokens)\n"
+                await send(session_id, update_agent_thought_text(note))
+            elif isinstance(event, CompactionFinished):
+                note = f"Compacted: {event.tokens_before:,} -> {event.tokens_after:,} tokens"
+                await send(session_id, update_agent_message_text(note))
+            elif isinstance(event, CompactionFailed):
+                await send(session_id, update_agent_message_text(redact_text(event.message)[0]))
+            elif isinstance(event, TurnError):
+                error = event.message
+            elif isinstance(event, TurnDone):
+                stop = event.stop_reason
+        await flush()
+        with contextlib.suppress(Exception):  # a figure for the editor's status, never a reason to fail
+            used, window = live.loop.context_usage()
+            await send(session_id, UsageUpdate(session_update="usage_update", used=used, size=window))
+        if stop == "error":
+            raise RequestError.internal_error({"message": redact_text(error or "the turn failed")[0]})
+        return PromptResponse(stop_reason=cast(Any, STOP_REASONS.get(stop, "end_turn")))
+
+    # -- permissions ---------------------------------------------------------------------------
+
+    def _approver(self, session_id: str) -> Callable[[PermissionRequest], Any]:
+        async def approve(request: PermissionRequest) -> Decision:
+            details = request.details()
+            call = ToolCallUpdate(
+                tool_call_id=request.call_id,
+                title=redact_text(f"{request.tool} {request.summary}")[0],
+                kind=updates.tool_kind(request.tool),
+                status="pending",
+                content=[tool_content(text_block(f"{details}\n\n({request.reason})"))],
+            )
+            response = await self.conn.request_permission(
+                session_id=session_id, tool_call=call, options=PERMISSION_OPTIONS
+            )
+            outcome = response.outcome
+            if isinstance(outcome, AllowedOutcome) and outcome.option_id in (d.value for d in Decision):
+                return Decision(outcome.option_id)
+            return Decision.DENY  # cancelled (the prompt was cancelled) or an option we did not offer
+
+        return approve
+
+    # -- the end -------------------------------------------------------------------------------
+
+    def _close(self, live: Live) -> None:
+        live.loop.abort()
+        live.session.close()
+
+    async def shutdown(self) -> None:
+        """stdin closed: abort what runs (the partial reply is written), close every session."""
+        for live in self.sessions.values():
+            live.loop.abort()
+        for _ in range(200):  # the aborted turns write their last entries
+            if not any(live.loop.running for live in self.sessions.values()):
+                break
+            await asyncio.sleep(0.01)
+        for live in self.sessions.values():
+            with contextlib.suppress(Exception):
+                await live.loop.provider.aclose()
+            live.session.close()
+        self.sessions.clear()
+
+
+def find_session(session_id: str, cwd: str, session_dir: str | None = None) -> Path | None:
+    """A session file by its path, or by its id: in the cwd's folder first, then in any folder."""
+    path = Path(session_id).expanduser()
+    if session_id.endswith(".jsonl") and path.is_file():
+        return path
+    if not session_id or any(c in session_id for c in "/\\*?[]"):
+        return None
+    pattern = f"*_{session_id}.jsonl"
+    for found in sorted(session_dir_for(cwd, session_dir).glob(pattern)):
+        return found
+    if session_dir is None:
+        for found in sorted(sessions_root().glob(f"*/{pattern}")):
+            return found
+    return None
+
+
+# -- stdio -------------------------------------------------------------------------------------
+
+
+def protocol_stdout() -> BinaryIO:
+    """The real stdout, for the protocol alone; fd 1 becomes a copy of stderr from now on."""
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+class _WriteProtocol(asyncio.streams.FlowControlMixin):
+    pass
+
+
+async def stdio_streams(out: BinaryIO) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(_WriteProtocol, out)
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+async def serve(options: Options, out: BinaryIO) -> None:
+    agent = AgentTuiAcp(options)
+    reader, writer = await stdio_streams(out)
+    try:
+        await run_agent(cast(Any, agent), writer, reader)
+    finally:
+        await agent.shutdown()
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("acp", help="an Agent Client Protocol agent on stdio (Zed, Toad, JetBrains)")
+    p.add_argument("--provider", help="anthropic or openai (any OpenAI-compatible server)")
+    p.add_argument("--model", help="model id")
+    p.add_argument("--base-url", help="the API's base URL")
+    p.add_argument("--thinking", help="thinking level")
+    p.add_argument(
+        "--permissions",
+        choices=("ask", "auto", "read-only"),
+        help="ask the editor before commands and writes outside the cwd (the default), auto, or read-only",
+    )
+    p.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    options = Options(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        thinking=args.thinking,
+        permissions=args.permissions,
+        session_dir=args.session_dir,
+    )
+    out = protocol_stdout()
+    try:
+        asyncio.run(serve(options, out))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+__all__ = ["AgentTuiAcp", "Options", "add_parser", "find_session", "run"]

@@ -1,0 +1,386 @@
+"""``agent-tui acp`` driven over real stdio by the ``agent-client-protocol`` package's own client
+classes, against the fake model server: prompts, tool calls with a permission request, cancel,
+loading a session, the editor's file methods and the slash commands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
+from acp.core import ClientSideConnection
+from acp.interfaces import Client
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    AllowedOutcome,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    ContentToolCallContent,
+    DeniedOutcome,
+    FileEditToolCallContent,
+    FileSystemCapabilities,
+    PermissionOption,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+    UserMessageChunk,
+    WriteTextFileResponse,
+)
+
+from tests.fake_model_server import FakeModelServer, anthropic_stream, text, thinking, tool_use
+
+# A subprocess per test: slow for make test-fast, and slower still on a loaded machine.
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+
+KEY = "sk-ant-api03-" + "B" * 40
+
+
+class EditorClient:
+    """A scripted editor: records every update, answers permission questions from ``answers``
+    (an option id, or None to cancel), and serves files from ``buffers`` when it offers fs."""
+
+    def __init__(
+        self, answers: list[str | None] | None = None, buffers: dict[str, str] | None = None
+    ) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.permission_requests: list[tuple[ToolCallUpdate, list[PermissionOption]]] = []
+        self.answers = list(answers or [])
+        self.buffers = buffers
+        self.writes: dict[str, str] = {}
+        self.reads: list[str] = []
+        self.changed = asyncio.Event()
+
+    async def request_permission(
+        self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append((tool_call, options))
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+        self.changed.set()
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> ReadTextFileResponse:
+        self.reads.append(path)
+        if self.buffers is None or path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(
+        self, content: str, path: str, session_id: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        self.writes[path] = content
+        if self.buffers is not None:
+            self.buffers[path] = content
+        return WriteTextFileResponse()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    def on_connect(self, conn: Any) -> None:
+        return None
+
+    # -- reading what arrived ------------------------------------------------------------------
+
+    def of(self, kind: type) -> list[Any]:
+        return [u for _, u in self.updates if isinstance(u, kind)]
+
+    def message_text(self) -> str:
+        return "".join(
+            u.content.text for u in self.of(AgentMessageChunk) if isinstance(u.content, TextContentBlock)
+        )
+
+    def thought_text(self) -> str:
+        return "".join(
+            u.content.text for u in self.of(AgentThoughtChunk) if isinstance(u.content, TextContentBlock)
+        )
+
+    def tool_updates(self, call_id: str) -> list[ToolCallStart | ToolCallProgress]:
+        return [
+            u
+            for _, u in self.updates
+            if isinstance(u, ToolCallStart | ToolCallProgress) and u.tool_call_id == call_id
+        ]
+
+    async def wait_for(self, condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+        async def loop() -> None:
+            while not condition():
+                self.changed.clear()
+                await self.changed.wait()
+
+        try:
+            await asyncio.wait_for(loop(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"timed out waiting for {what}; updates: {self.updates!r}") from None
+
+
+class Env:
+    def __init__(self, tmp: Path, server: FakeModelServer) -> None:
+        self.tmp = tmp
+        self.work = tmp / "project"
+        self.work.mkdir()
+        self.home = tmp / "home"
+        self.stderr_path = tmp / "agent-stderr.txt"
+        config = tmp / "config.toml"
+        config.write_text("[retry]\nbase_delay = 0.01\n")
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))
+        }
+        self.env.update(
+            AGENT_TUI_HOME=str(self.home),
+            AGENT_TUI_CONFIG=str(config),
+            ANTHROPIC_API_KEY=KEY,
+            ANTHROPIC_BASE_URL=server.anthropic_base_url,
+        )
+
+    @asynccontextmanager
+    async def agent(
+        self, client: EditorClient, *, fs: bool = False, args: tuple[str, ...] = ()
+    ) -> AsyncIterator[ClientSideConnection]:
+        with open(self.stderr_path, "ab") as stderr:
+            async with spawn_agent_process(
+                cast(Client, client),  # the protocol's methods an editor without terminals needs
+                sys.executable,
+                "-m",
+                "agent_tui",
+                "acp",
+                *args,
+                env=self.env,
+                cwd=self.work,
+                transport_kwargs={"stderr": stderr},
+            ) as (conn, process):
+                caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs))
+                init = await asyncio.wait_for(
+                    conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), 60
+                )
+                assert init.agent_capabilities is not None and init.agent_capabilities.load_session
+                yield conn
+                if process.stdin is not None:
+                    process.stdin.close()  # EOF: the agent closes its sessions and exits
+                code = await asyncio.wait_for(process.wait(), 30)
+                assert code == 0, self.stderr_path.read_text()
+
+    def session_files(self) -> list[Path]:
+        return sorted(self.home.rglob("*.jsonl"))
+
+    def entries(self, path: Path) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+@pytest.fixture
+def env(tmp_path: Path, server: FakeModelServer) -> Env:
+    return Env(tmp_path, server)
+
+
+def permission_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        e["data"] for e in entries if e["type"] == "custom" and e.get("customType") == "agent-tui.permission"
+    ]
+
+
+async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approved(
+    env: Env, server: FakeModelServer
+) -> None:
+    server.push(
+        anthropic_stream(
+            thinking("Let me look at the folder."),
+            text("I will run a command. "),
+            tool_use("toolu_1", "bash", {"command": "echo acp-says-hello"}),
+        ),
+        anthropic_stream(text("The command printed acp-says-hello.")),
+    )
+    client = EditorClient(answers=["allow-once"])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("run it")])
+        assert response.stop_reason == "end_turn"
+        await client.wait_for(lambda: bool(client.of(AvailableCommandsUpdate)), "the slash commands")
+
+    assert client.thought_text() == "Let me look at the folder."
+    assert client.message_text() == "I will run a command. The command printed acp-says-hello."
+    (command_update,) = client.of(AvailableCommandsUpdate)
+    assert {c.name for c in command_update.available_commands} == {"compact", "name", "session"}
+
+    # The call: announced while it streams, running with its arguments, completed with its output.
+    calls = client.tool_updates("toolu_1")
+    assert isinstance(calls[0], ToolCallStart) and calls[0].status == "pending" and calls[0].kind == "execute"
+    statuses = [u.status for u in calls]
+    assert statuses[-1] == "completed" and "in_progress" in statuses
+    running = next(u for u in calls if u.status == "in_progress")
+    assert running.title == "bash echo acp-says-hello" and running.raw_input == {
+        "command": "echo acp-says-hello"
+    }
+    finished = calls[-1]
+    assert finished.content is not None
+    outputs = [c.content.text for c in finished.content if isinstance(c, ContentToolCallContent)]
+    assert any("acp-says-hello" in t for t in outputs if isinstance(t, str))
+
+    # The editor was asked (bash is gated in ask mode), about that call, with our three answers.
+    ((asked, options),) = client.permission_requests
+    assert asked.tool_call_id == "toolu_1" and "echo acp-says-hello" in (asked.title or "")
+    assert [o.option_id for o in options] == ["allow-once", "allow-session", "deny"]
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+
+    # The answer is recorded in the session as the app records it; the file is the ACP session.
+    (path,) = env.session_files()
+    assert session.session_id in path.name
+    entries = env.entries(path)
+    (record,) = permission_records(entries)
+    assert (
+        record["decision"] == "allow-once" and record["toolCallId"] == "toolu_1" and record["tool"] == "bash"
+    )
+    results = [
+        e["message"] for e in entries if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    ]
+    assert "acp-says-hello" in results[0]["content"][0]["text"] and not results[0]["isError"]
+    # The second request carried the tool result: one loop, one writer.
+    assert server.requests[1].body["messages"][-1]["content"][0]["type"] == "tool_result"
+
+
+async def test_a_denied_call_fails_and_the_denial_is_recorded(env: Env, server: FakeModelServer) -> None:
+    marker = env.work / "should-not-exist"
+    server.push(
+        anthropic_stream(tool_use("toolu_9", "bash", {"command": f"touch {marker}"})),
+        anthropic_stream(text("Understood, I will not.")),
+    )
+    client = EditorClient(answers=["deny"])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("make a file")])
+    assert response.stop_reason == "end_turn"
+    assert not marker.exists()
+    assert client.tool_updates("toolu_9")[-1].status == "failed"
+    (record,) = permission_records(env.entries(env.session_files()[0]))
+    assert record["decision"] == "deny"
+
+
+async def test_cancel_stops_the_turn_and_keeps_the_partial_reply_marked_aborted(
+    env: Env, server: FakeModelServer
+) -> None:
+    gate = threading.Event()
+    # The reply streams a line at a time (held back until no secret can straddle the cut, as print
+    # mode's is): the first line arrives, then the stream stalls.
+    stream = anthropic_stream(text("a partial line\nthen more words that never arrive", chunks=8))
+    stream.gate, stream.gate_at = gate, 7
+    server.push(stream)
+    client = EditorClient()
+    try:
+        async with env.agent(client) as conn:
+            session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+            turn = asyncio.create_task(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("say a lot")])
+            )
+            await client.wait_for(lambda: "partial" in client.message_text(), "the first words")
+            await conn.cancel(session_id=session.session_id)
+            response = await asyncio.wait_for(turn, 30)
+            assert response.stop_reason == "cancelled"
+    finally:
+        gate.set()
+    messages = [e["message"] for e in env.entries(env.session_files()[0]) if e["type"] == "message"]
+    assert messages[-1]["role"] == "assistant" and messages[-1]["stopReason"] == "aborted"
+    assert "partial" in messages[-1]["content"][0]["text"]
+
+
+async def test_load_session_by_id_and_by_file_replays_it_and_continues(
+    env: Env, server: FakeModelServer
+) -> None:
+    server.push(
+        anthropic_stream(text("Reading it."), tool_use("toolu_r", "read", {"path": "notes.txt"})),
+        anthropic_stream(text("The notes say: remember the milk.")),
+    )
+    (env.work / "notes.txt").write_text("remember the milk\n")
+    first = EditorClient()
+    async with env.agent(first) as conn:
+        created = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.prompt(session_id=created.session_id, prompt=[text_block("what do my notes say?")])
+    assert not first.permission_requests  # reading inside the project is not gated
+
+    server.push(anthropic_stream(text("You asked about your notes.")))
+    second = EditorClient()
+    async with env.agent(second) as conn:
+        await conn.load_session(cwd=str(env.work), session_id=created.session_id, mcp_servers=[])
+        users = [u.content.text for u in second.of(UserMessageChunk)]
+        assert users == ["what do my notes say?"]
+        assert second.message_text() == "Reading it.The notes say: remember the milk."
+        replayed = second.tool_updates("toolu_r")
+        assert replayed[0].kind == "read" and replayed[-1].status == "completed"
+        response = await conn.prompt(session_id=created.session_id, prompt=[text_block("what did I ask?")])
+        assert response.stop_reason == "end_turn"
+    sent = server.requests[-1].body["messages"]
+    assert sent[0]["content"][0]["text"] == "what do my notes say?" and len(sent) == 5
+
+    (path,) = env.session_files()
+    third = EditorClient()
+    async with env.agent(third) as conn:
+        await conn.load_session(cwd=str(env.work), session_id=str(path), mcp_servers=[])
+        assert [u.content.text for u in third.of(UserMessageChunk)] == [
+            "what do my notes say?",
+            "what did I ask?",
+        ]
+        with pytest.raises(RequestError):
+            await conn.load_session(cwd=str(env.work), session_id="no-such-session", mcp_servers=[])
+
+
+async def test_read_and_write_go_through_the_editor_when_it_offers_fs(
+    env: Env, server: FakeModelServer
+) -> None:
+    target = str(env.work / "draft.md")
+    new = str(env.work / "new.md")
+    server.push(
+        anthropic_stream(tool_use("toolu_a", "read", {"path": "draft.md"})),
+        anthropic_stream(
+            tool_use(
+                "toolu_b", "edit", {"path": "draft.md", "edits": [{"oldText": "unsaved", "newText": "saved"}]}
+            )
+        ),
+        anthropic_stream(tool_use("toolu_c", "write", {"path": "new.md", "content": "# new\n"})),
+        anthropic_stream(text("Done.")),
+    )
+    client = EditorClient(buffers={target: "an unsaved buffer\n"})
+    async with env.agent(client, fs=True) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("tidy up")])
+    # Nothing touched the disk: the editor served the read and took the writes.
+    assert not (env.work / "draft.md").exists() and not (env.work / "new.md").exists()
+    assert client.writes == {target: "an saved buffer\n", new: "# new\n"}
+    read_result = client.tool_updates("toolu_a")[-1]
+    assert read_result.status == "completed" and read_result.content is not None
+    assert any(
+        isinstance(c, ContentToolCallContent) and "an unsaved buffer" in getattr(c.content, "text", "")
+        for c in read_result.content
+    )
+    edit_result = client.tool_updates("toolu_b")[-1]
+    assert edit_result.content is not None
+    (diff,) = [c for c in edit_result.content if isinstance(c, FileEditToolCallContent)]
+    assert diff.path == target and diff.old_text == "unsaved" and diff.new_text == "saved"
+
+
+async def test_slash_commands_name_and_describe_the_session(env: Env, server: FakeModelServer) -> None:
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/name release notes")])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/session")])
+    assert "Session named release notes" in client.message_text()
+    assert session.session_id in client.message_text() and "File: " in client.message_text()
+    assert not server.requests  # no model call for a command
+    infos = [e for e in env.entries(env.session_files()[0]) if e["type"] == "session_info"]
+    assert infos[-1]["name"] == "release notes"
