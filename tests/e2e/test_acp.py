@@ -5,8 +5,6 @@ loading a session, the editor's file methods and the slash commands."""
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -39,12 +37,11 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from tests.fake_model_server import FakeModelServer, anthropic_stream, text, thinking, tool_use
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, thinking, tool_use
+from tests.support.print_env import Env
 
 # A subprocess per test: slow for make test-fast, and slower still on a loaded machine.
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
-
-KEY = "sk-ant-api03-" + "B" * 40
 
 
 class EditorClient:
@@ -132,24 +129,12 @@ class EditorClient:
             raise AssertionError(f"timed out waiting for {what}; updates: {self.updates!r}") from None
 
 
-class Env:
+class AcpEnv(Env):
+    """print mode's project, home and config, with ``agent-tui acp`` started on them."""
+
     def __init__(self, tmp: Path, server: FakeModelServer) -> None:
-        self.tmp = tmp
-        self.work = tmp / "project"
-        self.work.mkdir()
-        self.home = tmp / "home"
+        super().__init__(tmp, server)
         self.stderr_path = tmp / "agent-stderr.txt"
-        config = tmp / "config.toml"
-        config.write_text("[retry]\nbase_delay = 0.01\n")
-        self.env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))
-        }
-        self.env.update(
-            AGENT_TUI_HOME=str(self.home),
-            AGENT_TUI_CONFIG=str(config),
-            ANTHROPIC_API_KEY=KEY,
-            ANTHROPIC_BASE_URL=server.anthropic_base_url,
-        )
 
     @asynccontextmanager
     async def agent(
@@ -178,16 +163,10 @@ class Env:
                 code = await asyncio.wait_for(process.wait(), 30)
                 assert code == 0, self.stderr_path.read_text()
 
-    def session_files(self) -> list[Path]:
-        return sorted(self.home.rglob("*.jsonl"))
-
-    def entries(self, path: Path) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in path.read_text().splitlines()[1:]]
-
 
 @pytest.fixture
-def env(tmp_path: Path, server: FakeModelServer) -> Env:
-    return Env(tmp_path, server)
+def env(tmp_path: Path, server: FakeModelServer) -> AcpEnv:
+    return AcpEnv(tmp_path, server)
 
 
 def permission_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -197,7 +176,7 @@ def permission_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approved(
-    env: Env, server: FakeModelServer
+    env: AcpEnv, server: FakeModelServer
 ) -> None:
     server.push(
         anthropic_stream(
@@ -240,7 +219,7 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
     assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
 
     # The answer is recorded in the session as the app records it; the file is the ACP session.
-    (path,) = env.session_files()
+    (path,) = env.sessions()
     assert session.session_id in path.name
     entries = env.entries(path)
     (record,) = permission_records(entries)
@@ -255,7 +234,7 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
     assert server.requests[1].body["messages"][-1]["content"][0]["type"] == "tool_result"
 
 
-async def test_a_denied_call_fails_and_the_denial_is_recorded(env: Env, server: FakeModelServer) -> None:
+async def test_a_denied_call_fails_and_the_denial_is_recorded(env: AcpEnv, server: FakeModelServer) -> None:
     marker = env.work / "should-not-exist"
     server.push(
         anthropic_stream(tool_use("toolu_9", "bash", {"command": f"touch {marker}"})),
@@ -268,12 +247,12 @@ async def test_a_denied_call_fails_and_the_denial_is_recorded(env: Env, server: 
     assert response.stop_reason == "end_turn"
     assert not marker.exists()
     assert client.tool_updates("toolu_9")[-1].status == "failed"
-    (record,) = permission_records(env.entries(env.session_files()[0]))
+    (record,) = permission_records(env.entries(env.sessions()[0]))
     assert record["decision"] == "deny"
 
 
 async def test_cancel_stops_the_turn_and_keeps_the_partial_reply_marked_aborted(
-    env: Env, server: FakeModelServer
+    env: AcpEnv, server: FakeModelServer
 ) -> None:
     gate = threading.Event()
     # The reply streams a line at a time (held back until no secret can straddle the cut, as print
@@ -294,13 +273,13 @@ async def test_cancel_stops_the_turn_and_keeps_the_partial_reply_marked_aborted(
             assert response.stop_reason == "cancelled"
     finally:
         gate.set()
-    messages = [e["message"] for e in env.entries(env.session_files()[0]) if e["type"] == "message"]
+    messages = [e["message"] for e in env.entries(env.sessions()[0]) if e["type"] == "message"]
     assert messages[-1]["role"] == "assistant" and messages[-1]["stopReason"] == "aborted"
     assert "partial" in messages[-1]["content"][0]["text"]
 
 
 async def test_load_session_by_id_and_by_file_replays_it_and_continues(
-    env: Env, server: FakeModelServer
+    env: AcpEnv, server: FakeModelServer
 ) -> None:
     server.push(
         anthropic_stream(text("Reading it."), tool_use("toolu_r", "read", {"path": "notes.txt"})),
@@ -327,7 +306,7 @@ async def test_load_session_by_id_and_by_file_replays_it_and_continues(
     sent = server.requests[-1].body["messages"]
     assert sent[0]["content"][0]["text"] == "what do my notes say?" and len(sent) == 5
 
-    (path,) = env.session_files()
+    (path,) = env.sessions()
     third = EditorClient()
     async with env.agent(third) as conn:
         await conn.load_session(cwd=str(env.work), session_id=str(path), mcp_servers=[])
@@ -340,7 +319,7 @@ async def test_load_session_by_id_and_by_file_replays_it_and_continues(
 
 
 async def test_read_and_write_go_through_the_editor_when_it_offers_fs(
-    env: Env, server: FakeModelServer
+    env: AcpEnv, server: FakeModelServer
 ) -> None:
     target = str(env.work / "draft.md")
     new = str(env.work / "new.md")
@@ -373,7 +352,7 @@ async def test_read_and_write_go_through_the_editor_when_it_offers_fs(
     assert diff.path == target and diff.old_text == "unsaved" and diff.new_text == "saved"
 
 
-async def test_slash_commands_name_and_describe_the_session(env: Env, server: FakeModelServer) -> None:
+async def test_slash_commands_name_and_describe_the_session(env: AcpEnv, server: FakeModelServer) -> None:
     client = EditorClient()
     async with env.agent(client) as conn:
         session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
@@ -382,5 +361,5 @@ async def test_slash_commands_name_and_describe_the_session(env: Env, server: Fa
     assert "Session named release notes" in client.message_text()
     assert session.session_id in client.message_text() and "File: " in client.message_text()
     assert not server.requests  # no model call for a command
-    infos = [e for e in env.entries(env.session_files()[0]) if e["type"] == "session_info"]
+    infos = [e for e in env.entries(env.sessions()[0]) if e["type"] == "session_info"]
     assert infos[-1]["name"] == "release notes"
