@@ -658,6 +658,7 @@ EXTRA_BENCHES = [
     ("session search over 1,000 sessions / 1 GiB", "search_bench"),
     ("TUI: first paint and keystroke latency", "tui_bench"),
     ("TUI: opening one 20 MB message", "big_message_bench"),
+    ("prune old tool output on the 50 MB session (no model call)", "prune_bench"),
 ]
 
 

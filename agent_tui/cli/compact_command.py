@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agent_tui.projection import registry
 from agent_tui.store.errors import StoreError
 from agent_tui.terminal_text import visible
+
+if TYPE_CHECKING:
+    from agent_tui.store.session import Session
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,6 +29,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--model")
     p.add_argument("--base-url")
     p.add_argument("--keep", type=int, metavar="TOKENS", help="tokens to keep verbatim (default 20,000)")
+    p.add_argument(
+        "--from",
+        dest="range_from",
+        metavar="ID",
+        help="compact only the range ID..--to ID (widened to whole turns): its first user message "
+        "becomes the summary, the rest is hidden; undo with `agent-tui edit FILE RECORD --undo`",
+    )
+    p.add_argument("--to", dest="range_to", metavar="ID", help="the range's last entry (with --from)")
 
 
 def _print(text: str, file: TextIO | None = None) -> None:
@@ -50,7 +61,15 @@ def _run(args: argparse.Namespace) -> int:
     from agent_tui.projection.compaction import CompactionSettings
     from agent_tui.store.session import Session
 
+    if (args.range_from is None) != (args.range_to is None):
+        _print("agent-tui: --from and --to go together", file=sys.stderr)
+        return 2
     with Session.open(args.file, write=not args.preview) as session:
+        if args.range_from is not None:
+            if args.undo:
+                _print("agent-tui: undo a range with `agent-tui edit FILE RECORD --undo`", file=sys.stderr)
+                return 2
+            return _run_range(session, args)
         if args.undo:
             try:
                 moved = undo_compaction(session)
@@ -121,3 +140,56 @@ def _run(args: argparse.Namespace) -> int:
             return 0
 
         return asyncio.run(go())
+
+
+def _run_range(session: Session, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from agent_tui.agent.compaction import CompactionError, Summarizer
+    from agent_tui.agent.range_compaction import compact_range
+    from agent_tui.config import ConfigError, load_config
+    from agent_tui.projection.context import project
+    from agent_tui.projection.surgery import SurgeryError, plan_range
+
+    try:
+        plan = plan_range(project(session.index), args.range_from, args.range_to)
+    except SurgeryError as e:
+        _print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
+        return 1
+    for note in plan.notes:
+        _print(note)
+    _print(
+        f"summarize: {plan.first_id}..{plan.last_id} ({len(plan.hidden_ids) + 1} entries); "
+        f"the summary replaces {plan.carrier_id}"
+    )
+    if args.preview:
+        return 0
+    try:
+        config = load_config(provider=args.provider, model=args.model, base_url=args.base_url)
+    except ConfigError as e:
+        _print(str(e), file=sys.stderr)
+        return 1
+    from agent_tui.agent.loop import make_provider, resolve_model
+
+    provider = make_provider(config)
+    model = resolve_model(config, project(session.index), provider.name)
+
+    async def go() -> int:
+        try:
+            outcome = await compact_range(
+                session,
+                Summarizer(provider, model, config.retry),
+                args.range_from,
+                args.range_to,
+                focus=args.focus,
+            )
+        except (CompactionError, SurgeryError) as e:
+            _print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
+            return 1
+        finally:
+            await provider.aclose()
+        _print(outcome.surgery.summary_line())
+        _print(f"{outcome.record.id} (undo: agent-tui edit FILE {outcome.record.id} --undo)")
+        return 0
+
+    return asyncio.run(go())

@@ -23,6 +23,7 @@ SESSION_COMMANDS = (
     "fork",
     "clone",
     "pin",
+    "prune",
     "sessions",
     "compact",
     "export",
@@ -51,13 +52,24 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true")
 
     if only in (None, "edit"):
-        p = sub.add_parser("edit", help="hide, replace or restore an entry in the model's view")
+        p = sub.add_parser(
+            "edit",
+            help="hide, replace or restore an entry (or a span FIRST..LAST) in the model's view",
+        )
         p.add_argument("file")
-        p.add_argument("id")
+        p.add_argument(
+            "id",
+            help="an entry; FIRST..LAST for a span (--hide, --restore); a compaction (--replace edits "
+            "its summary); a surgery or one of its edits (--undo)",
+        )
         action = p.add_mutually_exclusive_group(required=True)
         action.add_argument("--hide", action="store_true")
         action.add_argument("--replace", metavar="TEXT")
         action.add_argument("--restore", action="store_true")
+        action.add_argument(
+            "--undo", action="store_true", help="undo a surgery (span, prune, range) in one go"
+        )
+        p.add_argument("--preview", action="store_true", help="with a span or --undo: show, write nothing")
 
     if only in (None, "label"):
         p = sub.add_parser("label", help="label an entry (no NAME clears the label)")
@@ -99,6 +111,11 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
             '(an unclosed quote runs to the end) and no -word or -"phrase", best first',
         )
         p.add_argument("--limit", type=int, default=20, help="with --search: at most this many sessions")
+
+    if only in (None, "prune"):
+        from agent_tui.cli.surgery_commands import add_prune_parser
+
+        add_prune_parser(sub)
 
     if only in (None, "export", "import", "clone"):
         from agent_tui.cli.library_commands import add_parsers

@@ -196,7 +196,24 @@ def cmd_tree(args: argparse.Namespace) -> int:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    with _open_for_append(args.file) as session:
+    from agent_tui.cli import surgery_commands
+    from agent_tui.projection.surgery import SurgeryError
+    from agent_tui.store.session import Session
+
+    with Session.open(args.file, write=not args.preview) as session:
+        _report_warnings(args.file, [str(w) for w in session.index.warnings])
+        target = session.index.by_id.get(args.id)
+        if (
+            args.undo
+            or args.preview
+            or surgery_commands.is_span(args.id)
+            or (args.replace is not None and target is not None and target.type == "compaction")
+        ):
+            try:
+                return surgery_commands.run_edit(session, args)
+            except SurgeryError as e:
+                print(visible(f"agent-tui: {args.file}: {e}"), file=sys.stderr)
+                return 1
         if args.hide:
             entry = session.hide(args.id)
         elif args.restore:
@@ -205,6 +222,17 @@ def cmd_edit(args: argparse.Namespace) -> int:
             entry = session.replace(args.id, args.replace)
     print(entry.id)
     return 0
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    from agent_tui.cli.surgery_commands import run_prune
+    from agent_tui.projection.surgery import SurgeryError
+
+    try:
+        return run_prune(args)
+    except SurgeryError as e:
+        print(visible(f"agent-tui: {args.file}: {e}"), file=sys.stderr)
+        return 1
 
 
 def cmd_label(args: argparse.Namespace) -> int:
@@ -262,4 +290,5 @@ _HANDLERS = {
     "branch": cmd_branch,
     "pin": cmd_pin,
     "fork": cmd_fork,
+    "prune": cmd_prune,
 }
