@@ -27,8 +27,9 @@ from agent_tui.projection.surgery import (
 )
 from agent_tui.projection.tokens import context_tokens
 from agent_tui.store.session import Session
-from tests.request_validity import anthropic_problems, openai_problems
-from tests.session_builder import Builder, assistant, tool_result, user
+from tests.support.fake_model_server import FakeModelServer, anthropic_error, anthropic_stream, text
+from tests.support.request_validity import anthropic_problems, openai_problems
+from tests.support.session_builder import Builder, assistant, tool_result, user
 
 BIG = "x" * 14_000  # 4,000 tokens
 
@@ -269,3 +270,52 @@ def test_cli_edit_replace_on_a_compaction_edits_its_summary(
     assert code == 0, err
     messages = json.loads(_run(capsys, "context", str(path))[1])
     assert "new summary" in messages[0]["content"][0]["text"]
+
+
+def test_cli_compacts_a_range_with_the_model_and_undoes_it(
+    server: FakeModelServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    path = _session(tmp_path)
+    before = json.loads(_run(capsys, "context", str(path))[1])
+    code, out, _ = _run(capsys, "compact", str(path), "--from", "e0002", "--to", "e0007", "--preview")
+    assert code == 0 and "widened to whole turns: e0001..e0009" in out and not server.requests
+    server.push(anthropic_stream(text("## Goal\nfix the tests")))
+    code, out, err = _run(
+        capsys, "compact", str(path), "--from", "e0002", "--to", "e0007", "--focus", "tests"
+    )
+    assert code == 0, err
+    assert "Additional focus: tests" in server.requests[0].body["messages"][0]["content"][0]["text"]
+    assert "[User]: run the tests" in server.requests[0].body["messages"][0]["content"][0]["text"]
+    messages = json.loads(_run(capsys, "context", str(path))[1])
+    assert messages[0] == {
+        **before[0],
+        "content": "Summary of entries e0001..e0009:\n\n## Goal\nfix the tests",
+    }
+    assert messages[1:] == before[9:]  # the third turn, untouched
+    record_id = out.strip().splitlines()[-1].split()[0]
+    code, _, err = _run(capsys, "edit", str(path), record_id, "--undo")
+    assert code == 0, err
+    assert json.loads(_run(capsys, "context", str(path))[1]) == before
+
+
+def test_cli_range_compaction_that_fails_appends_nothing(
+    server: FakeModelServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    path = _session(tmp_path)
+    size = path.stat().st_size
+    server.push(anthropic_error(400, "invalid_request_error", "bad request"))
+    code, _, err = _run(capsys, "compact", str(path), "--from", "e0001", "--to", "e0004")
+    assert code == 1 and "summarization call failed" in err
+    assert path.stat().st_size == size

@@ -5,10 +5,8 @@ each plan's token figure is the result's, and pi 1.6 projects the resulting file
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,11 +25,8 @@ from agent_tui.projection.surgery import (
 )
 from agent_tui.projection.tokens import context_tokens
 from agent_tui.store.session import Session
-from tests.request_validity import anthropic_problems, openai_problems
-from tests.test_pi_compat import Job, Pi, compare, pi, zone
-from tests.test_properties import random_session
-
-__all__ = ["pi", "zone"]  # pi 1.6 under node, and a time zone with an offset: fixtures shared
+from tests.support.random_sessions import random_session
+from tests.support.request_validity import anthropic_problems, openai_problems
 
 
 def operate(session: Session, rng: random.Random, steps: int = 6) -> list[str]:
@@ -87,24 +82,3 @@ def test_random_surgery_always_gives_valid_requests(seed: int, size: int, tmp_pa
         assert problems(session) == []
         done = operate(session, rng)
         assert problems(session) == [], (seed, size, done)
-
-
-def _surgery_files(folder: Path, count: int) -> list[Path]:
-    out = []
-    for seed in range(count):
-        path = random_session(seed * 31 + 7, 20 + seed % 30).write(folder / f"surgery-{seed:03d}.jsonl")
-        with Session.open(path) as session:
-            operate(session, random.Random(seed), steps=8)
-        out.append(path)
-    return out
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(600)
-def test_pi_projects_surgery_files_as_agent_tui_does(pi: Pi, zone: None, tmp_path: Path) -> None:
-    files = _surgery_files(tmp_path, 60)
-    edited = sum(1 for f in files if b'"agent-tui.surgery"' in f.read_bytes())
-    assert edited >= 40, edited  # the comparison means something only if most files hold surgeries
-    jobs = [Job(f) for f in files]
-    found = compare(pi, jobs)
-    assert not found, f"{len(found)} of {len(jobs)} projections differ from pi's:\n" + "\n".join(found[:5])
