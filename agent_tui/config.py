@@ -117,6 +117,9 @@ def _compaction_config(data: Mapping[str, Any], path: Path) -> CompactionConfig:
                 enabled=bool(spec.get("enabled", base.enabled)),
                 reserve_tokens=int(spec.get("reserve_tokens", base.reserve_tokens)),
                 keep_recent_tokens=int(spec.get("keep_recent_tokens", base.keep_recent_tokens)),
+                prune_before_summarizing=bool(
+                    spec.get("prune_before_summarizing", base.prune_before_summarizing)
+                ),
             )
         except (TypeError, ValueError) as e:
             raise ConfigError(f"{path}: [compaction]: {e}") from e

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from agent_tui.agent.auto_prune import prune_for_threshold
 from agent_tui.agent.compaction import CompactionError, Summarizer, compact, summarize_branch
 from agent_tui.agent.events import (
     AgentEvent,
@@ -382,6 +383,12 @@ class AgentLoop:
         settings = self.config.compaction_settings(self.model)
         tokens, window = self.context_usage()
         if should_compact(tokens, window, settings):
+            if settings.prune_before_summarizing:
+                for entry in prune_for_threshold(self.session):
+                    emit(EntryAppended(entry.id, entry.type))
+                tokens, window = self.context_usage()
+                if not should_compact(tokens, window, settings):
+                    return  # pruning was enough: no summary
             await self._compact("threshold", emit)
 
     async def _compact(

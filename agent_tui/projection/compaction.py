@@ -40,6 +40,7 @@ class CompactionSettings:
     enabled: bool = True
     reserve_tokens: int = 16_384
     keep_recent_tokens: int = 20_000
+    prune_before_summarizing: bool = False  # the threshold prunes old tool output first (no model call)
 
 
 def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:
