@@ -11,7 +11,7 @@ import pytest
 
 from agent_tui.cli.main import main as agent_tui_main
 from agent_tui.projection.context import Status, project
-from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.projection.request import prepare
 from agent_tui.projection.surgery import (
     SURGERY,
     SurgeryError,
@@ -26,6 +26,8 @@ from agent_tui.projection.surgery import (
     summary_edit_fields,
 )
 from agent_tui.projection.tokens import context_tokens
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
+from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import Session
 from tests.support.fake_model_server import FakeModelServer, anthropic_error, anthropic_stream, text
 from tests.support.request_validity import anthropic_problems, openai_problems

@@ -16,7 +16,7 @@ from agent_tui.projection.models import ModelInfo, register
 from agent_tui.projection.surgery import SURGERY
 from agent_tui.projection.tokens import context_tokens
 from tests.support.agent_support import Harness
-from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.fake_model_server import Block, FakeModelServer, anthropic_stream, text, tool_use
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -36,7 +36,7 @@ def _harness(
     return h
 
 
-def _reads() -> list[object]:
+def _reads() -> list[Block]:
     return [tool_use(f"c{i}", "read", {"path": f"{n}.txt"}) for i, n in enumerate("abcde")]
 
 

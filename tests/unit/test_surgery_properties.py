@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.projection.context import project
-from agent_tui.projection.request import anthropic_request, openai_request, prepare
+from agent_tui.projection.request import prepare
 from agent_tui.projection.surgery import (
     SurgeryError,
     apply,
@@ -24,6 +24,8 @@ from agent_tui.projection.surgery import (
     summary_edit_fields,
 )
 from agent_tui.projection.tokens import context_tokens
+from agent_tui.projection.wire.anthropic_messages import anthropic_request
+from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import Session
 from tests.support.random_sessions import random_session
 from tests.support.request_validity import anthropic_problems, openai_problems
