@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.projection.models import THINKING_LEVELS
+from agent_tui.tui import surgery_actions
 
 if TYPE_CHECKING:
     from agent_tui.store.index import SessionIndex
@@ -82,6 +83,20 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "Undo the latest compaction",
         "Continue from the entry before it",
         lambda a, x: a.uncompact(),
+    ),
+    SlashCommand(
+        "prune",
+        "/prune [preview] [KEEP_LAST [MIN_TOKENS]]",
+        "Prune old tool output",
+        "Stub all but the last 3 results over 1,000 tokens; no model call",
+        lambda a, x: surgery_actions.prune(a, x.text),
+    ),
+    SlashCommand(
+        "undo",
+        "/undo [ID]",
+        "Undo the latest surgery",
+        "A span hidden, a prune or a range compacted, in one go",
+        lambda a, x: surgery_actions.undo(a, x.entry),
     ),
     SlashCommand(
         "hide",

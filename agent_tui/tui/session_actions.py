@@ -22,6 +22,7 @@ from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
 from agent_tui.store.session import BRANCH_MARKER, Session
+from agent_tui.tui import surgery_actions
 from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
@@ -242,11 +243,17 @@ class SessionActions:
     # -- context edits --------------------------------------------------------------
 
     async def hide(self, entry_id: str | None = None) -> None:
+        if entry_id is None and (span := self.app.session_tree.marked_span()) is not None:
+            await surgery_actions.span(self, *span, restore=False)
+            return
         target = self.target(entry_id)
         if target is not None and await self.append(lambda s: s.hide(target), target):
             self.notify(f"Hid {target} from the model.")
 
     async def restore(self, entry_id: str | None = None) -> None:
+        if entry_id is None and (span := self.app.session_tree.marked_span()) is not None:
+            await surgery_actions.span(self, *span, restore=True)
+            return
         target = self.target(entry_id)
         if target is not None and await self.append(lambda s: s.restore(target), target):
             self.notify(f"Restored {target}.")
@@ -263,6 +270,9 @@ class SessionActions:
         app = self.app
         target = self.target(entry_id)
         if target is None or not self.can_append():
+            return
+        if text is None and app.index.get(target).type == "compaction":
+            surgery_actions.edit_summary(self, target)
             return
 
         async def done(value: str | None) -> None:

@@ -26,6 +26,7 @@ from textual.widgets.tree import TreeNode
 
 from agent_tui.projection.context import Projection, Status
 from agent_tui.projection.describe import first_line, is_permission, kind
+from agent_tui.projection.surgery import edit_authors
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
@@ -70,10 +71,17 @@ class TreeState:
     summarized: set[str] = field(default_factory=set)
     leaf_id: str | None = None
     path: list[Entry] = field(default_factory=list)  # the active path, root first
+    authors: dict[str, str] = field(default_factory=dict)  # context_edit id -> who made it (a surgery's)
 
     @classmethod
     def build(cls, index: SessionIndex, projection: Projection) -> TreeState:
         status = {ce.entry.id: ce.status for ce in projection.entries}
+        made_by = edit_authors(projection.path)
+        authors = {edit_id: who for edit_id, (who, _, _) in made_by.items()}
+        if made_by:  # an edited entry shows who made the edit that decides it
+            for ce in projection.entries:
+                if ce.edit_id is not None and ce.edit_id in made_by:
+                    authors[ce.entry.id] = made_by[ce.edit_id][0]
         return cls(
             index,
             {e.id for e in projection.path},
@@ -81,6 +89,7 @@ class TreeState:
             set(projection.summarized_ids),
             projection.leaf_id,
             list(projection.path),
+            authors,
         )
 
 
@@ -113,12 +122,22 @@ class SessionTree(Tree[TreeItem]):
             "f", "app.fork", "Fork", show=False, id="tree.fork"
         ),  # the footer has ^f Fork (the same action)
         Binding("space", "toggle_node", "Expand", show=False, id="tree.expand"),
+        Binding("v", "toggle_mark", "Mark a span", show=False, id="tree.mark"),
     ]
 
     #: Actions run in ``_on_key``, in order with the other keys, rather than when the key bubbles back
     #: to the app (by then the focus may have moved, and the binding would be looked up elsewhere).
     _KEY_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"select_cursor", "app.hide", "app.replace", "app.restore", "app.pin", "app.label", "app.fork"}
+        {
+            "select_cursor",
+            "app.hide",
+            "app.replace",
+            "app.restore",
+            "app.pin",
+            "app.label",
+            "app.fork",
+            "toggle_mark",
+        }
     )
 
     async def _on_key(self, event: events.Key) -> None:
@@ -176,6 +195,7 @@ class SessionTree(Tree[TreeItem]):
         self._entry_nodes: dict[str, TreeNode[TreeItem]] = {}
         self._range_of: dict[str, TreeNode[TreeItem]] = {}
         self._branch_sizes: dict[str, int] = {}
+        self._mark: str | None = None  # mark mode: the span runs from here to the cursor
 
     # -- building -----------------------------------------------------------------
 
@@ -303,6 +323,48 @@ class SessionTree(Tree[TreeItem]):
             return None
         return node.data.entry_id
 
+    # -- mark mode: a span of the active path, from the mark to the cursor -------------
+
+    def action_toggle_mark(self) -> None:
+        """``v``: mark the entry under the cursor as one end of a span (again: unmark). While a mark
+        is set, the arrows extend the span and h / u hide or restore all of it."""
+        cursor = self.cursor_entry_id
+        if (
+            self._mark is not None
+            or cursor is None
+            or self._state is None
+            or cursor not in self._state.active
+        ):
+            self._mark = None
+        else:
+            self._mark = cursor
+        self.refresh()
+
+    def clear_mark(self) -> None:
+        if self._mark is not None:
+            self._mark = None
+            self.refresh()
+
+    def marked_span(self) -> tuple[str, str] | None:
+        """(first, last) of the marked span in path order, when a mark is set and the cursor is on the
+        active path; None otherwise."""
+        cursor = self.cursor_entry_id
+        if self._mark is None or cursor is None or self._state is None or cursor not in self._state.active:
+            return None
+        order = {e.id: i for i, e in enumerate(self._state.path)}
+        if self._mark not in order:
+            return None
+        a, b = sorted((self._mark, cursor), key=order.__getitem__)
+        return a, b
+
+    def _in_marked_span(self, entry_id: str) -> bool:
+        span = self.marked_span()
+        if span is None or self._state is None:
+            return False
+        order = {e.id: i for i, e in enumerate(self._state.path)}
+        position = order.get(entry_id)
+        return position is not None and order[span[0]] <= position <= order[span[1]]
+
     def visible_labels(self) -> list[str]:
         """The text of every line as shown (for tests and the end-to-end check)."""
         return [self.render_label(line.node, Style(), Style()).plain for line in self._tree_lines]
@@ -338,6 +400,8 @@ class SessionTree(Tree[TreeItem]):
     def _on_highlighted(self, event: Tree.NodeHighlighted[TreeItem]) -> None:
         event.stop()
         item = event.node.data
+        if self._mark is not None:
+            self.refresh()  # the marked span follows the cursor
         self.post_message(self.EntryHighlighted(item.entry_id if item and item.kind == "entry" else None))
 
     # -- labels -------------------------------------------------------------------
@@ -413,6 +477,11 @@ class SessionTree(Tree[TreeItem]):
             text.append("[summarized] ", style=Style(dim=True, italic=True))
         if state.index.is_pinned(entry.id):
             text.append("[pinned] ", style=self._colour("accent"))
+        author = state.authors.get(entry.id)
+        if author is not None and author != "user":
+            text.append(f"[by {author}] ", style=self._colour("secondary"))
+        if self._mark is not None and self._in_marked_span(entry.id):
+            text.append("[marked] ", style=self._colour("warning") + Style(bold=True))
         others = sum(1 for c in state.index.children.get(entry.id, ()) if c.id != item.next_id)
         if others:
             text.append(f"{SYMBOLS['fork']}{others} ", style=self._colour("secondary"))

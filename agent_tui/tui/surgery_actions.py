@@ -1,0 +1,144 @@
+"""The app's context surgery: ``/prune``, ``/undo``, a span marked in the tree hidden or restored,
+and a compaction's summary edited (``e`` on a compaction). Plans come from
+``projection.surgery``; each action appends through :meth:`SessionActions.append`, so it is
+refused while a reply streams and the views redraw after it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agent_tui.projection.context import project
+from agent_tui.projection.surgery import (
+    DEFAULT_KEEP_LAST,
+    DEFAULT_MIN_TOKENS,
+    Surgery,
+    SurgeryError,
+    apply,
+    plan_prune,
+    plan_span,
+    plan_undo,
+    records,
+    summary_edit_fields,
+)
+from agent_tui.projection.tokens import estimate_text
+from agent_tui.store.errors import StoreError
+from agent_tui.store.session import Session
+from agent_tui.tui.screens.editor import EditorScreen
+
+if TYPE_CHECKING:
+    from agent_tui.tui.session_actions import SessionActions
+
+
+def prune_arguments(arg: str) -> tuple[int, int, bool]:
+    """``/prune [preview] [KEEP_LAST [MIN_TOKENS]]`` -> (keep_last, min_tokens, preview)."""
+    words = arg.split()
+    preview = any(w in ("preview", "--preview") for w in words)
+    numbers = [int(w.replace(",", "")) for w in words if w.replace(",", "").isdigit()]
+    keep_last = numbers[0] if numbers else DEFAULT_KEEP_LAST
+    min_tokens = numbers[1] if len(numbers) > 1 else DEFAULT_MIN_TOKENS
+    return keep_last, min_tokens, preview
+
+
+async def _apply(actions: SessionActions, make: Callable[[Session], Surgery]) -> Surgery | None:
+    """Plan on the session as it is when appending, apply; None (and a notice) if refused."""
+    done: list[Surgery] = []
+
+    def run(session: Session) -> None:
+        try:
+            surgery = make(session)
+            apply(session, surgery)
+        except SurgeryError as e:
+            raise StoreError(str(e)) from e
+        done.append(surgery)
+
+    if await actions.append(run):
+        return done[0]
+    return None
+
+
+async def prune(actions: SessionActions, arg: str = "") -> None:
+    keep_last, min_tokens, preview = prune_arguments(arg)
+    app = actions.app
+    if app.session is None:
+        actions.notify("Nothing to prune yet.")
+        return
+    plan = plan_prune(app.projection, keep_last=keep_last, min_tokens=min_tokens)
+    if not plan.edits:
+        actions.notify(
+            f"Nothing to prune: no tool output over {min_tokens:,} tokens before the last {keep_last}."
+        )
+        return
+    if preview:
+        actions.notify(f"Would {plan.summary_line()}. /prune applies it.", timeout=10)
+        return
+    done = await _apply(
+        actions, lambda s: plan_prune(project(s.index), keep_last=keep_last, min_tokens=min_tokens)
+    )
+    if done is not None:
+        actions.notify(f"{done.summary_line().capitalize()}. /undo puts them back.", timeout=10)
+
+
+def latest_undoable(session: Session) -> str | None:
+    """The latest surgery on the branch that is not an undo and was not undone."""
+    path = session.index.active_path()
+    found = records(path)
+    undone = {r.data["data"].get("undoes") for r in found if isinstance(r.data.get("data"), dict)}
+    for record in reversed(found):
+        data = record.data.get("data")
+        if isinstance(data, dict) and data.get("action") != "undo" and record.id not in undone:
+            return record.id
+    return None
+
+
+async def undo(actions: SessionActions, entry_id: str | None = None) -> None:
+    session = actions.app.session
+    target = entry_id or (latest_undoable(session) if session is not None else None)
+    if target is None:
+        actions.notify("Nothing to undo: no surgery (span, prune, range) on this branch.")
+        return
+    done = await _apply(actions, lambda s: plan_undo(project(s.index), target))
+    if done is not None:
+        actions.notify(f"Undid surgery {target}: {done.summary_line()}.", timeout=8)
+
+
+async def span(actions: SessionActions, first: str, last: str, *, restore: bool) -> None:
+    done = await _apply(actions, lambda s: plan_span(project(s.index), first, last, restore=restore))
+    if done is not None:
+        actions.app.session_tree.clear_mark()
+        notes = "; ".join(done.notes)
+        actions.notify(
+            f"{done.summary_line().capitalize()}{'; ' + notes if notes else ''}. /undo puts it back.",
+            timeout=10,
+        )
+
+
+def edit_summary(actions: SessionActions, compaction_id: str) -> None:
+    """An editor on the compaction's summary; saving appends a compaction with the edited text."""
+    app = actions.app
+    entry = app.index.get(compaction_id)
+    current = str(entry.data.get("summary") or "")
+
+    async def done(value: str | None) -> None:
+        if value is None or value == current:
+            return
+
+        def write(session: Session) -> None:
+            try:
+                session.append(summary_edit_fields(project(session.index), compaction_id, value))
+            except SurgeryError as e:
+                raise StoreError(str(e)) from e
+
+        if await actions.append(write):
+            actions.notify(f"Edited the summary of {compaction_id}: a new compaction entry holds it.")
+
+    app.push_screen(
+        EditorScreen(
+            f"Edit the summary of compaction {compaction_id}",
+            current,
+            counter=lambda value: (
+                f"{estimate_text(value):,} tokens (the summary was {estimate_text(current):,})"
+            ),
+        ),
+        done,
+    )
