@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.providers.events import StopReason
+
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
@@ -79,7 +81,7 @@ class TurnError:
 
 @dataclass(frozen=True, slots=True)
 class TurnDone:
-    stop_reason: str  # stop, length, toolUse, error, aborted
+    stop_reason: StopReason
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider, adapter_class
+from agent_tui.providers.events import StopReason
 from agent_tui.store.clock import now_ms
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import Entry, JSONObject
@@ -100,7 +101,9 @@ class _PreparedCall:
 @dataclass(slots=True)
 class _CallOutcome:
     message: JSONObject
-    stop_reason: str  # the turn's: the message's, or "aborted" when the wait before a retry was aborted
+    stop_reason: (
+        StopReason  # the turn's: the message's, or "aborted" when the wait before a retry was aborted
+    )
     error: str | None = None
     kind: str | None = None  # the provider error's kind, e.g. "context_overflow"
     entry_id: str | None = None  # the appended assistant message
@@ -178,7 +181,7 @@ class AgentLoop:
     async def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
         """Compact the session now (the user asked), optionally focused; ends with TurnDone."""
 
-        async def work(emit: Callable[[AgentEvent | None], None]) -> str:
+        async def work(emit: Callable[[AgentEvent | None], None]) -> StopReason:
             done = await self._compact("manual", emit, focus=focus)
             return "stop" if done else "error"
 
@@ -190,7 +193,7 @@ class AgentLoop:
     ) -> AsyncIterator[AgentEvent]:
         """Move to ``target_id``, leaving a summary of the abandoned branch there (pi's branch summary)."""
 
-        async def work(emit: Callable[[AgentEvent | None], None]) -> str:
+        async def work(emit: Callable[[AgentEvent | None], None]) -> StopReason:
             summarizer = self.summarizer()
             try:
                 entry = await self._abortable(
@@ -212,7 +215,7 @@ class AgentLoop:
             yield event
 
     async def _drive(
-        self, work: Callable[[Callable[[AgentEvent | None], None]], Awaitable[str]]
+        self, work: Callable[[Callable[[AgentEvent | None], None]], Awaitable[StopReason]]
     ) -> AsyncIterator[AgentEvent]:
         if self.running:
             raise RuntimeError("the agent is already running")
@@ -242,7 +245,7 @@ class AgentLoop:
 
     async def _work(
         self,
-        work: Callable[[Callable[[AgentEvent | None], None]], Awaitable[str]],
+        work: Callable[[Callable[[AgentEvent | None], None]], Awaitable[StopReason]],
         emit: Callable[[AgentEvent | None], None],
     ) -> None:
         try:
@@ -272,7 +275,7 @@ class AgentLoop:
 
     async def _turn(
         self, prompt: str | list[JSONObject] | None, emit: Callable[[AgentEvent | None], None]
-    ) -> str:
+    ) -> StopReason:
         await self._prepare_settings(emit)
         await self._prepare_system(emit)
         if prompt is not None:

@@ -30,6 +30,7 @@ from agent_tui.projection.describe import first_line, kind, tokens_before
 from agent_tui.projection.request import system_message_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.kinds import entry_type, kind_info
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_jsonl, redaction_enabled
 from agent_tui.store.session import fork_entries
@@ -218,7 +219,8 @@ class _MarkdownWriter:
         return "\n".join(lines)
 
     def entry(self, entry: Entry, mark: Mark | None) -> str:
-        if entry.type in EVENT_NAMES or entry.type == "custom":
+        known = entry_type(entry.type)
+        if known is not None and kind_info(known).look == "event":
             return self._event(entry, mark)
         title, body = self._render(entry)
         label = self.index.labels.get(entry.id)
@@ -238,20 +240,21 @@ class _MarkdownWriter:
     def _render(self, entry: Entry) -> tuple[str, str]:
         data = entry.data
         etype = entry.type
-        if etype == "message":
+        known = entry_type(etype)
+        if known == "message":
             return self._message(entry.message or {})
-        if etype == "compaction":
+        if known == "compaction":
             body = _quote(_md_text(str(data.get("summary") or "")))
             extra = (
                 f"*{_md_inline(tokens_before(data.get('tokensBefore')))}; keeps from"
                 f" {_code(data.get('firstKeptEntryId'))}.*"
             )
             return "Compaction", f"{extra}\n\n{body}"
-        if etype == "branch_summary":
+        if known == "branch_summary":
             return "Branch summary", f"*From {_code(data.get('fromId'))}.*\n\n" + _quote(
                 _md_text(str(data.get("summary") or ""))
             )
-        if etype == "custom_message":
+        if known == "custom_message":
             text = content_text(data.get("content"))
             return f"Extension message ({_md_inline(str(data.get('customType')))})", _md_text(text)
         return _md_inline(etype), fence(
@@ -261,7 +264,10 @@ class _MarkdownWriter:
     def _event(self, entry: Entry, mark: Mark | None) -> str:
         """Settings, labels, names, edits, pins, extension state: one line each."""
         data = entry.data
-        name = EVENT_NAMES.get(entry.type) or f"Extension state ({data.get('customType')})"
+        known = entry_type(entry.type)
+        name = kind_info(known).title if known is not None else entry.type
+        if known == "custom":
+            name += f" ({data.get('customType')})"
         line = f"*{_md_inline(name)}: {_md_inline(first_line(entry, 200))}* ({_code(entry.id)})"
         if mark is not None:
             line += f" *({_md_inline(mark.describe())})*"
@@ -375,16 +381,6 @@ class _MarkdownWriter:
             )
         return fence(text, lang)
 
-
-EVENT_NAMES = {
-    "label": "Label",
-    "session_info": "Name",
-    "model_change": "Model",
-    "thinking_level_change": "Thinking level",
-    "pin": "Pin",
-    "context_edit": "Edit",
-    "usage": "Usage",
-}
 
 #: Fence languages for file reads, by suffix.
 LANGUAGES = {

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from agent_tui.store.kinds import entry_type
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_text, redaction_enabled
 
@@ -45,23 +46,24 @@ _decode_any = msgspec.json.Decoder().decode
 
 def entry_text(entry: Entry) -> str:
     """Everything searchable in an entry (system prompts and settings are left out)."""
-    etype = entry.type
-    if etype == "message":
-        raw = entry.message_raw
-        if raw is not None:
-            try:
-                return _struct_text(_decode_message(raw))
-            except msgspec.ValidationError:
-                pass
-        return _dict_text(entry.message or {})
-    data = entry.data
-    if etype in ("compaction", "branch_summary"):
-        return str(data.get("summary") or "")
-    if etype == "custom_message":
-        return _content_text(data.get("content"))
-    if etype == "context_edit" and isinstance(data.get("replacement"), dict):
-        return _content_text(data["replacement"].get("content"))
-    return ""
+    match entry_type(entry.type):
+        case "message":
+            raw = entry.message_raw
+            if raw is not None:
+                try:
+                    return _struct_text(_decode_message(raw))
+                except msgspec.ValidationError:
+                    pass
+            return _dict_text(entry.message or {})
+        case "compaction" | "branch_summary":
+            return str(entry.data.get("summary") or "")
+        case "custom_message":
+            return _content_text(entry.data.get("content"))
+        case "context_edit":
+            replacement = entry.data.get("replacement")
+            return _content_text(replacement.get("content")) if isinstance(replacement, dict) else ""
+        case _:  # settings, marks, extension state, types we do not know: nothing to search
+            return ""
 
 
 def _struct_text(message: _Message) -> str:

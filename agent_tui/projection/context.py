@@ -11,11 +11,12 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 import msgspec
 
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.kinds import entry_type
 from agent_tui.store.record import Entry, JSONObject, decode_json
 
 COMPACTION_SUMMARY_PREFIX = (
@@ -340,62 +341,94 @@ def _assistant_head(entry: Entry) -> _AssistantHead:
 
 
 def entry_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
-    """pi's sessionEntryToContextMessages, before conversion to model roles."""
-    etype = entry.type
-    if etype == "message":
-        if entry.is_plain_message:
-            role = entry.role or ""
-            return [ProjectedMessage(entry.id, status, role, role, raw=entry.message_raw)]
-        message = entry.message
-        if message is None:
-            return []
+    """pi's sessionEntryToContextMessages, before conversion to model roles: what the model sees
+    of each kind of entry (the other kinds change settings, or nothing)."""
+    kind = entry_type(entry.type)
+    if kind is None:
+        return []  # a type we do not know: pi skips it too
+    match kind:
+        case "message":
+            return _message_messages(entry, status)
+        case "custom_message":
+            return _custom_messages(entry, status)
+        case "branch_summary":
+            return _branch_summary_messages(entry)
+        case "compaction":
+            return _compaction_messages(entry)
+        case (
+            "context_edit"
+            | "label"
+            | "session_info"
+            | "model_change"
+            | "thinking_level_change"
+            | "pin"
+            | "usage"
+            | "custom"
+        ):
+            return []  # settings and marks: read elsewhere on the path, no message of their own
+        case _:
+            assert_never(kind)
+
+
+def _message_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
+    if entry.is_plain_message:
         role = entry.role or ""
-        if message.get("content") is None:
-            if role == "system":
-                message = {**message, "content": ""}
-            elif role in ("user", "assistant", "toolResult"):
-                message = {**message, "content": []}
-        return [ProjectedMessage(entry.id, status, role, role, message)]
-    if etype == "custom_message":
-        data = entry.data
-        content = data.get("content")
-        message = {
-            "role": "custom",
-            "customType": data.get("customType"),
-            "content": content if content is not None else [],
-            "display": data.get("display"),
-            "details": data.get("details"),
-            "timestamp": _entry_ms(data),
-        }
-        return [ProjectedMessage(entry.id, status, "custom", "custom", message)]
-    if etype == "branch_summary":
-        data = entry.data
-        if not _js_truthy(data.get("summary")):
-            return []
-        message = {
-            "role": "branchSummary",
-            "summary": data["summary"],
-            "fromId": data.get("fromId"),
-            "timestamp": _entry_ms(data),
-        }
-        return [ProjectedMessage(entry.id, Status.SUMMARY, "branchSummary", "branchSummary", message)]
-    if etype == "compaction":
-        data = entry.data
-        summary = {
-            "role": "compactionSummary",
-            "tokensBefore": data.get("tokensBefore"),
-            "timestamp": _entry_ms(data),
-        }
-        if "summary" in data:  # a missing summary reads "undefined" in pi's text, a null one "null"
-            summary["summary"] = data["summary"]
-        out = [ProjectedMessage(entry.id, Status.SUMMARY, "compactionSummary", "compactionSummary", summary)]
-        system = data.get("systemMessage")
-        if isinstance(system, dict):  # pi: any object is truthy, even {}; convertToLlm then goes by its role
-            system_role = system.get("role")
-            role = system_role if isinstance(system_role, str) else ""
-            out.insert(0, ProjectedMessage(entry.id, Status.SUMMARY, role, role, system))
-        return out
-    return []
+        return [ProjectedMessage(entry.id, status, role, role, raw=entry.message_raw)]
+    message = entry.message
+    if message is None:
+        return []
+    role = entry.role or ""
+    if message.get("content") is None:
+        if role == "system":
+            message = {**message, "content": ""}
+        elif role in ("user", "assistant", "toolResult"):
+            message = {**message, "content": []}
+    return [ProjectedMessage(entry.id, status, role, role, message)]
+
+
+def _custom_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
+    data = entry.data
+    content = data.get("content")
+    message = {
+        "role": "custom",
+        "customType": data.get("customType"),
+        "content": content if content is not None else [],
+        "display": data.get("display"),
+        "details": data.get("details"),
+        "timestamp": _entry_ms(data),
+    }
+    return [ProjectedMessage(entry.id, status, "custom", "custom", message)]
+
+
+def _branch_summary_messages(entry: Entry) -> list[ProjectedMessage]:
+    data = entry.data
+    if not _js_truthy(data.get("summary")):
+        return []
+    message = {
+        "role": "branchSummary",
+        "summary": data["summary"],
+        "fromId": data.get("fromId"),
+        "timestamp": _entry_ms(data),
+    }
+    return [ProjectedMessage(entry.id, Status.SUMMARY, "branchSummary", "branchSummary", message)]
+
+
+def _compaction_messages(entry: Entry) -> list[ProjectedMessage]:
+    data = entry.data
+    summary = {
+        "role": "compactionSummary",
+        "tokensBefore": data.get("tokensBefore"),
+        "timestamp": _entry_ms(data),
+    }
+    if "summary" in data:  # a missing summary reads "undefined" in pi's text, a null one "null"
+        summary["summary"] = data["summary"]
+    out = [ProjectedMessage(entry.id, Status.SUMMARY, "compactionSummary", "compactionSummary", summary)]
+    system = data.get("systemMessage")
+    if isinstance(system, dict):  # pi: any object is truthy, even {}; convertToLlm then goes by its role
+        system_role = system.get("role")
+        role = system_role if isinstance(system_role, str) else ""
+        out.insert(0, ProjectedMessage(entry.id, Status.SUMMARY, role, role, system))
+    return out
 
 
 def _apply_edit(

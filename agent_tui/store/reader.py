@@ -13,27 +13,10 @@ from typing import Annotated, Any
 import msgspec
 
 from agent_tui.store.errors import NotASessionError, StoreError
+from agent_tui.store.kinds import KNOWN_TYPES
 from agent_tui.store.record import Entry, JSONObject, LineSource, repair_lone_surrogates
 
 CURRENT_VERSION = 3
-
-#: Entry types pi 1.6 writes, plus the ones agent-tui adds (see docs/FORMAT.md).
-KNOWN_TYPES = frozenset(
-    {
-        "message",
-        "compaction",
-        "context_edit",
-        "branch_summary",
-        "model_change",
-        "thinking_level_change",
-        "label",
-        "session_info",
-        "custom",
-        "custom_message",
-        "usage",
-        "pin",
-    }
-)
 
 
 class LoadWarning(msgspec.Struct, frozen=True):

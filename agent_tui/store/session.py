@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agent_tui.store.errors import ReadOnlyError, StoreError
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.kinds import BRANCH_MARKER
 from agent_tui.store.paths import session_file_name
 from agent_tui.store.reader import CURRENT_VERSION, LoadedFile, read_file
 from agent_tui.store.record import Entry, JSONObject
@@ -29,7 +30,6 @@ from agent_tui.store.writer import (
 )
 
 #: ``custom`` entries with this customType move the leaf (see ``branch``).
-BRANCH_MARKER = "agent-tui.branch"
 
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 

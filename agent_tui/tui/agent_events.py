@@ -25,6 +25,7 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.providers.events import StopReason
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentTuiApp
@@ -37,7 +38,7 @@ class EventView:
     def __init__(self, app: AgentTuiApp) -> None:
         self.app = app
         self.reply: StreamingReply | None = None
-        self.stop_reason: str | None = None  # the TurnDone's, once it came
+        self.stop_reason: StopReason | None = None  # the TurnDone's, once it came
 
     async def _reply(self) -> StreamingReply:
         if self.reply is None:
@@ -95,7 +96,7 @@ class EventView:
                 pass  # TurnDone and the events only the print mode shows
 
 
-async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> str | None:
+async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> StopReason | None:
     """Show ``events`` until they end; an exception is shown as an error, never lost. Returns the
     turn's stop reason (None when it never said)."""
     view = EventView(app)

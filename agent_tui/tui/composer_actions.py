@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.agent.attachments import attachment_line, compose
 from agent_tui.agent.queue import MessageQueue, restored_text
 from agent_tui.agent.user_bash import UserCommand, parse_user_command, run_user_command
+from agent_tui.providers.events import StopReason
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
@@ -90,7 +91,7 @@ class ComposerActions:
             composer.set_text(restored_text([message], composer.text))
             self.app.set_focus(composer)
 
-    async def turn_ended(self, stop_reason: str | None) -> None:
+    async def turn_ended(self, stop_reason: StopReason | None) -> None:
         """A turn ended. Messages queued after the loop's last look: sent now (pi's continue) when
         it ended normally, back to the composer when it was aborted or failed."""
         await self.flush_pending()

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.library.importers.common import (
-    BRANCH_MARKER,
     Converter,
     ImportResult,
     as_int,
@@ -31,6 +30,7 @@ from agent_tui.library.importers.common import (
     usage,
 )
 from agent_tui.projection import registry
+from agent_tui.store.kinds import BRANCH_MARKER
 from agent_tui.store.record import JSONObject
 
 FORMAT = "claude-code"

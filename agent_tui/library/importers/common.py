@@ -14,7 +14,6 @@ from agent_tui.store.record import JSONObject
 
 #: ``custom`` entry recording where an imported session came from (never in context).
 IMPORT_MARKER = "agent-tui.import"
-BRANCH_MARKER = "agent-tui.branch"
 
 
 @dataclass

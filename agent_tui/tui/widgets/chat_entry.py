@@ -32,8 +32,8 @@ from agent_tui.agent.attachments import image_line
 from agent_tui.projection.describe import first_line, is_permission, plural
 from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
+from agent_tui.store.kinds import BRANCH_MARKER, entry_type, kind_info
 from agent_tui.store.record import Entry
-from agent_tui.store.session import BRANCH_MARKER
 from agent_tui.terminal_text import clip, visible, visible_line
 
 MAX_RESULT_LINES = 400
@@ -341,6 +341,10 @@ class LazyCollapsible(Collapsible):
             self.query_one(Collapsible.Contents).mount(build())
 
 
+#: A message's CSS class in the chat, by its role (other kinds: ``kind_info(...).chat_class``).
+_ROLE_CLASSES = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "tool"}
+
+
 class ChatEntry(Vertical):
     """The widgets of one entry; ``status`` is its status in the model's view, if not plain kept."""
 
@@ -364,16 +368,11 @@ class ChatEntry(Vertical):
         self.entry = entry
         self.status = status
         self.original = original  # for context_edit replacements: the target's original text
-        kind = entry.role if entry.type == "message" else entry.type
-        css = {
-            "user": "user",
-            "assistant": "assistant",
-            "toolResult": "tool",
-            "bashExecution": "tool",
-            "compaction": "summary",
-            "branch_summary": "summary",
-            "custom_message": "user",
-        }.get(kind or "", "note")
+        kind = entry_type(entry.type)
+        if kind == "message":
+            css = _ROLE_CLASSES.get(entry.role or "", "note")
+        else:
+            css = kind_info(kind).chat_class if kind is not None else "note"
         self.add_class(css)
         self.set_class(status == "hidden", "hidden")
 
@@ -388,21 +387,23 @@ class ChatEntry(Vertical):
         entry = self.entry
         if self.status and self.status not in ("kept", "after_compaction", "summary"):
             yield Static(f"[{self.status}]", classes="status", markup=False)
-        if entry.type == "message":
-            yield from self._message(entry.message or {})
-        elif entry.type in ("compaction", "branch_summary"):
-            title = "compaction summary" if entry.type == "compaction" else "branch summary"
-            tokens = entry.data.get("tokensBefore")
-            if isinstance(tokens, int):
-                title += f" ({plural(tokens, 'token')} before)"
-            summary = str(entry.data.get("summary") or "")
-            yield LazyCollapsible(lambda: markdown_widget(summary), title=title)
-        elif entry.type == "custom_message":
-            yield text_widget(content_text(entry.data.get("content")))
-        elif entry.type == "context_edit":
-            yield from self._context_edit(entry)
-        else:
-            yield Static(plain(_note(entry)))
+        kind = entry_type(entry.type)
+        match kind:
+            case "message":
+                yield from self._message(entry.message or {})
+            case "compaction" | "branch_summary":
+                title = "compaction summary" if kind == "compaction" else "branch summary"
+                tokens = entry.data.get("tokensBefore")
+                if isinstance(tokens, int):
+                    title += f" ({plural(tokens, 'token')} before)"
+                summary = str(entry.data.get("summary") or "")
+                yield LazyCollapsible(lambda: markdown_widget(summary), title=title)
+            case "custom_message":
+                yield text_widget(content_text(entry.data.get("content")))
+            case "context_edit":
+                yield from self._context_edit(entry)
+            case _:  # the one-line kinds, and types we do not know
+                yield Static(plain(_note(entry)))
 
     def _message(self, message: dict[str, Any]) -> ComposeResult:
         role = message.get("role")
@@ -518,11 +519,6 @@ def _note(entry: Entry) -> str:
         return f"↪ continued from {entry.parent_id} (the previous leaf was {origin})"
     if is_permission(entry):
         return f"⚿ {first_line(entry, 200)}"
-    label = {
-        "model_change": "⚙ model",
-        "thinking_level_change": "⚙ thinking",
-        "label": "# label",
-        "session_info": "✦ session",
-        "pin": "⚲",
-    }.get(entry.type, entry.type)
+    kind = entry_type(entry.type)
+    label = kind_info(kind).symbol if kind is not None else entry.type
     return f"{label}: {first_line(entry, 100)}"

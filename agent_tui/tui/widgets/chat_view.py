@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Button, Collapsible
 
 from agent_tui.projection.context import Projection
+from agent_tui.store.kinds import entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.tui.widgets.chat_entry import ChatEntry, content_text
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
@@ -22,12 +23,11 @@ from agent_tui.tui.widgets.streaming_reply import StreamingReply
 WINDOW = 16
 PAGE = 40
 
-#: Entries that say nothing in the chat (they still show in the tree).
-_SILENT = frozenset({"usage"})
-
 
 def shown_in_chat(entry: Entry) -> bool:
-    return entry.type not in _SILENT
+    """Whether the chat shows ``entry`` (some kinds say nothing there; the tree still shows them)."""
+    kind = entry_type(entry.type)
+    return kind is None or kind_info(kind).in_chat
 
 
 class ChatView(VerticalScroll):

@@ -1,0 +1,177 @@
+"""The entry types, and the one table of how each kind is shown.
+
+``EntryType`` names every type a session file may hold that we know (pi 1.6's, and the ones
+agent-tui adds: see docs/FORMAT.md); :func:`kind_info` says, for each, how the tree, the chat,
+the exports and search show it (one ``match``, checked exhaustive by mypy). What the model sees of
+a kind is the projection's (``projection/context.py``); the model we validate appends with is
+``store/entries.py``. Adding an entry type touches those three files.
+
+Standard library only: the reader and the first frame use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never, get_args
+
+EntryType = Literal[
+    "message",
+    "compaction",
+    "branch_summary",
+    "custom_message",
+    "context_edit",
+    "label",
+    "session_info",
+    "model_change",
+    "thinking_level_change",
+    "pin",
+    "usage",
+    "custom",
+]
+KNOWN_TYPES: frozenset[str] = frozenset(get_args(EntryType))
+
+#: How a kind reads in the chat and the exports: a block with a body of its own, or one line.
+Look = Literal["block", "event"]
+
+BRANCH_MARKER = "agent-tui.branch"
+PERMISSION_TYPE = "agent-tui.permission"
+
+
+def entry_type(type_: str) -> EntryType | None:
+    """``type_`` as an :data:`EntryType`, or None for a type we do not know (kept, shown raw)."""
+    return type_ if type_ in KNOWN_TYPES else None  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class KindInfo:
+    title: str  # its name in the exports and the chat: "Compaction", "Model", "Label"
+    look: Look
+    symbol: str  # the chat note's lead for an event: "⚙ model", "# label"
+    chat_class: str  # the chat's CSS class for it: user, summary, note
+    in_chat: bool  # False: only the tree shows it
+    line: Callable[[dict[str, Any]], str]  # what it says, from its JSON object (first line is shown)
+
+
+def kind_info(kind: EntryType) -> KindInfo:
+    match kind:
+        case "message":
+            return KindInfo("Message", "block", "", "note", True, _message_line)
+        case "compaction":
+            return KindInfo("Compaction", "block", "", "summary", True, _summary_line)
+        case "branch_summary":
+            return KindInfo("Branch summary", "block", "", "summary", True, _summary_line)
+        case "custom_message":
+            return KindInfo(
+                "Custom message", "block", "", "user", True, lambda d: content_line(d.get("content"))
+            )
+        case "context_edit":
+            return KindInfo("Edit", "event", "✎ edit", "note", True, _edit_line)
+        case "label":
+            return KindInfo("Label", "event", "# label", "note", True, _label_line)
+        case "session_info":
+            return KindInfo("Name", "event", "✦ session", "note", True, lambda d: f"name: {d.get('name')}")
+        case "model_change":
+            return KindInfo(
+                "Model", "event", "⚙ model", "note", True, lambda d: f"{d.get('provider')}/{d.get('modelId')}"
+            )
+        case "thinking_level_change":
+            return KindInfo(
+                "Thinking level", "event", "⚙ thinking", "note", True, lambda d: str(d.get("thinkingLevel"))
+            )
+        case "pin":
+            return KindInfo("Pin", "event", "⚲", "note", True, _pin_line)
+        case "usage":
+            return KindInfo("Usage", "event", "usage", "note", False, lambda d: "")
+        case "custom":
+            return KindInfo("Extension state", "event", "custom", "note", True, _custom_line)
+        case _:
+            assert_never(kind)
+
+
+def _message_line(data: dict[str, Any]) -> str:
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return ""
+    text = content_line(message.get("content"))
+    if not text and message.get("role") == "bashExecution":
+        text = f"$ {message.get('command', '')}"
+    if message.get("role") == "toolResult":
+        text = f"{message.get('toolName', '')}: {text}"
+    return text
+
+
+def _summary_line(data: dict[str, Any]) -> str:
+    return str(data.get("summary") or "")
+
+
+def _edit_line(data: dict[str, Any]) -> str:
+    replacement = data.get("replacement")
+    action = "hide" if replacement is None else ("restore" if data.get("restore") else "replace")
+    text = f"{action} {data.get('targetId')}"
+    if isinstance(replacement, dict) and action == "replace":
+        text += ": " + content_line(replacement.get("content"))
+    return text
+
+
+def _label_line(data: dict[str, Any]) -> str:
+    if data.get("label"):
+        return f"{data.get('targetId')} = {data.get('label')!r}"
+    return f"clear label of {data.get('targetId')}"
+
+
+def _pin_line(data: dict[str, Any]) -> str:
+    return f"{'pin' if data.get('pinned', True) else 'unpin'} {data.get('targetId')}"
+
+
+def _custom_line(data: dict[str, Any]) -> str:
+    if data.get("customType") == PERMISSION_TYPE:
+        return permission_line(data.get("data"))
+    inner = data.get("data")
+    if isinstance(inner, dict) and "fromId" in inner:
+        return f"moved here from {inner.get('fromId')}"
+    return ""
+
+
+_DECISION_WORDS = {
+    "allow-once": "allowed once",
+    "allow-session": "allowed for this session",
+    "deny": "denied",
+    "auto": "ran (auto mode)",
+    "read-only-refused": "refused (read-only mode)",
+}
+
+
+def permission_line(data: Any) -> str:
+    """A permission decision as one readable line: ``allowed once: bash ls -la``."""
+    if not isinstance(data, dict):
+        return "permission"
+    decision = str(data.get("decision", ""))
+    words = _DECISION_WORDS.get(decision, decision or "decided")
+    if decision == "allow-session" and data.get("remembered"):
+        words = "allowed (for this session, asked before)"
+    call = " ".join(f"{data.get('tool', '')} {data.get('summary', '')}".split())
+    return f"{words}: {call}" if call else words
+
+
+def content_line(content: Any) -> str:
+    """Content as one text: text blocks, ``→ tool(args)`` for calls, ``[image]`` for images."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "toolCall":
+            parts.append(f"→ {block.get('name')}({_args_preview(block.get('arguments'))})")
+        elif block.get("type") == "image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _args_preview(args: Any) -> str:
+    if isinstance(args, dict):
+        return ", ".join(f"{k}={str(v)[:40]!s}" for k, v in list(args.items())[:3])
+    return str(args)[:60]
