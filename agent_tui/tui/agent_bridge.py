@@ -21,6 +21,7 @@ from agent_tui.agent.permissions import (
     Permissions,
     mode_from_config,
 )
+from agent_tui.agent.resources import Loading
 from agent_tui.projection import registry
 from agent_tui.store.session import Session
 
@@ -59,6 +60,8 @@ class ModelChoice:
     permissions: str | None = None  # --permissions: ask (the app's default), auto, read-only
     #: Asks the user about a gated tool call (the app sets it: a modal); PermissionRequest -> Decision.
     approver: Callable[[Any], Awaitable[Any]] | None = None
+    #: --system-prompt and the rest, with the user's files and skills, loading (None: the default prompt).
+    resources: Loading | None = None
 
 
 AgentFactory = Callable[[Session, ModelChoice], Turns]
@@ -97,7 +100,8 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
     config = load_agent_config(choice)
     from agent_tui.agent.loop import build_agent
 
-    return build_agent(session, config, permissions=make_permissions(config, choice))
+    resources = choice.resources.get() if choice.resources is not None else None
+    return build_agent(session, config, permissions=make_permissions(config, choice), resources=resources)
 
 
 def make_permissions(config: Config, choice: ModelChoice) -> Permissions:

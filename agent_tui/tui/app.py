@@ -38,6 +38,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import cwd_notice
+from agent_tui.agent.resources import Loading
 from agent_tui.config import next_model
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
@@ -53,7 +54,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui import settings, symbols
+from agent_tui.tui import settings, symbols, user_commands
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
@@ -109,6 +110,8 @@ class TuiConfig:
     summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
     search_index: Path | None = None  # the session library's index (None: the user data dir's)
     exports_dir: Path | None = None  # where exports go by default (None: the data dir's exports/)
+    #: The user's prompt files, templates and skills, loading in a thread (None: none, as in tests).
+    resources: Loading | None = None
 
 
 def create_app(config: TuiConfig) -> AgentTuiApp:
@@ -234,6 +237,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.main_screen.status_line.ascii = ascii_only
         self.composer.focus()
         self.composer.menu = self.main_screen.query_one(CompletionMenu)
+        user_commands.attach(self)  # the user's templates and skills: completion, panel, warnings
         self._theme_changes()
         self._apply_keymap()
         config = self.config

@@ -52,6 +52,13 @@ async def _branch(actions: SessionActions, args: SlashArgs) -> None:
         await actions.branch_to(target)
 
 
+def _session(actions: SessionActions, args: SlashArgs) -> None:
+    from agent_tui.tui.screens.text_view import TextViewScreen
+    from agent_tui.tui.user_commands import session_text
+
+    actions.app.push_screen(TextViewScreen("Session", session_text(actions.app)))
+
+
 def _theme(actions: SessionActions, args: SlashArgs) -> None:
     app = actions.app
     if not args.text:
@@ -165,6 +172,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "resume", "/resume", "Resume a session", "Pick a session of this folder", lambda a, x: a.resume()
     ),
     SlashCommand("new", "/new", "New session", "Start an empty session", lambda a, x: a.new_session()),
+    SlashCommand(
+        "session",
+        "/session",
+        "Session info",
+        "Its file, and the prompt files, templates and skills loaded",
+        _session,
+    ),
     SlashCommand(
         "model",
         "/model [PROVIDER/MODEL]",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +37,14 @@ def context_at(line: str, column: int, *, first_line: bool) -> Context | None:
     return None
 
 
-def slash_candidates(query: str) -> list[Candidate]:
-    """The commands whose name starts with ``query``, then those holding it; with usage and help."""
+def slash_candidates(query: str, extra: Sequence[tuple[str, str, str]] = ()) -> list[Candidate]:
+    """The commands whose name starts with ``query``, then those holding it; with usage and help.
+    ``extra``: (name, usage, help) of the user's commands (prompt templates, skills), after the app's."""
     q = query.lower()
-    first = [c for c in COMMANDS if c.name.startswith(q)]
-    then = [c for c in COMMANDS if q in c.name and c not in first]
-    return [Candidate(f"/{c.name} ", c.usage, c.help) for c in first + then]
+    rows = [(c.name, c.usage, c.help) for c in COMMANDS] + list(extra)
+    first = [r for r in rows if r[0].lower().startswith(q)]
+    then = [r for r in rows if q in r[0].lower() and r not in first]
+    return [Candidate(f"/{name} ", usage, help) for name, usage, help in first + then]
 
 
 def file_insert(path: str) -> str:

@@ -21,6 +21,7 @@ from agent_tui.providers.events import StopReason
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
+from agent_tui.tui import user_commands
 from agent_tui.tui.history import PromptHistory
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.queue_view import QueueView
@@ -130,27 +131,31 @@ class ComposerActions:
     # -- submit --------------------------------------------------------------------------------
 
     async def submitted(self, event: Composer.Submitted) -> None:
-        from agent_tui.tui.commands import parse_slash
+        from agent_tui.tui.commands import NAMES, parse_slash
 
         app = self.app
-        text = event.text
+        text = typed = event.text
         slash = parse_slash(text)
+        if slash is not None and slash[0] not in NAMES:  # a built-in wins its name
+            expanded = user_commands.expand_typed(app, text)  # /template ARGS, /skill:name ARGS
+            if expanded is not None:
+                slash, text = None, expanded
         if slash is not None:
             app.composer.set_text("")
             await app.run_slash(*slash)
             return
-        command = parse_user_command(text)
+        command = parse_user_command(text) if text is typed else None
         if command is not None:
             await self.run_command(command, text)
             return
-        text = text.removeprefix("/") if text.startswith("//") else text
+        text = text.removeprefix("/") if text is typed and text.startswith("//") else text
         if self.bash_abort is not None:
             app.notify("A command is running: press Esc to cancel it first.", severity="warning")
             return
         if app.busy:
-            self.enqueue(text, event.images, follow_up=event.follow_up)
+            self.enqueue(text, event.images, follow_up=event.follow_up, typed=typed)
             return
-        await self.send(text, event.images)
+        await self.send(text, event.images, typed=typed)
 
     def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
         session = self.app.session
@@ -167,7 +172,7 @@ class ComposerActions:
             session = self.app.session
             self.history.add(text, session.cwd if session is not None else str(self.app.config.cwd))
 
-    def enqueue(self, text: str, images: list[Path], *, follow_up: bool) -> None:
+    def enqueue(self, text: str, images: list[Path], *, follow_up: bool, typed: str | None = None) -> None:
         app = self.app
         queue = self.queue()
         if queue is None:
@@ -185,17 +190,18 @@ class ComposerActions:
             queue.follow_up(text, blocks)
         else:
             queue.steer(text, blocks)
-        self._remember(text)
+        self._remember(typed if typed is not None else text)
         app.composer.set_text("")
 
-    async def send(self, text: str, images: list[Path]) -> None:
+    async def send(self, text: str, images: list[Path], *, typed: str | None = None) -> None:
+        """Send ``text``; the history keeps ``typed`` (what was typed: ``/review x``, not its expansion)."""
         app = self.app
         if app.session is not None and app.session.read_only:
             app.notify(app.session.read_only_reason or "read-only session", severity="error")
             return
         content = self._compose(text, images)
         if await app.send(content):
-            self._remember(text)
+            self._remember(typed if typed is not None else text)
 
     # -- !cmd ------------------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from agent_tui.agent.prompt_files import Places, PromptFileError, PromptFlags, system_prompt_files
+from agent_tui.agent.resources import Loading, load_resources
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import AgentTuiApp, TuiConfig, create_app
 from agent_tui.tui.history import default_history_path
@@ -23,6 +25,7 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
 
     here = (cwd or Path.cwd()).resolve()
     session_file = Path(args.file).expanduser().resolve() if getattr(args, "file", None) else None
+    resources = start_loading(args, here, default_config_path())
     return TuiConfig(
         cwd=here,
         session_dir=session_dir_for(here, getattr(args, "session_dir", None)),
@@ -37,8 +40,20 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
             base_url=getattr(args, "base_url", None),
             thinking=getattr(args, "thinking", None),
             permissions=getattr(args, "permissions", None),
+            resources=resources,
         ),
+        resources=resources,
     )
+
+
+def start_loading(args: argparse.Namespace, cwd: Path, config_path: Path) -> Loading:
+    """The system prompt's files and flags, read now (a flag's missing file stops the start:
+    PromptFileError), then the templates and skills in a thread while the app starts."""
+    from agent_tui.tui.commands import NAMES
+
+    places = Places.here(cwd, config_path.parent)
+    prompt = system_prompt_files(places, PromptFlags.of(args))
+    return Loading(lambda: load_resources(cwd, config_path.parent, reserved=NAMES, prompt=prompt))
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -52,7 +67,12 @@ def run_app(args: argparse.Namespace) -> int:
         os.environ.pop("LINES", None)
     from agent_tui.tui import signals
 
-    app = create_app(config_from_args(args))
+    try:
+        config = config_from_args(args)
+    except PromptFileError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    app = create_app(config)
     signals.install(app)
     app.run()
     return exit_status(app)

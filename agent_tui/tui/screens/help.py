@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from agent_tui.tui.commands import COMMANDS
+from agent_tui.tui.user_commands import command_rows, ready_resources
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,9 @@ def help_rows(app: App[Any]) -> list[HelpRow]:
     rows.extend(_FIXED)
     for command in COMMANDS:
         rows.append(HelpRow("Slash commands", command.usage, f"{command.title}: {command.help}"))
+    for name, usage, what in command_rows(ready_resources(app)):
+        section = "Skills" if name.startswith("skill:") else "Prompt templates"
+        rows.append(HelpRow(section, usage, what))
     return rows
 
 

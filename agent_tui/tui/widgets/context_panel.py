@@ -78,6 +78,7 @@ class ContextPanel(Vertical):
         self.model: PanelModel | None = None
         self.folding: set[str] = set()  # a compaction preview: entries it would summarize
         self.edit_preview: list[str] = []  # what an edit of the selected entry would change
+        self.sources = ""  # the user's files shaping the prompt, one line (SYSTEM.md, templates, skills)
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-summary", markup=False)
@@ -108,6 +109,8 @@ class ContextPanel(Vertical):
         if left_out:
             summary.append(f" · {left_out} left out")
         summary.append(" · Enter on a row shows its full text", style=Style(dim=True))
+        if self.sources:
+            summary.append(f"\nuser files: {visible_line(self.sources)} (/session)", style=Style(dim=True))
         self.query_one("#context-summary", Static).update(summary)
         rows = model.rows
         self.rows_list.set_rows(len(rows), lambda i: self._row_text(rows[i]))
