@@ -107,7 +107,9 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     import yaml
 
     try:
-        data = yaml.safe_load(raw)
+        data = yaml.load(
+            raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        )  # libyaml when built with it
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
