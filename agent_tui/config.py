@@ -152,6 +152,9 @@ class Config:
     #: The config file's ``permissions`` (None: not set); agent.permissions.resolve_mode puts
     #: --permissions and AGENT_TUI_PERMISSIONS over it and checks the value.
     permissions: str | None = None
+    #: ``[tools] context = true``: the model gets the ``context`` tool (list, hide, restore its own
+    #: tool results).
+    context_tool: bool = False
 
     @property
     def summarize_branches(self) -> bool:
@@ -445,6 +448,7 @@ def load_config(
         steering_mode=modes["steering_mode"],
         follow_up_mode=modes["follow_up_mode"],
         permissions=permissions,
+        context_tool=bool(_section(data, "tools", path).get("context", False)),
     )
 
 

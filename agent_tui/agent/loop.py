@@ -666,10 +666,16 @@ def build_agent(
 
     provider = make_provider(config)
     model = resolve_model(config, project(session.index), provider.name)
+    if tools is None:
+        tools = default_tools()
+        if config.context_tool:  # [tools] context = true
+            from agent_tui.agent.tools.context import ContextTool
+
+            tools.append(ContextTool(session))
     return AgentLoop(
         session,
         provider,
-        tools if tools is not None else default_tools(),
+        tools,
         config=config,
         model=model,
         permissions=permissions,

@@ -22,6 +22,7 @@ from agent_tui.projection.context import ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import ModelInfo
 from agent_tui.projection.request import Prepared, PreparedMessage, prepare, system_prompt
+from agent_tui.projection.surgery import surgery_authors
 from agent_tui.projection.tokens import (
     ContextTokens,
     context_tokens,
@@ -224,13 +225,14 @@ def build_panel_model(
             last_sent_role = "toolResult"
         owner = None
 
+    authors = surgery_authors(projection.path)
     for ce in projection.entries:
         if not ce.messages:
             if ce.status is Status.HIDDEN:
+                who = authors.get(ce.edit_id or "")
+                by = f"{ce.edit_id}, {who}" if who else ce.edit_id
                 rows.append(
-                    PanelRow(
-                        "-", ce.entry.id, "hidden", 0, f"(hidden by {ce.edit_id}) {first_line(ce.entry, 60)}"
-                    )
+                    PanelRow("-", ce.entry.id, "hidden", 0, f"(hidden by {by}) {first_line(ce.entry, 60)}")
                 )
             continue
         sent_queue = list(sent_by_source.get(ce.entry.id, []))
@@ -273,6 +275,8 @@ def build_panel_model(
             sent = sent_queue.pop(0) if sent_queue else None
             number += 1
             status = m.status.value + kind
+            if ce.edit_id is not None and (who := authors.get(ce.edit_id)):
+                status += f" ({who})"  # a surgery's edit: who made it
             note: str | None = None
             if merges and sent is not None and m.role == "user" and last_sent_role in _USERISH:
                 status += " +↑"

@@ -268,7 +268,7 @@ def _index(entries: Sequence[ContextEntry], entry_id: str) -> int:
 STUB_ARGUMENT_CHARS = 60
 
 
-def _tool_calls(entries: Iterable[ContextEntry]) -> dict[str, JSONObject]:
+def tool_call_blocks(entries: Iterable[ContextEntry]) -> dict[str, JSONObject]:
     """Tool call id -> its ``toolCall`` block, from the assistant messages in view (as sent)."""
     calls: dict[str, JSONObject] = {}
     for ce in entries:
@@ -296,8 +296,8 @@ def _main_argument(arguments: Any) -> str | None:
     return next((v for v in arguments.values() if isinstance(v, str) and v.strip()), None)
 
 
-def prune_stub(tool_name: str, arguments: Any, tokens: int) -> str:
-    """``[output of bash "pytest -x" cleared: 12,400 tokens; run it again to see]``."""
+def tool_stub(tool_name: str, arguments: Any) -> str:
+    """What a call did, on one line: ``bash "pytest -x"`` (its command, path or pattern, clipped)."""
     argument = _main_argument(arguments)
     what = tool_name or "a tool"
     if argument is not None:
@@ -305,7 +305,12 @@ def prune_stub(tool_name: str, arguments: Any, tokens: int) -> str:
         if len(one_line) > STUB_ARGUMENT_CHARS:
             one_line = one_line[: STUB_ARGUMENT_CHARS - 1] + "…"
         what += f' "{one_line}"'
-    return f"[output of {what} cleared: {tokens:,} tokens; run it again to see]"
+    return what
+
+
+def prune_stub(tool_name: str, arguments: Any, tokens: int) -> str:
+    """``[output of bash "pytest -x" cleared: 12,400 tokens; run it again to see]``."""
+    return f"[output of {tool_stub(tool_name, arguments)} cleared: {tokens:,} tokens; run it again to see]"
 
 
 def plan_prune(
@@ -327,7 +332,7 @@ def plan_prune(
         ce for ce in entries if ce.entry.type == "message" and ce.entry.role == "toolResult" and ce.messages
     ]
     older = results[: max(0, len(results) - max(0, keep_last))]
-    calls = _tool_calls(entries)
+    calls = tool_call_blocks(entries)
     edits: list[JSONObject] = []
     pruned_tokens = 0
     skipped_pinned = 0
@@ -509,6 +514,12 @@ def edit_authors(path: Sequence[Entry]) -> dict[str, tuple[str, str, str]]:
     return out
 
 
+def surgery_authors(path: Sequence[Entry]) -> dict[str, str]:
+    """context_edit id -> its author, for the edits a surgery made that the user did not (prune,
+    model, overflow recovery): what the panel and the tree mark."""
+    return {edit_id: who for edit_id, (who, _, _) in edit_authors(path).items() if who != "user"}
+
+
 def find_record(path: Sequence[Entry], entry_id: str) -> Entry:
     """The surgery record ``entry_id`` names: the record itself or one of its edits."""
     for record in reversed(records(path)):
@@ -605,4 +616,7 @@ __all__ = [
     "range_edits",
     "records",
     "summary_edit_fields",
+    "surgery_authors",
+    "tool_call_blocks",
+    "tool_stub",
 ]

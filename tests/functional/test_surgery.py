@@ -321,3 +321,21 @@ def test_cli_range_compaction_that_fails_appends_nothing(
     code, _, err = _run(capsys, "compact", str(path), "--from", "e0001", "--to", "e0004")
     assert code == 1 and "summarization call failed" in err
     assert path.stat().st_size == size
+
+
+def test_the_panel_names_who_made_each_surgery_edit(tmp_path: Path) -> None:
+    from agent_tui.projection.models import lookup
+    from agent_tui.projection.rows import build_panel_model
+
+    with Session.open(_session(tmp_path)) as s:
+        s.hide("e0013")  # the user's own edit: no mark
+        apply(s, plan_prune(project(s.index), keep_last=1, min_tokens=1_000))
+        apply(s, plan_span(project(s.index), "e0010", "e0012", author="model"))
+        rows = build_panel_model(project(s.index), lookup("claude-sonnet-4-5"), "claude-sonnet-4-5").rows
+        by_entry = {r.source_id: r for r in rows if r.source_id}
+        assert by_entry["e0003"].status == "replaced (prune)"
+        assert by_entry["e0007"].status == "replaced (prune)"
+        assert ", model)" in str(by_entry["e0011"].note)
+        assert str(by_entry["e0013"].note).startswith("(hidden by ") and ", " not in str(
+            by_entry["e0013"].note
+        )
