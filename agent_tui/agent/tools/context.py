@@ -110,7 +110,9 @@ class ContextTool(Tool):
                 refused.append(f"{i} is not in the context")
             elif not (ce.entry.type == "message" and ce.entry.role == "toolResult"):
                 what = ce.entry.role or ce.entry.type
-                refused.append(f"{i} is not a tool result ({what}): only tool results can be hidden or restored")
+                refused.append(
+                    f"{i} is not a tool result ({what}): only tool results can be hidden or restored"
+                )
         if refused:
             raise ToolError("Nothing was changed: " + "; ".join(refused))
         calls = tool_call_blocks(projection.entries)
