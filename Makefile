@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system python bytecode run test test-fast stress lint bench clean
+.PHONY: setup system python toad bytecode run test test-fast stress lint bench clean
 
 # System packages, checked in milliseconds and installed with apt when this user may (root or
 # passwordless sudo); otherwise one line says what to run. `make run` needs only Python >= 3.11
@@ -21,7 +21,12 @@ $(STAMP): pyproject.toml | python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-setup: system $(STAMP)
+# Toad (the Textual ACP front end) for the test that runs `agent-tui acp` under it: it needs Python
+# >= 3.14, taken from Debian's archive into .toad (scripts/toad-env; about 40 s once, then nothing).
+toad: $(STAMP)
+	@scripts/toad-env
+
+setup: system $(STAMP) toad
 
 # Bytecode for the package, as a regular (non-editable) install has it: where PYTHONDONTWRITEBYTECODE
 # is set, nothing else writes it and every start compiles agent_tui again (about 10 ms).
@@ -54,4 +59,4 @@ bench: bytecode
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .toad .pytest_cache .mypy_cache .ruff_cache

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -25,66 +23,13 @@ from agent_tui.projection.request import prepare
 from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import BRANCH_MARKER, Session
 from tests.support.fake_model_server import FakeModelServer, call, openai_stream
+from tests.support.tmux import Tmux
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 MODEL = "gpt-4o"
 WIDTH, HEIGHT = 160, 50
 _ROW = re.compile(r"^\s*(\d+|-)\s+(\S+)\s+([0-9a-f]{8})\s+(\S+)")
-
-
-class Tmux:
-    def __init__(self, name: str, width: int = WIDTH, height: int = HEIGHT) -> None:
-        self.name = name
-        self.width, self.height = width, height
-        self.tmux = shutil.which("tmux")
-        assert self.tmux, "the end-to-end test needs tmux (.ci/run installs it)"
-
-    def start(self, command: str, cwd: Path) -> None:
-        subprocess.run(
-            [
-                self.tmux or "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                self.name,
-                "-x",
-                str(self.width),
-                "-y",
-                str(self.height),
-                "-c",
-                str(cwd),
-                command,
-            ],
-            check=True,
-        )
-
-    def screen(self) -> str:
-        return subprocess.run(
-            [self.tmux or "tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
-        ).stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run([self.tmux or "tmux", "send-keys", "-t", self.name, *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([self.tmux or "tmux", "send-keys", "-t", self.name, "-l", text], check=True)
-
-    def stop(self) -> None:
-        subprocess.run([self.tmux or "tmux", "kill-session", "-t", self.name], capture_output=True)
-
-    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if condition(screen):
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
-
-    def wait_text(self, text: str, timeout: float = 20) -> str:
-        return self.wait(lambda s: text in s, repr(text), timeout)
 
 
 _SELECTED = re.compile(r"If you act on ([0-9a-f]{8})")  # the panel's edit preview names the selection
