@@ -133,3 +133,24 @@ def test_skill_commands_and_templates_expand_through_the_resources(tmp_path: Pat
     assert resources.expand("//hello world") is None  # //text sends /text, never a template
     assert resources.expand("hello") is None
     assert "hello" in resources.command_names()
+
+
+def readme_blocks() -> list[str]:
+    """The Markdown code blocks of the README's "Extending agent-tui" section."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Extending agent-tui", 1)[1].split("\n## ", 1)[0]
+    return [block.split("\n", 1)[1] for block in section.split("```markdown")[1:]]
+
+
+def test_the_readme_examples_load_and_expand_as_it_says(tmp_path: Path) -> None:
+    from agent_tui.agent.skills import load_skill
+
+    template, skill_file = (block.split("\n```", 1)[0] + "\n" for block in readme_blocks()[:2])
+    p = places(tmp_path)
+    write(tmp_path / "config/prompts/review.md", template)
+    templates, warnings = load_templates(p)
+    assert warnings == [] and templates["review"].usage == "/review <path> [focus]"
+    out = expand('/review src/parser.py "error handling"', templates)
+    assert out is not None and out.startswith("Review src/parser.py. Focus on error handling.")
+    skill, problems = load_skill(write(tmp_path / "skills/release-notes/SKILL.md", skill_file))
+    assert problems == [] and skill is not None and skill.name == "release-notes"
