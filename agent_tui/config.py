@@ -64,7 +64,14 @@ from typing import Any
 
 from agent_tui.projection import registry
 from agent_tui.projection.compaction import CompactionSettings
-from agent_tui.projection.models import MODELS, THINKING_LEVEL_ORDER, THINKING_LEVELS, ModelInfo, register
+from agent_tui.projection.models import (
+    MODELS,
+    THINKING_LEVEL_ORDER,
+    THINKING_LEVELS,
+    ModelInfo,
+    lookup,
+    register,
+)
 from agent_tui.projection.pricing import price_for, price_from_config, register_price
 
 PROVIDERS = registry.NAMES
@@ -388,13 +395,13 @@ def load_config(
     api_key, key_source = key_for(chosen)
     url = base_url or url_for(chosen)
     entry = registry.spec(chosen)
-    if api_key is None and not (entry.serves_any_model and url):
+    if api_key is None and not needs_no_key(entry, url):
         raise ConfigError(
             f"agent-tui: no API key for {chosen}: set {entry.key_env_name} (or api_key under [{chosen}] in {path})"
             + (
                 f". A local {entry.label}-compatible server needs no key: --provider {chosen} --base-url URL ({LOCAL_SERVERS})."
                 if entry.serves_any_model
-                else "."
+                else f". A local server (--base-url URL, or {entry.base_url_env[0]}) needs none."
             )
         )
 
@@ -452,6 +459,92 @@ def load_config(
     )
 
 
+def needs_no_key(entry: registry.ProviderSpec, base_url: str | None) -> bool:
+    """A base URL of one's own (a local server, a proxy) is called without a key, on any API; the
+    provider's own service (its default base URL, or none given) needs one."""
+    if not base_url:
+        return False
+    return base_url.rstrip("/") != entry.default_base_url.rstrip("/")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The model a command works with and its settings, resolved the one way every command does
+    (print mode, the app, ``context``, ``compact``): flags over the environment over the config
+    file, the session's model unless one was chosen explicitly."""
+
+    provider: str | None
+    model: str | None
+    info: ModelInfo
+    compaction: CompactionSettings
+    config: Config | None  # None when nothing callable is configured (inspection still works)
+    thinking: str | None = None  # the level the run would set (None: keep the session's)
+    problem: str | None = None  # why ``config`` is None
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider or '?'}/{self.model or '?'}"
+
+
+def resolve(
+    session_model: Mapping[str, Any] | None,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    thinking: str | None = None,
+    env: Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Resolved:
+    """Which provider and model the next call of a session uses, with the model's window and
+    compaction settings. Without a usable configuration (no key) the flags, then the session's
+    model, still give the window and settings, from the same config file."""
+    try:
+        config = load_config(
+            provider=provider, model=model, base_url=base_url, thinking=thinking, env=env, path=path
+        )
+    except ConfigError as e:
+        env = os.environ if env is None else env
+        file = path if path is not None else config_path(env)
+        try:
+            data = read_config_file(file)
+            register_models(data, file)
+            compaction = _compaction_config(data, file)
+        except ConfigError:
+            compaction = CompactionConfig()
+        current = session_model or {}
+        chosen_provider = provider or (str(current["provider"]) if current.get("provider") else None)
+        if chosen_provider is None and model is not None:
+            chosen_provider = _provider_of_model(model)
+        chosen_model = model
+        if (
+            chosen_model is None
+            and current.get("modelId")
+            and current.get("provider") in (None, chosen_provider)
+        ):
+            chosen_model = str(current["modelId"])
+        if chosen_model is None and chosen_provider in PROVIDERS:
+            chosen_model = registry.spec(chosen_provider).default_model
+        return Resolved(
+            chosen_provider,
+            chosen_model,
+            lookup(chosen_model, chosen_provider),
+            compaction.for_model(chosen_model or ""),
+            None,
+            thinking,
+            str(e),
+        )
+    chosen = next_model(config, session_model)
+    return Resolved(
+        config.provider,
+        chosen,
+        lookup(chosen, config.provider),
+        config.compaction_settings(chosen),
+        config.with_model(config.provider, chosen),
+        config.thinking,
+    )
+
+
 def has_credentials(provider: str, env: Mapping[str, str] | None = None, path: Path | None = None) -> bool:
     """Whether ``provider`` could be used without flags (a key, or a base URL for OpenAI-compatible servers)."""
     env = os.environ if env is None else env
@@ -468,11 +561,14 @@ __all__ = [
     "CompactionConfig",
     "Config",
     "ConfigError",
+    "Resolved",
     "RetryPolicy",
     "config_path",
     "load_config",
     "load_model_table",
+    "needs_no_key",
     "no_provider_message",
     "parse_count",
     "read_config_file",
+    "resolve",
 ]

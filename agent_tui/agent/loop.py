@@ -63,7 +63,7 @@ from agent_tui.agent.tools.base import (
     validate_arguments,
 )
 from agent_tui.config import Config, next_model
-from agent_tui.projection.compaction import context_tokens, should_compact
+from agent_tui.projection.compaction import context_tokens, should_compact, unmeasured_since_compaction
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
@@ -385,7 +385,7 @@ class AgentLoop:
     async def _compact_if_needed(self, emit: Callable[[AgentEvent | None], None]) -> None:
         settings = self.config.compaction_settings(self.model)
         tokens, window = self.context_usage()
-        if should_compact(tokens, window, settings):
+        if should_compact(tokens, window, settings) and not unmeasured_since_compaction(self.projection()):
             if settings.prune_before_summarizing:
                 for entry in prune_for_threshold(self.session):
                     emit(EntryAppended(entry.id, entry.type))

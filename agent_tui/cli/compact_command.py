@@ -57,8 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from agent_tui.agent.compaction import CompactionError, compact, estimated_after, preview, undo_compaction
-    from agent_tui.config import ConfigError, load_config
-    from agent_tui.projection.compaction import CompactionSettings
+    from agent_tui.config import resolve
     from agent_tui.store.session import Session
 
     if (args.range_from is None) != (args.range_to is None):
@@ -78,14 +77,16 @@ def _run(args: argparse.Namespace) -> int:
                 return 1
             _print(f"continuing from {moved.parent_id} (entry {moved.id})")
             return 0
-        try:
-            config = load_config(provider=args.provider, model=args.model, base_url=args.base_url)
-            settings = config.compaction_settings()
-        except ConfigError as e:
-            if not args.preview:
-                _print(str(e), file=sys.stderr)
-                return 1
-            config, settings = None, CompactionSettings()
+        from agent_tui.projection.context import project
+
+        # The same model and settings a run would use (flags, environment, config file, session).
+        resolved = resolve(
+            project(session.index).model, provider=args.provider, model=args.model, base_url=args.base_url
+        )
+        config, settings = resolved.config, resolved.compaction
+        if config is None and not args.preview:
+            _print(resolved.problem or "agent-tui: no model is configured", file=sys.stderr)
+            return 1
         if args.keep:
             settings = replace(settings, keep_recent_tokens=args.keep)
         if args.preview:
@@ -117,11 +118,10 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         assert config is not None
         from agent_tui.agent.compaction import Summarizer
-        from agent_tui.agent.loop import make_provider, resolve_model
-        from agent_tui.projection.context import project
+        from agent_tui.agent.loop import make_provider
 
         provider = make_provider(config)
-        model = resolve_model(config, project(session.index), provider.name)
+        model = config.model
 
         async def go() -> int:
             try:

@@ -8,18 +8,17 @@ and the system prompt's full text at the end. Every line is made inert
 
 from __future__ import annotations
 
+from agent_tui.config import Resolved
 from agent_tui.projection.context import Projection
-from agent_tui.projection.models import lookup
 from agent_tui.projection.rows import build_panel_model
-from agent_tui.store.index import SessionIndex
 from agent_tui.terminal_text import visible, visible_line
 
 
-def render_context(index: SessionIndex, projection: Projection, name: str) -> str:
-    model = projection.model or {}
-    info = lookup(model.get("modelId"), model.get("provider"))
-    model_name = f"{model.get('provider') or '?'}/{model.get('modelId') or '?'}"
-    panel = build_panel_model(projection, info, model_name)
+def render_context(projection: Projection, name: str, resolved: Resolved) -> str:
+    """The rows for the model the next run would call (``config.resolve``: its window, from the
+    table or the config file's ``[models]``)."""
+    model_name = resolved.name
+    panel = build_panel_model(projection, resolved.info, model_name)
     lines = [
         f"# {name}",
         f"# leaf {projection.leaf_id}  model {model_name}  thinking {projection.thinking_level}",

@@ -48,6 +48,7 @@ from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.config import Config, ConfigError, load_config
+from agent_tui.projection.models import lookup
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.store.errors import StoreError
@@ -104,6 +105,9 @@ async def stream_turn(
     calls: dict[str, str] = {}
     redactor = StreamRedactor()
 
+    attempt_text = False  # this model call's reply has streamed text (a retry must mark the break)
+    cut_off = False
+
     def write_out(text: str) -> None:
         nonlocal wrote_text, ends_with_newline
         if text:
@@ -112,25 +116,35 @@ async def stream_turn(
             wrote_text = True
             ends_with_newline = text.endswith("\n")
 
+    def end_line() -> None:
+        nonlocal ends_with_newline
+        write_out(redactor.flush())
+        if wrote_text and not ends_with_newline:
+            out.write("\n")
+            out.flush()
+            ends_with_newline = True
+
     events = agent.prompt(prompt) if prompt is not None else agent.resume()
     async for event in events:
         if isinstance(event, TextDelta):
+            attempt_text = attempt_text or bool(event.text)
             write_out(redactor.feed(event.text))
         elif isinstance(event, EntryAppended):
             if ack is not None:
                 ack(event.entry_id)
         elif isinstance(event, ToolStarted):
-            write_out(redactor.flush())
-            if wrote_text and not ends_with_newline:
-                out.write("\n")
-                out.flush()
-                ends_with_newline = True
+            end_line()
+            attempt_text = False
             calls[event.call_id] = _describe_call(event.name, event.arguments)
             print(f"> {calls[event.call_id]}", file=err, flush=True)
         elif isinstance(event, ToolFinished):
             if event.is_error:
                 print(f"  {event.name} failed", file=err, flush=True)
         elif isinstance(event, Retrying):
+            if attempt_text:  # the partial reply on stdout is not the one that follows
+                end_line()
+                attempt_text = False
+                print("[retrying] the reply above was cut off; the model answers again below", file=err)
             print(
                 _redact(f"retrying in {event.delay:.1f}s (attempt {event.attempt}): {event.reason}"),
                 file=err,
@@ -143,10 +157,18 @@ async def stream_turn(
                 code = EXIT_ABORTED
             elif event.stop_reason == "error":
                 code = EXIT_ERROR
-    write_out(redactor.flush())
-    if wrote_text and not ends_with_newline:
-        out.write("\n")
-        out.flush()
+            elif event.stop_reason == "length":
+                cut_off = True
+    end_line()
+    if cut_off:
+        limit = lookup(agent.model).max_output
+        print(
+            visible_line(
+                f"agent-tui: the reply was cut off by the output limit ({limit:,} tokens for {agent.model})"
+            ),
+            file=err,
+            flush=True,
+        )
     if code == EXIT_ABORTED:
         print("agent-tui: aborted", file=err, flush=True)
     elif error is not None:

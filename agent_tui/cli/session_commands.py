@@ -75,30 +75,32 @@ def cmd_context(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
     if args.format == "json":
         write_messages_json(projection, out)
-    elif args.format == "text":
+        out.flush()
+        return 0
+    from agent_tui.config import resolve
+
+    if args.format == "text":
         from agent_tui.cli.context_text import render_context
 
-        out.write(render_context(index, projection, args.file).encode())
+        resolved = resolve(projection.model, model=args.model)
+        out.write(render_context(projection, args.file, resolved).encode())
     else:
-        from agent_tui.config import load_model_table
         from agent_tui.projection.request import prepare
         from agent_tui.projection.wire import request_body
 
-        load_model_table()  # models the config file adds: their max_tokens is in the body
-        prepared = prepare(projection.messages)
-        model = args.model or _session_model(projection, args.format)
-        body = request_body(args.format, prepared, model, thinking_level=projection.thinking_level)
+        # The model, its max_tokens and thinking level as a run with this provider would send them.
+        resolved = resolve(projection.model, provider=args.format, model=args.model)
+        model = resolved.model or _default_model(args.format)
+        level = resolved.thinking or projection.thinking_level
+        body = request_body(args.format, prepare(projection.messages), model, thinking_level=level)
         out.write(msgspec.json.format(_encode(body), indent=2) + b"\n")
     out.flush()
     return 0
 
 
-def _session_model(projection: Projection, provider: str) -> str:
+def _default_model(provider: str) -> str:
     from agent_tui.projection.registry import spec
 
-    model = projection.model or {}
-    if model.get("modelId") and model.get("provider") == provider:
-        return str(model["modelId"])
     return spec(provider).default_model
 
 

@@ -28,7 +28,14 @@ from agent_tui.projection.tokens import (
 )
 from agent_tui.store.record import Entry
 
-__all__ = ["ContextTokens", "context_line", "context_tokens", "estimate_request", "usage_total"]
+__all__ = [
+    "ContextTokens",
+    "context_line",
+    "context_tokens",
+    "estimate_request",
+    "unmeasured_since_compaction",
+    "usage_total",
+]
 
 JSONObject = dict[str, Any]
 
@@ -45,6 +52,27 @@ class CompactionSettings:
 
 def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:
     return settings.enabled and tokens > context_window - settings.reserve_tokens
+
+
+def unmeasured_since_compaction(projection: Projection) -> bool:
+    """No reply since the latest compaction on the path has reported usage (pi's rule: a threshold
+    check waits for a reply after the compaction). The figure is then an estimate of a context just
+    made small, and estimates run high (tool definitions, JSON): compacting again on it would fold
+    the summary into a summary before the model has even seen it. An overflow the server reports
+    still compacts."""
+    latest = max((i for i, e in enumerate(projection.path) if e.type == "compaction"), default=-1)
+    if latest < 0:
+        return False
+    for entry in projection.path[latest + 1 :]:
+        message = entry.message if entry.type == "message" else None
+        if (
+            message is not None
+            and message.get("role") == "assistant"
+            and message.get("stopReason") not in ("aborted", "error")
+            and usage_total(message.get("usage")) > 0
+        ):
+            return False
+    return True
 
 
 # -- the cut ------------------------------------------------------------------------------

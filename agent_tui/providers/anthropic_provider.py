@@ -84,13 +84,11 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
         except anthropic.APIConnectionError as e:
             yield connection_error(e.__cause__ or e, started=False, timeout=self._timeout)
             return
-        started = False
         blocks: dict[int, JSONObject] = {}  # Anthropic block index -> tool call state
         input_tokens = output_tokens = cache_read = cache_write = 0
         stop: Stop | None = None
         try:
             async for event in response:
-                started = True
                 if event.type == "message_start":
                     u = event.message.usage
                     input_tokens = u.input_tokens or 0
@@ -149,14 +147,14 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
             yield classify(e.status_code, e.body, None, e.message)
             return
         except anthropic.APIConnectionError as e:
-            yield connection_error(e.__cause__ or e, started=started, timeout=self._timeout)
+            yield connection_error(e.__cause__ or e, started=True, timeout=self._timeout)
             return
         except anthropic.APIError as e:  # an error object inside the stream, without a status
             yield classify(None, e.body, None, e.message)
             return
         except Exception as e:
             if is_transport_error(e):
-                yield connection_error(e, started=started, timeout=self._timeout)
+                yield connection_error(e, started=True, timeout=self._timeout)
             else:
                 yield malformed_error(e)
             return

@@ -228,7 +228,7 @@ def connection_error(error: BaseException, *, started: bool, timeout: float | No
             )
         return ProviderError("connection", f"timed out: no answer from the server within {seconds}", True)
     if started:
-        return ProviderError("connection", f"the connection was lost during the response: {detail}", True)
+        return ProviderError("connection", f"the server closed the connection mid-reply: {detail}", True)
     return ProviderError("connection", f"could not reach the server: {detail}", True)
 
 

@@ -86,7 +86,6 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
         except openai.APIConnectionError as e:
             yield connection_error(e.__cause__ or e, started=False, timeout=self._timeout)
             return
-        started = False
         next_index = 0
         text_index: int | None = None
         thinking_index: int | None = None
@@ -95,7 +94,6 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
         finish: Stop | None = None
         try:
             async for chunk in response:
-                started = True
                 usage: Any = getattr(chunk, "usage", None)
                 if usage is not None:
                     yield _usage(usage)
@@ -141,14 +139,14 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
             yield classify(e.status_code, e.body, None, e.message)
             return
         except openai.APIConnectionError as e:
-            yield connection_error(e.__cause__ or e, started=started, timeout=self._timeout)
+            yield connection_error(e.__cause__ or e, started=True, timeout=self._timeout)
             return
         except openai.APIError as e:  # an error object inside the stream, without a status
             yield classify(None, e.body, None, e.message)
             return
         except Exception as e:
             if is_transport_error(e):
-                yield connection_error(e, started=started, timeout=self._timeout)
+                yield connection_error(e, started=True, timeout=self._timeout)
             else:
                 yield malformed_error(e)
             return
