@@ -13,7 +13,7 @@ from agent_tui.agent.events import CompactionStarted
 from agent_tui.agent.loop import make_provider
 from agent_tui.cli.main import main
 from agent_tui.cli.print_mode import stream_turn
-from agent_tui.config import ConfigError, load_config, resolve
+from agent_tui.config import ConfigError, load_config
 from agent_tui.projection import registry
 from agent_tui.providers import events as pe
 from agent_tui.providers.anthropic_provider import AnthropicProvider
@@ -136,6 +136,8 @@ def test_compact_preview_uses_the_settings_the_run_would(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     code, again, _ = _run(capsys, "compact", str(path), "--preview")
     assert code == 0 and again == out
+    from agent_tui.config import resolve
+
     resolved = resolve({"provider": "anthropic", "modelId": "claude-haiku-4-5"})
     assert resolved.model == "claude-haiku-4-5" and resolved.compaction.keep_recent_tokens == 50
 
