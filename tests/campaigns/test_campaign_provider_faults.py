@@ -334,9 +334,10 @@ def test_a_hang_in_print_mode_is_reported_not_waited_on(server: FakeModelServer,
     )
     assert result.returncode == 1 and result.stdout == "This reply \n"  # the partial reply, then nothing
     lines = result.stderr.splitlines()
+    assert lines[0].startswith("[retrying]")  # the partial reply on stdout is marked as cut off
     assert (
-        lines[0].startswith("retrying in")
-        and "the server sent nothing for 0.5 s during the response" in lines[0]
+        lines[1].startswith("retrying in")
+        and "the server sent nothing for 0.5 s during the response" in lines[1]
     )
     errors = [x for x in lines if x.startswith("agent-tui:") and not x.startswith("agent-tui: session ")]
     assert errors == [

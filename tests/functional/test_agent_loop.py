@@ -469,11 +469,11 @@ async def test_stream_dropped_half_way_records_the_partial_and_retries(
     )
     events = await h.run("hello")
     assert len(of(events, Retrying)) == 1
-    assert "connection was lost" in of(events, Retrying)[0].reason
+    assert "closed the connection mid-reply" in of(events, Retrying)[0].reason
     first, second = h.messages("assistant")
     assert first["stopReason"] == "error"
     assert first["content"][0]["text"].startswith("This answer")
-    assert "connection was lost" in first["errorMessage"]
+    assert "closed the connection mid-reply" in first["errorMessage"]
     assert second["stopReason"] == "stop"
     assert server.requests[0].body == server.requests[1].body
     h.assert_requests_match_context()

@@ -166,7 +166,7 @@ async def test_anthropic_error_event_and_dropped_stream(server: FakeModelServer)
     assert build(first)["content"] == [{"type": "text", "text": "partial"}]
     second = await collect(provider, body)
     assert second[-1].kind == "connection" and second[-1].retryable
-    assert "lost during the response" in second[-1].message
+    assert "closed the connection mid-reply" in second[-1].message
     third = await collect(provider, body)
     assert third[-1] == ProviderError("incomplete", "the stream ended without a stop reason", True)
 
