@@ -19,6 +19,11 @@ names::
     [openai]
     base_url = "http://localhost:11434/v1"   # Ollama; OPENAI_BASE_URL wins over this
     model = "qwen2.5-coder:14b"
+    api = "chat"                     # or "responses" (--api wins): by default OpenAI's reasoning
+                                     # models at OpenAI use Responses, anything else Chat Completions
+
+    [google]
+    api_key = "..."                  # GEMINI_API_KEY wins over this
 
     [models."qwen2.5-coder:14b"]     # models the built-in table does not know
     context_window = 32768
@@ -32,6 +37,7 @@ names::
     reasoning = true                 # and compat.supportsReasoningEffort)
     thinking_level_map = { off = "none", minimal = false, xhigh = "xhigh" }  # false: unsupported
     supports_reasoning_effort = true # false: never send reasoning_effort
+    api = "chat"                     # the API this model is called through ("responses", "chat")
 
     steering_mode = "one-at-a-time"  # queued steering messages delivered one per model call, or "all"
     follow_up_mode = "one-at-a-time" # queued follow-ups: one per turn, or "all" at once
@@ -162,6 +168,9 @@ class Config:
     #: ``[tools] context = true``: the model gets the ``context`` tool (list, hide, restore its own
     #: tool results).
     context_tool: bool = False
+    #: the API to call the provider through, by its ``--api`` name ("responses", "chat"): the flag
+    #: over ``api`` under ``[provider]`` in the file; None: the model's own or the registry's rule
+    api: str | None = None
 
     @property
     def summarize_branches(self) -> bool:
@@ -266,6 +275,7 @@ def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
                             "supports_reasoning_effort", base.supports_reasoning_effort if base else True
                         )
                     ),
+                    api=str(spec["api"]) if spec.get("api") else (base.api if base else None),
                 )
             )
         except (TypeError, ValueError) as e:
@@ -350,6 +360,7 @@ def load_config(
     model: str | None = None,
     base_url: str | None = None,
     thinking: str | None = None,
+    api: str | None = None,
     env: Mapping[str, str] | None = None,
     path: Path | None = None,
 ) -> Config:
@@ -414,6 +425,12 @@ def load_config(
             f"agent-tui: unknown thinking level {level!r}: use one of {', '.join(THINKING_LEVELS)}"
         )
 
+    api_choice = api or sections[chosen].get("api")
+    if api_choice is not None and str(api_choice) not in entry.routes:
+        raise ConfigError(
+            f"agent-tui: {chosen} speaks {', '.join(entry.routes)}: --api {api_choice} is not one of them"
+        )
+
     modes = {}
     for name in ("steering_mode", "follow_up_mode"):
         mode = data.get(name, "one-at-a-time")
@@ -456,6 +473,7 @@ def load_config(
         follow_up_mode=modes["follow_up_mode"],
         permissions=permissions,
         context_tool=bool(_section(data, "tools", path).get("context", False)),
+        api=str(api_choice) if api_choice is not None else None,
     )
 
 

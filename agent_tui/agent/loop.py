@@ -63,10 +63,12 @@ from agent_tui.agent.tools.base import (
     validate_arguments,
 )
 from agent_tui.config import Config, next_model
+from agent_tui.projection import registry
 from agent_tui.projection.compaction import context_tokens, should_compact, unmeasured_since_compaction
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
+from agent_tui.projection.wire import route_for
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider, adapter_class
 from agent_tui.providers.events import StopReason
@@ -638,15 +640,18 @@ def resolve_model(config: Config, projection: Projection, provider_name: str) ->
     return next_model(replace(config, provider=provider_name), projection.model)
 
 
-def make_provider(config: Config) -> Provider:
-    """The provider for ``config``: its registry entry's adapter (the SDK is imported on first use)."""
+def make_provider(config: Config, model: str | None = None) -> Provider:
+    """The provider for ``config``: its registry entry's adapter for the API ``model`` (the
+    configured one by default) is called through (the SDK is imported on first use)."""
     register_secret(config.api_key)  # wherever the key came from, it is redacted from what we write
-    return adapter_class(config.provider)(
+    route = route_for(config.provider, model or config.model, base_url=config.base_url, api=config.api)
+    return adapter_class(config.provider, route)(
         api_key=config.api_key,
         base_url=config.base_url,
         timeout=config.timeout,
         request_log=config.request_log,
         name=config.provider,
+        headers=registry.spec(config.provider).headers,
     )
 
 
@@ -664,8 +669,8 @@ def build_agent(
     tools run in ``cwd`` (None: the process's)."""
     from agent_tui.agent.tools import default_tools
 
-    provider = make_provider(config)
-    model = resolve_model(config, project(session.index), provider.name)
+    model = resolve_model(config, project(session.index), config.provider)
+    provider = make_provider(config, model)
     if tools is None:
         tools = default_tools()
         if config.context_tool:  # [tools] context = true

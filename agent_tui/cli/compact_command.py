@@ -120,8 +120,8 @@ def _run(args: argparse.Namespace) -> int:
         from agent_tui.agent.compaction import Summarizer
         from agent_tui.agent.loop import make_provider
 
-        provider = make_provider(config)
         model = config.model
+        provider = make_provider(config, model)
 
         async def go() -> int:
             try:

@@ -45,6 +45,10 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--leaf", help="project the branch ending at this entry id")
         p.add_argument("--format", choices=("json", "text", *registry.NAMES), default="json")
         p.add_argument("--model", help="model for a provider's request body (default: the session's)")
+        p.add_argument(
+            "--api", choices=registry.api_names(), help="the provider's API for the body (as for a run)"
+        )
+        p.add_argument("--base-url", help="the base URL the run uses (OpenAI: another one means Chat)")
 
     if only in (None, "tree"):
         p = sub.add_parser("tree", help="the whole tree, active path marked")
@@ -197,6 +201,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--model", help="model id, e.g. claude-sonnet-4-5 or llama3.1")
     parser.add_argument("--base-url", help="the API's base URL (a local server, a proxy)")
+    parser.add_argument(
+        "--api",
+        choices=registry.api_names(),
+        help="the provider's API: responses or chat (OpenAI; default: responses for OpenAI's reasoning "
+        "models at OpenAI, chat for compatible servers), messages (Anthropic), gemini (Google)",
+    )
     parser.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
     parser.add_argument(
         "-p",

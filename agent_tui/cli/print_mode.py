@@ -364,6 +364,7 @@ def run_print(args: argparse.Namespace) -> int:
             model=args.model,
             base_url=args.base_url,
             thinking=getattr(args, "thinking", None),
+            api=getattr(args, "api", None),
         )
         permissions = make_permissions(args, config, from_stdin or steer_stdin)
     except (ConfigError, PermissionModeError) as e:

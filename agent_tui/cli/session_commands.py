@@ -92,10 +92,31 @@ def cmd_context(args: argparse.Namespace) -> int:
         resolved = resolve(projection.model, provider=args.format, model=args.model)
         model = resolved.model or _default_model(args.format)
         level = resolved.thinking or projection.thinking_level
-        body = request_body(args.format, prepare(projection.messages), model, thinking_level=level)
+        base_url = getattr(args, "base_url", None)
+        api = getattr(args, "api", None) or (None if base_url else _session_api(projection, args.format))
+        body = request_body(
+            args.format, prepare(projection.messages), model, thinking_level=level, base_url=base_url, api=api
+        )
         out.write(msgspec.json.format(_encode(body), indent=2) + b"\n")
     out.flush()
     return 0
+
+
+def _session_api(projection: Projection, provider: str) -> str:
+    """The ``--api`` name of the API the session last called ``provider`` through (its latest
+    assistant message of that provider says), else the provider's first API: without ``--api`` or
+    ``--base-url``, the body is the one the session's own calls have been using."""
+    from agent_tui.projection.registry import spec
+
+    routes = spec(provider).routes
+    for message in reversed(projection.messages):
+        if message.role == "assistant" and message.message.get("provider") == provider:
+            used = message.message.get("api")
+            for name, route in routes.items():
+                if route.api == used:
+                    return name
+            break
+    return next(iter(routes))
 
 
 def _default_model(provider: str) -> str:

@@ -35,6 +35,9 @@ class ModelInfo:
     # pi's compat.supportsReasoningEffort for Chat Completions (pi detects it from the base URL; here
     # it is per model, true unless the config says otherwise).
     supports_reasoning_effort: bool = True
+    #: the API this model is called through when nothing else says (``[models."id"] api``): a name
+    #: from its provider's ``apis`` ("chat", "responses"); None: the provider's rule
+    api: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,17 @@ def price(
 
 
 @dataclass(frozen=True, slots=True)
+class ApiRoute:
+    """One API a provider can be called through: pi's api name (recorded in sessions), the SDK
+    adapter that streams it, the wire module that writes its body, the SDK it imports."""
+
+    api: str
+    adapter: str
+    wire: str
+    sdk_module: str
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderSpec:
     """One provider: everything the config, the CLI, the app and the SDK loading need to know.
 
@@ -108,6 +122,24 @@ class ProviderSpec:
     serves_any_model: bool = False
     #: the API merges consecutive messages of one role into one (the panel shows the merge)
     merges_roles: bool = False
+    #: the name ``--api`` gives the API above ("chat", "messages"), and the other APIs this provider
+    #: speaks, by the name ``--api`` gives them
+    api_name: str = ""
+    other_apis: Mapping[str, ApiRoute] = field(default_factory=dict, hash=False)
+    #: the ``other_apis`` name used for this provider's own reasoning models at its default base URL
+    #: (OpenAI: "responses"); a compatible server (another base URL) gets the API above
+    reasoning_api: str | None = None
+    #: headers every request carries (a gateway's attribution headers)
+    headers: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    @property
+    def default_route(self) -> ApiRoute:
+        return ApiRoute(self.api, self.adapter, self.wire, self.sdk_module)
+
+    @property
+    def routes(self) -> dict[str, ApiRoute]:
+        """Every API this provider speaks, by its ``--api`` name."""
+        return {self.api_name or self.api: self.default_route, **self.other_apis}
 
     @property
     def key_env_name(self) -> str:

@@ -135,12 +135,14 @@ def preload_sdk(provider: str) -> None:
         importlib.import_module(entry.sdk_module)
 
 
-def adapter_class(provider: str) -> Callable[..., Provider]:
-    """The SDK adapter class a registry entry names (``module:Class``), imported now. Adapters take
-    ``api_key`` (None: none needed), ``base_url``, ``timeout``, ``request_log`` and ``name``."""
-    module_name, _, class_name = registry.spec(provider).adapter.partition(":")
+def adapter_class(provider: str, route: registry.ApiRoute | None = None) -> Callable[..., Provider]:
+    """The SDK adapter class a registry entry names (``module:Class``) for one of its APIs (its
+    first by default), imported now. Adapters take ``api_key`` (None: none needed), ``base_url``,
+    ``timeout``, ``request_log``, ``name`` and ``headers``."""
+    adapter = (route or registry.spec(provider).default_route).adapter
+    module_name, _, class_name = adapter.partition(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    assert isinstance(cls, type) and issubclass(cls, SdkProvider), registry.spec(provider).adapter
+    assert isinstance(cls, type) and issubclass(cls, SdkProvider), adapter
     return cast("Callable[..., Provider]", cls)
 
 
@@ -183,10 +185,12 @@ class SdkProvider(Generic[ClientT]):
         timeout: float | None = None,
         request_log: str | None = None,
         name: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self._api_key = api_key or NO_KEY
         if name is not None:  # another registry entry served by this adapter (a compatible gateway)
             self.name = name
+        self.headers = dict(headers or {})  # sent with every request (a gateway's own headers)
         self.base_url = base_url
         self._timeout = timeout
         self.request_log = request_log
@@ -200,6 +204,8 @@ class SdkProvider(Generic[ClientT]):
         options: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
         if self.base_url:
             options["base_url"] = self.base_url
+        if self.headers:
+            options["default_headers"] = self.headers
         options["timeout"] = sdk_timeout(timeout_class, self._timeout)
         return options
 
@@ -239,10 +245,13 @@ def malformed_error(error: BaseException) -> ProviderError:
 
 
 def is_transport_error(error: BaseException) -> bool:
-    """Network failures raised by the HTTP stack under the SDKs (httpx or httpx2), or the OS."""
+    """Network failures raised by the HTTP stack under the SDKs (httpx, httpx2, aiohttp), or the OS."""
     if isinstance(error, OSError):
         return True
-    return any(cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore") for cls in type(error).__mro__)
+    return any(
+        cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "aiohttp")
+        for cls in type(error).__mro__
+    )
 
 
 # -- request log ------------------------------------------------------------------------------

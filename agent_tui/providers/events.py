@@ -39,6 +39,15 @@ class ThinkingSignature:
 
 
 @dataclass(frozen=True, slots=True)
+class TextSignature:
+    """What a text block keeps of the item it came from, to send it back as it was: the Responses
+    API's message id (pi's ``textSignature``), Gemini's thought signature on a text part."""
+
+    index: int
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     index: int
     id: str
@@ -55,6 +64,7 @@ class ToolCall:
     name: str
     arguments: JSONObject
     parse_error: str | None = None
+    thought_signature: str | None = None  # Gemini's signature on a function call (pi's thoughtSignature)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +116,15 @@ class ProviderError:
 
 
 ProviderEvent = (
-    TextDelta | ThinkingDelta | ThinkingSignature | ToolCallDelta | ToolCall | Usage | Stop | ProviderError
+    TextDelta
+    | TextSignature
+    | ThinkingDelta
+    | ThinkingSignature
+    | ToolCallDelta
+    | ToolCall
+    | Usage
+    | Stop
+    | ProviderError
 )
 
 
@@ -139,6 +157,8 @@ class MessageBuilder:
     def add(self, event: ProviderEvent) -> None:
         if isinstance(event, TextDelta):
             self._block(event.index, "text").text += event.text
+        elif isinstance(event, TextSignature):
+            self._block(event.index, "text").signature = event.signature
         elif isinstance(event, ThinkingDelta):
             self._block(event.index, "thinking").text += event.text
         elif isinstance(event, ThinkingSignature):
@@ -157,6 +177,8 @@ class MessageBuilder:
             block.id, block.name = event.id, event.name
             block.arguments = event.arguments
             block.parse_error = event.parse_error
+            if event.thought_signature:
+                block.signature = event.thought_signature
         elif isinstance(event, Usage):
             self.usage = event
         elif isinstance(event, Stop):
@@ -189,7 +211,10 @@ class MessageBuilder:
         for index in sorted(self.blocks):
             block = self.blocks[index]
             if block.type == "text":
-                out.append({"type": "text", "text": block.text})
+                text: JSONObject = {"type": "text", "text": block.text}
+                if block.signature:
+                    text["textSignature"] = block.signature
+                out.append(text)
             elif block.type == "thinking":
                 thought: JSONObject = {"type": "thinking", "thinking": block.text}
                 if block.signature is not None:
@@ -199,7 +224,10 @@ class MessageBuilder:
                 out.append(thought)
             else:
                 args, _ = _arguments(block)
-                out.append({"type": "toolCall", "id": block.id, "name": block.name, "arguments": args})
+                call: JSONObject = {"type": "toolCall", "id": block.id, "name": block.name, "arguments": args}
+                if block.signature:
+                    call["thoughtSignature"] = block.signature
+                out.append(call)
         return out
 
     def message(self, stop_reason: StopReason | None = None, error_message: str | None = None) -> JSONObject:
@@ -258,6 +286,7 @@ __all__ = [
     "Stop",
     "StopReason",
     "TextDelta",
+    "TextSignature",
     "ThinkingDelta",
     "ThinkingSignature",
     "ToolCall",

@@ -55,6 +55,7 @@ class ModelChoice:
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
+    api: str | None = None  # --api: the provider's API (None: the config file's, or the registry's rule)
     config_path: Path | None = None  # the config file (None: the default one)
     thinking: str | None = None  # --thinking: the level the agent sets (None keeps the session's)
     permissions: str | None = None  # --permissions: ask (the app's default), auto, read-only
@@ -80,6 +81,7 @@ def load_agent_config(choice: ModelChoice) -> Any:
             model=choice.model,
             base_url=choice.base_url,
             thinking=choice.thinking,
+            api=choice.api,
             path=choice.config_path,
         )
     except ConfigError as e:

@@ -38,6 +38,7 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
             provider=getattr(args, "provider", None),
             model=getattr(args, "model", None),
             base_url=getattr(args, "base_url", None),
+            api=getattr(args, "api", None),
             thinking=getattr(args, "thinking", None),
             permissions=getattr(args, "permissions", None),
             resources=resources,

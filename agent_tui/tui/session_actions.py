@@ -447,6 +447,7 @@ class SessionActions:
             provider=provider,
             model=model_id,
             base_url=choice.base_url if same else None,
+            api=choice.api if same else None,
             config_path=choice.config_path,
             thinking=choice.thinking,
         )

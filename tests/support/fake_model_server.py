@@ -342,6 +342,314 @@ def openai_error(status: int, message: str, error_type: str = "server_error", **
     )
 
 
+# -- OpenAI Responses --------------------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One output item of a Responses stream: a reasoning item, a message or a function call."""
+
+    kind: str  # reasoning, message, function_call
+    text: str = ""  # the summary (reasoning), the text (message)
+    id: str = ""
+    call_id: str = ""
+    name: str = ""
+    arguments: Any = None
+    encrypted: str | None = None  # a reasoning item's encrypted_content
+    encrypted_in_done: bool = True  # False: only response.completed carries it (as Azure sends it)
+    chunks: int = 0
+
+
+def reasoning_item(summary: str, encrypted: str = "enc-abc", *, item_id: str = "rs_1") -> Item:
+    return Item("reasoning", text=summary, id=item_id, encrypted=encrypted)
+
+
+def message_item(value: str, *, item_id: str = "msg_1", chunks: int = 0) -> Item:
+    return Item("message", text=value, id=item_id, chunks=chunks)
+
+
+def function_call_item(
+    call_id: str, name: str, arguments: Any, *, item_id: str = "fc_1", chunks: int = 3
+) -> Item:
+    return Item("function_call", id=item_id, call_id=call_id, name=name, arguments=arguments, chunks=chunks)
+
+
+def responses_stream(
+    *items: Item,
+    model: str = "gpt-5.4",
+    response_id: str = "resp_fake",
+    input_tokens: int = 100,
+    output_tokens: int = 20,
+    cached_tokens: int = 0,
+    reasoning_tokens: int = 0,
+    status: str = "completed",
+    incomplete_reason: str | None = None,
+    complete: bool = True,
+) -> Stream:
+    """The SSE events of one streamed Responses API call, as OpenAI sends them (event types and
+    shapes from the openai SDK's ``ResponseStreamEvent`` types; each event names its type both in
+    ``event:`` and in ``type``, with a rising ``sequence_number``). ``status`` "incomplete" ends
+    with ``response.incomplete``; ``complete=False`` leaves out the terminal event."""
+    created_at = int(time.time())
+    sequence = 0
+    events: list[tuple[str | None, Any]] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        nonlocal sequence
+        events.append((kind, {"type": kind, "sequence_number": sequence, **fields}))
+        sequence += 1
+
+    def response(state: str, output: list[JSON], usage: JSON | None) -> JSON:
+        return {
+            "id": response_id,
+            "object": "response",
+            "created_at": created_at,
+            "status": state,
+            "model": model,
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "error": None,
+            "incomplete_details": {"reason": incomplete_reason} if incomplete_reason else None,
+            "instructions": None,
+            "metadata": {},
+            "temperature": 1.0,
+            "top_p": 1.0,
+            "store": False,
+            "usage": usage,
+        }
+
+    emit("response.created", response=response("in_progress", [], None))
+    emit("response.in_progress", response=response("in_progress", [], None))
+    finished: list[JSON] = []
+    for index, item in enumerate(items):
+        if item.kind == "reasoning":
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={"id": item.id, "type": "reasoning", "summary": []},
+            )
+            if item.text:
+                part: JSON = {"type": "summary_text", "text": ""}
+                emit(
+                    "response.reasoning_summary_part.added",
+                    item_id=item.id,
+                    output_index=index,
+                    summary_index=0,
+                    part=part,
+                )
+                for piece in _split(item.text, item.chunks):
+                    emit(
+                        "response.reasoning_summary_text.delta",
+                        item_id=item.id,
+                        output_index=index,
+                        summary_index=0,
+                        delta=piece,
+                    )
+                emit(
+                    "response.reasoning_summary_text.done",
+                    item_id=item.id,
+                    output_index=index,
+                    summary_index=0,
+                    text=item.text,
+                )
+                emit(
+                    "response.reasoning_summary_part.done",
+                    item_id=item.id,
+                    output_index=index,
+                    summary_index=0,
+                    part={"type": "summary_text", "text": item.text},
+                )
+            done: JSON = {
+                "id": item.id,
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": item.text}] if item.text else [],
+            }
+            final = dict(done)
+            if item.encrypted is not None:
+                final["encrypted_content"] = item.encrypted
+                if item.encrypted_in_done:
+                    done["encrypted_content"] = item.encrypted
+            emit("response.output_item.done", output_index=index, item=done)
+            finished.append(final)
+        elif item.kind == "message":
+            added = {
+                "id": item.id,
+                "type": "message",
+                "status": "in_progress",
+                "role": "assistant",
+                "content": [],
+            }
+            emit("response.output_item.added", output_index=index, item=added)
+            emit(
+                "response.content_part.added",
+                item_id=item.id,
+                output_index=index,
+                content_index=0,
+                part={"type": "output_text", "text": "", "annotations": []},
+            )
+            for piece in _split(item.text, item.chunks):
+                emit(
+                    "response.output_text.delta",
+                    item_id=item.id,
+                    output_index=index,
+                    content_index=0,
+                    delta=piece,
+                    logprobs=[],
+                )
+            emit(
+                "response.output_text.done",
+                item_id=item.id,
+                output_index=index,
+                content_index=0,
+                text=item.text,
+                logprobs=[],
+            )
+            part = {"type": "output_text", "text": item.text, "annotations": []}
+            emit(
+                "response.content_part.done", item_id=item.id, output_index=index, content_index=0, part=part
+            )
+            message = {**added, "status": "completed", "content": [part]}
+            emit("response.output_item.done", output_index=index, item=message)
+            finished.append(message)
+        else:
+            encoded = json.dumps(item.arguments)
+            added = {
+                "id": item.id,
+                "type": "function_call",
+                "status": "in_progress",
+                "call_id": item.call_id,
+                "name": item.name,
+                "arguments": "",
+            }
+            emit("response.output_item.added", output_index=index, item=added)
+            for piece in _split(encoded, item.chunks or 3):
+                emit(
+                    "response.function_call_arguments.delta", item_id=item.id, output_index=index, delta=piece
+                )
+            emit(
+                "response.function_call_arguments.done",
+                item_id=item.id,
+                output_index=index,
+                name=item.name,
+                arguments=encoded,
+            )
+            call_done = {**added, "status": "completed", "arguments": encoded}
+            emit("response.output_item.done", output_index=index, item=call_done)
+            finished.append(call_done)
+    if complete:
+        usage = {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": cached_tokens, "cache_write_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            "total_tokens": input_tokens + output_tokens,
+        }
+        terminal = "response.completed" if status == "completed" else f"response.{status}"
+        emit(terminal, response=response(status, finished, usage))
+    return Stream(events)
+
+
+def responses_error_event(code: str, message: str, *, model: str = "gpt-5.4") -> Stream:
+    """A Responses stream that starts and then fails with an ``error`` event (a server-side failure)."""
+    stream = responses_stream(model=model, complete=False)
+    sequence = len(stream.events)
+    stream.events.append(
+        (
+            "error",
+            {"type": "error", "sequence_number": sequence, "code": code, "message": message, "param": None},
+        )
+    )
+    return stream
+
+
+# -- Google Gemini ----------------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    """One part of a Gemini reply: text, a thought (``thought: true``) or a function call."""
+
+    kind: str  # text, thought, function_call
+    text: str = ""
+    signature: str | None = None  # thoughtSignature (base64), sent on the part's last chunk
+    name: str = ""
+    args: Any = None
+    id: str | None = None
+    chunks: int = 0
+
+
+def gemini_text(value: str, *, signature: str | None = None, chunks: int = 0) -> Part:
+    return Part("text", text=value, signature=signature, chunks=chunks)
+
+
+def gemini_thought(value: str, *, signature: str | None = None, chunks: int = 0) -> Part:
+    return Part("thought", text=value, signature=signature, chunks=chunks)
+
+
+def gemini_call(name: str, args: Any, *, call_id: str | None = None, signature: str | None = None) -> Part:
+    return Part("function_call", name=name, args=args, id=call_id, signature=signature)
+
+
+def gemini_stream(
+    *parts: Part,
+    finish_reason: str | None = "STOP",
+    model: str = "gemini-2.5-flash",
+    prompt_tokens: int = 100,
+    candidates_tokens: int = 20,
+    thoughts_tokens: int = 0,
+    cached_tokens: int = 0,
+) -> Stream:
+    """The SSE chunks of ``streamGenerateContent?alt=sse``: each a GenerateContentResponse
+    (``data:`` lines, no event names), one piece of one part per chunk, the last chunk carrying
+    ``finishReason`` and ``usageMetadata``. ``finish_reason=None`` ends without one."""
+    chunks: list[JSON] = []
+    for part in parts:
+        if part.kind == "function_call":
+            call: JSON = {"name": part.name, "args": part.args}
+            if part.id:
+                call["id"] = part.id
+            pieces: list[JSON] = [{"functionCall": call}]
+        else:
+            pieces = [{"text": piece} for piece in _split(part.text, part.chunks)]
+            if part.kind == "thought":
+                pieces = [{**p, "thought": True} for p in pieces]
+        if part.signature and pieces:
+            pieces[-1]["thoughtSignature"] = part.signature
+        chunks.extend(
+            {"candidates": [{"content": {"role": "model", "parts": [piece]}, "index": 0}]} for piece in pieces
+        )
+    if not chunks:
+        chunks.append({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "index": 0}]})
+    last = chunks[-1]
+    if finish_reason:
+        last["candidates"][0]["finishReason"] = finish_reason
+    usage: JSON = {
+        "promptTokenCount": prompt_tokens,
+        "candidatesTokenCount": candidates_tokens,
+        "totalTokenCount": prompt_tokens + candidates_tokens + thoughts_tokens,
+    }
+    if thoughts_tokens:
+        usage["thoughtsTokenCount"] = thoughts_tokens
+    if cached_tokens:
+        usage["cachedContentTokenCount"] = cached_tokens
+    for chunk in chunks:
+        chunk["modelVersion"] = model
+        chunk["responseId"] = "gemini-fake"
+        chunk["usageMetadata"] = usage
+    return Stream([(None, chunk) for chunk in chunks])
+
+
+def gemini_error(status: int, message: str, status_name: str, **headers: str) -> HTTPError:
+    """A Gemini API error, e.g. ``gemini_error(429, "Resource exhausted", "RESOURCE_EXHAUSTED")``."""
+    return HTTPError(
+        status,
+        {"error": {"code": status, "message": message, "status": status_name}},
+        {k.replace("_", "-"): v for k, v in headers.items()},
+    )
+
+
 # -- the server -------------------------------------------------------------------------------
 
 
@@ -587,14 +895,26 @@ __all__ = [
     "FakeModelServer",
     "HTTPError",
     "Hang",
+    "Item",
+    "Part",
     "RecordedRequest",
     "Stream",
     "anthropic_error",
     "anthropic_stream",
     "call",
+    "function_call_item",
+    "gemini_call",
+    "gemini_error",
+    "gemini_stream",
+    "gemini_text",
+    "gemini_thought",
+    "message_item",
     "openai_error",
     "openai_stream",
+    "reasoning_item",
     "redacted_thinking",
+    "responses_error_event",
+    "responses_stream",
     "text",
     "thinking",
     "tool_use",

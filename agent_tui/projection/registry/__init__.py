@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agent_tui.projection.registry import anthropic, openai
-from agent_tui.projection.specs import ModelInfo, Price, ProviderSpec
+from agent_tui.projection.registry import anthropic, google, openai
+from agent_tui.projection.specs import ApiRoute, ModelInfo, Price, ProviderSpec
 
-PROVIDERS: dict[str, ProviderSpec] = {spec.name: spec for spec in (anthropic.SPEC, openai.SPEC)}
+PROVIDERS: dict[str, ProviderSpec] = {spec.name: spec for spec in (anthropic.SPEC, openai.SPEC, google.SPEC)}
 NAMES: tuple[str, ...] = tuple(PROVIDERS)
 
 
@@ -47,6 +47,32 @@ def provider_of_model_id(model_id: str) -> ProviderSpec | None:
     return None
 
 
+def api_names() -> tuple[str, ...]:
+    """Every ``--api`` name some provider speaks."""
+    return tuple(dict.fromkeys(name for s in PROVIDERS.values() for name in s.routes))
+
+
+def route(
+    name: str, model: ModelInfo | None = None, *, base_url: str | None = None, choice: str | None = None
+) -> ApiRoute:
+    """The API ``name`` is called through for ``model``: ``choice`` (``--api``, the provider's
+    ``api`` in the config file) when given, else the model's own ``api``, else the provider's
+    reasoning API for its own reasoning models at its default base URL, else its first API.
+    KeyError names an API the provider does not speak."""
+    entry = spec(name)
+    routes = entry.routes
+    wanted = choice or (model.api if model is not None else None)
+    if wanted:
+        if wanted not in routes:
+            raise KeyError(f"{name} speaks {', '.join(routes)}, not {wanted!r}")
+        return routes[wanted]
+    own_model = model is not None and model.provider == entry.name and model.reasoning
+    default_url = not base_url or base_url.rstrip("/") == entry.default_base_url.rstrip("/")
+    if entry.reasoning_api and own_model and default_url:
+        return routes[entry.reasoning_api]
+    return entry.default_route
+
+
 def builtin_models() -> Iterator[ModelInfo]:
     for s in PROVIDERS.values():
         yield from s.models
@@ -60,12 +86,15 @@ def builtin_prices() -> Iterator[tuple[str, Price]]:
 __all__ = [
     "NAMES",
     "PROVIDERS",
+    "ApiRoute",
     "ProviderSpec",
+    "api_names",
     "builtin_models",
     "builtin_prices",
     "by_api",
     "fallback",
     "find",
     "provider_of_model_id",
+    "route",
     "spec",
 ]

@@ -64,4 +64,5 @@ SPEC = ProviderSpec(
     prices=PRICES,
     model_prefixes=("claude",),
     merges_roles=True,
+    api_name="messages",
 )

@@ -1,10 +1,10 @@
-"""OpenAI Chat Completions through the ``openai`` SDK: OpenAI itself and every compatible server
+"""OpenAI through the ``openai`` SDK: Chat Completions for OpenAI itself and every compatible server
 (Ollama, vLLM, llama.cpp, LM Studio), which is why a bare base URL and models nobody's table knows
-go here. Context windows, outputs, thinking maps and prices as pi 1.6's model table has them."""
+go here, and the Responses API for OpenAI's reasoning models (``--api responses|chat``). Context windows, outputs, thinking maps and prices as pi 1.6's model table has them."""
 
 from __future__ import annotations
 
-from agent_tui.projection.specs import ModelInfo, ProviderSpec, price
+from agent_tui.projection.specs import ApiRoute, ModelInfo, ProviderSpec, price
 
 NAME = "openai"
 
@@ -76,4 +76,16 @@ SPEC = ProviderSpec(
     models=MODELS,
     prices=PRICES,
     serves_any_model=True,
+    api_name="chat",
+    # The Responses API, which OpenAI recommends for its reasoning models: the default for them at
+    # OpenAI's own base URL; compatible servers (another base URL) get Chat Completions.
+    other_apis={
+        "responses": ApiRoute(
+            "openai-responses",
+            "agent_tui.providers.openai_responses_provider:OpenAIResponsesProvider",
+            "openai_responses",
+            "openai",
+        )
+    },
+    reasoning_api="responses",
 )

@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import Protocol, cast
 
-from agent_tui.projection.registry import spec
+from agent_tui.projection.models import lookup
+from agent_tui.projection.registry import route
 from agent_tui.projection.request import Prepared
+from agent_tui.projection.specs import ApiRoute
 from agent_tui.projection.wire.common import JSONObject
 
 
@@ -28,9 +30,20 @@ class WireFormat(Protocol):
     ) -> JSONObject: ...
 
 
-def wire_format(provider: str) -> WireFormat:
-    """The wire-format module of ``provider`` (a registry name)."""
-    module = importlib.import_module(f"{__name__}.{spec(provider).wire}")
+def route_for(
+    provider: str, model: str | None = None, *, base_url: str | None = None, api: str | None = None
+) -> ApiRoute:
+    """The API ``provider`` calls ``model`` through (``api``: an ``--api`` name, None: the
+    registry's rule, see :func:`agent_tui.projection.registry.route`)."""
+    return route(provider, lookup(model) if model else None, base_url=base_url, choice=api)
+
+
+def wire_format(
+    provider: str, model: str | None = None, *, base_url: str | None = None, api: str | None = None
+) -> WireFormat:
+    """The wire-format module ``provider`` writes ``model``'s requests with (a registry name)."""
+    chosen = route_for(provider, model, base_url=base_url, api=api)
+    module = importlib.import_module(f"{__name__}.{chosen.wire}")
     return cast(WireFormat, module)
 
 
@@ -41,11 +54,13 @@ def request_body(
     *,
     thinking_level: str | None = "off",
     max_tokens: int | None = None,
+    base_url: str | None = None,
+    api: str | None = None,
 ) -> JSONObject:
     """The request body ``provider`` sends for ``model`` at ``thinking_level``."""
-    return wire_format(provider).request_body(
+    return wire_format(provider, model, base_url=base_url, api=api).request_body(
         prepared, model, thinking_level=thinking_level, max_tokens=max_tokens
     )
 
 
-__all__ = ["WireFormat", "request_body", "wire_format"]
+__all__ = ["WireFormat", "request_body", "route_for", "wire_format"]

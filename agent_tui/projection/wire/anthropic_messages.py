@@ -79,7 +79,9 @@ def anthropic_request(
 
     for pm in prepared.messages:
         if pm.role == "assistant":
-            same_model = pm.message.get("model") == model
+            # pi's isSameModel: the same model through the same API (a Claude model's thinking
+            # relayed by a Chat Completions gateway carries no signature this API accepts)
+            same_model = pm.message.get("model") == model and pm.message.get("api") in (API, None)
             blocks: list[JSONObject] = []
             for b in pm.content:
                 kind = b["type"]
