@@ -249,7 +249,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="leave AGENTS.md and CLAUDE.md out of the prompt",
     )
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json", "rpc"),
+        default="text",
+        help="text: the app, or with -p the reply as text; json: with -p, pi's JSON event stream "
+        "on stdout (docs/JSON.md); rpc: JSON-line commands on stdin, responses and events on "
+        "stdout (docs/RPC.md)",
+    )
     parsed = parser.parse_args(args)
+    if parsed.mode == "rpc":
+        if parsed.prompt is not None:
+            parser.error("--mode rpc takes its prompts on stdin (the prompt command), not -p")
+        from agent_tui.cli.rpc_mode import run_rpc
+
+        return run_rpc(parsed)
+    if parsed.mode == "json":
+        if parsed.prompt is None:
+            parser.error("--mode json needs -p PROMPT")
+        from agent_tui.cli.json_mode import run_json
+
+        return run_json(parsed)
     if parsed.prompt is not None:
         from agent_tui.cli.print_mode import run_print  # the SDKs are imported only on this path
 

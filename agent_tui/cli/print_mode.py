@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TextIO
 
 from agent_tui.agent.events import (
@@ -153,12 +153,8 @@ async def stream_turn(
         elif isinstance(event, TurnError):
             error = event.message
         elif isinstance(event, TurnDone):
-            if event.stop_reason == "aborted":
-                code = EXIT_ABORTED
-            elif event.stop_reason == "error":
-                code = EXIT_ERROR
-            elif event.stop_reason == "length":
-                cut_off = True
+            code = exit_code(event.stop_reason)
+            cut_off = event.stop_reason == "length"
     end_line()
     if cut_off:
         limit = lookup(agent.model).max_output
@@ -169,6 +165,16 @@ async def stream_turn(
             file=err,
             flush=True,
         )
+    return report_end(code, error, err)
+
+
+def exit_code(stop_reason: str) -> int:
+    """The exit status a run's stop reason gives: 130 aborted, 1 error, else 0."""
+    return EXIT_ABORTED if stop_reason == "aborted" else EXIT_ERROR if stop_reason == "error" else 0
+
+
+def report_end(code: int, error: str | None, err: TextIO) -> int:
+    """Say on ``err`` how a run ended badly (aborted, or its error, redacted); the final exit code."""
     if code == EXIT_ABORTED:
         print("agent-tui: aborted", file=err, flush=True)
     elif error is not None:
@@ -280,7 +286,19 @@ def steer_from(stream: TextIO, agent: Agent, event_loop: asyncio.AbstractEventLo
     threading.Thread(target=read, name="steer-stdin", daemon=True).start()
 
 
-async def _main(agent: Agent, prompt: str, steer_stdin: bool = False) -> int:
+#: One run of the agent (``prompt`` None: what is queued), writing what it shows; its exit code.
+#: Called with the agent, the prompt and the ack callback (AGENT_TUI_DEBUG_ACK).
+TurnRunner = Callable[[Agent, str | None, Callable[[str], None] | None], Awaitable[int]]
+
+
+def _print_turn(agent: Agent, prompt: str | None, ack: Callable[[str], None] | None) -> Awaitable[int]:
+    out, err = for_terminal(sys.stdout), for_terminal(sys.stderr)  # a pipe gets the exact text
+    return stream_turn(agent, prompt, out, err, ack=ack)
+
+
+async def _main(
+    agent: Agent, prompt: str, steer_stdin: bool = False, run_turn: TurnRunner = _print_turn
+) -> int:
     event_loop = asyncio.get_running_loop()
     interrupts = 0
 
@@ -305,12 +323,10 @@ async def _main(agent: Agent, prompt: str, steer_stdin: bool = False) -> int:
         steer_from(sys.stdin, agent, event_loop)
     try:
         ack = _ack_writer()
-        out, err = for_terminal(sys.stdout), for_terminal(sys.stderr)  # a pipe gets the exact text
-        code = await stream_turn(agent, prompt, out, err, ack=ack)
-        while code == 0 and len(
-            agent.loop.queue
-        ):  # steering that arrived as the agent stopped: pi runs it next
-            code = await stream_turn(agent, None, out, err, ack=ack)
+        code = await run_turn(agent, prompt, ack)
+        # steering that arrived as the agent stopped: pi runs it next
+        while code == 0 and len(agent.loop.queue):
+            code = await run_turn(agent, None, ack)
         return code
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -342,7 +358,9 @@ def load_and_expand(args: argparse.Namespace, config: Config, cwd: str, prompt: 
     return resources, expanded if expanded is not None else prompt
 
 
-def run_print(args: argparse.Namespace) -> int:
+def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> int:
+    """``agent-tui -p``: one prompt (and the steering it gets) on the session the flags name.
+    ``run_turn`` writes each run (``--mode json`` passes its own); the rest is shared."""
     prompt = str(args.prompt)
     for stream in (sys.stdout, sys.stderr):  # a reply cut inside an emoji holds a lone surrogate
         with contextlib.suppress(AttributeError, ValueError):
@@ -389,7 +407,7 @@ def run_print(args: argparse.Namespace) -> int:
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
         agent = create_agent(session, config=config, permissions=permissions, cwd=cwd, resources=resources)
-        code = asyncio.run(_main(agent, prompt, steer_stdin))
+        code = asyncio.run(_main(agent, prompt, steer_stdin, run_turn))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
     except StoreError as e:
@@ -398,4 +416,12 @@ def run_print(args: argparse.Namespace) -> int:
         session.close()
 
 
-__all__ = ["load_and_expand", "open_session", "run_print", "stream_turn"]
+__all__ = [
+    "TurnRunner",
+    "exit_code",
+    "load_and_expand",
+    "open_session",
+    "report_end",
+    "run_print",
+    "stream_turn",
+]

@@ -9,7 +9,8 @@ session's one writer.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 
 from agent_tui.agent.events import AgentEvent
@@ -17,6 +18,7 @@ from agent_tui.agent.loop import AgentLoop, build_agent, make_provider
 from agent_tui.agent.permissions import Approver, PermissionMode, Permissions, parse_mode
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.tools.base import Tool
+from agent_tui.agent.user_bash import UserCommand, run_user_command
 from agent_tui.config import PROVIDERS, Config, ConfigError, load_config
 from agent_tui.projection.models import THINKING_LEVELS
 from agent_tui.providers.base import Provider
@@ -110,6 +112,27 @@ class Agent:
         """Stop the running run (safe from any thread or a signal handler): the partial reply is
         kept with stopReason ``aborted`` and pending tool calls get aborted results."""
         self.loop.abort()
+
+    async def bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_output: Callable[[str], None] | None = None,
+        abort: asyncio.Event | None = None,
+    ) -> JSONObject:
+        """Run the user's shell command in the agent's cwd (pi's ``!cmd``; ``exclude_from_context``:
+        ``!!cmd``, kept out of the model's view), in its own process group, killed when ``abort`` is
+        set; ``on_output`` gets its output as it comes (not redacted yet). Appends pi's
+        ``bashExecution`` message and returns it as written (redacted). Not while a run is in
+        progress (RuntimeError): its entries would land inside the turn."""
+        if self.running:
+            raise RuntimeError("the agent is running: run the command when it stops")
+        message = await run_user_command(
+            UserCommand(command, exclude_from_context), self.loop.cwd, abort or asyncio.Event(), on_output
+        )
+        entry = self.session.append({"type": "message", "message": message})
+        return entry.message or message
 
     # -- settings -------------------------------------------------------------------------------
 

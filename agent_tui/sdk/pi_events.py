@@ -43,7 +43,7 @@ from agent_tui.providers.events import Usage
 from agent_tui.store.clock import now_ms
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import JSONObject
-from agent_tui.store.redact import StreamRedactor, redact_text
+from agent_tui.store.redact import StreamRedactor, redact_text, redact_value, redaction_enabled
 
 RunKind = Literal["prompt", "compact"]
 
@@ -130,7 +130,7 @@ class PiEventStream:
                     "type": "tool_execution_start",
                     "toolCallId": event.call_id,
                     "toolName": event.name,
-                    "args": event.arguments,
+                    "args": redact_value(event.arguments) if redaction_enabled() else event.arguments,
                 }
             )
         elif isinstance(event, ToolFinished):
@@ -400,7 +400,7 @@ class PiEventStream:
 
 
 def _redact(text: str) -> str:
-    return redact_text(text)[0] if StreamRedactor().enabled else text
+    return redact_text(text)[0] if redaction_enabled() else text
 
 
 async def pi_events(

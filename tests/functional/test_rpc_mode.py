@@ -1,0 +1,277 @@
+"""``agent-tui --mode rpc``: the real command in a subprocess, driven over its stdin and stdout as a pi
+RPC client would, against the fake model server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.pi_stream import check_stream, of_type, text_of
+from tests.support.print_env import KEY, Env
+from tests.support.rpc_client import Record, RpcClient
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
+
+
+@pytest.fixture
+def env(tmp_path: Path, server: FakeModelServer) -> Env:
+    env = Env(tmp_path, server)
+    (tmp_path / "config.toml").write_text(
+        "[retry]\nbase_delay = 0.01\n\n[compaction]\nkeep_recent_tokens = 5\nreserve_tokens = 1000\n"
+    )
+    return env
+
+
+@pytest.fixture
+def session_file(env: Env) -> Path:
+    return env.tmp / "rpc.jsonl"
+
+
+@pytest.fixture
+def rpc(env: Env, session_file: Path) -> Iterator[RpcClient]:
+    client = RpcClient(["--session", str(session_file)], env.work, env.env)
+    yield client
+    client.kill()
+
+
+def events(records: list[Record]) -> list[Record]:
+    """The session events among ``records`` (responses and bash output left out)."""
+    return [r for r in records if r["type"] not in ("response", "bash_execution_update")]
+
+
+def entries(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+def settle(rpc: RpcClient) -> Record:
+    return rpc.wait_for(lambda r: r["type"] == "agent_settled")
+
+
+def test_every_command_answers_with_its_id(
+    rpc: RpcClient, env: Env, server: FakeModelServer, session_file: Path
+) -> None:
+    (env.work / "a.txt").write_text("alpha\n")
+    server.push(
+        anthropic_stream(text("Reading."), tool_use("toolu_1", "read", {"path": "a.txt"})),
+        anthropic_stream(text("It says alpha.")),
+        anthropic_stream(text("Second answer.")),
+    )
+    state = rpc.call({"type": "get_state"})
+    assert state["success"] and state["data"]["sessionFile"] == str(session_file)
+    assert state["data"]["isStreaming"] is False and state["data"]["messageCount"] == 0
+
+    started = rpc.call({"type": "prompt", "message": "what is in a.txt?"})
+    assert started["data"] == {"disposition": "started"}
+    assert settle(rpc) == {"type": "agent_settled", "aborted": False}
+    rpc.call({"type": "prompt", "message": "and again?"})
+    settle(rpc)
+
+    messages = rpc.call({"type": "get_messages"})["data"]["messages"]
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    context = rpc.call({"type": "get_context"})["data"]
+    assert context["messages"] == messages
+    file_entries = entries(session_file)
+    assert [s["entryId"] for s in context["sources"]] == [
+        e["id"] for e in file_entries if e["type"] == "message"
+    ]
+    tree = rpc.call({"type": "get_tree"})["data"]
+    assert [n["id"] for n in tree["nodes"]] == [e["id"] for e in file_entries]
+    assert tree["leafId"] == file_entries[-1]["id"]
+    assert rpc.call({"type": "get_entries", "since": file_entries[-2]["id"]})["data"]["entries"] == [
+        file_entries[-1]
+    ]
+    assert rpc.call({"type": "get_last_assistant_text"})["data"] == {"text": "Second answer."}
+
+    # compact: compaction_start / compaction_end, then the response with the result
+    server.push(anthropic_stream(text("## Goal\nRead a.txt.")))
+    compacted = rpc.call({"type": "compact", "customInstructions": "the file"})
+    assert compacted["success"], compacted
+    assert compacted["data"]["summary"].startswith("## Goal\nRead a.txt.")
+    (start,) = of_type(rpc.records, "compaction_start")
+    (end,) = of_type(rpc.records, "compaction_end")
+    assert start["reason"] == "manual" and end["result"] == compacted["data"] and end["aborted"] is False
+    assert rpc.records.index(end) < rpc.records.index(compacted)
+    assert entries(session_file)[-1]["type"] == "compaction"
+
+    # edit: hide, replace, restore the second prompt, each one appended context_edit
+    second = [e["id"] for e in file_entries if e.get("message", {}).get("role") == "user"][1]
+    hidden = rpc.call({"type": "edit", "entryId": second, "action": "hide"})
+    assert hidden["success"], hidden
+    sources = rpc.call({"type": "get_context"})["data"]["sources"]
+    assert second not in [s["entryId"] for s in sources]
+    replaced = rpc.call({"type": "edit", "entryId": second, "action": "replace", "content": "reworded"})
+    assert replaced["success"]
+    context = rpc.call({"type": "get_context"})["data"]
+    at = [s["entryId"] for s in context["sources"]].index(second)
+    assert context["sources"][at]["status"] == "replaced" and text_of(context["messages"][at]) == "reworded"
+    assert rpc.call({"type": "edit", "entryId": second, "action": "restore"})["success"]
+    edits = [e for e in entries(session_file) if e["type"] == "context_edit"]
+    assert [e["id"] for e in edits] == [hidden["data"]["editId"], replaced["data"]["editId"], edits[2]["id"]]
+
+    # branch back to the first answer
+    first_answer = [e["id"] for e in file_entries if e.get("message", {}).get("role") == "assistant"][1]
+    branched = rpc.call({"type": "branch", "entryId": first_answer})["data"]
+    assert branched["leafId"] == branched["markerId"] and branched["markerId"] is not None
+    assert [m["role"] for m in rpc.call({"type": "get_messages"})["data"]["messages"]][-1] == "assistant"
+    assert "and again?" not in json.dumps(rpc.call({"type": "get_messages"})["data"])
+
+    # model and thinking level: recorded with the next call
+    model = rpc.call({"type": "set_model", "provider": "anthropic", "modelId": "claude-haiku-4-5"})
+    assert model["data"]["id"] == "claude-haiku-4-5" and model["data"]["provider"] == "anthropic"
+    assert rpc.call({"type": "set_thinking_level", "level": "low"})["success"]
+    state = rpc.call({"type": "get_state"})["data"]
+    assert state["model"]["id"] == "claude-haiku-4-5" and state["thinkingLevel"] == "low"
+    bad_level = rpc.call({"type": "set_thinking_level", "level": "enormous"})
+    assert bad_level["success"] is False and "enormous" in bad_level["error"]
+
+    # bash: output streams as bash_execution_update with the command's id, then the response
+    bash = rpc.call({"type": "bash", "command": "echo one; echo two"})
+    assert bash["data"] == {"output": "one\ntwo\n", "exitCode": 0, "cancelled": False, "truncated": False}
+    updates = [r for r in rpc.records if r["type"] == "bash_execution_update" and r.get("id") == bash["id"]]
+    assert "".join(u["delta"] for u in updates) == "one\ntwo\n"
+    last = entries(session_file)[-1]
+    assert last["message"]["role"] == "bashExecution" and last["message"]["command"] == "echo one; echo two"
+
+    # the next prompt records the model and thinking level chosen above
+    server.push(anthropic_stream(text("On haiku.")))
+    rpc.call({"type": "prompt", "message": "third"})
+    settle(rpc)
+    kinds = [e["type"] for e in entries(session_file)]
+    assert "model_change" in kinds[-6:] and "thinking_level_change" in kinds[-6:]
+    assert server.requests[-1].body["model"] == "claude-haiku-4-5"
+
+    # fork: a new file with the path to the entry; the process continues in it
+    rpc.call({"type": "set_session_name", "name": "rpc test"})
+    fork_at = rpc.call({"type": "get_state"})["data"]["leafId"]
+    forked = rpc.call({"type": "fork", "entryId": fork_at})["data"]
+    fork_path = Path(forked["sessionFile"])
+    assert fork_path != session_file and forked["switched"] is True
+    header = json.loads(fork_path.read_text().splitlines()[0])
+    assert header["parentSession"] == str(session_file.resolve())
+    state = rpc.call({"type": "get_state"})["data"]
+    assert state["sessionFile"] == str(fork_path) and state["leafId"] == fork_at
+
+    server.push(anthropic_stream(text("In the fork.")))
+    rpc.call({"type": "prompt", "message": "fourth"})
+    settle(rpc)
+    assert "fourth" in fork_path.read_text() and "fourth" not in session_file.read_text()
+
+    code, err = rpc.finish()
+    assert code == 0, err
+    check_stream(events(rpc.records))
+    assert all(
+        r["success"] for r in rpc.records if r["type"] == "response" and r["command"] != "set_thinking_level"
+    )
+
+
+def test_events_and_responses_interleave_while_a_turn_streams(
+    rpc: RpcClient, server: FakeModelServer, session_file: Path
+) -> None:
+    lines = "".join(f"line {i}\n" for i in range(120))
+    server.push(anthropic_stream(text(lines)).slow(60), anthropic_stream(text("Steered.")))
+    rpc.call({"type": "prompt", "message": "talk"})
+    rpc.wait_for(
+        lambda r: r["type"] == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+    )
+    state = rpc.call({"type": "get_state"})
+    assert state["data"]["isStreaming"] is True
+    # a second prompt mid-turn must say how to queue it
+    refused = rpc.call({"type": "prompt", "message": "impatient"})
+    assert refused["success"] is False and "streamingBehavior" in refused["error"]
+    queued = rpc.call({"type": "prompt", "message": "then say steered", "streamingBehavior": "steer"})
+    assert queued["data"] == {"disposition": "queued"}
+    # the responses arrived while the reply was still streaming
+    after = rpc.wait_for(lambda r: r["type"] == "message_update")
+    assert rpc.records.index(state) < rpc.records.index(after)
+    settle(rpc)
+    code, err = rpc.finish()
+    assert code == 0, err
+    stream = events(rpc.records)
+    check_stream(stream)
+    users = [text_of(r["message"]) for r in of_type(stream, "message_end") if r["message"]["role"] == "user"]
+    assert users == ["talk", "then say steered"]
+    sent = server.requests[1].body["messages"]
+    assert sent[-1]["content"][0]["text"] == "then say steered"
+
+
+def test_bad_input_gets_an_error_naming_it_and_the_process_goes_on(rpc: RpcClient) -> None:
+    rpc.send("this is not json")
+    parse = rpc.wait_for(lambda r: r["type"] == "response")
+    assert (
+        parse["command"] == "parse"
+        and parse["success"] is False
+        and "Failed to parse command" in parse["error"]
+    )
+    rpc.send("[1, 2]")
+    assert "JSON object" in rpc.wait_for(lambda r: r["type"] == "response")["error"]
+    rpc.send(json.dumps({"id": "n1", "message": "no type"}))
+    assert "'type'" in rpc.response("n1")["error"]
+    unknown = rpc.call({"type": "teleport"})
+    assert unknown["success"] is False and unknown["error"] == "Unknown command: teleport"
+    assert unknown["command"] == "teleport"
+    missing = rpc.call({"type": "prompt"})
+    assert missing["success"] is False and "'message'" in missing["error"]
+    wrong = rpc.call({"type": "edit", "entryId": "nope", "action": "hide"})
+    assert wrong["success"] is False and "nope" in wrong["error"]
+    action = rpc.call({"type": "edit", "entryId": "nope", "action": "explode"})
+    assert action["success"] is False and "action" in action["error"]
+    rpc.send("\r")  # a blank CRLF line is skipped
+    rpc.send(json.dumps({"id": "crlf", "type": "get_state"}) + "\r")
+    assert rpc.response("crlf")["success"] is True
+    code, err = rpc.finish()
+    assert code == 0, err
+
+
+def test_eof_mid_turn_aborts_records_and_exits_cleanly(
+    rpc: RpcClient, server: FakeModelServer, session_file: Path
+) -> None:
+    lines = "".join(f"line {i}\n" for i in range(400))
+    server.push(anthropic_stream(text(lines)).slow(40))
+    rpc.call({"type": "prompt", "message": "talk"})
+    rpc.wait_for(
+        lambda r: r["type"] == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+    )
+    code, err = rpc.finish()  # closes stdin
+    assert code == 0, err
+    stream = events(rpc.records)
+    check_stream(stream)
+    assert stream[-1] == {"type": "agent_settled", "aborted": True}
+    reply = [r["message"] for r in of_type(stream, "message_end") if r["message"]["role"] == "assistant"][-1]
+    assert reply["stopReason"] == "aborted" and len(text_of(reply)) < len(lines)
+    written = [e["message"] for e in entries(session_file) if e.get("message", {}).get("role") == "assistant"]
+    assert written[-1] == reply
+
+
+def test_abort_answers_once_the_turn_has_stopped(rpc: RpcClient, server: FakeModelServer) -> None:
+    lines = "".join(f"line {i}\n" for i in range(400))
+    server.push(anthropic_stream(text(lines)).slow(40))
+    rpc.call({"type": "prompt", "message": "talk"})
+    rpc.wait_for(lambda r: r["type"] == "message_update")
+    aborted = rpc.call({"type": "abort"})
+    assert aborted["success"] is True
+    settled = next(r for r in rpc.records if r["type"] == "agent_settled")
+    assert settled["aborted"] is True and rpc.records.index(settled) < rpc.records.index(aborted)
+    assert rpc.call({"type": "get_state"})["data"]["isStreaming"] is False
+
+
+def test_secrets_never_reach_stdout(rpc: RpcClient, server: FakeModelServer) -> None:
+    server.push(anthropic_stream(text(f"the key is {KEY}\n")))
+    rpc.call({"type": "prompt", "message": "key?"})
+    settle(rpc)
+    rpc.call({"type": "bash", "command": f"echo {KEY}"})
+    code, _ = rpc.finish()
+    assert code == 0
+    assert not any(KEY.encode() in line for line in rpc.raw)
