@@ -29,8 +29,9 @@ from pathlib import Path
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import PermissionModeError, cwd_notice
+from agent_tui.agent.skills import SkillError
 from agent_tui.cli.json_mode import JsonLines
-from agent_tui.cli.print_mode import make_permissions, open_session
+from agent_tui.cli.print_mode import load_and_expand, make_permissions, open_session
 from agent_tui.config import ConfigError, load_config
 from agent_tui.sdk import Agent, PiEventStream, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
@@ -201,6 +202,7 @@ class RpcServer:
                 permissions=old.loop.permissions or "auto",
                 tools=old.loop.tools,
                 cwd=old.loop.cwd,
+                resources=old.loop.resources,
             )
         except BaseException:
             new_session.close()
@@ -223,8 +225,17 @@ _LATER: JSONObject = {}
 
 
 def _content(server: RpcServer, cmd: JSONObject) -> str | list[JSONObject]:
+    """The message to send: ``message`` with a ``/template`` or ``/skill:name`` expanded (as the
+    app and print mode expand them), and ``images`` after it."""
     message = _text(cmd, "message")
     assert message is not None
+    resources = server.agent.loop.resources
+    if resources is not None:
+        try:
+            expanded = resources.expand(message)
+        except SkillError as e:
+            raise CommandError(f"{cmd['type']}: {e}") from e
+        message = expanded if expanded is not None else message
     images = cmd.get("images")
     if images is None:
         return message
@@ -244,10 +255,9 @@ def _content(server: RpcServer, cmd: JSONObject) -> str | list[JSONObject]:
 @command("prompt")
 async def _prompt(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     content = _content(server, cmd)
-    text = cmd["message"]
+    text, blocks = _queued(cmd, content)
     if server.busy or server.agent.running:
         behavior = cmd.get("streamingBehavior")
-        blocks = None if isinstance(content, str) else content
         if behavior == "steer":
             server.agent.loop.queue.steer(text, blocks)
         elif behavior == "followUp":
@@ -264,17 +274,22 @@ async def _prompt(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"disposition": "started"}
 
 
+def _queued(cmd: JSONObject, content: str | list[JSONObject]) -> tuple[str, list[JSONObject] | None]:
+    """What the queue holds for a message: its text and, with images, its content blocks."""
+    if isinstance(content, str):
+        return content, None
+    return str(cmd["message"]), content
+
+
 @command("steer")
 async def _steer(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    content = _content(server, cmd)
-    server.agent.loop.queue.steer(cmd["message"], None if isinstance(content, str) else content)
+    server.agent.loop.queue.steer(*_queued(cmd, _content(server, cmd)))
     return {"disposition": "queued"}
 
 
 @command("follow_up")
 async def _follow_up(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    content = _content(server, cmd)
-    server.agent.loop.queue.follow_up(cmd["message"], None if isinstance(content, str) else content)
+    server.agent.loop.queue.follow_up(*_queued(cmd, _content(server, cmd)))
     return {"disposition": "queued"}
 
 
@@ -619,7 +634,8 @@ def run_rpc(args: argparse.Namespace) -> int:
             return 1
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd)
+        resources, _ = load_and_expand(args, config, cwd, "")
+        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd, resources=resources)
         print(f"agent-tui: rpc on session {session.path}", file=err, flush=True)
         return asyncio.run(serve(agent, JsonLines(sys.stdout.buffer)))
     except StoreError as e:
