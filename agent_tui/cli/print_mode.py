@@ -392,6 +392,8 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
         resources, prompt = load_and_expand(args, config, cwd, prompt)
     except (PromptFileError, SkillError) as e:
         return _fail(str(e))
+    if not prompt.strip():
+        return _fail("the prompt template expands to nothing")
     try:
         session = open_session(args, cwd)
     except StoreError as e:

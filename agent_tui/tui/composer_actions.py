@@ -138,6 +138,9 @@ class ComposerActions:
         slash = parse_slash(text)
         if slash is not None and slash[0] not in NAMES:  # a built-in wins its name
             expanded = user_commands.expand_typed(app, text)  # /template ARGS, /skill:name ARGS
+            if expanded is not None and not expanded.strip():
+                app.notify(f"/{slash[0]} expands to nothing: nothing sent", severity="warning")
+                return
             if expanded is not None:
                 slash, text = None, expanded
         if slash is not None:

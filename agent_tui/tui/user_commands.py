@@ -18,6 +18,7 @@ from textual.css.query import NoMatches
 
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.skills import SkillError
+from agent_tui.agent.system_prompt import context_files
 from agent_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
@@ -77,8 +78,13 @@ def session_text(app: Any) -> str:
     lines.append("")
     if loading is not None and resources is None:
         lines.append("the prompt files, templates and skills are still loading")
-    else:
-        lines += (resources or Resources()).describe()
+        return "\n".join(visible_line(line) for line in lines)
+    resources = resources or Resources()
+    lines += resources.describe()
+    config = getattr(app, "config", None)
+    if resources.prompt.context_files and config is not None:
+        files = context_files(config.cwd, config.config_path.parent)
+        lines.append("context files: " + (", ".join(f.path for f in files) if files else "none"))
     return "\n".join(visible_line(line) for line in lines)
 
 

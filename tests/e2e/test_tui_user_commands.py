@@ -44,6 +44,8 @@ def user_files(tmp_path: Path) -> Loading:
         "---\nname: deploy\ndescription: Ship it.\n---\nRun make ship.",
     )
     write(home / ".claude/skills/broken/SKILL.md", "---\nname: [\n---\n")
+    write(project / "AGENTS.md", "Use tabs.")
+    write(project / ".pi/prompts/empty.md", "---\ndescription: nothing\n---\n")
     return Loading(
         lambda: load_resources(project, tmp_path / "config", reserved=NAMES, env={"HOME": str(home)})
     )
@@ -76,6 +78,11 @@ async def test_templates_and_skills_complete_expand_and_show_in_help_and_session
         sent = factory.turns[0].prompts[1]
         assert sent.startswith('<skill name="deploy"') and "Run make ship." in sent and sent.endswith("now")
 
+        app.composer.set_text("/empty")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("expands to nothing" in n for n in notices(app)), "the notice")
+        assert app.composer.text == "/empty" and len(factory.turns[0].prompts) == 2  # kept, not sent
+
         # The built-in /rename wins its name: the template is not sent, the session is renamed.
         app.composer.set_text("/rename Release work")
         await pilot.press("enter")
@@ -93,11 +100,12 @@ async def test_templates_and_skills_complete_expand_and_show_in_help_and_session
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "/session")
         assert isinstance(app.screen, TextViewScreen)
         text = app.screen.text
-        assert "prompt templates (1): /review" in text and "skills (1): deploy" in text
+        assert "prompt templates (2): /review, /empty" in text and "skills (1): deploy" in text
         assert "rename.md: skipped: /rename is a built-in command" in text
         assert "broken/SKILL.md: skipped" in text
+        assert f"context files: {tmp_path / 'project' / 'AGENTS.md'}" in text
         await pilot.press("escape")
-        assert "1 template · 1 skill" in app.panel.sources
+        assert "2 templates · 1 skill" in app.panel.sources
 
 
 async def test_each_loading_problem_is_one_notification_line(tmp_path: Path) -> None:

@@ -91,3 +91,13 @@ def test_an_unreadable_prompt_file_is_one_line_and_no_session(env: Env, server: 
         "agent-tui: --system-prompt @nowhere.md: No such file or directory"
     ]
     assert not list(env.sessions()) and not server.requests
+
+
+def test_a_template_that_expands_to_nothing_is_one_line_and_no_call(
+    env: Env, server: FakeModelServer
+) -> None:
+    write(env.work / ".agent-tui/prompts/empty.md", "---\ndescription: nothing here\n---\n")
+    result = env.run("-p", "/empty")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == "agent-tui: the prompt template expands to nothing"
+    assert not server.requests
