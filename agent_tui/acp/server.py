@@ -1,8 +1,9 @@
 """``agent-tui acp``: an Agent Client Protocol agent on stdin/stdout.
 
 The editor (Zed, Toad, JetBrains...) starts ``agent-tui acp`` and speaks JSON-RPC over its stdio.
-Each ACP session is one agent-tui session file, driven by the same :class:`AgentLoop` as the app
-and print mode (its only writer): ``session/new`` creates a file in the usual folder for the
+Each ACP session is one agent-tui session file, driven through the SDK
+(:func:`agent_tui.sdk.open_session`, :func:`agent_tui.sdk.create_agent`: the one agent loop, the
+file's only writer) as print mode is: ``session/new`` creates a file in the usual folder for the
 editor's cwd, ``session/load`` opens one by its id or its path and replays the active branch as
 ``session/update`` notifications, ``session/prompt`` runs a turn and streams its events (message
 and thought chunks, tool calls with their status, arguments, output and diffs, retries and
@@ -11,7 +12,8 @@ reply is kept, marked aborted, as Esc does). Gated tool calls ask through
 ``session/request_permission``: the editor's dialog replaces the app's, and the answer is
 recorded in the session as the app records it. When the editor offers ``fs/read_text_file`` and
 ``fs/write_text_file``, ``read``, ``write`` and ``edit`` go through them (unsaved buffers
-included). Slash commands (``/compact``, ``/name``, ``/session``) are advertised with
+included). Slash commands (``/compact``, ``/name``, ``/session``, then the user's prompt templates
+and ``/skill:NAME``, expanded as the app expands them) are advertised with
 ``available_commands_update``.
 
 stdout carries only the protocol: file descriptor 1 is pointed at stderr before anything runs,
@@ -61,12 +63,26 @@ from agent_tui import __version__
 from agent_tui.acp import updates
 from agent_tui.acp.client_fs import client_tools
 from agent_tui.acp.content import PromptBlock, prompt_text, user_content
-from agent_tui.agent.events import (
+from agent_tui.agent.permissions import PermissionModeError, mode_from_config
+from agent_tui.agent.prompt_files import PromptFileError
+from agent_tui.agent.resources import Resources, load_resources
+from agent_tui.agent.skills import SkillError
+from agent_tui.agent.tools import default_tools
+from agent_tui.sdk import (
+    Agent,
     AgentEvent,
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
+    Config,
+    ConfigError,
+    Decision,
+    PermissionMode,
+    PermissionRequest,
+    Permissions,
     Retrying,
+    SessionHandle,
+    StoreError,
     TextDelta,
     ThinkingDelta,
     ToolCallStreaming,
@@ -74,22 +90,13 @@ from agent_tui.agent.events import (
     ToolStarted,
     TurnDone,
     TurnError,
+    create_agent,
+    load_config,
+    open_session,
 )
-from agent_tui.agent.loop import AgentLoop, build_agent
-from agent_tui.agent.permissions import (
-    Decision,
-    PermissionMode,
-    PermissionModeError,
-    PermissionRequest,
-    Permissions,
-    mode_from_config,
-)
-from agent_tui.agent.tools import default_tools
-from agent_tui.config import Config, ConfigError, load_config
-from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import session_dir_for, sessions_root
 from agent_tui.store.redact import StreamRedactor, redact_text
-from agent_tui.store.session import Session
+from agent_tui.terminal_text import visible_line
 
 STOP_REASONS = {"stop": "end_turn", "toolUse": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
 PERMISSION_OPTIONS = [
@@ -104,6 +111,7 @@ COMMANDS = [
     updates.command("name", "Name this session", "the name"),
     updates.command("session", "Show this session's file, id, model and context use"),
 ]
+COMMAND_NAMES = tuple(c.name for c in COMMANDS)
 
 
 @dataclass(slots=True)
@@ -120,11 +128,12 @@ class Options:
 
 @dataclass(slots=True)
 class Live:
-    """One open ACP session: its file, its loop and the calls of the running turn."""
+    """One open ACP session: its file, its agent, its templates and skills, the running turn's calls."""
 
-    session: Session
-    loop: AgentLoop
+    session: SessionHandle
+    agent: Agent
     cwd: str
+    resources: Resources
     calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
 
 
@@ -176,18 +185,27 @@ class AgentTuiAcp:
         except ConfigError as e:
             raise RequestError.internal_error({"message": str(e)}) from None
 
-    def _open(self, session_id: str, session: Session, cwd: str) -> Live:
-        if session.read_only:
-            reason = session.read_only_reason or f"{session.path}: read-only"
+    def _open(self, session_id: str, session: SessionHandle, cwd: str) -> Live:
+        try:
+            return self._start(session_id, session, cwd)
+        except BaseException:
             session.close()
-            raise RequestError.invalid_params({"message": reason})
+            raise
+
+    def _start(self, session_id: str, session: SessionHandle, cwd: str) -> Live:
+        if session.read_only:
+            raise RequestError.invalid_params(
+                {"message": session.read_only_reason or f"{session.path}: read-only"}
+            )
         config = self._config()
         try:
             mode = mode_from_config(self.options.permissions, config, default=PermissionMode.ASK)
-        except PermissionModeError as e:
-            session.close()
+            config_dir = config.config_path.parent if config.config_path is not None else None
+            resources = load_resources(cwd, config_dir, reserved=COMMAND_NAMES)
+        except (PermissionModeError, PromptFileError, SkillError) as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
-        permissions = Permissions(mode, self._approver(session_id))
+        for warning in resources.warnings:
+            print(f"agent-tui: {visible_line(warning)}", file=sys.stderr)
         fs = self.client_capabilities.fs
         tools = client_tools(
             default_tools(),
@@ -196,30 +214,48 @@ class AgentTuiAcp:
             read=bool(fs and fs.read_text_file),
             write=bool(fs and fs.write_text_file),
         )
-        loop = build_agent(session, config, tools, permissions=permissions, cwd=cwd)
+        try:
+            agent = create_agent(
+                session,
+                config=config,
+                permissions=Permissions(mode, self._approver(session_id)),
+                tools=tools,
+                cwd=cwd,
+                resources=resources,
+            )
+        except ConfigError as e:
+            raise RequestError.invalid_params({"message": str(e)}) from None
         old = self.sessions.pop(session_id, None)
         if old is not None:
             self._close(old)
-        live = self.sessions[session_id] = Live(session, loop, cwd)
+        live = self.sessions[session_id] = Live(session, agent, cwd, resources)
         return live
 
-    def _advertise(self, session_id: str) -> None:
-        """The slash commands, sent just after the response that names the session (a task
-        created now runs after the response is queued)."""
+    def _advertise(self, session_id: str, live: Live) -> None:
+        """The slash commands (ours, then the user's prompt templates and skills), sent just after
+        the response that names the session (a task created now runs after the response is queued)."""
+        commands = [
+            *COMMANDS,
+            *(
+                updates.command(t.name, t.description, t.argument_hint)
+                for t in live.resources.templates.values()
+            ),
+            *(updates.command(f"skill:{k.name}", k.description) for k in live.resources.skills.values()),
+        ]
 
         async def send() -> None:
             with contextlib.suppress(Exception):
-                await self.conn.session_update(session_id, update_available_commands(COMMANDS))
+                await self.conn.session_update(session_id, update_available_commands(commands))
 
         asyncio.get_running_loop().create_task(send())
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         try:
-            session = Session.create(session_dir_for(cwd, self.options.session_dir), cwd)
+            session = open_session(cwd=cwd, session_dir=self.options.session_dir)
         except StoreError as e:
             raise RequestError.internal_error({"message": str(e)}) from None
-        self._open(session.id, session, cwd)
-        self._advertise(session.id)
+        live = self._open(session.id, session, cwd)
+        self._advertise(session.id, live)
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(
@@ -229,13 +265,13 @@ class AgentTuiAcp:
         if path is None:
             raise RequestError.invalid_params({"message": f"no session with id or file {session_id!r}"})
         try:
-            session = Session.open(path)
+            session = open_session(path, cwd=cwd)
         except StoreError as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
-        self._open(session_id, session, cwd)
-        for update in updates.replay(session.index, cwd):
+        live = self._open(session_id, session, cwd)
+        for update in updates.replay(session.store.index, cwd):
             await self.conn.session_update(session_id, update)
-        self._advertise(session_id)
+        self._advertise(session_id, live)
         return LoadSessionResponse()
 
     # -- turns ---------------------------------------------------------------------------------
@@ -248,18 +284,25 @@ class AgentTuiAcp:
 
     async def prompt(self, session_id: str, prompt: list[PromptBlock], **kwargs: Any) -> PromptResponse:
         live = self._live(session_id)
-        if live.loop.running:
+        if live.agent.running:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         text = prompt_text(prompt).strip()
         name, _, rest = text.partition(" ")
-        if name in ("/name", "/session", "/compact"):
+        if name[1:] in COMMAND_NAMES and name.startswith("/"):
             return await self._command(session_id, live, name[1:], rest.strip())
-        return await self._pump(session_id, live, live.loop.run(user_content(prompt)))
+        content = user_content(prompt)
+        try:
+            expanded = live.resources.expand(text) if text.startswith("/") else None
+        except SkillError as e:
+            raise RequestError.invalid_params({"message": str(e)}) from None
+        if expanded is not None:  # a prompt template or a skill: its text replaces what was typed
+            content = [{"type": "text", "text": expanded}, *(b for b in content if b.get("type") != "text")]
+        return await self._pump(session_id, live, live.agent.prompt(content))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.sessions.get(session_id)
         if live is not None:
-            live.loop.abort()
+            live.agent.abort()
 
     async def _say(self, session_id: str, text: str) -> None:
         await self.conn.session_update(session_id, update_agent_message_text(text))
@@ -273,15 +316,15 @@ class AgentTuiAcp:
                 await self._say(session_id, f"Session named {' '.join(argument.split())}")
             return PromptResponse(stop_reason="end_turn")
         if name == "session":
-            used, window = live.loop.context_usage()
+            used, window = live.agent.loop.context_usage()
             await self._say(
                 session_id,
                 f"Session {live.session.id}\nFile: {live.session.path}\n"
-                f"Model: {live.loop.provider.name} {live.loop.model}\n"
-                f"Entries: {len(live.session.index)}\nContext: {used:,} of {window:,} tokens",
+                f"Model: {live.agent.provider} {live.agent.model}\n"
+                f"Entries: {len(live.session.entries())}\nContext: {used:,} of {window:,} tokens",
             )
             return PromptResponse(stop_reason="end_turn")
-        return await self._pump(session_id, live, live.loop.compact(argument or None))
+        return await self._pump(session_id, live, live.agent.compact(argument or None))
 
     async def _pump(self, session_id: str, live: Live, events: AsyncIterator[AgentEvent]) -> PromptResponse:
         """Stream one run's events to the editor; the response's stop reason, or an error."""
@@ -323,7 +366,7 @@ class AgentTuiAcp:
                 )
             elif isinstance(event, ToolFinished):
                 _, arguments = live.calls.pop(event.call_id, (event.name, {}))
-                result = live.session.index.get(event.entry_id).message
+                result = live.session.entry(event.entry_id).get("message")
                 await send(
                     session_id, updates.call_finished(event.call_id, event.name, arguments, result, live.cwd)
                 )
@@ -345,7 +388,7 @@ class AgentTuiAcp:
                 stop = event.stop_reason
         await flush()
         with contextlib.suppress(Exception):  # a figure for the editor's status, never a reason to fail
-            used, window = live.loop.context_usage()
+            used, window = live.agent.loop.context_usage()
             await send(session_id, UsageUpdate(session_update="usage_update", used=used, size=window))
         if stop == "error":
             raise RequestError.internal_error({"message": redact_text(error or "the turn failed")[0]})
@@ -376,20 +419,20 @@ class AgentTuiAcp:
     # -- the end -------------------------------------------------------------------------------
 
     def _close(self, live: Live) -> None:
-        live.loop.abort()
+        live.agent.abort()
         live.session.close()
 
     async def shutdown(self) -> None:
         """stdin closed: abort what runs (the partial reply is written), close every session."""
         for live in self.sessions.values():
-            live.loop.abort()
+            live.agent.abort()
         for _ in range(200):  # the aborted turns write their last entries
-            if not any(live.loop.running for live in self.sessions.values()):
+            if not any(live.agent.running for live in self.sessions.values()):
                 break
             await asyncio.sleep(0.01)
         for live in self.sessions.values():
             with contextlib.suppress(Exception):
-                await live.loop.provider.aclose()
+                await live.agent.aclose()
             live.session.close()
         self.sessions.clear()
 

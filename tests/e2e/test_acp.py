@@ -363,3 +363,22 @@ async def test_slash_commands_name_and_describe_the_session(env: AcpEnv, server:
     assert not server.requests  # no model call for a command
     infos = [e for e in env.entries(env.sessions()[0]) if e["type"] == "session_info"]
     assert infos[-1]["name"] == "release notes"
+
+
+async def test_prompt_templates_are_offered_and_expanded(env: AcpEnv, server: FakeModelServer) -> None:
+    prompts = env.work / ".agent-tui" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "review.md").write_text(
+        "---\ndescription: Review a file for bugs\nargument-hint: FILE\n---\nReview $1 for bugs, briefly.\n"
+    )
+    server.push(anthropic_stream(text("Looks fine.")))
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await client.wait_for(lambda: bool(client.of(AvailableCommandsUpdate)), "the slash commands")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/review app.py")])
+    (update,) = client.of(AvailableCommandsUpdate)
+    review = next(c for c in update.available_commands if c.name == "review")
+    assert review.description == "Review a file for bugs"
+    assert review.input is not None and review.input.root.hint == "FILE"
+    assert server.requests[0].body["messages"][-1]["content"][0]["text"] == "Review app.py for bugs, briefly."
