@@ -46,9 +46,10 @@ def run() -> list[tuple[str, str]]:
         ("tool results pruned (keep last 3, over 1,000 tokens)", f"{len(plan.edits):,}"),
         ("tool output replaced by stubs", f"{int(plan.extra['outputTokens']):,} tokens"),
         (
-            "next request before → after (preview)",
-            f"{plan.tokens_before:,} → {plan.tokens_after:,} tokens ({plan.saved:,} saved)",
+            "whole request, estimated, before → after (the preview)",
+            f"{plan.estimated_before:,} → {plan.tokens_after:,} tokens ({plan.saved:,} saved)",
         ),
+        ("panel figure before (reported usage + estimate after it)", f"{plan.tokens_before:,} tokens"),
         (f"plan (project with drafts, count), median of {RUNS}", f"{statistics.median(times) * 1000:.0f} ms"),
     ]
     with tempfile.TemporaryDirectory() as tmp:

@@ -54,9 +54,12 @@ class Surgery:
     first_id: str | None = None  # the span (after widening), in view order
     last_id: str | None = None
     notes: list[str] = field(default_factory=list)  # widened, skipped pinned entries...
-    tokens_before: int = 0  # the next request as the panel counts it (reported usage + estimate)
-    tokens_after: int = 0  # the same after the surgery: estimated (an edit voids the reported figure)
-    saved: int = 0  # the estimate of the whole request before minus after: what the edits take out
+    tokens_before: int = 0  # the next request as the panel counts it now (reported usage + estimate)
+    #: the same figure after the surgery, as the panel will show it: all estimated, since an edit after
+    #: the last reply voids its reported usage
+    tokens_after: int = 0
+    estimated_before: int = 0  # the whole request estimated now, as ``tokens_after`` is counted
+    saved: int = 0  # estimated_before - tokens_after: what the edits take out
     extra: JSONObject = field(default_factory=dict)  # action-specific record fields
 
     @property
@@ -85,8 +88,8 @@ class Surgery:
         span = f" ({self.first_id}..{self.last_id})" if self.first_id else ""
         noun = "entry" if n == 1 else "entries"
         return (
-            f"{self.action} {n} {noun}{span}: context {self.tokens_before:,} → {self.tokens_after:,} tokens "
-            f"({_signed(-self.saved)} estimated)"
+            f"{self.action} {n} {noun}{span}: context ≈ {self.estimated_before:,} → {self.tokens_after:,} tokens "
+            f"({_signed(-self.saved)})"
         )
 
 
@@ -123,7 +126,8 @@ def draft_tokens(projection: Projection, surgery: Surgery) -> Surgery:
     record = surgery.record_fields([f"~surgery-draft-{i}" for i in range(len(surgery.edits))])
     after = draft_projection(projection, [*surgery.edits, record])
     surgery.tokens_after = context_tokens(after).tokens
-    surgery.saved = estimate_request(projection.messages) - estimate_request(after.messages)
+    surgery.estimated_before = estimate_request(projection.messages)
+    surgery.saved = surgery.estimated_before - surgery.tokens_after
     return surgery
 
 

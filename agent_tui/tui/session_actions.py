@@ -572,6 +572,9 @@ class SessionActions:
         app = self.app
         if not self.can_append():
             return
+        if (span := app.session_tree.marked_span()) is not None:
+            surgery_actions.compact_span(self, *span, focus)
+            return
         if focus is None and not self._compact_prompted:
             self._compact_prompted = True
             preview = self.compaction_preview()

@@ -16,6 +16,7 @@ from agent_tui.projection.surgery import (
     SurgeryError,
     apply,
     plan_prune,
+    plan_range,
     plan_span,
     plan_undo,
     records,
@@ -24,9 +25,12 @@ from agent_tui.projection.surgery import (
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
+from agent_tui.tui.agent_bridge import AgentUnavailable
 from agent_tui.tui.screens.editor import EditorScreen
+from agent_tui.tui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
+    from agent_tui.agent.compaction import Summarizer
     from agent_tui.tui.session_actions import SessionActions
 
 
@@ -142,3 +146,69 @@ def edit_summary(actions: SessionActions, compaction_id: str) -> None:
         ),
         done,
     )
+
+
+def compact_span(actions: SessionActions, first: str, last: str, focus: str | None = None) -> None:
+    """Ctrl+G (or /compact) with a span marked in the tree: the model summarizes just that span.
+
+    First a prompt for the focus text shows what will be summarized (widened to whole turns);
+    then the summarization runs in a worker and the span is applied as one surgery."""
+    app = actions.app
+    if not actions.can_append():
+        return
+    try:
+        plan = plan_range(app.projection, first, last)
+    except SurgeryError as e:
+        actions.notify(str(e), title="cannot compact the span", severity="warning", timeout=10)
+        return
+    if focus is None:
+        notes = "".join(f"{note}\n" for note in plan.notes)
+
+        def done(value: str | None) -> None:
+            if value is not None:
+                compact_span(actions, first, last, value)
+
+        app.push_screen(
+            PromptScreen(
+                f"Compact {plan.first_id}..{plan.last_id}",
+                "",
+                "optional focus, e.g. keep the error messages",
+                hint=f"{notes}The model summarizes {len(plan.hidden_ids) + 1} entries; the summary replaces "
+                f"{plan.carrier_id} and the rest is hidden (/undo puts it back).\n"
+                "Enter compacts (with the focus text, if any) · Escape cancels",
+            ),
+            done,
+        )
+        return
+    try:
+        turns = app.turns_for_session()
+    except AgentUnavailable as e:
+        actions.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+        return
+    make_summarizer = getattr(turns, "summarizer", None)
+    if not callable(make_summarizer):
+        actions.notify("This agent cannot compact.", severity="warning")
+        return
+    app.run_worker(
+        _summarize_span(actions, make_summarizer(), first, last, focus.strip() or None), exit_on_error=False
+    )
+
+
+async def _summarize_span(
+    actions: SessionActions, summarizer: Summarizer, first: str, last: str, focus: str | None
+) -> None:
+    from agent_tui.agent.compaction import CompactionError
+    from agent_tui.agent.range_compaction import compact_range
+
+    app = actions.app
+    app.busy = True
+    try:
+        outcome = await compact_range(app.ensure_session(), summarizer, first, last, focus=focus)
+    except (CompactionError, SurgeryError, StoreError) as e:
+        actions.notify(f"compacting {first}..{last} failed: {e}", severity="error", timeout=10)
+        return
+    finally:
+        app.busy = False
+    app.session_tree.clear_mark()
+    await app.refresh_views()
+    actions.notify(f"{outcome.surgery.summary_line().capitalize()}. /undo puts it back.", timeout=10)

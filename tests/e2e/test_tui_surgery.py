@@ -9,7 +9,10 @@ import pytest
 
 from agent_tui.projection.context import Status, project
 from agent_tui.projection.surgery import SURGERY
+from agent_tui.store.session import Session
 from agent_tui.tui.screens.editor import EditorScreen
+from agent_tui.tui.screens.prompt import PromptScreen
+from tests.support.fake_model_server import FakeModelServer
 from tests.support.pilot import notices, select, wait_for
 from tests.support.session_builder import Builder, assistant, tool_result, user
 from tests.support.tui_fixtures import SIZE, make_app, reopen
@@ -95,3 +98,47 @@ async def test_e_on_a_compaction_edits_its_summary(tmp_path: Path) -> None:
         with reopen(path) as session:
             last = session.index.entries[-1]
             assert last.type == "compaction" and last.data["firstKeptEntryId"] == "e0002"
+
+
+async def test_ctrl_g_on_a_marked_span_compacts_just_that_span(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    from agent_tui.agent.compaction import Summarizer
+    from agent_tui.agent.loop import make_provider
+    from tests.support.agent_support import make_config
+    from tests.support.fake_model_server import anthropic_stream, text
+    from tests.support.tui_fixtures import ScriptedFactory, ScriptedTurns
+
+    provider = make_provider(make_config(server))
+
+    class Turns(ScriptedTurns):
+        def summarizer(self) -> Summarizer:
+            return Summarizer(provider, "claude-sonnet-5-5")
+
+    class Factory(ScriptedFactory):
+        def __call__(self, session: Session, choice: object) -> ScriptedTurns:
+            turns = Turns(session)
+            self.turns.append(turns)
+            return turns
+
+    path = _session(tmp_path)
+    server.push(anthropic_stream(text("## Goal\nthe first run")))
+    app = make_app(tmp_path, path, agent_factory=Factory())
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "e0002")
+        await pilot.press("v")
+        await pilot.press("down")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "focus prompt")
+        prompt = app.screen
+        assert isinstance(prompt, PromptScreen)
+        assert "widened to whole turns: e0001..e0004" in prompt.hint
+        prompt.dismiss("")
+        await wait_for(pilot, lambda: _statuses(path)["e0004"] is Status.HIDDEN, "span compacted")
+        with reopen(path) as session:
+            first = project(session.index).messages[0].message
+        assert first["content"] == "Summary of entries e0001..e0004:\n\n## Goal\nthe first run"
+        assert "[User]: run the tests" in str(server.requests[0].body)
+        await app.run_slash("undo", "")
+        await wait_for(pilot, lambda: _statuses(path)["e0004"] is Status.RESTORED, "undone")
+    await provider.aclose()

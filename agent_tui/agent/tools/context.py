@@ -75,7 +75,7 @@ class ContextTool(Tool):
         n = len(surgery.edits)
         return ToolResult.text(
             f"{verb} {n} tool result{'s' if n != 1 else ''} ({', '.join(surgery.targets)}): context "
-            f"{surgery.tokens_before:,} → {surgery.tokens_after:,} tokens.",
+            f"≈ {surgery.estimated_before:,} → {surgery.tokens_after:,} tokens.",
             {"record": record.id, "targets": surgery.targets},
         )
 

@@ -338,6 +338,11 @@ class SessionTree(Tree[TreeItem]):
             self._mark = None
         else:
             self._mark = cursor
+            self.app.notify(
+                f"Marked {cursor}: the arrows extend the span; h hides it, u restores it, "
+                "Ctrl+G compacts it (the model summarizes it); v unmarks.",
+                timeout=8,
+            )
         self.refresh()
 
     def clear_mark(self) -> None:
