@@ -184,8 +184,16 @@ def _clip(message: JSONObject, budget_tokens: int) -> JSONObject:
 
 
 def _add_usage(a: JSONObject, b: JSONObject) -> JSONObject:
+    """Two calls' usage added up, their ``cost`` breakdowns (pi's shape) too."""
     keys = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
-    return {k: int(a.get(k, 0) or 0) + int(b.get(k, 0) or 0) for k in keys}
+    total: JSONObject = {k: int(a.get(k, 0) or 0) + int(b.get(k, 0) or 0) for k in keys}
+    costs = [c for c in (a.get("cost"), b.get("cost")) if isinstance(c, dict)]
+    if costs:
+        parts = ("input", "output", "cacheRead", "cacheWrite", "total")
+        total["cost"] = {
+            k: sum(float(v) for c in costs if isinstance(v := c.get(k, 0), int | float)) for k in parts
+        }
+    return total
 
 
 @dataclass(slots=True)

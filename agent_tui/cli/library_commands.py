@@ -138,8 +138,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     cannot be used, a throwaway one in a temporary folder lists the same summaries."""
     import tempfile
 
+    from agent_tui.config import load_model_table
     from agent_tui.library.search import Library, index_error_reason
 
+    load_model_table()  # the config file's prices: each summary's cost
     library = Library.for_cwd(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir)
     try:
         with library:

@@ -1,6 +1,6 @@
 """The search index's SQLite database: opening, repairing and refreshing it.
 
-The index (``index/library-v3.sqlite3`` in the data dir) is a cache beside the
+The index (``index/library-v4.sqlite3`` in the data dir) is a cache beside the
 session files: a ``files`` table of each file's summary and fingerprints, and a
 contentless FTS5 table ``text`` of entry text in chunks. :class:`IndexDatabase`
 opens it (one connection per thread, created 0600, rebuilt when damaged or
@@ -34,7 +34,8 @@ from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for,
 from agent_tui.store.reader import parse_session
 from agent_tui.store.record import Entry
 
-INDEX_VERSION = 3  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files
+INDEX_VERSION = 4  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files;
+# 4: summaries carry usage and cost
 #: One FTS row holds at most this much text (a long session is a few rows).
 CHUNK_CHARS = 4_000_000
 

@@ -2,7 +2,8 @@
 
 :func:`summarize` reads one parsed session (its :class:`SessionIndex`) into a
 :class:`SessionSummary`: name, cwd, first user message (redacted before it is
-cut), timestamps, size, entry and branch counts, labels and ``parentSession``.
+cut), timestamps, size, entry and branch counts, labels, ``parentSession``, and the tokens and
+cost of the file's model calls and of its active branch.
 :func:`group_forks` arranges summaries as trees, each fork under the session it
 came from (guarding against ``parentSession`` cycles); :class:`SearchHit` is one
 search result pointing at a summary. :func:`_redacted` is the summary as the
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.library.search_text import _message_text, _shown
+from agent_tui.projection.pricing import session_usage
 from agent_tui.store.index import SessionIndex
 
 # -- what the picker shows ------------------------------------------------------------------
@@ -39,6 +41,10 @@ class SessionSummary:
     labels: list[tuple[str, str]] = field(default_factory=list)  # (entry id, label)
     parent_session: str | None = None
     warnings: int = 0
+    #: tokens and dollars of every model call in the file (pricing.UsageTotals.to_json), and of the
+    #: active branch alone (the path to the leaf)
+    usage: dict[str, Any] = field(default_factory=dict)
+    branch_usage: dict[str, Any] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -124,6 +130,8 @@ def summarize(path: Path, data: bytes, index: SessionIndex) -> SessionSummary:
         ),
         parent_session=parent if isinstance(parent, str) else None,
         warnings=len(index.warnings),
+        usage=session_usage(index.entries).to_json(),
+        branch_usage=session_usage(index.active_path()).to_json(),
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from agent_tui.projection.context import Projection
 from agent_tui.projection.describe import first_line, plural
-from agent_tui.projection.pricing import Usage, UsageTotals, usage_of
+from agent_tui.projection.pricing import BranchTotals, Usage, UsageTotals, usage_of
 from agent_tui.projection.tokens import ContextTokens
 from agent_tui.store.index import SessionIndex
 
@@ -86,6 +86,7 @@ class StatusFigures:
     estimated: bool  # the context figure is an estimate only (no reported usage applies)
     turn: Usage | None
     totals: UsageTotals
+    branch: UsageTotals | None = None  # the path to the leaf (None: not counted)
 
     @property
     def percent(self) -> float:
@@ -99,10 +100,12 @@ class FigureSource:
     def __init__(self) -> None:
         self._index: SessionIndex | None = None
         self.totals = UsageTotals()
+        self.branch = BranchTotals()
 
     def _start(self, index: SessionIndex | None) -> None:
         self._index = index
         self.totals = UsageTotals()
+        self.branch = BranchTotals()
 
     def catch_up(self, index: SessionIndex | None) -> None:
         """Read the usage of the entries not read yet (all of them for another session)."""
@@ -139,6 +142,7 @@ class FigureSource:
             context.estimated_only,
             last_turn(projection),
             self.totals,
+            self.branch.update(projection.path) if count_usage else None,
         )
 
 
@@ -163,14 +167,40 @@ def _model(f: StatusFigures) -> list[str]:
     return forms
 
 
+def cost_text(t: UsageTotals) -> str:
+    """Dollars when the calls are priced ("+?": some are not), else the tokens."""
+    if t.cost > 0 or t.priced:
+        return f"{money(t.cost)}{'+?' if t.unpriced else ''}"
+    return f"Σ {short_tokens(t.tokens)} tok"
+
+
+def usage_lines(file: UsageTotals, branch: UsageTotals) -> list[str]:
+    """``/session``'s account of what the model calls cost: this branch, then the whole file."""
+
+    def line(name: str, t: UsageTotals) -> str:
+        if not t.calls:
+            return f"{name}: no model calls"
+        return (
+            f"{name}: {cost_text(t)} · {plural(t.calls, 'call')} · ↑{t.input:,} ↓{t.output:,}"
+            f" cache read {t.cache_read:,} write {t.cache_write:,}"
+            + (f" ({plural(t.unpriced, 'call')} of a model without a price)" if t.unpriced else "")
+        )
+
+    return [line("cost of this branch", branch), line("cost of the whole file", file)]
+
+
 def _cost(f: StatusFigures) -> list[str]:
     t = f.totals
     if not t.calls:
         return []
+    whole = cost_text(t)
+    b = f.branch
+    if b is not None and b.calls != t.calls:  # other branches cost too: this one, then the file's
+        mine = cost_text(b) if b.calls else money(0)
+        return [f"{mine} (file {whole})", f"{mine}/{whole}".replace(" tok", ""), whole.replace(" tok", "")]
     if t.cost > 0 or t.priced:
-        unknown = "+?" if t.unpriced else ""
-        return [f"{money(t.cost)}{unknown}"]
-    return [f"Σ {short_tokens(t.tokens)} tok", f"Σ{short_tokens(t.tokens)}"]
+        return [whole]
+    return [whole, f"Σ{short_tokens(t.tokens)}"]
 
 
 def _turn(f: StatusFigures) -> list[str]:

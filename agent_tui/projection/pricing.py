@@ -10,7 +10,7 @@ A model without a price shows tokens only: its cost is unknown, never 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,8 +100,23 @@ def usage_of(raw: Any) -> Usage:
     )
 
 
+def cost_json(model_id: str | None, usage: Usage) -> dict[str, float]:
+    """pi's ``usage.cost`` of one call (``calculateCost``): dollars for input, output, cache read,
+    cache write and their total, by the model's price; all 0 when the model has no price (pi
+    writes 0 for a model whose table says nothing, and the totals then count the call unpriced)."""
+    price = price_for(model_id)
+    parts = price.cost_parts(usage) if price is not None else (0.0, 0.0, 0.0, 0.0)
+    return {
+        "input": parts[0],
+        "output": parts[1],
+        "cacheRead": parts[2],
+        "cacheWrite": parts[3],
+        "total": sum(parts),
+    }
+
+
 def recorded_cost(raw: Any) -> float:
-    """The ``usage.cost.total`` a file recorded (pi writes one; agent-tui writes 0)."""
+    """The ``usage.cost.total`` a file recorded (pi's and agent-tui's, by the price when written)."""
     cost = raw.get("cost") if isinstance(raw, dict) else None
     total = cost.get("total") if isinstance(cost, dict) else None
     return (
@@ -192,6 +207,37 @@ class UsageTotals:
                 self.last = usage
                 self.last_model = model if isinstance(model, str) else None
 
+    def to_json(self) -> dict[str, Any]:
+        """The totals for ``sessions --json`` and the like (``cost`` is None when a call has no price)."""
+        return {
+            "calls": self.calls,
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "totalTokens": self.tokens,
+            "cost": round(self.cost, 6) if (self.priced or self.cost > 0) else None,
+            "unpriced": self.unpriced,
+        }
+
+
+class BranchTotals:
+    """The usage totals of the path to the leaf, kept as the leaf moves: a path that extends the
+    last one reads only its new entries (an append), another is read afresh (a move in the tree)."""
+
+    def __init__(self) -> None:
+        self.totals = UsageTotals()
+        self._path: list[str] = []
+
+    def update(self, path: Sequence[Entry]) -> UsageTotals:
+        known = len(self._path)
+        extends = known <= len(path) and (known == 0 or path[known - 1].id == self._path[-1])
+        if not extends:
+            self.totals, self._path, known = UsageTotals(), [], 0
+        self.totals.add_entries(path[known:])
+        self._path.extend(e.id for e in path[known:])
+        return self.totals
+
 
 def session_usage(entries: Iterable[Entry]) -> UsageTotals:
     totals = UsageTotals()
@@ -201,10 +247,12 @@ def session_usage(entries: Iterable[Entry]) -> UsageTotals:
 
 __all__ = [
     "PRICES",
+    "BranchTotals",
     "Price",
     "Rates",
     "Usage",
     "UsageTotals",
+    "cost_json",
     "price_for",
     "price_from_config",
     "recorded_cost",

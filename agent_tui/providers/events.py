@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_tui.projection import pricing
+
 JSONObject = dict[str, Any]
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
@@ -74,16 +76,17 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
 
-    def to_json(self) -> JSONObject:
+    def to_json(self, model: str | None = None) -> JSONObject:
+        """pi's usage object, with ``cost`` priced for ``model`` as pi's calculateCost does."""
         total = self.input + self.output + self.cache_read + self.cache_write
+        tokens = pricing.Usage(self.input, self.output, self.cache_read, self.cache_write)
         return {
             "input": self.input,
             "output": self.output,
             "cacheRead": self.cache_read,
             "cacheWrite": self.cache_write,
             "totalTokens": total,
-            # pi's schema carries a cost breakdown; agent-tui has no price table.
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+            "cost": pricing.cost_json(model, tokens),
         }
 
 
@@ -250,7 +253,7 @@ class MessageBuilder:
             "api": self.api,
             "provider": self.provider,
             "model": self.model,
-            "usage": self.usage.to_json(),
+            "usage": self.usage.to_json(self.model),
             "stopReason": reason,
             "timestamp": self.timestamp,
         }

@@ -71,6 +71,11 @@ def session_text(app: Any) -> str:
         lines.append(f"id: {session.index.header.get('id', '?')}")
         lines.append(f"entries: {len(session.index.entries):,}")
         lines.append(f"folder: {session.cwd}")
+        from agent_tui.projection.figures import usage_lines
+        from agent_tui.projection.pricing import session_usage
+
+        path = app.projection.path if getattr(app, "projection", None) is not None else []
+        lines += usage_lines(session_usage(session.index.entries), session_usage(path))
     else:
         lines.append("session: none yet (the file appears when you first send or act)")
     loading = getattr(getattr(app, "config", None), "resources", None)
