@@ -15,6 +15,7 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
 from agent_tui.projection.wire import google_generative_ai
 from agent_tui.providers.base import (
@@ -76,7 +77,7 @@ def sdk_contents(contents: list[JSONObject]) -> list[JSONObject]:
 
 
 class GeminiProvider(SdkProvider[Any]):  # genai.Client closes with aio.aclose()
-    name = "google"
+    name = registry.google.NAME
     api = API
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:

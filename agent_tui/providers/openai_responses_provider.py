@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
 from agent_tui.projection.wire import openai_responses
 from agent_tui.providers.base import (
@@ -67,7 +68,7 @@ def _dict(item: Any) -> JSONObject:
 
 
 class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
-    name = "openai"
+    name = registry.openai.NAME
     api = API
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
