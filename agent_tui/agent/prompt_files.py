@@ -160,10 +160,14 @@ def flag_text(value: str, cwd: Path, flag: str) -> tuple[str, str]:
     if "\n" not in value and len(value) < 4096:
         path = cwd / Path(value).expanduser()
         try:
-            if path.is_file():
+            is_file = path.is_file()
+        except (OSError, ValueError):
+            is_file = False  # not a path at all: the value is text
+        if is_file:
+            try:
                 return read_text(path), str(path.resolve())
-        except OSError:
-            pass  # not a readable file: the value is text
+            except OSError as e:
+                raise PromptFileError(f"agent-tui: {flag} {value}: {e.strerror or e}") from e
     return value, flag
 
 

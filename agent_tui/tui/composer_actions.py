@@ -135,6 +135,7 @@ class ComposerActions:
 
         app = self.app
         text = typed = event.text
+        expanded = None
         slash = parse_slash(text)
         if slash is not None and slash[0] not in NAMES:  # a built-in wins its name
             expanded = user_commands.expand_typed(app, text)  # /template ARGS, /skill:name ARGS
@@ -147,11 +148,11 @@ class ComposerActions:
             app.composer.set_text("")
             await app.run_slash(*slash)
             return
-        command = parse_user_command(text) if text is typed else None
+        command = parse_user_command(text) if expanded is None else None
         if command is not None:
             await self.run_command(command, text)
             return
-        text = text.removeprefix("/") if text is typed and text.startswith("//") else text
+        text = text.removeprefix("/") if expanded is None and text.startswith("//") else text
         if self.bash_abort is not None:
             app.notify("A command is running: press Esc to cancel it first.", severity="warning")
             return

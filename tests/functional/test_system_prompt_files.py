@@ -64,6 +64,8 @@ def test_flags_win_over_the_files_and_take_text_or_a_file(tmp_path: Path) -> Non
     assert files.context_files is False
     with pytest.raises(PromptFileError, match=r"--system-prompt @missing\.md"):
         system_prompt_files(p, PromptFlags("@missing.md"))
+    for odd in ("no\x00path", "x" * 300):  # not a possible file name: text, never an error
+        assert system_prompt_files(p, PromptFlags(odd)).custom == odd
 
 
 def test_an_empty_system_md_keeps_the_default_prompt(tmp_path: Path) -> None:
