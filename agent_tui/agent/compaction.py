@@ -9,10 +9,10 @@ the leaf back to the entry before it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agent_tui.agent.model_stream import ModelStream
 from agent_tui.config import RetryPolicy
 from agent_tui.projection.compaction import (
     SUMMARIZATION_SYSTEM_PROMPT,
@@ -31,7 +31,6 @@ from agent_tui.projection.context import project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import Prepared, PreparedMessage, current_system_message
 from agent_tui.projection.tokens import estimate_text
-from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider
 from agent_tui.store.clock import now_ms
 from agent_tui.store.record import Entry, JSONObject
@@ -75,6 +74,17 @@ class CompactionError(Exception):
     """A compaction could not be made; nothing was appended."""
 
 
+#: What every face says when the branch has nothing before its latest user turn.
+NOTHING_TO_COMPACT = "nothing to compact: the branch has nothing before its latest turn"
+
+
+class NothingToCompact(CompactionError):
+    """The branch has nothing to summarize: not a failure, nothing was appended."""
+
+    def __init__(self, message: str = NOTHING_TO_COMPACT) -> None:
+        super().__init__(message)
+
+
 @dataclass(slots=True)
 class Summarizer:
     """Makes summarization calls to one model, keeping every request inside its context window."""
@@ -84,14 +94,22 @@ class Summarizer:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     requests: int = 0  # calls made, for tests and reports
 
+    context_window: int | None = None  # the server's real window when it is known, else the model's
+
+    @property
+    def window(self) -> int:
+        return self.context_window or lookup(self.model).context_window
+
     @property
     def max_output(self) -> int:
-        return min(lookup(self.model).max_output, SUMMARY_MAX_TOKENS)
+        """Room for the summary: the model's output limit, at most 16,384 tokens and a quarter of the window."""
+        return max(64, min(lookup(self.model).max_output, SUMMARY_MAX_TOKENS, self.window // 4))
 
     @property
     def input_budget(self) -> int:
         """Tokens a summarization request may carry: the window minus the answer and the instructions."""
-        return max(1_000, lookup(self.model).context_window - self.max_output - PROMPT_OVERHEAD_TOKENS)
+        overhead = min(PROMPT_OVERHEAD_TOKENS, self.window // 3)
+        return max(200, self.window - self.max_output - overhead)
 
     async def complete(self, text: str) -> tuple[str, JSONObject]:
         """One summarization call: (summary text, usage). Raises CompactionError on any failure."""
@@ -104,32 +122,24 @@ class Summarizer:
         for key in ("max_tokens", "max_completion_tokens"):
             if key in body:
                 body[key] = min(int(body[key]), self.max_output)
-        attempt = 0
-        while True:
-            self.requests += 1
-            builder = pe.MessageBuilder(self.provider.name, self.provider.api, self.model, now_ms())
-            async for event in self.provider.stream(body):
-                builder.add(event)
-            error = builder.error
-            if error is None and builder.stop is None:
-                error = pe.ProviderError("incomplete", "the stream ended without a stop reason", True)
-            if error is not None:
-                if error.retryable and attempt < self.retry.max_retries:
-                    attempt += 1
-                    await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
-                    continue
-                raise CompactionError(f"the summarization call failed: {error.message}")
-            message = builder.message()
-            if message.get("stopReason") == "length":
-                raise CompactionError(
-                    f"the summary was cut off by the output limit ({self.max_output} tokens); nothing was saved"
-                )
-            if any(b.get("type") == "toolCall" for b in message["content"]):
-                raise CompactionError("the summarization call asked for a tool instead of writing a summary")
-            summary = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text").strip()
-            if not summary:
-                raise CompactionError("the summarization call returned no text")
-            return summary, dict(message.get("usage") or {})
+        call = ModelStream(self.provider, self.model, self.retry)
+        try:
+            result = await call.run(lambda: body)
+        finally:
+            self.requests += call.requests
+        if result.error is not None:
+            raise CompactionError(f"the summarization call failed: {result.error.message}")
+        message = result.builder.message()
+        if message.get("stopReason") == "length":
+            raise CompactionError(
+                f"the summary was cut off by the output limit ({self.max_output} tokens); nothing was saved"
+            )
+        if any(b.get("type") == "toolCall" for b in message["content"]):
+            raise CompactionError("the summarization call asked for a tool instead of writing a summary")
+        summary = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text").strip()
+        if not summary:
+            raise CompactionError("the summarization call returned no text")
+        return summary, dict(message.get("usage") or {})
 
     async def summarize(
         self, messages: Sequence[JSONObject], previous: str | None, focus: str | None
@@ -203,9 +213,12 @@ class CompactionOutcome:
     tokens_after: int
 
 
-def preview(session: Session, settings: CompactionSettings) -> CompactionPlan | None:
-    """What a compaction would summarize and keep, without calling the model."""
-    return plan_compaction(project(session.index), settings)
+def preview(
+    session: Session, settings: CompactionSettings, *, everything: bool = True
+) -> CompactionPlan | None:
+    """What a compaction would summarize and keep, without calling the model (by default what the
+    user asking for one gets: everything before the latest turn when the keep budget keeps it all)."""
+    return plan_compaction(project(session.index), settings, everything=everything)
 
 
 async def compact(
@@ -214,12 +227,17 @@ async def compact(
     settings: CompactionSettings,
     *,
     focus: str | None = None,
+    everything: bool = True,
 ) -> CompactionOutcome:
-    """Summarize the older part of the active branch and append a ``compaction`` entry."""
+    """Summarize the older part of the active branch and append a ``compaction`` entry.
+
+    ``everything`` (a compaction the user asked for): when the keep budget would keep the whole
+    branch, everything before the latest user turn is summarized. Raises NothingToCompact when
+    nothing comes before it; the automatic threshold passes False (pi's plan, nothing forced)."""
     projection = project(session.index)
-    plan = plan_compaction(projection, settings)
+    plan = plan_compaction(projection, settings, everything=everything)
     if plan is None:
-        raise CompactionError("nothing to compact: the branch is already short or just compacted")
+        raise NothingToCompact()
     usage: JSONObject = {}
     if plan.is_split_turn and plan.turn_prefix_messages:
         history = plan.previous_summary or "No prior history."

@@ -100,6 +100,7 @@ class CompactionFinished:
 @dataclass(frozen=True, slots=True)
 class CompactionFailed:
     message: str
+    nothing_to_do: bool = False  # the branch had nothing to summarize: a notice, not a failure
 
 
 AgentEvent = (

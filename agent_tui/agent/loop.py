@@ -33,7 +33,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from agent_tui.agent.auto_prune import prune_for_threshold
-from agent_tui.agent.compaction import CompactionError, Summarizer, compact, summarize_branch
+from agent_tui.agent.compaction import (
+    CompactionError,
+    NothingToCompact,
+    Summarizer,
+    compact,
+    summarize_branch,
+)
 from agent_tui.agent.events import (
     AgentEvent,
     CompactionFailed,
@@ -50,6 +56,7 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.agent.model_stream import Failure, ModelStream
 from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.resources import Resources
@@ -62,16 +69,27 @@ from agent_tui.agent.tools.base import (
     WriteGuard,
     validate_arguments,
 )
+from agent_tui.agent.window import WindowCache, known_window
 from agent_tui.config import Config, next_model
 from agent_tui.projection import registry
-from agent_tui.projection.compaction import context_tokens, should_compact, unmeasured_since_compaction
+from agent_tui.projection.compaction import (
+    CompactionSettings,
+    compaction_threshold,
+    context_tokens,
+    fit_to_window,
+    should_compact,
+    unmeasured_since_compaction,
+)
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
+from agent_tui.projection.tokens import estimate_message
+from agent_tui.projection.window import learned_window, window_entry
 from agent_tui.projection.wire import route_for
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider, adapter_class
 from agent_tui.providers.events import StopReason
+from agent_tui.providers.overflow import Overflow
 from agent_tui.store.clock import now_ms
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import Entry, JSONObject
@@ -85,6 +103,12 @@ TRUNCATED_CALL_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments may be '
     "truncated. Re-issue the tool call with complete arguments."
 )
+
+
+#: Context overflows a turn recovers from (each compacted until the request fits, then retried).
+MAX_OVERFLOW_RETRIES = 3
+#: Compactions one recovery makes, the keep budget halved each time, before it says what cannot fit.
+MAX_FIT_ROUNDS = 3
 
 
 class _Aborted(Exception):
@@ -109,6 +133,7 @@ class _CallOutcome:
     error: str | None = None
     kind: str | None = None  # the provider error's kind, e.g. "context_overflow"
     entry_id: str | None = None  # the appended assistant message
+    overflow: Overflow | None = None  # what a context overflow said about the server's window
 
 
 class AgentLoop:
@@ -126,10 +151,13 @@ class AgentLoop:
         permissions: Permissions | None = None,
         cwd: str | None = None,
         resources: Resources | None = None,
+        window_cache: WindowCache | None = None,
     ) -> None:
         self.session = session
         #: The user's system prompt files and flags and the skills (None: the default prompt only).
         self.resources = resources
+        #: Where learned context windows are remembered across sessions (None: only in the session).
+        self.window_cache = window_cache
         #: Where tools run and what "inside" means for writes: the folder agent-tui was started in,
         #: never the session header's cwd (a session file must not choose it).
         self.cwd = cwd if cwd is not None else os.getcwd()
@@ -184,8 +212,10 @@ class AgentLoop:
         """Compact the session now (the user asked), optionally focused; ends with TurnDone."""
 
         async def work(emit: Callable[[AgentEvent | None], None]) -> StopReason:
-            done = await self._compact("manual", emit, focus=focus)
-            return "stop" if done else "error"
+            result = await self._compact("manual", emit, focus=focus)
+            if result == "aborted":
+                return "aborted"
+            return "stop" if result in ("done", "nothing") else "error"
 
         async for event in self._drive(work):
             yield event
@@ -292,7 +322,7 @@ class AgentLoop:
             if not last or last[-1].role == "assistant":
                 emit(TurnError("nothing to continue: the last message is the model's (send a prompt)"))
                 return "error"
-        recovered = False  # a context overflow is compacted and retried once per turn
+        overflows = 0  # context overflows this turn: each is compacted until the request fits, then retried
         while True:
             await self._deliver(pending, emit)
             pending = []
@@ -302,18 +332,12 @@ class AgentLoop:
             outcome = await self._call_model(emit)
             reason = outcome.stop_reason
             if reason == "error" and outcome.kind == "context_overflow":
-                if recovered or outcome.entry_id is None:
-                    emit(TurnError(f"{outcome.error}; still too long after compacting once"))
-                    return "error"
-                recovered = True
-                # The refused attempt leaves the model's view; the history it could not take is summarized.
-                await self._append(
-                    {"type": "context_edit", "targetId": outcome.entry_id, "replacement": None}, emit
-                )
-                if await self._compact("overflow", emit):
+                overflows += 1
+                problem = await self._recover(outcome, emit, last_try=overflows >= MAX_OVERFLOW_RETRIES)
+                if problem is None:
                     continue
-                emit(TurnError(f"{outcome.error}; and compacting failed (see above)"))
-                return "error"
+                emit(TurnError(problem))
+                return "aborted" if self._abort.is_set() else "error"
             if reason == "error":
                 emit(TurnError(outcome.error or "the model call failed"))
                 return reason
@@ -378,14 +402,37 @@ class AgentLoop:
     # -- compaction ---------------------------------------------------------------------------
 
     def summarizer(self) -> Summarizer:
-        return Summarizer(self.provider, self.model, self.config.retry)
+        return Summarizer(self.provider, self.model, self.config.retry, context_window=self.context_window())
+
+    def learned_window(self) -> int | None:
+        """The server's real window for this provider and model, when an overflow taught it: the
+        session's latest ``agent-tui.window`` entry, else the data dir's cache for this server."""
+        return known_window(
+            self.session.index.active_path(),
+            self.provider.name,
+            self._base_url(),
+            self.model,
+            self.window_cache,
+        )
+
+    def context_window(self) -> int:
+        """The window requests must fit: the learned one, else the model table's."""
+        return self.learned_window() or lookup(self.model).context_window
+
+    def compaction_settings(self) -> CompactionSettings:
+        """The configured settings for this model, fitted to its window (keep and reserve capped)."""
+        return fit_to_window(self.config.compaction_settings(self.model), self.context_window())
 
     def context_usage(self) -> tuple[int, int]:
-        """(tokens of the next request, the model's context window)."""
-        return context_tokens(self.projection()).tokens, lookup(self.model).context_window
+        """(tokens of the next request, the window it must fit)."""
+        return context_tokens(self.projection()).tokens, self.context_window()
+
+    def _base_url(self) -> str | None:
+        base_url = getattr(self.provider, "base_url", None)
+        return base_url if isinstance(base_url, str) else None
 
     async def _compact_if_needed(self, emit: Callable[[AgentEvent | None], None]) -> None:
-        settings = self.config.compaction_settings(self.model)
+        settings = self.compaction_settings()
         tokens, window = self.context_usage()
         if should_compact(tokens, window, settings) and not unmeasured_since_compaction(self.projection()):
             if settings.prune_before_summarizing:
@@ -394,26 +441,126 @@ class AgentLoop:
                 tokens, window = self.context_usage()
                 if not should_compact(tokens, window, settings):
                     return  # pruning was enough: no summary
-            await self._compact("threshold", emit)
+            await self._compact("threshold", emit, everything=False)
 
     async def _compact(
-        self, reason: str, emit: Callable[[AgentEvent | None], None], *, focus: str | None = None
-    ) -> bool:
-        """Compact now; report through events. True when a compaction entry was appended."""
-        settings = self.config.compaction_settings(self.model)
+        self,
+        reason: str,
+        emit: Callable[[AgentEvent | None], None],
+        *,
+        focus: str | None = None,
+        everything: bool = True,
+        settings: CompactionSettings | None = None,
+    ) -> str:
+        """Compact now; report through events. Returns "done" (a compaction entry was appended),
+        "nothing" (nothing before the latest turn), "aborted" or the reason it failed."""
+        settings = settings or self.compaction_settings()
         before, _ = self.context_usage()
         emit(CompactionStarted(reason, before))
         try:
-            outcome = await self._abortable(compact(self.session, self.summarizer(), settings, focus=focus))
+            outcome = await self._abortable(
+                compact(self.session, self.summarizer(), settings, focus=focus, everything=everything)
+            )
         except _Aborted:
             emit(CompactionFailed("compaction aborted; nothing was saved"))
-            return False
+            return "aborted"
+        except NothingToCompact as e:
+            emit(CompactionFailed(str(e), nothing_to_do=True))
+            return "nothing"
         except CompactionError as e:
             emit(CompactionFailed(str(e)))
-            return False
+            return str(e)
         emit(EntryAppended(outcome.entry.id, outcome.entry.type))
         emit(CompactionFinished(outcome.entry.id, before, outcome.tokens_after))
-        return True
+        return "done"
+
+    async def _learn_window(
+        self, overflow: Overflow, refused_tokens: int, emit: Callable[[AgentEvent | None], None]
+    ) -> int | None:
+        """Record the window an overflow reported (or, from Ollama's excess, implied) in the session and
+        the cache. Returns it, or None when the error said nothing of it."""
+        window = overflow.window
+        if window is None and overflow.excess is not None and refused_tokens > overflow.excess:
+            window = refused_tokens - overflow.excess
+        if window is None:
+            return None
+        if self.window_cache is not None:
+            self.window_cache.put(self.provider.name, self._base_url(), self.model, window)
+        if learned_window(self.session.index.active_path(), self.provider.name, self.model) != window:
+            nominal = lookup(self.model).context_window
+            await self._append(
+                window_entry(
+                    self.provider.name,
+                    self.model,
+                    window,
+                    prompt_tokens=overflow.prompt_tokens,
+                    nominal=nominal,
+                ),
+                emit,
+            )
+        return window
+
+    async def _recover(
+        self, outcome: _CallOutcome, emit: Callable[[AgentEvent | None], None], *, last_try: bool
+    ) -> str | None:
+        """After a context overflow: hide the refused attempt, learn the window, and compact until the
+        next request fits. None when it fits now (the caller retries), else the one line to show."""
+        overflow = outcome.overflow or Overflow()
+        refused = context_tokens(self.projection()).tokens
+        if outcome.entry_id is not None:  # the refused attempt leaves the model's view
+            await self._append(
+                {"type": "context_edit", "targetId": outcome.entry_id, "replacement": None}, emit
+            )
+        window = await self._learn_window(overflow, refused, emit)
+        settings = fit_to_window(self.config.compaction_settings(self.model), window or refused)
+        limit = compaction_threshold(window, settings) if window else int(refused * 0.8)
+        error = outcome.error or "the request is too long for the model"
+        if last_try:
+            return f"{error}; still too long after compacting {MAX_OVERFLOW_RETRIES - 1} times"
+        keep = settings.keep_recent_tokens
+        for round_ in range(MAX_FIT_ROUNDS):
+            tokens = context_tokens(self.projection()).tokens
+            if round_ and tokens <= limit:
+                return None
+            round_settings = replace(settings, keep_recent_tokens=max(1, keep >> round_))
+            result = await self._compact("overflow", emit, settings=round_settings, everything=True)
+            if result == "aborted":
+                return "compaction aborted; nothing was saved"
+            if result == "nothing":
+                break
+            if result != "done":
+                return f"{error}; compacting failed: {result}"
+        tokens = context_tokens(self.projection()).tokens
+        if tokens <= limit:
+            return None
+        return self._cannot_fit(error, window, tokens)
+
+    def _cannot_fit(self, error: str, window: int | None, tokens: int) -> str:
+        """One line: why the request cannot fit however much is compacted, and the way out."""
+        projection = self.projection()
+        sizes = [
+            (sum(estimate_message(m.message) for m in ce.messages if m.role != "system"), ce)
+            for ce in projection.entries
+            if ce.entry.type != "compaction"
+        ]
+        fixed = tokens - sum(size for size, _ in sizes)
+        room = f"the server's window of {window:,} tokens" if window else "the server's window"
+        if window is not None and fixed > window:
+            return (
+                f"cannot fit {room}: the system prompt and tool definitions alone are ≈{fixed:,} tokens; "
+                "start the server with a larger context"
+            )
+        biggest = max(sizes, key=lambda pair: pair[0], default=None)
+        if biggest is not None and window is not None and biggest[0] > 0 and biggest[0] + fixed > window:
+            size, ce = biggest
+            what = {"toolResult": "a tool result", "user": "a user message", "assistant": "a reply"}.get(
+                ce.entry.role or "", f"a {ce.entry.type} entry"
+            )
+            return (
+                f"cannot fit {room}: entry {ce.entry.id} ({what}) alone is ≈{size:,} tokens; hide or replace "
+                f"it (agent-tui edit {self.session.path} {ce.entry.id} --hide, or in the tree) and send again"
+            )
+        return f"{error}; still ≈{tokens:,} tokens after compacting, nothing more to compact"
 
     # -- the model call ----------------------------------------------------------------------
 
@@ -424,37 +571,39 @@ class AgentLoop:
         return self.provider.request_body(prepared, self.model, thinking_level=projection.thinking_level)
 
     async def _call_model(self, emit: Callable[[AgentEvent | None], None]) -> _CallOutcome:
-        policy = self.config.retry
-        attempt = 0
-        while True:
-            body = self.request_body()
-            builder = pe.MessageBuilder(self.provider.name, self.provider.api, self.model, now_ms())
-            try:
-                await self._abortable(self._consume(body, builder, emit))
-            except _Aborted:
-                message = builder.message("aborted", "Request was aborted")
-                await self._append_message(message, emit)
-                return _CallOutcome(message, "aborted")
-            if builder.error is None and builder.stop is not None:
-                message = builder.message()
-                await self._append_message(message, emit)
-                return _CallOutcome(message, message["stopReason"], message.get("errorMessage"))
-            error = builder.error or pe.ProviderError(
-                "incomplete", "the stream ended without a stop reason", True
+        call = ModelStream(self.provider, self.model, self.config.retry)
+        failed: list[tuple[JSONObject, str | None]] = []  # the last failed attempt: (message, entry id)
+
+        async def on_failure(failure: Failure) -> None:
+            text = self._describe(failure.error, failure.attempt, failure.will_retry)
+            message = failure.builder.message("error", text)
+            entry = await self._append_message(message, emit)
+            failed[:] = [(message, entry.id)]
+            if failure.will_retry:
+                emit(Retrying(failure.attempt + 1, failure.delay, text, self.config.retry.max_retries))
+
+        try:
+            result = await call.run(
+                self.request_body,
+                on_event=self._announcer(emit),
+                on_failure=on_failure,
+                guard=self._abortable,
             )
-            retry = error.retryable and attempt < policy.max_retries
-            text = self._describe(error, attempt, retry)
-            message = builder.message("error", text)
-            failed = await self._append_message(message, emit)
-            if not retry:
-                return _CallOutcome(message, "error", text, error.kind, failed.id)
-            attempt += 1
-            delay = policy.delay(attempt, error.retry_after)
-            emit(Retrying(attempt, delay, text, policy.max_retries))
-            try:
-                await self._abortable(asyncio.sleep(delay))
-            except _Aborted:
-                return _CallOutcome(message, "aborted")
+        except _Aborted:
+            if call.waiting and failed:  # aborted in the pause before a retry
+                return _CallOutcome(failed[0][0], "aborted")
+            assert call.builder is not None
+            message = call.builder.message("aborted", "Request was aborted")
+            await self._append_message(message, emit)
+            return _CallOutcome(message, "aborted")
+        if result.error is None:
+            message = result.builder.message()
+            await self._append_message(message, emit)
+            return _CallOutcome(message, message["stopReason"], message.get("errorMessage"))
+        message, entry_id = failed[0]
+        return _CallOutcome(
+            message, "error", message.get("errorMessage"), result.error.kind, entry_id, result.error.overflow
+        )
 
     def _describe(self, error: pe.ProviderError, attempts: int, will_retry: bool) -> str:
         text = f"{self.provider.name} ({self.model}): {error.message}"
@@ -467,12 +616,13 @@ class AgentLoop:
             text += f" (gave up after {attempts} {'retry' if attempts == 1 else 'retries'})"
         return text
 
-    async def _consume(
-        self, body: JSONObject, builder: pe.MessageBuilder, emit: Callable[[AgentEvent | None], None]
-    ) -> None:
+    @staticmethod
+    def _announcer(emit: Callable[[AgentEvent | None], None]) -> Callable[[pe.ProviderEvent], None]:
+        """Text and thinking deltas as they stream, each tool call once its name is known, then its
+        argument fragments."""
         announced: dict[int, str] = {}  # block index -> call id
-        async for event in self.provider.stream(body):
-            builder.add(event)
+
+        def on_event(event: pe.ProviderEvent) -> None:
             if isinstance(event, pe.TextDelta):
                 if event.text:
                     emit(TextDelta(event.text, event.index))
@@ -485,6 +635,8 @@ class AgentLoop:
                     emit(ToolCallStreaming(event.id, event.name, event.index))
                 if event.index in announced and event.arguments_delta:
                     emit(ToolCallDelta(announced[event.index], event.index, event.arguments_delta))
+
+        return on_event
 
     async def _abortable(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless abort() comes first: then cancel it and raise _Aborted."""
@@ -686,6 +838,7 @@ def build_agent(
         permissions=permissions,
         cwd=cwd,
         resources=resources,
+        window_cache=WindowCache.default(),
     )
 
 

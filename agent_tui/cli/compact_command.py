@@ -56,7 +56,15 @@ def _run(args: argparse.Namespace) -> int:
     import asyncio
     from dataclasses import replace
 
-    from agent_tui.agent.compaction import CompactionError, compact, estimated_after, preview, undo_compaction
+    from agent_tui.agent.compaction import (
+        NOTHING_TO_COMPACT,
+        CompactionError,
+        NothingToCompact,
+        compact,
+        estimated_after,
+        preview,
+        undo_compaction,
+    )
     from agent_tui.config import resolve
     from agent_tui.store.session import Session
 
@@ -92,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.preview:
             plan = preview(session, settings)
             if plan is None:
-                _print("nothing to compact")
+                _print(NOTHING_TO_COMPACT)
                 return 0
             _print(
                 f"summarize: {len(plan.summarized_entry_ids)} entries ({plan.summarized_entry_ids[0]} .. {plan.summarized_entry_ids[-1]})"
@@ -119,15 +127,26 @@ def _run(args: argparse.Namespace) -> int:
         assert config is not None
         from agent_tui.agent.compaction import Summarizer
         from agent_tui.agent.loop import make_provider
+        from agent_tui.agent.window import WindowCache, known_window
+        from agent_tui.projection.compaction import fit_to_window
+        from agent_tui.projection.models import lookup
 
         model = config.model
         provider = make_provider(config, model)
+        # the server's real window when an overflow taught it (the session's entry, else the cache)
+        window = known_window(
+            session.index.active_path(), provider.name, config.base_url, model, WindowCache.default()
+        )
+        settings = fit_to_window(settings, window or lookup(model).context_window)
 
         async def go() -> int:
             try:
                 outcome = await compact(
-                    session, Summarizer(provider, model, config.retry), settings, focus=args.focus
+                    session, Summarizer(provider, model, config.retry, context_window=window), settings, focus=args.focus
                 )
+            except NothingToCompact as e:  # what was asked is already the case: not a failure
+                _print(str(e))
+                return 0
             except CompactionError as e:
                 _print(f"agent-tui: {args.file}: {e}", file=sys.stderr)
                 return 1

@@ -26,6 +26,9 @@ from collections.abc import Awaitable, Callable
 from typing import TextIO
 
 from agent_tui.agent.events import (
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
     EntryAppended,
     Retrying,
     TextDelta,
@@ -150,6 +153,16 @@ async def stream_turn(
                 file=err,
                 flush=True,
             )
+        elif isinstance(event, CompactionStarted):
+            write_out(redactor.flush())
+            print(f"compacting ({event.reason}, ≈{event.tokens_before:,} tokens)…", file=err, flush=True)
+        elif isinstance(event, CompactionFinished):
+            print(
+                f"compacted: ≈{event.tokens_before:,} → ≈{event.tokens_after:,} tokens", file=err, flush=True
+            )
+        elif isinstance(event, CompactionFailed):
+            prefix = "" if event.nothing_to_do else "compaction failed: "
+            print(_redact(prefix + event.message), file=err, flush=True)
         elif isinstance(event, TurnError):
             error = event.message
         elif isinstance(event, TurnDone):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_tui.projection.context import ContextEntry, Projection, Status, entry_messages, project_path
@@ -50,8 +50,30 @@ class CompactionSettings:
     prune_before_summarizing: bool = False  # the threshold prunes old tool output first (no model call)
 
 
+#: The keep budget is at most this share of the window, and the reserve at most RESERVE_SHARE of it:
+#: with a server's real window (llama.cpp ``-c 4096``) the defaults (20,000 kept, 16,384 reserved)
+#: would keep more than fits, or compact before every call.
+KEEP_SHARE = 0.4
+RESERVE_SHARE = 0.25
+
+
+def fit_to_window(settings: CompactionSettings, context_window: int) -> CompactionSettings:
+    """The settings for a window: keep = min(keep_recent_tokens, 40% of it), reserve = min(reserve_tokens,
+    25% of it). The same as ``settings`` for any window of 80,000 tokens or more at the defaults."""
+    keep = min(settings.keep_recent_tokens, max(1, int(context_window * KEEP_SHARE)))
+    reserve = min(settings.reserve_tokens, max(0, int(context_window * RESERVE_SHARE)))
+    if keep == settings.keep_recent_tokens and reserve == settings.reserve_tokens:
+        return settings
+    return replace(settings, reserve_tokens=reserve, keep_recent_tokens=keep)
+
+
+def compaction_threshold(context_window: int, settings: CompactionSettings) -> int:
+    """Tokens above which the next request is compacted first: the window minus the (fitted) reserve."""
+    return context_window - fit_to_window(settings, context_window).reserve_tokens
+
+
 def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:
-    return settings.enabled and tokens > context_window - settings.reserve_tokens
+    return settings.enabled and tokens > compaction_threshold(context_window, settings)
 
 
 def unmeasured_since_compaction(projection: Projection) -> bool:
@@ -186,10 +208,16 @@ class CompactionPlan:
     estimated_after: int = 0  # the next request's figure with a summary of that size (the preview's)
 
 
-def plan_compaction(projection: Projection, settings: CompactionSettings) -> CompactionPlan | None:
-    """pi's prepareCompaction over our projection. None when there is nothing to summarize."""
+def plan_compaction(
+    projection: Projection, settings: CompactionSettings, *, everything: bool = False
+) -> CompactionPlan | None:
+    """pi's prepareCompaction over our projection. None when there is nothing to summarize.
+
+    ``everything`` (what the user asked for, and the overflow recovery's last resort): when the keep
+    budget would keep the whole branch, or the branch was just compacted, summarize everything before
+    the latest user turn instead; None only when nothing comes before it."""
     path = projection.path
-    if path and path[-1].type == "compaction":
+    if path and path[-1].type == "compaction" and not everything:
         return None
     entries = projection.entries
     previous_index = next(
@@ -204,12 +232,16 @@ def plan_compaction(projection: Projection, settings: CompactionSettings) -> Com
             start += 1  # pinned entries follow the summary verbatim; the cut never lands on them
     end = len(entries)
     cut = find_cut_point(entries, start, end, settings.keep_recent_tokens)
+    to_summarize, prefix = _summarized(entries, start, cut)
+    if everything and (cut.first_kept_index >= end or (not to_summarize and not prefix)):
+        latest = _latest_user_turn(entries, start, end)
+        if latest is None:
+            return None
+        cut = CutPoint(latest, -1, False)
+        to_summarize, prefix = _summarized(entries, start, cut)
     if cut.first_kept_index >= end:
         return None
     first_kept = entries[cut.first_kept_index].entry
-    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    to_summarize = _messages(entries[start:history_end])
-    prefix = _messages(entries[cut.turn_start_index : cut.first_kept_index]) if cut.is_split_turn else []
     if not to_summarize and not prefix:
         return None
     read, modified = file_operations(
@@ -235,6 +267,31 @@ def plan_compaction(projection: Projection, settings: CompactionSettings) -> Com
     guess = "x" * math.ceil(plan.summary_guess * CHARS_PER_TOKEN)
     plan.estimated_after = tokens_after_compaction(projection, plan, guess + file_lists_text(read, modified))
     return plan
+
+
+def _summarized(
+    entries: Sequence[ContextEntry], start: int, cut: CutPoint
+) -> tuple[list[JSONObject], list[JSONObject]]:
+    """(the history to summarize, the split turn's prefix) for a cut."""
+    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
+    to_summarize = _messages(entries[start:history_end])
+    prefix = _messages(entries[cut.turn_start_index : cut.first_kept_index]) if cut.is_split_turn else []
+    return to_summarize, prefix
+
+
+def _latest_user_turn(entries: Sequence[ContextEntry], start: int, end: int) -> int | None:
+    """The index of the latest user message after ``start`` with something to summarize before it
+    (the metadata entries just before it are taken along), or None."""
+    for i in range(end - 1, start, -1):
+        ce = entries[i]
+        if ce.entry.type == "compaction" or not any(m.kind == "user" for m in ce.messages):
+            continue
+        if not _messages(entries[start:i]):
+            return None
+        while i > start and not entries[i - 1].messages and entries[i - 1].entry.type != "compaction":
+            i -= 1
+        return i
+    return None
 
 
 SUMMARY_GUESS_MAX = 4_000  # the preview guesses a summary at a tenth of what it folds, at most this

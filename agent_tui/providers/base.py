@@ -15,6 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
 from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
+from agent_tui.providers.overflow import error_code, parse_overflow
 from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.redact import redact_value, redaction_enabled
 
@@ -39,10 +40,6 @@ class Provider(Protocol):
 # Quota and billing limits arrive as 429 too, but waiting does not lift them (pi's list, shortened).
 _NOT_TRANSIENT = re.compile(
     r"insufficient_quota|quota exceeded|out of budget|billing|monthly usage limit|available balance", re.I
-)
-_CONTEXT_OVERFLOW = re.compile(
-    r"prompt is too long|context length|context window|maximum context|too many tokens|exceeds the context",
-    re.I,
 )
 _TYPE_KINDS: dict[str, ErrorKind] = {
     "overloaded_error": "overloaded",
@@ -116,14 +113,19 @@ def classify(
         kind = "request"
     else:
         kind = _TYPE_KINDS.get(etype or "", "server")
-    if kind == "request" and _CONTEXT_OVERFLOW.search(message):
-        kind = "context_overflow"
+    # An overflow whatever the status it came with (Ollama answers 500, others 400 or 413, or an
+    # error event in a 200 stream), but never a rate limit counted in tokens or a rejected key.
+    overflow = None
+    if kind not in ("auth", "rate_limit"):
+        overflow = parse_overflow(etype, error_code(body), message, body)
+        if overflow is not None:
+            kind = "context_overflow"
     retryable = kind in ("rate_limit", "overloaded", "server")
     if retryable and _NOT_TRANSIENT.search(f"{etype} {message}"):
         retryable = False
     if kind == "auth":
         text = f"the API key was rejected ({text})"
-    return ProviderError(kind, text, retryable, retry_after, status)
+    return ProviderError(kind, text, retryable, retry_after, status, overflow)
 
 
 def preload_sdk(provider: str) -> None:

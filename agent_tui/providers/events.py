@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_tui.projection import pricing
+from agent_tui.providers.overflow import Overflow
 
 JSONObject = dict[str, Any]
 
@@ -116,6 +117,7 @@ class ProviderError:
     retryable: bool
     retry_after: float | None = None  # seconds, from retry-after / retry-after-ms
     status: int | None = None
+    overflow: Overflow | None = None  # for "context_overflow": what the server said about its window
 
 
 ProviderEvent = (

@@ -86,6 +86,10 @@ class EventView:
                 app.set_notice("")
                 # the figure the panel now shows for the next request (the preview's estimate, counted)
                 app.notify(f"Compacted: context {before:,} → {after:,} tokens.", title="compact")
+            case CompactionFailed(message=message, nothing_to_do=True):
+                app.main_screen.status_line.start("streaming…")
+                app.set_notice("")
+                app.notify(message, title="compact", markup=False)
             case CompactionFailed(message=message):
                 self.error(message, "compaction failed", "compaction failed")
             case TurnError(message=message):

@@ -575,9 +575,15 @@ class SessionActions:
         if (span := app.session_tree.marked_span()) is not None:
             surgery_actions.compact_span(self, *span, focus)
             return
+        preview = self.compaction_preview()
+        if preview is None:  # the same notice from the key, /compact and /compact FOCUS (and the CLI's words)
+            from agent_tui.agent.compaction import NOTHING_TO_COMPACT
+
+            app.panel.preview_fold(set())
+            self.notify(NOTHING_TO_COMPACT, title="compact", markup=False)
+            return
         if focus is None and not self._compact_prompted:
             self._compact_prompted = True
-            preview = self.compaction_preview()
 
             def done(value: str | None) -> None:
                 self._compact_prompted = False
@@ -595,6 +601,7 @@ class SessionActions:
                 done,
             )
             return
+        app.panel.preview_fold(set())
         try:
             turns = app.turns_for_session()
         except AgentUnavailable as e:
@@ -607,23 +614,24 @@ class SessionActions:
         app.busy = True
         app.run_events(compact((focus or "").strip() or None))
 
-    def compaction_preview(self) -> str:
-        """What a compaction would do now (the panel marks the rows it would fold)."""
+    def compaction_preview(self) -> str | None:
+        """What a compaction would do now (the panel marks the rows it would fold); None when the
+        branch has nothing to compact."""
         app = self.app
         if app.session is None:
-            return "Nothing to compact yet."
+            return None
         from agent_tui.agent.compaction import estimated_after, preview
         from agent_tui.projection.compaction import CompactionSettings
 
         settings = CompactionSettings()
         with contextlib.suppress(AgentUnavailable):
-            turns = app.turns_for_session()  # the agent's settings for its model (config file, per model)
-            get = getattr(getattr(turns, "config", None), "compaction_settings", None)
+            turns = app.turns_for_session()  # the agent's settings for its model, fitted to its window
+            get = getattr(turns, "compaction_settings", None)
             if callable(get):
-                settings = get(getattr(turns, "model", None))
+                settings = get()
         plan = preview(app.session, settings)
         if plan is None:
-            return "Nothing to compact: the branch is short or was just compacted."
+            return None
         app.panel.preview_fold(set(plan.summarized_entry_ids))
         return (
             f"Folds {len(plan.summarized_entry_ids)} entries into a summary and keeps "

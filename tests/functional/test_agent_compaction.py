@@ -26,7 +26,15 @@ from agent_tui.projection.context import Status, project
 from agent_tui.projection.models import ModelInfo, register
 from agent_tui.projection.tokens import estimate_text
 from tests.support.agent_support import Harness, context_body
-from tests.support.fake_model_server import FakeModelServer, anthropic_error, anthropic_stream, text, tool_use
+from tests.support.fake_model_server import (
+    FakeModelServer,
+    RecordedRequest,
+    Response,
+    anthropic_error,
+    anthropic_stream,
+    text,
+    tool_use,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -153,21 +161,30 @@ async def test_an_input_that_overflows_is_summarized_so_the_retry_fits(
     check_turn_requests(h)
 
 
-async def test_overflow_twice_is_reported_clearly(h: Harness, server: FakeModelServer) -> None:
+async def test_a_server_that_keeps_refusing_is_reported_in_one_line_after_bounded_retries(
+    h: Harness, server: FakeModelServer
+) -> None:
     server.push(anthropic_stream(text("first"), model="tiny-window"))
     await h.run("hello " * 600)
     server.push(anthropic_stream(text("second"), model="tiny-window"))
     await h.run("more " * 600)
     overflow = anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum")
-    server.push(overflow, anthropic_stream(text(SUMMARY), model="tiny-window"), overflow)
+
+    def respond(request: RecordedRequest) -> Response:
+        return (
+            anthropic_stream(text(SUMMARY), model="tiny-window")
+            if is_summary_request(request.body)
+            else overflow
+        )
+
+    server.responder = respond
+    start = len(server.requests)
     events = await h.run("again")
     errors = [e for e in events if isinstance(e, TurnError)]
-    assert (
-        len(errors) == 1
-        and "prompt is too long" in errors[0].message
-        and "after compacting once" in errors[0].message
-    )
-    assert server.pending == 0  # exactly one retry
+    assert len(errors) == 1 and "prompt is too long" in errors[0].message and "\n" not in errors[0].message
+    assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "error"
+    turn_calls = [r for r in server.requests[start:] if not is_summary_request(r.body)]
+    assert 2 <= len(turn_calls) <= 3  # compacted and retried, but not forever
 
 
 async def test_summarization_requests_never_exceed_the_window(

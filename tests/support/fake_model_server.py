@@ -650,6 +650,65 @@ def gemini_error(status: int, message: str, status_name: str, **headers: str) ->
     )
 
 
+# -- context overflow, as each server family answers it --------------------------------------
+
+#: The server families :func:`overflow_error` can imitate (real bodies: tests/fixtures/overflow).
+OVERFLOW_FAMILIES = ("anthropic", "openai", "llamacpp", "vllm", "ollama", "lmstudio", "openrouter")
+
+
+def overflow_error(family: str, window: int, prompt: int, completion: int = 0) -> HTTPError:
+    """The error ``family``'s server answers a prompt of ``prompt`` tokens with, its window being
+    ``window`` (the bodies and statuses of the fixtures, with these figures)."""
+    if family == "anthropic":
+        message = f"prompt is too long: {prompt} tokens > {window} maximum"
+        return HTTPError(
+            400, {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+        )
+    if family == "openai":
+        message = (
+            f"This model's maximum context length is {window} tokens. However, you requested "
+            f"{prompt + completion} tokens ({prompt} in the messages, {completion} in the completion). "
+            "Please reduce the length of the messages or completion."
+        )
+        error = {"message": message, "type": "invalid_request_error", "param": "messages"}
+        return HTTPError(400, {"error": {**error, "code": "context_length_exceeded"}})
+    if family == "llamacpp":  # the same body on /v1/chat/completions and /v1/messages
+        message = f"request ({prompt} tokens) exceeds the available context size ({window} tokens), try increasing it"
+        fields: JSON = {"code": 400, "message": message, "type": "exceed_context_size_error"}
+        return HTTPError(400, {"error": {**fields, "n_prompt_tokens": prompt, "n_ctx": window}})
+    if family == "vllm":
+        message = (
+            f"This model's maximum context length is {window} tokens. However, your request has {prompt} "
+            "input tokens. Please reduce the length of the input messages."
+        )
+        return HTTPError(
+            400, {"error": {"message": message, "type": "BadRequestError", "param": None, "code": 400}}
+        )
+    if family == "ollama":
+        message = f"prompt too long; exceeded max context length by {prompt - window} tokens"
+        return HTTPError(
+            400, {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+        )
+    if family == "lmstudio":
+        message = (
+            f"Trying to keep the first {prompt} tokens when context the overflows. However, the model is "
+            f"loaded with context length of only {window} tokens, which is not enough. Try to load the "
+            "model with a larger context length, or provide a shorter input"
+        )
+        return HTTPError(400, {"error": message})
+    if family == "openrouter":
+        message = (
+            f"This endpoint's maximum context length is {window} tokens. However, you requested about "
+            f"{prompt + completion} tokens ({prompt} of text input, {completion} in the output). Please "
+            'reduce the length of either one, or use the "middle-out" transform to compress your prompt '
+            "automatically."
+        )
+        return HTTPError(
+            400, {"error": {"message": message, "code": 400, "metadata": {"provider_name": None}}}
+        )
+    raise ValueError(f"unknown server family {family!r}")
+
+
 # -- the server -------------------------------------------------------------------------------
 
 
@@ -889,6 +948,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 __all__ = [
+    "OVERFLOW_FAMILIES",
     "RAW",
     "Block",
     "Call",
@@ -911,6 +971,7 @@ __all__ = [
     "message_item",
     "openai_error",
     "openai_stream",
+    "overflow_error",
     "reasoning_item",
     "redacted_thinking",
     "responses_error_event",

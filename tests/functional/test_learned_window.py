@@ -1,0 +1,211 @@
+"""The server's real context window, learned from its overflow error, against a fake server that
+refuses like the real ones: each family's body and status (llama.cpp on both APIs), for any request
+larger than its window, the model's nominal window being far larger (a local server run with a
+small context). The window is recorded (session entry and cache), the retry fits, and the next turn
+compacts at the learned threshold without another overflow."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent.events import AgentEvent, CompactionStarted, TurnDone, TurnError
+from agent_tui.agent.window import WindowCache
+from agent_tui.projection.compaction import SUMMARIZATION_SYSTEM_PROMPT
+from agent_tui.projection.tokens import estimate_text
+from agent_tui.projection.window import WINDOW_TYPE
+from tests.support.agent_support import Harness
+from tests.support.fake_model_server import (
+    FakeModelServer,
+    RecordedRequest,
+    Response,
+    anthropic_stream,
+    call,
+    openai_stream,
+    overflow_error,
+    text,
+    tool_use,
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+WINDOW = 6_000  # the server's real context; the models' nominal windows are 128,000 and more
+SUMMARY = "## Goal\nRead the files.\n\n## Progress\n### Done\n- [x] read the files"
+CASES = [
+    ("anthropic", "anthropic"),
+    ("openai", "openai"),
+    ("llamacpp", "openai"),
+    ("llamacpp", "anthropic"),
+    ("vllm", "openai"),
+    ("ollama", "openai"),
+]
+
+
+def server_count(body: dict[str, Any]) -> int:
+    """What the fake server counts a request as: the whole body's JSON (a little more than agent-tui
+    estimates for it, as real tokenizers and chat templates do)."""
+    return estimate_text(json.dumps(body, ensure_ascii=False))
+
+
+def is_summary(body: dict[str, Any]) -> bool:
+    system = body.get("system")
+    if isinstance(system, list):
+        return bool(system and system[0].get("text") == SUMMARIZATION_SYSTEM_PROMPT)
+    messages = body.get("messages") or [{}]
+    return bool(
+        messages[0].get("role") == "system" and messages[0].get("content") == SUMMARIZATION_SYSTEM_PROMPT
+    )
+
+
+Reply = Callable[[int], Response]
+
+
+@dataclass
+class WindowedServer:
+    """Answers like a server with a ``window``-token context: refuses larger requests with ``family``'s
+    overflow error, answers summarization requests with a summary and others with the next reply."""
+
+    api: str
+    family: str
+    window: int = WINDOW
+    replies: deque[Reply] = field(default_factory=deque)
+    refused: list[int] = field(default_factory=list)
+    accepted: list[int] = field(default_factory=list)
+
+    def __call__(self, request: RecordedRequest) -> Response:
+        body = request.body
+        tokens = server_count(body)
+        if tokens > self.window:
+            self.refused.append(tokens)
+            return overflow_error(self.family, self.window, tokens)
+        self.accepted.append(tokens)
+        if is_summary(body):
+            return self.say(SUMMARY)(tokens)
+        return self.replies.popleft()(tokens)
+
+    def say(self, words: str) -> Reply:
+        if self.api == "anthropic":
+            return lambda n: anthropic_stream(text(words), input_tokens=n)
+        return lambda n: openai_stream(words, prompt_tokens=n)
+
+    def read(self, call_id: str, path: str) -> Reply:
+        if self.api == "anthropic":
+            return lambda n: anthropic_stream(tool_use(call_id, "read", {"path": path}), input_tokens=n)
+        return lambda n: openai_stream(tool_calls=[call(call_id, "read", {"path": path})], prompt_tokens=n)
+
+
+def windowed(
+    server: FakeModelServer, tmp_path: Path, family: str, api: str
+) -> tuple[Harness, WindowedServer]:
+    model = "claude-sonnet-5-5" if api == "anthropic" else "local-model"
+    h = Harness(server, tmp_path, provider=api, model=model)
+    h.loop.window_cache = WindowCache(tmp_path / "home" / "windows.json")
+    for name in ("a", "b", "c"):  # ~2,200 tokens each as a tool result
+        (h.workdir / f"{name}.txt").write_text(f"{name}-line of the file\n" * 420)
+    fake = WindowedServer(api, family)
+    server.responder = fake
+    return h, fake
+
+
+def turn_ok(events: list[AgentEvent]) -> None:
+    errors = [e for e in events if isinstance(e, TurnError)]
+    assert not errors and isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop", errors
+
+
+@pytest.mark.parametrize(("family", "api"), CASES, ids=[f"{f}-{a}" for f, a in CASES])
+async def test_the_window_an_overflow_reports_is_learned_and_used(
+    server: FakeModelServer, tmp_path: Path, family: str, api: str
+) -> None:
+    h, fake = windowed(server, tmp_path, family, api)
+    try:
+        fake.replies.extend([fake.read("c1", "a.txt"), fake.say("a.txt is read")])
+        turn_ok(await h.run("read a.txt"))
+        assert not fake.refused
+        # the second file takes the request over the server's window: refused, learned, compacted, retried
+        fake.replies.extend([fake.read("c2", "b.txt"), fake.say("b.txt is read")])
+        events = await h.run("read b.txt")
+        turn_ok(events)
+        assert len(fake.refused) == 1, fake.refused
+        # (a compaction at the threshold may follow the reply: the server counts a little more than we do)
+        assert next(e.reason for e in events if isinstance(e, CompactionStarted)) == "overflow"
+        learned = [e for e in h.entries() if e["type"] == "custom" and e["customType"] == WINDOW_TYPE]
+        assert len(learned) == 1
+        data = learned[0]["data"]
+        assert data["provider"] == api and data["modelId"] == h.loop.model
+        if (
+            family == "ollama"
+        ):  # only the excess is said: the window is our count of the refused request less it
+            assert abs(data["contextWindow"] - WINDOW) < WINDOW * 0.15, data
+        else:
+            assert data["contextWindow"] == WINDOW and data["promptTokens"] == fake.refused[0]
+        assert data["nominalWindow"] >= 128_000
+        assert h.loop.context_window() == data["contextWindow"]
+        cache = json.loads((tmp_path / "home" / "windows.json").read_text())
+        assert [v["contextWindow"] for v in cache["windows"].values()] == [data["contextWindow"]]
+        assert h.messages("assistant")[-1]["content"][-1]["text"] == "b.txt is read"  # the retry fitted
+        # the next turn grows past the learned threshold: compacted before the call, never refused
+        fake.replies.extend([fake.read("c3", "c.txt"), fake.say("c.txt is read")])
+        events = await h.run("read c.txt")
+        turn_ok(events)
+        assert len(fake.refused) == 1, fake.refused
+        assert "threshold" in [e.reason for e in events if isinstance(e, CompactionStarted)]
+        assert h.messages("assistant")[-1]["content"][-1]["text"] == "c.txt is read"
+    finally:
+        await h.close()
+
+
+async def test_a_new_session_starts_with_the_window_the_cache_learned(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    h, fake = windowed(server, tmp_path, "llamacpp", "openai")
+    try:
+        fake.replies.extend([fake.read("c1", "a.txt"), fake.say("a.txt is read")])
+        fake.replies.extend([fake.read("c2", "b.txt"), fake.say("b.txt is read")])
+        turn_ok(await h.run("read a.txt"))
+        turn_ok(await h.run("read b.txt"))
+        assert len(fake.refused) == 1
+    finally:
+        await h.close()
+    (tmp_path / "second").mkdir()
+    h2, fake2 = windowed(server, tmp_path / "second", "llamacpp", "openai")
+    h2.loop.window_cache = WindowCache(tmp_path / "home" / "windows.json")
+    try:
+        assert h2.loop.context_window() == WINDOW
+        fake2.replies.extend([fake2.read("c1", "a.txt"), fake2.say("a.txt is read")])
+        fake2.replies.extend([fake2.read("c2", "b.txt"), fake2.say("b.txt is read")])
+        turn_ok(await h2.run("read a.txt"))
+        events = await h2.run("read b.txt")
+        turn_ok(events)
+        assert not fake2.refused  # compacted at the threshold instead
+        assert {e.reason for e in events if isinstance(e, CompactionStarted)} == {"threshold"}
+    finally:
+        await h2.close()
+
+
+async def test_a_window_smaller_than_the_system_prompt_says_so_in_one_line(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    h, fake = windowed(server, tmp_path, "llamacpp", "openai")
+    fake.window = 1_024
+    try:
+        fake.replies.append(fake.say("never"))
+        events = await h.run("hello")
+        errors = [e.message for e in events if isinstance(e, TurnError)]
+        assert len(errors) == 1 and "\n" not in errors[0], errors
+        assert "1,024 tokens" in errors[0] and "system prompt and tool definitions" in errors[0]
+        assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "error"
+        assert len(fake.refused) == 1  # no retry that could not fit
+        # the refused attempt is hidden: nothing of it reaches the next request
+        hides = [e for e in h.entries() if e["type"] == "context_edit" and e["replacement"] is None]
+        failed = [
+            e for e in h.entries() if e["type"] == "message" and e["message"].get("stopReason") == "error"
+        ]
+        assert [x["targetId"] for x in hides] == [f["id"] for f in failed]
+    finally:
+        await h.close()
