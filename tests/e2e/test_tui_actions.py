@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.widgets import Label, OptionList
 
+from agent_tui.agent.compaction import NOTHING_TO_COMPACT
 from agent_tui.projection.context import project
 from agent_tui.store.session import BRANCH_MARKER
 from agent_tui.tui.screens.editor import EditorScreen
@@ -453,13 +454,31 @@ async def test_compact_asks_for_a_focus_and_appends_a_compaction(tmp_path: Path)
         assert any("summary" in r and "(compactionSummary)" in r for r in rows)
         assert any("[compaction]" in x for x in app.session_tree.visible_labels())
         assert any("Compacted" in n for n in notices(app))
-        # the slash command passes its focus text straight through
+        # now only the latest turn is left: the slash command and the key say so in the same words,
+        # as a notice (no prompt, no model call, nothing appended)
+        count = entry_count(path)
         app.composer.set_text("/compact keep the tests")
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: len(factory.turns[0].focuses) == 2 and not app.busy, "second compaction"
+            pilot, lambda: any(NOTHING_TO_COMPACT in n for n in notices(app)), "nothing to compact"
         )
-        assert factory.turns[0].focuses[1] == "keep the tests"
+        await pilot.press("ctrl+g")
+        await wait_for(
+            pilot, lambda: sum(NOTHING_TO_COMPACT in n for n in notices(app)) == 2, "the same from the key"
+        )
+        assert not isinstance(app.screen, PromptScreen)
+        assert factory.turns[0].focuses == ["parser"] and entry_count(path) == count
+
+
+async def test_the_compact_slash_command_passes_its_focus_straight_through(tmp_path: Path) -> None:
+    path = sample_session(tmp_path)
+    factory = ScriptedFactory()
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        app.composer.set_text("/compact keep the tests")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and last_entry(path)["type"] == "compaction", "compaction")
+        assert factory.turns[0].focuses == ["keep the tests"]
 
 
 async def test_compact_without_a_model_says_so_and_appends_nothing(
