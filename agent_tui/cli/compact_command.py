@@ -142,7 +142,10 @@ def _run(args: argparse.Namespace) -> int:
         async def go() -> int:
             try:
                 outcome = await compact(
-                    session, Summarizer(provider, model, config.retry, context_window=window), settings, focus=args.focus
+                    session,
+                    Summarizer(provider, model, config.retry, context_window=window),
+                    settings,
+                    focus=args.focus,
                 )
             except NothingToCompact as e:  # what was asked is already the case: not a failure
                 _print(str(e))
