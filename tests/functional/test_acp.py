@@ -5,6 +5,7 @@ loading a session, the editor's file methods and the slash commands."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -38,7 +39,7 @@ from acp.schema import (
 )
 
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, thinking, tool_use
-from tests.support.print_env import Env
+from tests.support.print_env import KEY, Env
 
 # A subprocess per test: slow for make test-fast, and slower still on a loaded machine.
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
@@ -58,12 +59,17 @@ class EditorClient:
         self.writes: dict[str, str] = {}
         self.reads: list[str] = []
         self.changed = asyncio.Event()
+        self.released = asyncio.Event()
 
     async def request_permission(
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
     ) -> RequestPermissionResponse:
         self.permission_requests.append((tool_call, options))
+        self.changed.set()
         answer = self.answers.pop(0) if self.answers else None
+        if answer == "wait":  # the dialog stays open until the test releases it (as a cancel does)
+            await self.released.wait()
+            answer = None
         if answer is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
@@ -382,3 +388,81 @@ async def test_prompt_templates_are_offered_and_expanded(env: AcpEnv, server: Fa
     assert review.description == "Review a file for bugs"
     assert review.input is not None and review.input.root.hint == "FILE"
     assert server.requests[0].body["messages"][-1]["content"][0]["text"] == "Review app.py for bugs, briefly."
+
+
+async def test_cancel_while_the_editor_asks_aborts_the_call_and_runs_nothing(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    marker = env.work / "ran"
+    server.push(anthropic_stream(tool_use("toolu_w", "bash", {"command": f"touch {marker}"})))
+    client = EditorClient(answers=["wait"])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        turn = asyncio.create_task(conn.prompt(session_id=session.session_id, prompt=[text_block("go")]))
+        await client.wait_for(lambda: bool(client.permission_requests), "the permission question")
+        await conn.cancel(session_id=session.session_id)
+        client.released.set()  # the editor answers "cancelled" to the question it had open
+        response = await asyncio.wait_for(turn, 30)
+    assert response.stop_reason == "cancelled"
+    assert not marker.exists()
+    assert client.tool_updates("toolu_w")[-1].status == "failed"
+    messages = [e["message"] for e in env.entries(env.sessions()[0]) if e["type"] == "message"]
+    (result,) = [m for m in messages if m["role"] == "toolResult"]
+    # The editor's "cancelled" may reach the loop before or after the cancel: aborted, or refused.
+    assert result["isError"]
+    assert result["content"][0]["text"] == "Operation aborted" or result["content"][0]["text"].startswith(
+        "Permission denied"
+    )
+
+
+async def test_stdin_closed_mid_turn_ends_the_process_with_the_partial_reply_written(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    gate = threading.Event()
+    stream = anthropic_stream(text("the first line\nthen the rest, which never comes", chunks=8))
+    stream.gate, stream.gate_at = gate, 6
+    server.push(stream)
+    client = EditorClient()
+    try:
+        async with env.agent(client) as conn:  # leaving it closes stdin and expects exit status 0
+            session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+            turn = asyncio.create_task(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("talk")])
+            )
+            await client.wait_for(lambda: "the first line" in client.message_text(), "the first line")
+    finally:
+        gate.set()
+    with pytest.raises(ConnectionError):  # the agent is gone: the prompt has no answer
+        await turn
+    messages = [e["message"] for e in env.entries(env.sessions()[0]) if e["type"] == "message"]
+    assert messages[-1]["role"] == "assistant" and messages[-1]["stopReason"] == "aborted"
+    assert messages[-1]["content"][0]["text"].startswith("the first line")
+
+
+async def test_secrets_in_the_reply_and_the_tool_call_never_reach_the_editor(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    secret = "ghp_" + "Z" * 36
+    server.push(
+        anthropic_stream(
+            text(f"Your token is {secret} as you asked.\n"),
+            tool_use("toolu_s", "bash", {"command": f"echo {secret}"}),
+        ),
+        anthropic_stream(text("Done.")),
+    )
+    client = EditorClient(answers=["allow-once"])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("show my token")])
+    assert "Your token is [REDACTED" in client.message_text()
+    seen = repr(client.updates) + repr(client.permission_requests)
+    assert secret not in seen and KEY not in seen
+
+
+async def test_without_a_key_a_new_session_says_what_to_set(env: AcpEnv) -> None:
+    del env.env["ANTHROPIC_API_KEY"]
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        with pytest.raises(RequestError) as failure:
+            await conn.new_session(cwd=str(env.work), mcp_servers=[])
+    assert "ANTHROPIC_API_KEY" in json.dumps(failure.value.data)
