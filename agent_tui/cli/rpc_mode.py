@@ -213,6 +213,14 @@ class RpcServer:
         old.session.close()
         self.agent = agent
 
+    def watch_queue(self) -> None:
+        """pi's ``queue_update``: both queues, whole, after every change (a steer, a delivery, a clear)."""
+
+        def changed() -> None:
+            self.lines.write({"type": "queue_update", **self.agent.queued()})
+
+        self.agent.loop.queue.on_change = changed
+
     def idle(self, what: str) -> None:
         if self.busy or self.agent.running:
             raise CommandError(f"{what}: the agent is running (abort it or wait for agent_settled)")
@@ -426,6 +434,7 @@ async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | 
     assert name is not None
     server.idle("set_session_name")
     server.session.rename(name)
+    server.lines.write({"type": "session_info_changed", "name": server.session.name})
     return None
 
 
@@ -447,6 +456,7 @@ async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject 
     level = _text(cmd, "level")
     assert level is not None
     server.agent.set_thinking_level(level)
+    server.lines.write({"type": "thinking_level_changed", "level": level})
     return None
 
 
@@ -551,23 +561,33 @@ def _redact(text: str) -> str:
 
 def _read_stdin(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
     """A daemon thread: each LF-terminated line of stdin (bytes, so U+2028 is not a line end), then
-    None at EOF."""
+    None at EOF. It reads the file descriptor itself: a thread blocked inside ``sys.stdin.buffer``
+    holds its lock, and the interpreter aborts when it exits on a signal meanwhile."""
+
+    def put(item: bytes | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            loop.call_soon_threadsafe(queue.put_nowait, item)
 
     def read() -> None:
-        stream = sys.stdin.buffer
+        pending = b""
         try:
-            for line in stream:
-                loop.call_soon_threadsafe(queue.put_nowait, line.rstrip(b"\n"))
-        except (OSError, ValueError):
+            while chunk := os.read(0, 65536):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    put(line)
+        except OSError:
             pass
-        with contextlib.suppress(RuntimeError):  # the loop has closed
-            loop.call_soon_threadsafe(queue.put_nowait, None)
+        if pending:
+            put(pending)
+        put(None)
 
     threading.Thread(target=read, name="rpc-stdin", daemon=True).start()
 
 
 async def serve(agent: Agent, lines: JsonLines) -> int:
     server = RpcServer(agent, lines)
+    server.watch_queue()
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
     signals = 0

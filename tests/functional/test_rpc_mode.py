@@ -4,6 +4,7 @@ RPC client would, against the fake model server."""
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,9 @@ def test_every_command_answers_with_its_id(
     model = rpc.call({"type": "set_model", "provider": "anthropic", "modelId": "claude-haiku-4-5"})
     assert model["data"]["id"] == "claude-haiku-4-5" and model["data"]["provider"] == "anthropic"
     assert rpc.call({"type": "set_thinking_level", "level": "low"})["success"]
+    assert of_type(rpc.records, "thinking_level_changed") == [
+        {"type": "thinking_level_changed", "level": "low"}
+    ]
     state = rpc.call({"type": "get_state"})["data"]
     assert state["model"]["id"] == "claude-haiku-4-5" and state["thinkingLevel"] == "low"
     bad_level = rpc.call({"type": "set_thinking_level", "level": "enormous"})
@@ -154,7 +158,10 @@ def test_every_command_answers_with_its_id(
     assert server.requests[-1].body["model"] == "claude-haiku-4-5"
 
     # fork: a new file with the path to the entry; the process continues in it
-    rpc.call({"type": "set_session_name", "name": "rpc test"})
+    rpc.call({"type": "set_session_name", "name": "rpc  test"})
+    assert of_type(rpc.records, "session_info_changed") == [
+        {"type": "session_info_changed", "name": "rpc test"}
+    ]
     fork_at = rpc.call({"type": "get_state"})["data"]["leafId"]
     forked = rpc.call({"type": "fork", "entryId": fork_at})["data"]
     fork_path = Path(forked["sessionFile"])
@@ -203,6 +210,13 @@ def test_events_and_responses_interleave_while_a_turn_streams(
     check_stream(stream)
     users = [text_of(r["message"]) for r in of_type(stream, "message_end") if r["message"]["role"] == "user"]
     assert users == ["talk", "then say steered"]
+    # pi's queue_update: the whole queue after each change, before the steering message goes in
+    updates = of_type(stream, "queue_update")
+    assert [(u["steering"], u["followUp"]) for u in updates] == [(["then say steered"], []), ([], [])]
+    delivered = next(
+        r for r in stream if r["type"] == "message_end" and text_of(r["message"]) == "then say steered"
+    )
+    assert stream.index(updates[1]) < stream.index(delivered)
     sent = server.requests[1].body["messages"]
     assert sent[-1]["content"][0]["text"] == "then say steered"
 
@@ -275,3 +289,23 @@ def test_secrets_never_reach_stdout(rpc: RpcClient, server: FakeModelServer) -> 
     code, _ = rpc.finish()
     assert code == 0
     assert not any(KEY.encode() in line for line in rpc.raw)
+
+
+def test_sigterm_mid_turn_aborts_records_and_exits_cleanly(
+    rpc: RpcClient, server: FakeModelServer, session_file: Path
+) -> None:
+    lines = "".join(f"line {i}\n" for i in range(400))
+    server.push(anthropic_stream(text(lines)).slow(40))
+    rpc.call({"type": "prompt", "message": "talk"})
+    rpc.wait_for(
+        lambda r: r["type"] == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+    )
+    rpc.proc.send_signal(signal.SIGTERM)
+    code = rpc.proc.wait(30)
+    assert code == 0
+    rpc.finish()
+    stream = events(rpc.records)
+    check_stream(stream)
+    assert stream[-1] == {"type": "agent_settled", "aborted": True}
+    written = [e["message"] for e in entries(session_file) if e.get("message", {}).get("role") == "assistant"]
+    assert written[-1]["stopReason"] == "aborted"

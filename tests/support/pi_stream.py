@@ -26,6 +26,8 @@ EVENT_TYPES = {
     "auto_retry_end",
     "entry_appended",
     "queue_update",
+    "session_info_changed",
+    "thinking_level_changed",
     "bash_execution_update",
 }
 ASSISTANT_EVENTS = {
