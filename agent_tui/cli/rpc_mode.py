@@ -155,10 +155,18 @@ class RpcServer:
             for record in stream.start():
                 self.lines.write(record)
             stop = "stop"
-            async for event in events:
-                for record in stream.feed(event):
-                    self.lines.write(record)
-                stop = getattr(event, "stop_reason", stop)
+            try:
+                async for event in events:
+                    for record in stream.feed(event):
+                        self.lines.write(record)
+                    stop = getattr(event, "stop_reason", stop)
+            except Exception as e:  # the loop said so in its events (TurnError, TurnDone) first
+                print(
+                    _redact(f"agent-tui: internal error: {type(e).__name__}: {e}"),
+                    file=sys.stderr,
+                    flush=True,
+                )
+                return
             # steering that came as the agent stopped: delivered now, as pi does
             if kind != "prompt" or stop in ("aborted", "error") or not len(self.agent.loop.queue):
                 return

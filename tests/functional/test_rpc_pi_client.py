@@ -1,0 +1,71 @@
+"""pi 1.6's own RpcClient (its TypeScript client, run by node) drives ``agent-tui --mode rpc``: what
+a tool written for pi's RPC mode does must work against agent-tui, over real stdio, against the
+fake model server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.functional.test_pi_compat import Pi, pi  # noqa: F401  (pi: the fixture that installs pi)
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.pi_stream import check_stream, of_type, text_of
+from tests.support.print_env import Env
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
+
+SCRIPT = Path(__file__).parents[1] / "support" / "pi_compat" / "pi_rpc_client.mjs"
+
+
+def test_pis_rpc_client_prompts_runs_bash_and_reads_state(
+    tmp_path: Path,
+    server: FakeModelServer,
+    pi: Pi,  # noqa: F811  (the fixture imported above)
+) -> None:
+    env = Env(tmp_path, server)
+    (env.work / "a.txt").write_text("alpha\n")
+    server.push(
+        anthropic_stream(text("Reading.\n"), tool_use("toolu_1", "read", {"path": "a.txt"})),
+        anthropic_stream(text("It says alpha.")),
+        anthropic_stream(text("Still alpha.")),
+    )
+    session = tmp_path / "pi-client.jsonl"
+    proc = subprocess.run(
+        [pi.node, str(SCRIPT), str(session)],
+        cwd=env.work,
+        env={**env.env, "AGENT_TUI_PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert proc.returncode == 0 and "error" not in out, out.get("error", proc.stderr)
+
+    for events in out["events"]:  # collectEvents: everything up to agent_settled
+        check_stream(events)
+        assert events[-1] == {"type": "agent_settled", "aborted": False}
+    first, second = out["events"]
+    assert [
+        text_of(r["message"]) for r in of_type(first, "message_end") if r["message"]["role"] == "assistant"
+    ] == [
+        "Reading.\n",
+        "It says alpha.",
+    ]
+    assert of_type(first, "tool_execution_end")[0]["result"]["content"] == [
+        {"type": "text", "text": "alpha\n"}
+    ]
+    assert out["bash"] == {"output": "from bash\n", "exitCode": 0, "cancelled": False, "truncated": False}
+    assert out["lastText"] == "Still alpha."
+    assert out["state"]["sessionFile"] == str(session) and out["state"]["isStreaming"] is False
+    roles = [m["role"] for m in out["messages"]]
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant", "user", "user", "assistant"]
+    # the bash output reached the model with the second prompt, as pi sends it
+    sent = server.requests[-1].body["messages"]
+    assert any("from bash" in json.dumps(m) for m in sent)
+    ids = [json.loads(line)["id"] for line in session.read_text().splitlines()[1:]]
+    assert [n["id"] for n in out["tree"]["nodes"]] == ids
+    assert text_of(second[-3]["message"]) == "Still alpha."
