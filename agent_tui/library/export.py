@@ -16,18 +16,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.library.marks import Mark, branch_marks
-from agent_tui.library.text import (
-    args_json,
-    blocks,
-    content_text,
-    edit_diff,
-    fence,
-    longest_run,
-    tool_calls_by_id,
-)
+from agent_tui.library.text import args_json, fence, longest_run, tool_calls_by_id
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.describe import first_line, kind, tokens_before
 from agent_tui.projection.request import system_message_text
+from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.kinds import entry_type, kind_info

@@ -35,10 +35,11 @@ from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
 from agent_tui.library.marks import CODES, branch_marks
-from agent_tui.library.text import args_json, blocks, content_text, edit_diff, tool_calls_by_id
+from agent_tui.library.text import args_json, tool_calls_by_id
 from agent_tui.projection.context import Projection, project_path
 from agent_tui.projection.describe import first_line, kind, tokens_before
 from agent_tui.projection.request import system_message_text
+from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
 

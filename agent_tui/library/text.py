@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any
 
+from agent_tui.store.content import blocks
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import JSONObject
-
-
-def blocks(content: Any) -> list[JSONObject]:
-    """Content as a list of blocks: a string is one text block, anything odd is dropped."""
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, dict)]
-    return []
-
-
-def content_text(content: Any) -> str:
-    """The text blocks of ``content``, joined by blank lines."""
-    return "\n\n".join(str(b.get("text") or "") for b in blocks(content) if b.get("type") == "text")
 
 
 def args_json(arguments: Any) -> str:
@@ -56,32 +42,3 @@ def fence(text: str, lang: str = "") -> str:
     """``text`` in a Markdown code fence longer than any backtick run inside it."""
     ticks = "`" * max(3, longest_run(text, "`") + 1)
     return f"{ticks}{lang}\n{text.rstrip(chr(10))}\n{ticks}"
-
-
-def edit_diff(args: Any) -> str | None:
-    """An edit tool call's replacements as a unified diff (pi's ``edits`` list, or one old/new pair)."""
-    if not isinstance(args, dict):
-        return None
-    pairs: list[tuple[str, str]] = []
-    edits = args.get("edits")
-    for e in edits if isinstance(edits, list) else []:
-        if isinstance(e, dict):
-            pairs.append(
-                (
-                    str(e.get("oldText", e.get("old_string", ""))),
-                    str(e.get("newText", e.get("new_string", ""))),
-                )
-            )
-    old = args.get("oldText", args.get("old_string"))
-    new = args.get("newText", args.get("new_string"))
-    if isinstance(old, str) and isinstance(new, str):
-        pairs.append((old, new))
-    if not pairs:
-        return None
-    lines: list[str] = []
-    for old_text, new_text in pairs:
-        diff = difflib.unified_diff(
-            old_text.splitlines(), new_text.splitlines(), "before", "after", lineterm="", n=2
-        )
-        lines.extend(list(diff)[2:])
-    return "\n".join(lines)

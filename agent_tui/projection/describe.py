@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.store.content import content_text
 from agent_tui.store.kinds import PERMISSION_TYPE, entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import cut
@@ -60,13 +61,5 @@ def is_permission(entry: Entry) -> bool:
 
 def message_first_line(message: dict[str, Any], width: int = 80) -> str:
     """The first non-empty line of a message's text, cut to ``width`` characters."""
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = " ".join(
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    else:
-        text = ""
+    text = content_text(message.get("content"), " ")
     return _first_nonempty(text, width)

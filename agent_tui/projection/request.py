@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from agent_tui.projection.context import ProjectedMessage
+from agent_tui.store.content import content_text
 
 JSONObject = dict[str, Any]
 NO_RESULT_TEXT = "No result provided"
@@ -51,7 +52,7 @@ def system_prompt(messages: Sequence[JSONObject]) -> tuple[str, list[JSONObject]
     sections: dict[str, str] = {}
     tools: dict[str, JSONObject] = {}
     for message in messages:
-        text = _text_of(message.get("content"))
+        text = content_text(message.get("content"), "\n")
         if text:
             content.append(text)
         for name, value in _mapping(message.get("sections")).items():
@@ -73,7 +74,7 @@ def system_message_text(message: JSONObject) -> str:
     """One system message as readable text: its content, each section it sets (pi keeps the prompt
     in ``sections``; a removed section is named), and the tools it adds or removes."""
     parts: list[str] = []
-    text = _text_of(message.get("content"))
+    text = content_text(message.get("content"), "\n")
     if text:
         parts.append(text)
     for name, value in _mapping(message.get("sections")).items():
@@ -99,7 +100,7 @@ def current_system_message(messages: Sequence[JSONObject]) -> JSONObject | None:
     systems = [m for m in messages if m.get("role") == "system"]
     if not systems:
         return None
-    content = [text for m in systems if (text := _text_of(m.get("content")))]
+    content = [text for m in systems if (text := content_text(m.get("content"), "\n"))]
     sections: dict[str, str] = {}
     for m in systems:
         for name, value in _mapping(m.get("sections")).items():
@@ -241,16 +242,6 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 def _sequence(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
 
 
 def _user_content(content: Any) -> list[JSONObject]:

@@ -6,7 +6,7 @@ the exports and search show it (one ``match``, checked exhaustive by mypy). What
 a kind is the projection's (``projection/context.py``); the model we validate appends with is
 ``store/entries.py``. Adding an entry type touches those three files.
 
-Standard library only: the reader and the first frame use it.
+Light (no pydantic): the reader and the first frame use it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never, get_args
+
+from agent_tui.store.content import content_text
 
 EntryType = Literal[
     "message",
@@ -63,7 +65,7 @@ def kind_info(kind: EntryType) -> KindInfo:
             return KindInfo("Branch summary", "block", "", "summary", True, _summary_line)
         case "custom_message":
             return KindInfo(
-                "Custom message", "block", "", "user", True, lambda d: content_line(d.get("content"))
+                "Custom message", "block", "", "user", True, lambda d: _content_line(d.get("content"))
             )
         case "context_edit":
             return KindInfo("Edit", "event", "✎ edit", "note", True, _edit_line)
@@ -93,7 +95,7 @@ def _message_line(data: dict[str, Any]) -> str:
     message = data.get("message")
     if not isinstance(message, dict):
         return ""
-    text = content_line(message.get("content"))
+    text = _content_line(message.get("content"))
     if not text and message.get("role") == "bashExecution":
         text = f"$ {message.get('command', '')}"
     if message.get("role") == "toolResult":
@@ -110,7 +112,7 @@ def _edit_line(data: dict[str, Any]) -> str:
     action = "hide" if replacement is None else ("restore" if data.get("restore") else "replace")
     text = f"{action} {data.get('targetId')}"
     if isinstance(replacement, dict) and action == "replace":
-        text += ": " + content_line(replacement.get("content"))
+        text += ": " + _content_line(replacement.get("content"))
     return text
 
 
@@ -154,24 +156,5 @@ def permission_line(data: Any) -> str:
     return f"{words}: {call}" if call else words
 
 
-def content_line(content: Any) -> str:
-    """Content as one text: text blocks, ``→ tool(args)`` for calls, ``[image]`` for images."""
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content if isinstance(content, list) else []:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif block.get("type") == "toolCall":
-            parts.append(f"→ {block.get('name')}({_args_preview(block.get('arguments'))})")
-        elif block.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
-
-
-def _args_preview(args: Any) -> str:
-    if isinstance(args, dict):
-        return ", ".join(f"{k}={str(v)[:40]!s}" for k, v in list(args.items())[:3])
-    return str(args)[:60]
+def _content_line(content: Any) -> str:
+    return content_text(content, "\n", image="[image]", calls=True)

@@ -19,6 +19,7 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.library.search import Library
 from agent_tui.projection import registry
 from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
+from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
 from agent_tui.store.session import BRANCH_MARKER, Session
@@ -28,7 +29,6 @@ from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.screens.session_picker import SessionPicker
-from agent_tui.tui.widgets.chat_entry import content_text
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentTuiApp
@@ -130,11 +130,11 @@ class SessionActions:
         app = self.app
         for ce in app.projection.entries:
             if ce.entry.id == entry_id and ce.messages:
-                return content_text(ce.messages[-1].message.get("content"))
+                return content_text(ce.messages[-1].message.get("content"), "\n", image="[image]")
         entry = app.index.get(entry_id)
         if entry.type == "message":
-            return content_text((entry.message or {}).get("content"))
-        return content_text(entry.data.get("content"))
+            return content_text((entry.message or {}).get("content"), "\n", image="[image]")
+        return content_text(entry.data.get("content"), "\n", image="[image]")
 
     # -- branching ------------------------------------------------------------------
 
@@ -148,7 +148,7 @@ class SessionActions:
         entry = app.index.get(entry_id)
         target = entry_id
         if entry.type == "message" and entry.role == "user":
-            text = content_text((entry.message or {}).get("content"))
+            text = content_text((entry.message or {}).get("content"), "\n", image="[image]")
             composer = app.composer
             if composer.text.strip() and composer.text != text:
                 composer.input_history.append(text)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.store.content import edit_diff
 from agent_tui.tui.commands import COMMANDS, parse_slash
 from agent_tui.tui.settings import read_theme, write_theme
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, ThemeFileError, load_theme, load_themes
-from agent_tui.tui.widgets.chat_entry import edit_diff
 from agent_tui.tui.widgets.context_panel import meter
 from agent_tui.tui.widgets.streaming_reply import BIG_FENCE_LINES, split_blocks, stable_length
 
@@ -90,7 +90,7 @@ def test_meter_and_edit_diff() -> None:
     assert meter(50, 100, 10) == "█████░░░░░"
     assert meter(500, 100, 4) == "████"
     diff = edit_diff({"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]})
-    assert "-x = 1" in diff and "+x = 2" in diff and "a/a.py" in diff
+    assert diff is not None and "-x = 1" in diff and "+x = 2" in diff and "a/a.py" in diff
 
 
 def test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from agent_tui.agent.attachments import image_line
 from agent_tui.projection.describe import first_line, is_permission, plural
 from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
+from agent_tui.store.content import EDIT_TOOLS, args_summary, content_text, edit_diff
 from agent_tui.store.kinds import BRANCH_MARKER, entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import clip, visible, visible_line
@@ -171,19 +172,6 @@ def title_content(title: str) -> Content:
     return Content(visible_line(title))
 
 
-def content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, dict):
-            if block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif block.get("type") == "image":
-                parts.append("[image]")
-    return "\n".join(parts)
-
-
 IMAGE_TOKENS = int(IMAGE_CHARS / CHARS_PER_TOKEN)
 
 
@@ -192,7 +180,7 @@ def split_attachments(content: Any) -> tuple[str, str]:
     ``<file name="...">`` blocks an ``@path`` adds) with their tokens, and one line per image naming
     it (from the ``<file name>`` block before it), its format, pixel size and tokens."""
     if not isinstance(content, list):
-        return content_text(content), ""
+        return content_text(content, "\n", image="[image]"), ""
     typed: list[str] = []
     files: list[str] = []
     images: list[str] = []
@@ -211,7 +199,7 @@ def split_attachments(content: Any) -> tuple[str, str]:
                 files.pop()  # the image's own ``<file name>`` block: named on the image's line
             images.append(image_line(block, named, IMAGE_TOKENS))
         else:
-            typed.append(content_text([block]))
+            typed.append(content_text([block], "\n", image="[image]"))
         named = None
     lines = (["attached: " + " · ".join(files)] if files else []) + images
     return "\n".join(typed), "\n".join(lines)
@@ -222,30 +210,6 @@ def clip_lines(text: str, limit: int = MAX_RESULT_LINES) -> str:
     if len(lines) <= limit:
         return text
     return "\n".join(lines[:limit]) + f"\n… {len(lines) - limit} more lines"
-
-
-def args_preview(args: Any, width: int = 60) -> str:
-    if isinstance(args, dict):
-        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:40]}" for k, v in args.items())
-    else:
-        text = str(args)
-    return clip(" ".join(text.split()), width)
-
-
-def edit_diff(args: dict[str, Any]) -> str:
-    """The unified diff of an ``edit`` tool call's edits (``edits: [{oldText, newText}]`` or one pair)."""
-    path = str(args.get("path", "file"))
-    edits = args.get("edits")
-    if not isinstance(edits, list):
-        edits = [{"oldText": args.get("oldText", ""), "newText": args.get("newText", "")}]
-    chunks: list[str] = []
-    for edit in edits:
-        if not isinstance(edit, dict):
-            continue
-        old = str(edit.get("oldText", "")).splitlines()
-        new = str(edit.get("newText", "")).splitlines()
-        chunks.extend(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm="", n=2))
-    return "\n".join(chunks)
 
 
 def text_diff(old: str, new: str, name: str) -> str:
@@ -399,7 +363,7 @@ class ChatEntry(Vertical):
                 summary = str(entry.data.get("summary") or "")
                 yield LazyCollapsible(lambda: markdown_widget(summary), title=title)
             case "custom_message":
-                yield text_widget(content_text(entry.data.get("content")))
+                yield text_widget(content_text(entry.data.get("content"), "\n", image="[image]"))
             case "context_edit":
                 yield from self._context_edit(entry)
             case _:  # the one-line kinds, and types we do not know
@@ -418,7 +382,7 @@ class ChatEntry(Vertical):
             # line, its partial text and the whole error inside
             reason = str(message.get("errorMessage") or "the model call failed")
             head = next((ln.strip() for ln in reason.splitlines() if ln.strip()), reason)
-            partial = content_text(content)
+            partial = content_text(content, "\n", image="[image]")
             body = f"{partial}\n\n✗ {reason}" if partial.strip() else f"✗ {reason}"
             yield LazyCollapsible(
                 lambda: text_widget(body), title=f"✗ failed attempt: {head[:90]}", classes="failed-attempt"
@@ -447,7 +411,7 @@ class ChatEntry(Vertical):
                 reason = message.get("errorMessage") or "aborted"
                 yield Static(plain(f"✗ {reason}"), classes="error")
         elif role == "toolResult":
-            text = content_text(content)
+            text = content_text(content, "\n", image="[image]")
             name = message.get("toolName", "tool")
             mark = "✗" if message.get("isError") else "↳"
             head = next((ln.strip() for ln in text[:4000].splitlines() if ln.strip()), "(no output)")
@@ -470,7 +434,8 @@ class ChatEntry(Vertical):
                 lambda: text_widget(prompt), title=f"system prompt · {len(prompt):,} characters"
             )
         else:
-            yield text_widget(f"{role}: {content_text(content)}")
+            said = content_text(content, "\n", image="[image]")
+            yield text_widget(f"{role}: {said}")
 
     def _context_edit(self, entry: Entry) -> ComposeResult:
         data = entry.data
@@ -480,7 +445,11 @@ class ChatEntry(Vertical):
             yield Static(plain(f"✎ hid {target} from the model"))
             return
         action = "restored" if data.get("restore") else "replaced"
-        new = content_text(replacement.get("content")) if isinstance(replacement, dict) else ""
+        new = (
+            content_text(replacement.get("content"), "\n", image="[image]")
+            if isinstance(replacement, dict)
+            else ""
+        )
         if action == "restored" or self.original is None:
             yield Static(plain(f"✎ {action} {target}"))
             return
@@ -492,9 +461,9 @@ class ChatEntry(Vertical):
 def tool_call_widget(block: dict[str, Any]) -> Widget:
     name = str(block.get("name", "tool"))
     args = block.get("arguments")
-    title = f"→ {visible_line(name)}({args_preview(args)})"
-    if name == "edit" and isinstance(args, dict):
-        diff = visible(edit_diff(args))
+    title = f"→ {visible_line(name)}({args_summary(args)})"
+    if name.lower() in EDIT_TOOLS and (diff := edit_diff(args)) is not None:
+        diff = visible(diff)
         return Collapsible(
             Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)),
             title=title_content(title),  # type: ignore[arg-type]

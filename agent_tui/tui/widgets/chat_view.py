@@ -15,9 +15,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Button, Collapsible
 
 from agent_tui.projection.context import Projection
+from agent_tui.store.content import content_text
 from agent_tui.store.kinds import entry_type, kind_info
 from agent_tui.store.record import Entry
-from agent_tui.tui.widgets.chat_entry import ChatEntry, content_text
+from agent_tui.tui.widgets.chat_entry import ChatEntry
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
 
 WINDOW = 16
@@ -193,7 +194,7 @@ def _originals(path: Sequence[Entry]) -> dict[str, str]:
         if target is None:
             continue
         if target.type == "message":
-            out[entry.id] = content_text((target.message or {}).get("content"))
+            out[entry.id] = content_text((target.message or {}).get("content"), "\n", image="[image]")
         else:
-            out[entry.id] = content_text(target.data.get("content"))
+            out[entry.id] = content_text(target.data.get("content"), "\n", image="[image]")
     return out

@@ -41,11 +41,11 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.worker import Worker
 
+from agent_tui.store.content import args_summary
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.chat_entry import (
     CodeHeader,
-    args_preview,
     markdown_parts,
     markdown_renderable,
     tool_call_widget,
@@ -226,7 +226,7 @@ class StreamingReply(Vertical):
             self.mount(line)
 
     def tool_started(self, call_id: str, name: str, arguments: Any) -> None:
-        self._calls[call_id] = f"→ {visible_line(name)}({args_preview(arguments)})"
+        self._calls[call_id] = f"→ {visible_line(name)}({args_summary(arguments)})"
         text = Text(f"{self._calls[call_id]} running…")
         line = self._tools.get(call_id)
         if line is None:
