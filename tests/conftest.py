@@ -48,6 +48,9 @@ SLOW_TESTS = {
 }
 
 
+#: tests/real needs a built llama.cpp server: only ``make test-real`` (AGENT_TUI_REAL=1) collects it.
+collect_ignore = [] if os.environ.get("AGENT_TUI_REAL") else ["real"]
+
 #: The folder a test lives in is its kind, and a marker of that name (``pytest -m unit``).
 KINDS = ("unit", "functional", "e2e", "campaigns")
 

@@ -131,6 +131,12 @@ class ProviderSpec:
     reasoning_api: str | None = None
     #: headers every request carries (a gateway's attribution headers)
     headers: Mapping[str, str] = field(default_factory=dict, hash=False)
+    #: environment variables any of which means the SDK finds credentials itself when no key is
+    #: given (an AWS profile or keys, Google's application default credentials): no key is required
+    ambient_credentials: tuple[str, ...] = ()
+    #: reached through another service's account (a gateway, a cloud): setup messages name it
+    #: after the providers one signs up with directly
+    gateway: bool = False
 
     @property
     def default_route(self) -> ApiRoute:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from agent_tui.config import Config
 
 CONFIGURE_HINT = (
-    f"No model configured. Set {' or '.join(s.key_env_name for s in registry.PROVIDERS.values())}, "
+    f"No model configured. Set {' or '.join(s.key_env_name for s in registry.PROVIDERS.values() if not s.gateway)}, "
     f"or start with --provider {registry.fallback().name} --base-url http://localhost:11434/v1 "
     f"--model llama3.1 for a local {registry.fallback().label}-compatible server (Ollama, vLLM, "
     "llama.cpp). You can still browse, branch, edit and export."

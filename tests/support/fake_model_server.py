@@ -23,10 +23,12 @@ Used by the provider, agent and print-mode tests, and importable by TUI tests
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +54,7 @@ class Stream:
     headers: dict[str, str] = field(default_factory=dict)
     gate: threading.Event | None = None  # wait until it is set before sending event ``gate_at``
     gate_at: int = 0
+    content_type: str = "text/event-stream"
 
     def slow(self, tokens_per_second: float) -> Stream:
         self.delay = 1.0 / tokens_per_second
@@ -709,6 +712,34 @@ def overflow_error(family: str, window: int, prompt: int, completion: int = 0) -
     raise ValueError(f"unknown server family {family!r}")
 
 
+# -- Amazon Bedrock ---------------------------------------------------------------------------
+
+
+def _event_stream_message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One message of the AWS event stream encoding (application/vnd.amazon.eventstream): prelude
+    (total and headers length, CRC32), string headers, the payload, the message's CRC32."""
+    encoded = b"".join(
+        bytes([len(name)]) + name.encode() + b"\x07" + len(value).to_bytes(2, "big") + value.encode()
+        for name, value in headers.items()
+    )
+    total = 12 + len(encoded) + len(payload) + 4
+    prelude = total.to_bytes(4, "big") + len(encoded).to_bytes(4, "big")
+    prelude += zlib.crc32(prelude).to_bytes(4, "big")
+    message = prelude + encoded + payload
+    return message + zlib.crc32(message).to_bytes(4, "big")
+
+
+def bedrock_stream(stream: Stream) -> Stream:
+    """An Anthropic Messages stream as Bedrock's invoke-with-response-stream sends it: each event's
+    JSON, base64-encoded, in a ``chunk`` event of the AWS event stream encoding."""
+    frames: list[tuple[str | None, Any]] = []
+    for _, data in stream.events:
+        payload = json.dumps({"bytes": base64.b64encode(json.dumps(data).encode()).decode()}).encode()
+        headers = {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}
+        frames.append((RAW, _event_stream_message(headers, payload)))
+    return Stream(frames, content_type="application/vnd.amazon.eventstream")
+
+
 # -- the server -------------------------------------------------------------------------------
 
 
@@ -901,7 +932,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_stream(self, response: Stream) -> None:
         self.send_response(response.status)
-        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-type", response.content_type)
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", "req_fake")
@@ -921,6 +952,9 @@ class _Handler(BaseHTTPRequestHandler):
                     if self.owner._stopping.is_set():
                         self._drop()
                         return
+            if isinstance(data, bytes):  # a binary frame (AWS event stream), sent as it is
+                self._chunk(data)
+                continue
             payload = data if isinstance(data, str) else json.dumps(data)
             if event == RAW:  # sent as it is: garbage lines, broken framing
                 frame = payload
@@ -961,6 +995,7 @@ __all__ = [
     "Stream",
     "anthropic_error",
     "anthropic_stream",
+    "bedrock_stream",
     "call",
     "function_call_item",
     "gemini_call",

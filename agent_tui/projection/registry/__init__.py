@@ -10,10 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agent_tui.projection.registry import anthropic, google, openai
+from agent_tui.projection.registry import anthropic, anthropic_cloud, azure, google, openai, openrouter
 from agent_tui.projection.specs import ApiRoute, ModelInfo, Price, ProviderSpec
 
-PROVIDERS: dict[str, ProviderSpec] = {spec.name: spec for spec in (anthropic.SPEC, openai.SPEC, google.SPEC)}
+PROVIDERS: dict[str, ProviderSpec] = {
+    spec.name: spec
+    for spec in (
+        anthropic.SPEC,
+        openai.SPEC,
+        google.SPEC,
+        openrouter.SPEC,
+        azure.SPEC,
+        anthropic_cloud.BEDROCK_SPEC,
+        anthropic_cloud.VERTEX_SPEC,
+    )
+}
 NAMES: tuple[str, ...] = tuple(PROVIDERS)
 
 

