@@ -14,7 +14,8 @@ recorded in the session as the app records it. When the editor offers ``fs/read_
 ``fs/write_text_file``, ``read``, ``write`` and ``edit`` go through them (unsaved buffers
 included). Slash commands (``/compact``, ``/name``, ``/session``, then the user's prompt templates
 and ``/skill:NAME``, expanded as the app expands them) are advertised with
-``available_commands_update``.
+``available_commands_update``. The permission modes are the session's modes
+(``session/set_mode``), and ``session/list`` lists what ``agent-tui sessions`` lists.
 
 stdout carries only the protocol: file descriptor 1 is pointed at stderr before anything runs,
 so nothing a library or a child process prints can corrupt the stream.
@@ -27,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -50,11 +52,19 @@ from acp.schema import (
     ClientCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionInfoUpdate,
+    SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
     ToolCallUpdate,
     UsageUpdate,
 )
@@ -112,6 +122,19 @@ COMMANDS = [
     updates.command("session", "Show this session's file, id, model and context use"),
 ]
 COMMAND_NAMES = tuple(c.name for c in COMMANDS)
+#: The permission modes, offered as the session's modes (the editor's mode picker switches them).
+MODES = [
+    SessionMode(
+        id=PermissionMode.ASK.value,
+        name="Ask",
+        description="Ask before commands and writes outside the project",
+    ),
+    SessionMode(id=PermissionMode.AUTO.value, name="Auto", description="Run every tool without asking"),
+    SessionMode(
+        id=PermissionMode.READ_ONLY.value, name="Read-only", description="Refuse writes, edits and commands"
+    ),
+]
+LIST_LIMIT = 200  # sessions per session/list page
 
 
 @dataclass(slots=True)
@@ -171,6 +194,7 @@ class AgentTuiAcp:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="agent-tui", title="agent-tui", version=__version__),
         )
@@ -256,7 +280,7 @@ class AgentTuiAcp:
             raise RequestError.internal_error({"message": str(e)}) from None
         live = self._open(session.id, session, cwd)
         self._advertise(session.id, live)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, modes=self._modes(live))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
@@ -272,7 +296,48 @@ class AgentTuiAcp:
         for update in updates.replay(session.store.index, cwd):
             await self.conn.session_update(session_id, update)
         self._advertise(session_id, live)
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=self._modes(live))
+
+    def _modes(self, live: Live) -> SessionModeState:
+        permissions = live.agent.loop.permissions
+        mode = permissions.mode if permissions is not None else PermissionMode.AUTO
+        return SessionModeState(current_mode_id=mode.value, available_modes=MODES)
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        """The editor's mode picker: the permission mode from the next tool call on (an "allow for
+        this session" already given stays given)."""
+        live = self._live(session_id)
+        permissions = live.agent.loop.permissions
+        if permissions is None or mode_id not in {m.id for m in MODES}:
+            raise RequestError.invalid_params({"message": f"unknown mode {mode_id!r}"})
+        permissions.mode = PermissionMode(mode_id)
+        return SetSessionModeResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The sessions of ``cwd`` (every folder's without it), most recent first, as ``sessions`` lists them."""
+        from agent_tui.library.search import Library
+
+        def read() -> list[SessionInfo]:
+            library = Library.for_cwd(
+                cwd or os.getcwd(), all_dirs=cwd is None, session_dir=self.options.session_dir
+            )
+            with library:
+                library.refresh()
+                return [
+                    SessionInfo(session_id=s.id, cwd=s.cwd, title=s.title, updated_at=s.modified or None)
+                    for s in library.sessions()
+                ]
+
+        try:
+            found = await asyncio.to_thread(read)
+        except (OSError, sqlite3.Error) as e:
+            raise RequestError.internal_error({"message": f"the session index cannot be read: {e}"}) from None
+        start = int(cursor) if cursor and cursor.isdigit() else 0
+        page = found[start : start + LIST_LIMIT]
+        more = start + LIST_LIMIT < len(found)
+        return ListSessionsResponse(sessions=page, next_cursor=str(start + LIST_LIMIT) if more else None)
 
     # -- turns ---------------------------------------------------------------------------------
 
@@ -313,7 +378,11 @@ class AgentTuiAcp:
                 await self._say(session_id, "Usage: /name NAME")
             else:
                 live.session.rename(argument)
-                await self._say(session_id, f"Session named {' '.join(argument.split())}")
+                name = " ".join(argument.split())
+                await self.conn.session_update(
+                    session_id, SessionInfoUpdate(session_update="session_info_update", title=name)
+                )
+                await self._say(session_id, f"Session named {name}")
             return PromptResponse(stop_reason="end_turn")
         if name == "session":
             used, window = live.agent.loop.context_usage()

@@ -30,6 +30,7 @@ from acp.schema import (
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    SessionInfoUpdate,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
@@ -466,3 +467,31 @@ async def test_without_a_key_a_new_session_says_what_to_set(env: AcpEnv) -> None
         with pytest.raises(RequestError) as failure:
             await conn.new_session(cwd=str(env.work), mcp_servers=[])
     assert "ANTHROPIC_API_KEY" in json.dumps(failure.value.data)
+
+
+async def test_modes_switch_the_permission_policy_and_list_shows_the_sessions(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    marker = env.work / "made"
+    server.push(
+        anthropic_stream(tool_use("toolu_m", "bash", {"command": f"touch {marker}"})),
+        anthropic_stream(text("I could not.")),
+    )
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        assert session.modes is not None and session.modes.current_mode_id == "ask"
+        assert [m.id for m in session.modes.available_modes] == ["ask", "auto", "read-only"]
+        await conn.set_session_mode(session_id=session.session_id, mode_id="read-only")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("make a file please")])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/name file attempt")])
+        listed = await conn.list_sessions(cwd=str(env.work))
+        with pytest.raises(RequestError):
+            await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+    assert not client.permission_requests and not marker.exists()  # refused without asking
+    (record,) = permission_records(env.entries(env.sessions()[0]))
+    assert record["decision"] == "read-only-refused"
+    assert [i.title for i in client.of(SessionInfoUpdate)] == ["file attempt"]
+    (info,) = listed.sessions
+    assert info.session_id == session.session_id and info.title == "file attempt"
+    assert info.cwd == str(env.work.resolve())
