@@ -183,6 +183,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
         return 0
     if index.name:
         out.write(f"# {visible_line(index.name)}\n")
+    authors = _surgery_authors(index)
     children = index.children
     # Iterative pre-order; indentation grows only at forks, so a 20,000-entry linear run stays flat.
     # Each stack item: the entry, the prefix of its own line, the prefix of the lines below it.
@@ -198,8 +199,10 @@ def cmd_tree(args: argparse.Namespace) -> int:
         leaf = "  <- leaf" if entry.id == index.leaf_id else ""
         label = f" [{index.labels[entry.id]}]" if entry.id in index.labels else ""
         pin = " (pinned)" if index.is_pinned(entry.id) else ""
+        by = f" (by {authors[entry.id]})" if entry.id in authors else ""
         lines.append(
-            head + visible_line(f"{marker} {entry.id} {kind(entry)}{label}{pin}: {first_line(entry)}{leaf}")
+            head
+            + visible_line(f"{marker} {entry.id} {kind(entry)}{label}{pin}{by}: {first_line(entry)}{leaf}")
         )
         kids = [k for k in children.get(entry.id, []) if k.id not in seen]
         if len(kids) == 1:
@@ -213,6 +216,15 @@ def cmd_tree(args: argparse.Namespace) -> int:
             lines.clear()
     out.write("\n".join(lines) + ("\n" if lines else ""))
     return 0
+
+
+def _surgery_authors(index: SessionIndex) -> dict[str, str]:
+    """context_edit id -> who made it, for the edits of surgeries not made by the user."""
+    if not any(e.type == "custom" for e in index.entries):
+        return {}
+    from agent_tui.projection.surgery import surgery_authors
+
+    return surgery_authors(index.entries)
 
 
 # -- actions that append one entry ------------------------------------------------------------

@@ -60,8 +60,8 @@ def run_edit(session: Session, args: argparse.Namespace) -> int:
     from agent_tui.projection.surgery import (
         apply,
         plan_span,
+        plan_summary_edit,
         plan_undo,
-        summary_edit_fields,
     )
 
     projection = project(session.index)
@@ -74,13 +74,7 @@ def run_edit(session: Session, args: argparse.Namespace) -> int:
             return 2
         surgery = plan_span(projection, first, last, restore=args.restore)
     else:
-        fields = summary_edit_fields(projection, args.id, args.replace)
-        if getattr(args, "preview", False):
-            _print(f"would append a compaction with the edited summary ({len(args.replace):,} characters)")
-            return 0
-        entry = session.append(fields)
-        _print(entry.id)
-        return 0
+        surgery = plan_summary_edit(projection, args.id, args.replace)
     report(surgery, preview=args.preview)
     if args.preview:
         return 0

@@ -64,7 +64,7 @@ class Surgery:
 
     @property
     def targets(self) -> list[str]:
-        return [str(e["targetId"]) for e in self.edits]
+        return [str(e["targetId"]) for e in self.edits if "targetId" in e]
 
     def record_fields(self, edit_ids: Sequence[str]) -> JSONObject:
         data: JSONObject = {
@@ -401,8 +401,12 @@ def plan_range(projection: Projection, first_id: str, last_id: str) -> RangePlan
     start = a
     while start > 0 and not _is_turn_start(entries[start]):
         start -= 1
-    if not _is_turn_start(entries[start]):
-        raise SurgeryError(f"no user message at or before {first_id}: a range starts at a turn")
+    if not _is_turn_start(
+        entries[start]
+    ):  # nothing before (a summary, a system prompt): the first turn in it
+        start = next((i for i in range(a, b + 1) if _is_turn_start(entries[i])), -1)
+        if start < 0:
+            raise SurgeryError(f"no user message in {first_id}..{last_id}: a range starts at a turn")
     end = b
     while end + 1 < len(entries) and not _is_turn_start(entries[end + 1]):
         end += 1
@@ -492,6 +496,16 @@ def summary_edit_fields(projection: Projection, compaction_id: str, summary: str
     return fields
 
 
+def plan_summary_edit(
+    projection: Projection, compaction_id: str, summary: str, *, author: str = "user"
+) -> Surgery:
+    """:func:`summary_edit_fields` as a surgery (its record names the compaction it edits, so an undo
+    appends one more compaction carrying the earlier summary)."""
+    fields = summary_edit_fields(projection, compaction_id, summary)
+    surgery = Surgery("edit-summary", author, [fields], extra={"compaction": compaction_id})
+    return draft_tokens(projection, surgery)
+
+
 # -- records and undo ------------------------------------------------------------------------------------
 
 
@@ -543,6 +557,8 @@ def plan_undo(projection: Projection, record_id: str, *, author: str = "user") -
     path = projection.path
     record = find_record(path, record_id)
     data = record.data.get("data")
+    if isinstance(data, dict) and data.get("action") == "edit-summary":
+        return _undo_summary_edit(projection, record, data, author)
     edit_ids = [
         i for i in (data.get("edits") if isinstance(data, dict) else None) or [] if isinstance(i, str)
     ]
@@ -588,6 +604,19 @@ def plan_undo(projection: Projection, record_id: str, *, author: str = "user") -
     return draft_tokens(projection, surgery)
 
 
+def _undo_summary_edit(projection: Projection, record: Entry, data: JSONObject, author: str) -> Surgery:
+    made = [i for i in data.get("edits") or [] if isinstance(i, str)]
+    edited = data.get("compaction")
+    if not made or projection.compaction_id != made[-1]:
+        raise SurgeryError(f"nothing to undo: a later compaction replaced the one surgery {record.id} wrote")
+    earlier = next((e for e in projection.path if e.id == edited and e.type == "compaction"), None)
+    if earlier is None:
+        raise SurgeryError(f"nothing to undo: compaction {edited} is not on the active branch")
+    surgery = plan_summary_edit(projection, made[-1], str(earlier.data.get("summary") or ""), author=author)
+    surgery.extra["undoes"] = record.id
+    return surgery
+
+
 # -- writing -----------------------------------------------------------------------------------------------
 
 
@@ -615,6 +644,7 @@ __all__ = [
     "plan_prune",
     "plan_range",
     "plan_span",
+    "plan_summary_edit",
     "plan_undo",
     "prune_stub",
     "range_edits",

@@ -18,9 +18,9 @@ from agent_tui.projection.surgery import (
     plan_prune,
     plan_range,
     plan_span,
+    plan_summary_edit,
     plan_undo,
     records,
-    summary_edit_fields,
 )
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
@@ -90,7 +90,12 @@ def latest_undoable(session: Session) -> str | None:
     undone = {r.data["data"].get("undoes") for r in found if isinstance(r.data.get("data"), dict)}
     for record in reversed(found):
         data = record.data.get("data")
-        if isinstance(data, dict) and data.get("action") != "undo" and record.id not in undone:
+        if (
+            isinstance(data, dict)
+            and "undoes" not in data
+            and data.get("action") != "undo"
+            and record.id not in undone
+        ):
             return record.id
     return None
 
@@ -127,14 +132,9 @@ def edit_summary(actions: SessionActions, compaction_id: str) -> None:
         if value is None or value == current:
             return
 
-        def write(session: Session) -> None:
-            try:
-                session.append(summary_edit_fields(project(session.index), compaction_id, value))
-            except SurgeryError as e:
-                raise StoreError(str(e)) from e
-
-        if await actions.append(write):
-            actions.notify(f"Edited the summary of {compaction_id}: a new compaction entry holds it.")
+        done_ = await _apply(actions, lambda s: plan_summary_edit(project(s.index), compaction_id, value))
+        if done_ is not None:
+            actions.notify(f"Edited the summary of {compaction_id}: a new compaction entry holds it (/undo).")
 
     app.push_screen(
         EditorScreen(

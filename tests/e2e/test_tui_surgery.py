@@ -96,8 +96,11 @@ async def test_e_on_a_compaction_edits_its_summary(tmp_path: Path) -> None:
             pilot, lambda: "new summary" in str(app.projection.messages[0].message), "summary edited"
         )
         with reopen(path) as session:
-            last = session.index.entries[-1]
-            assert last.type == "compaction" and last.data["firstKeptEntryId"] == "e0002"
+            edited = session.index.entries[-2]
+            assert edited.type == "compaction" and edited.data["firstKeptEntryId"] == "e0002"
+            assert session.index.entries[-1].data["data"]["action"] == "edit-summary"
+        await app.run_slash("undo", "")
+        await wait_for(pilot, lambda: "old summary" in str(app.projection.messages[0].message), "undone")
 
 
 async def test_ctrl_g_on_a_marked_span_compacts_just_that_span(

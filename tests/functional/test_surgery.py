@@ -258,6 +258,8 @@ def test_cli_prune_preview_and_apply(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0 and out.startswith("nothing to prune")
     messages = json.loads(_run(capsys, "context", str(path))[1])
     assert messages[2]["content"][0]["text"].startswith('[output of bash "pytest -x" cleared')
+    tree = _run(capsys, "tree", str(path))[1]
+    assert sum("context_edit (by prune): " in line for line in tree.splitlines()) == 2
 
 
 def test_cli_edit_replace_on_a_compaction_edits_its_summary(
@@ -268,10 +270,20 @@ def test_cli_edit_replace_on_a_compaction_edits_its_summary(
     b.message(assistant("b"))
     cid = b.add("compaction", summary="old", firstKeptEntryId="e0002", tokensBefore=10)
     path = b.write(tmp_path / "c.jsonl")
-    code, _, err = _run(capsys, "edit", str(path), cid, "--replace", "new summary")
+    before = json.loads(_run(capsys, "context", str(path))[1])
+    code, out, err = _run(capsys, "edit", str(path), cid, "--replace", "new summary")
     assert code == 0, err
     messages = json.loads(_run(capsys, "context", str(path))[1])
     assert "new summary" in messages[0]["content"][0]["text"]
+    record_id = out.strip().splitlines()[-1].split()[0]
+    code, _, err = _run(capsys, "edit", str(path), record_id, "--undo")
+    assert code == 0, err
+    after = json.loads(_run(capsys, "context", str(path))[1])
+    assert (
+        after[0]["content"] == before[0]["content"] and after[1:] == before[1:]
+    )  # the summary's time is new
+    with Session.open(path, write=False) as s:
+        assert [e.type for e in s.index.entries[-4:]] == ["compaction", "custom", "compaction", "custom"]
 
 
 def test_cli_compacts_a_range_with_the_model_and_undoes_it(
@@ -339,3 +351,19 @@ def test_the_panel_names_who_made_each_surgery_edit(tmp_path: Path) -> None:
         assert str(by_entry["e0013"].note).startswith("(hidden by ") and ", " not in str(
             by_entry["e0013"].note
         )
+
+
+def test_a_range_from_the_compaction_summary_starts_at_the_first_turn_after_it(tmp_path: Path) -> None:
+    b = Builder()
+    b.message(user("old"))  # e0001
+    b.message(assistant("old answer"))  # e0002
+    cid = b.add("compaction", summary="s", firstKeptEntryId="e0002", tokensBefore=5)  # e0003
+    b.message(user("new"))  # e0004
+    b.message(assistant("new answer"))  # e0005
+    b.message(user("latest"))  # e0006
+    path = b.write(tmp_path / "c.jsonl")
+    with Session.open(path) as s:
+        plan = plan_range(project(s.index), cid, "e0005")
+        assert (plan.first_id, plan.carrier_id, plan.hidden_ids) == ("e0004", "e0004", ["e0005"])
+        with pytest.raises(SurgeryError, match="no user message in"):
+            plan_range(project(s.index), cid, "e0002")

@@ -18,10 +18,10 @@ from agent_tui.projection.surgery import (
     plan_prune,
     plan_range,
     plan_span,
+    plan_summary_edit,
     plan_undo,
     range_edits,
     records,
-    summary_edit_fields,
 )
 from agent_tui.projection.tokens import context_tokens
 from agent_tui.projection.wire.anthropic_messages import anthropic_request
@@ -52,9 +52,7 @@ def operate(session: Session, rng: random.Random, steps: int = 6) -> list[str]:
                 if not plan.edits:
                     continue
             elif action == "summary" and projection.compaction_id is not None:
-                session.append(summary_edit_fields(projection, projection.compaction_id, "edited"))
-                done.append("summary")
-                continue
+                plan = plan_summary_edit(projection, projection.compaction_id, rng.choice(["edited", "e\n2"]))
             elif action == "undo" and (found := records(projection.path)):
                 plan = plan_undo(projection, rng.choice(found).id)
             else:
