@@ -19,6 +19,8 @@ what the error told (each figure None when it did not say):
   ``the input length exceeds the context length`` (nothing).
 - LM Studio: ``Trying to keep the first 5000 tokens when context the overflows. However, the model
   is loaded with context length of only 4096 tokens`` / ``... greater than the context length``.
+- Gemini (status ``INVALID_ARGUMENT``): ``The input token count (1196265) exceeds the maximum number
+  of tokens allowed (1048575).``
 - OpenRouter: ``This endpoint's maximum context length is 163840 tokens. However, you requested
   about 200000 tokens (190000 of text input, 10000 in the output)``.
 
@@ -51,6 +53,7 @@ _OVERFLOW = re.compile(
     r"|exceeds the context window"
     r"|exceeds (?:the )?(?:model'?s )?maximum context length"
     r"|context window exceeded"
+    r"|input token count.*exceeds the maximum"
     r"|maximum context length is \d+"
     r"|exceeds the available context size"
     r"|greater than the context length"
@@ -87,6 +90,13 @@ _FIGURES: tuple[tuple[re.Pattern[str], int | None, int | None], ...] = (
     ),
     (re.compile(rf"keep the first {_N} tokens.*?context length of only {_N} tokens", re.I | re.S), 2, 1),
     (re.compile(rf"context length of only {_N} tokens", re.I), 1, None),
+    (
+        re.compile(
+            rf"input token count \({_N}\) exceeds the maximum number of tokens allowed \({_N}\)", re.I
+        ),
+        2,
+        1,
+    ),
     (re.compile(rf"maximum context length is {_N} tokens?", re.I), 1, None),
     (re.compile(rf"maximum context length of {_N} tokens?", re.I), 1, None),
     (

@@ -15,6 +15,7 @@ from agent_tui.projection.request import Prepared, PreparedMessage
 from agent_tui.providers.anthropic_provider import AnthropicProvider
 from agent_tui.providers.base import classify
 from agent_tui.providers.events import ProviderError
+from agent_tui.providers.gemini_provider import GeminiProvider
 from agent_tui.providers.openai_provider import OpenAIProvider
 from agent_tui.providers.overflow import Overflow
 from tests.support.fake_model_server import OVERFLOW_FAMILIES, FakeModelServer, HTTPError, overflow_error
@@ -34,8 +35,11 @@ def prepared() -> Prepared:
 
 
 async def error_through_sdk(server: FakeModelServer, api: str, response: HTTPError) -> ProviderError:
-    provider: AnthropicProvider | OpenAIProvider
-    if api == "anthropic":
+    provider: AnthropicProvider | OpenAIProvider | GeminiProvider
+    if api == "gemini":
+        provider = GeminiProvider(api_key="k", base_url=server.base_url)
+        model = "gemini-2.5-flash"
+    elif api == "anthropic":
         provider = AnthropicProvider(api_key="k", base_url=server.anthropic_base_url)
         model = "claude-sonnet-5-5"
     else:
@@ -52,7 +56,7 @@ async def error_through_sdk(server: FakeModelServer, api: str, response: HTTPErr
 
 def test_there_is_a_fixture_for_every_family() -> None:
     names = {p.stem.split("-")[0] for p in FIXTURES}
-    assert {"anthropic", "openai", "llamacpp", "vllm", "ollama", "lmstudio", "openrouter"} <= names
+    assert {"anthropic", "openai", "gemini", "llamacpp", "vllm", "ollama", "lmstudio", "openrouter"} <= names
     assert any(load(p)["overflow"] is None for p in FIXTURES)  # and errors that are not overflows
 
 
