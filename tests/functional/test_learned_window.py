@@ -209,3 +209,38 @@ async def test_a_window_smaller_than_the_system_prompt_says_so_in_one_line(
         assert [x["targetId"] for x in hides] == [f["id"] for f in failed]
     finally:
         await h.close()
+
+
+async def test_an_entry_larger_than_the_window_is_named_and_once_hidden_the_next_turn_works(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    h, fake = windowed(server, tmp_path, "vllm", "openai")
+    (h.workdir / "big.txt").write_text("big-line of the file\n" * 900)  # ~5,400 tokens as a tool result
+    try:
+        fake.replies.extend([fake.read("c1", "big.txt"), fake.say("big.txt is read")])
+        fake.window = 100_000  # the first turn goes through
+        turn_ok(await h.run("read big.txt"))
+        result = next(
+            e for e in h.entries() if e["type"] == "message" and e["message"]["role"] == "toolResult"
+        )
+        h.session.pin(result["id"])  # kept verbatim through every compaction
+        fake.window = WINDOW
+        fake.replies.append(fake.say("never"))
+        events = await h.run("and now?")
+        errors = [e.message for e in events if isinstance(e, TurnError)]
+        assert len(errors) == 1 and "\n" not in errors[0], errors
+        assert f"entry {result['id']} (a tool result)" in errors[0] and "hide or replace" in errors[0]
+        assert f"{WINDOW:,} tokens" in errors[0]
+        refused = len(fake.refused)
+        assert refused >= 1
+        # the way out the line names: hide it; the next turn fits, nothing of the refused attempt in it
+        fake.replies.clear()
+        fake.replies.append(fake.say("fits now"))
+        h.session.hide(result["id"])
+        turn_ok(await h.run("try again"))
+        assert len(fake.refused) == refused
+        assert h.messages("assistant")[-1]["content"][-1]["text"] == "fits now"
+        last = json.dumps(server.requests[-1].body)
+        assert "big-line of the file" not in last and "never" not in last
+    finally:
+        await h.close()
