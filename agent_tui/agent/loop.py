@@ -807,6 +807,25 @@ def make_provider(config: Config, model: str | None = None) -> Provider:
     )
 
 
+def learn_context_window(config: Config, model: str) -> int | None:
+    """A model the table does not know, at a base URL of one's own: its context window as the
+    server reports it (llama.cpp, Ollama, vLLM), registered so every figure and compaction uses
+    it instead of the 128,000 guess. None (and nothing registered) when the server does not say."""
+    from agent_tui.projection.models import DEFAULT, ModelInfo, is_known, register
+    from agent_tui.providers.model_list import context_window
+
+    if not config.base_url or is_known(model):
+        return None
+    window = context_window(
+        registry.spec(config.provider), config.base_url, model, config.api_key, timeout=2.0
+    )
+    if window is None:
+        return None
+    output = min(DEFAULT.max_output, max(256, window // 4))  # room for the prompt in a small window
+    register(ModelInfo(config.provider, model, window, output, images=False))
+    return window
+
+
 def build_agent(
     session: Session,
     config: Config,
@@ -822,6 +841,7 @@ def build_agent(
     from agent_tui.agent.tools import default_tools
 
     model = resolve_model(config, project(session.index), config.provider)
+    learn_context_window(config, model)
     provider = make_provider(config, model)
     if tools is None:
         tools = default_tools()
@@ -842,4 +862,4 @@ def build_agent(
     )
 
 
-__all__ = ["AgentLoop", "build_agent", "make_provider", "resolve_model"]
+__all__ = ["AgentLoop", "build_agent", "learn_context_window", "make_provider", "resolve_model"]

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from agent_tui.projection import registry
+from agent_tui.terminal_text import visible_line
 
 SESSION_COMMANDS = (
     "context",
@@ -199,7 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--provider",
         help=f"{', '.join(registry.NAMES)} ({registry.fallback().name}: any compatible server too)",
     )
-    parser.add_argument("--model", help="model id, e.g. claude-sonnet-4-5 or llama3.1")
+    parser.add_argument(
+        "--model",
+        help="provider/id, an id (claude-sonnet-4-5, llama3.1) or an unambiguous part of one "
+        "(opus-5-5), with :LEVEL for the thinking level (sonnet-4-5:high)",
+    )
     parser.add_argument("--base-url", help="the API's base URL (a local server, a proxy)")
     parser.add_argument(
         "--api",
@@ -257,7 +262,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "on stdout (docs/JSON.md); rpc: JSON-line commands on stdin, responses and events on "
         "stdout (docs/RPC.md)",
     )
+    from agent_tui.cli import model_flags
+
+    model_flags.add_arguments(parser)
     parsed = parser.parse_args(args)
+    if parsed.list_models is not None:
+        return model_flags.list_models_command(parsed)
+    problem = model_flags.apply_model_flags(parsed)
+    if problem is not None:
+        print(visible_line(problem), file=sys.stderr)
+        return 1
     if parsed.mode == "rpc":
         if parsed.prompt is not None:
             parser.error("--mode rpc takes its prompts on stdin (the prompt command), not -p")

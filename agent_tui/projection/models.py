@@ -26,6 +26,13 @@ def lookup(model_id: str | None, provider: str | None = None) -> ModelInfo:
     )
 
 
+def is_known(model_id: str) -> bool:
+    """The table (or the config file) has ``model_id``, or the base of a dated id."""
+    return model_id in MODELS or any(
+        model_id.startswith(known + "-") or model_id.startswith(known + "@") for known in MODELS
+    )
+
+
 def register(info: ModelInfo) -> None:
     """Add or override a model (from the config file's ``[models]`` tables)."""
     MODELS[info.id] = info
@@ -66,6 +73,7 @@ __all__ = [
     "THINKING_LEVEL_ORDER",
     "ModelInfo",
     "clamp_thinking_level",
+    "is_known",
     "lookup",
     "register",
     "supported_thinking_levels",

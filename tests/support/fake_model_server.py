@@ -15,7 +15,9 @@ Responses are served in order whatever the path (``/v1/messages`` or
 request, so a test that makes one call too many fails fast. Streams use chunked
 transfer encoding, so ``Stream(drop_after=N)`` (the connection closed without
 the final chunk) looks to the client exactly like a connection lost half way.
-``Stream(delay=...)`` or ``tokens_per_second`` streams slowly.
+``Stream(delay=...)`` or ``tokens_per_second`` streams slowly. What a server says about its
+models (``/v1/models``, llama.cpp's ``/props``, Ollama's ``/api/show``) is answered apart from the
+queue, from ``server.models`` (``serve_models``), ``server.props`` and ``server.ollama_show``.
 
 Used by the provider, agent and print-mode tests, and importable by TUI tests
 (``from tests.support.fake_model_server import ...``). Standard library only.
@@ -760,6 +762,29 @@ class FakeModelServer:
         # Answers requests when the queue is empty (long-running campaigns whose clients get killed
         # mid-request, so no fixed queue could stay in step with them). Called in the server thread.
         self.responder: Callable[[RecordedRequest], Response] | None = None
+        # What the server says about its models, answered apart from the queue (404 when unset):
+        # ``GET /v1/models`` (OpenAI-compatible servers and Anthropic; vLLM adds max_model_len),
+        # llama.cpp's ``GET /props`` and Ollama's ``POST /api/show``.
+        self.models: list[JSON] | None = None
+        self.props: JSON | None = None
+        self.ollama_show: JSON | None = None
+        self.model_requests: list[RecordedRequest] = []
+
+    def serve_models(self, *ids: str, **extra: Any) -> FakeModelServer:
+        """``GET /v1/models`` lists ``ids`` (each entry gets ``extra``, e.g. ``max_model_len=4096``)."""
+        self.models = [{"id": i, "object": "model", "created": 0, "owned_by": "fake", **extra} for i in ids]
+        return self
+
+    def _about_models(self, request: RecordedRequest) -> JSON | None:
+        """The answer to a models question, or None when the path is not one (or not set)."""
+        path = request.path.split("?")[0]
+        if path == "/v1/models" and request.method == "GET" and self.models is not None:
+            return {"object": "list", "data": self.models, "has_more": False}
+        if path == "/props" and self.props is not None:
+            return self.props
+        if path == "/api/show" and self.ollama_show is not None:
+            return self.ollama_show
+        return None
 
     # lifecycle
 
@@ -892,6 +917,14 @@ class _Handler(BaseHTTPRequestHandler):
             body,
             time.monotonic(),
         )
+        path = recorded.path.split("?")[0]
+        if path in ("/v1/models", "/props", "/api/show"):
+            self.owner.model_requests.append(recorded)
+            answer = self.owner._about_models(recorded)
+            self._send_error(
+                HTTPError(200, answer) if answer is not None else HTTPError(404, {"error": "not found"})
+            )
+            return
         response = self.owner._next(recorded)
         try:
             if isinstance(response, HTTPError):
