@@ -6,18 +6,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
-from agent_tui.config import ConfigError, has_credentials, load_config, load_model_table
+from agent_tui.agent.model_sources import local_catalog, server_catalog
 from agent_tui.projection import registry
-from agent_tui.projection.catalog import (
-    CatalogModel,
-    ModelChoiceError,
-    choose,
-    merge,
-    search,
-    table_models,
-)
+from agent_tui.projection.catalog import ModelChoiceError, choose, merge, search
 from agent_tui.terminal_text import visible_line
 
 
@@ -35,43 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="list the models (the table, [models] in the config, what configured servers list), "
         "optionally those matching SEARCH, and exit",
     )
-
-
-def _keyed(provider: str) -> bool:
-    return has_credentials(provider)
-
-
-def local_catalog() -> list[CatalogModel]:
-    """The table and the config file's models, each marked with whether its provider has a key."""
-    load_model_table()
-    known: dict[str, bool] = {}
-
-    def keyed(provider: str) -> bool:
-        if provider not in known:
-            known[provider] = provider in registry.PROVIDERS and _keyed(provider)
-        return known[provider]
-
-    return table_models(keyed)
-
-
-def server_catalog(base_url: str | None = None) -> list[CatalogModel]:
-    """What each provider that could be called lists (its server, or its service with a key)."""
-    from agent_tui.providers.model_list import list_models
-
-    def one(name: str) -> list[CatalogModel]:
-        try:
-            config = load_config(
-                provider=name, base_url=base_url if name == registry.fallback().name else None
-            )
-        except ConfigError:
-            return []
-        spec = registry.spec(name)
-        listed = list_models(spec, config.base_url, config.api_key)
-        return [CatalogModel(name, m.id, m.context_window, "server", True) for m in listed]
-
-    with ThreadPoolExecutor(max_workers=len(registry.NAMES)) as pool:
-        groups = list(pool.map(one, registry.NAMES))
-    return [m for group in groups for m in group]
 
 
 def list_models_command(args: argparse.Namespace) -> int:
@@ -116,4 +71,4 @@ def apply_model_flags(args: argparse.Namespace) -> str | None:
     return None
 
 
-__all__ = ["add_arguments", "apply_model_flags", "list_models_command", "local_catalog", "server_catalog"]
+__all__ = ["add_arguments", "apply_model_flags", "list_models_command"]

@@ -63,6 +63,8 @@ class ModelChoice:
     approver: Callable[[Any], Awaitable[Any]] | None = None
     #: --system-prompt and the rest, with the user's files and skills, loading (None: the default prompt).
     resources: Loading | None = None
+    #: --models: the provider/id specs Ctrl+P cycles through (empty: the current provider's table)
+    scoped: tuple[str, ...] = ()
 
 
 AgentFactory = Callable[[Session, ModelChoice], Turns]

@@ -42,6 +42,7 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
             thinking=getattr(args, "thinking", None),
             permissions=getattr(args, "permissions", None),
             resources=resources,
+            scoped=tuple(getattr(args, "scoped_models", None) or ()),
         ),
         resources=resources,
     )

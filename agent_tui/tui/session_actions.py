@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.model_sources import local_catalog, server_catalog
 from agent_tui.library.search import Library
 from agent_tui.projection import registry
+from agent_tui.projection.catalog import CatalogModel, ModelChoiceError, choose, split_level
 from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
 from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
@@ -27,6 +29,7 @@ from agent_tui.tui import surgery_actions
 from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
+from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.screens.session_picker import SessionPicker
 
@@ -472,10 +475,19 @@ class SessionActions:
         async def done(value: str | None) -> None:
             if not value:
                 return
-            prov, _, model_id = value.partition("/")
-            if not model_id:
-                prov = MODELS[value].provider if value in MODELS else provider or registry.fallback().name
-                model_id = value
+            name, level = split_level(value.strip())
+            prov, _, model_id = name.partition("/")
+            if not model_id or prov not in registry.PROVIDERS:  # an id, or an unambiguous part of one
+                try:
+                    found, _ = choose(local_catalog(app.config.config_path), name)
+                except ModelChoiceError as e:
+                    self.notify(str(e), title="model", severity="error", timeout=10)
+                    return
+                if found is not None:
+                    prov, model_id = found.provider, found.id
+                else:
+                    prov = MODELS[name].provider if name in MODELS else provider or registry.fallback().name
+                    model_id = name
             problem = self.model_problem(prov, model_id)
             if problem is not None:  # said at once, and nothing appended
                 app.set_notice(problem)
@@ -488,25 +500,35 @@ class SessionActions:
                 app.config.model.model = model_id
                 app.turns = None
                 self.notify(f"Model: {prov}/{model_id}")
+                if level is not None:
+                    self.thinking(level)
 
         if spec is not None:
             app.run_worker(done(spec), exit_on_error=False)
             return
-        choices = [
-            (f"{m.provider}/{m.id}", f"{m.provider}/{m.id}  ({m.context_window:,} tokens)")
-            for m in MODELS.values()
-        ]
+        path = app.config.config_path
+        models = local_catalog(path)
         mine = app.config.model
-        if mine.model and not any(c[0].endswith("/" + mine.model) for c in choices):
-            spec_now = f"{mine.provider or registry.fallback().name}/{mine.model}"
-            choices.insert(0, (spec_now, spec_now))
+        if mine.model and not any(m.id == mine.model for m in models):
+            prov = mine.provider or registry.fallback().name
+            models.insert(0, CatalogModel(prov, mine.model, None, "configured", True))
         now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
-        app.push_screen(ChoiceScreen("Switch model", choices, now), done)
+        base_url = mine.base_url
+        app.push_screen(ModelPickerScreen(models, now, more=lambda: server_catalog(base_url, path)), done)
 
     def cycle_model(self) -> None:
-        """The next model of the current provider in the built-in table (pi's Ctrl+P)."""
+        """pi's Ctrl+P: the next of the ``--models`` list, else of the current provider's models in
+        the table."""
         app = self.app
         current = app.projection.model or {}
+        scoped = list(app.config.model.scoped)
+        if scoped:
+            now_spec = f"{current.get('provider')}/{current.get('modelId')}"
+            following = (
+                scoped[(scoped.index(now_spec) + 1) % len(scoped)] if now_spec in scoped else scoped[0]
+            )
+            self.model(following)
+            return
         provider = current.get("provider") or app.config.model.provider or registry.NAMES[0]
         ids = [m.id for m in MODELS.values() if m.provider == provider]
         if not ids:

@@ -18,6 +18,7 @@ from agent_tui.tui.commands import COMMANDS
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.main import MainScreen
+from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.widgets.chat_entry import CodeHeader, markdown_parts
 from agent_tui.tui.widgets.session_tree import SessionTree
@@ -104,8 +105,7 @@ async def test_the_pi_keymap_uses_pis_keys(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+l")  # pi: the model selector (here: label, by default)
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the model choice")
-        assert "model" in str(app.screen.title_text).lower()  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), "the model picker")
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1, "closed")
         await pilot.press("shift+tab")  # pi: thinking level
