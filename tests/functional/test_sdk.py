@@ -23,7 +23,15 @@ from agent_tui.sdk import (
 )
 from agent_tui.store.errors import StoreError
 from tests.support.agent_support import make_config
-from tests.support.fake_model_server import FakeModelServer, anthropic_stream, openai_stream, text, tool_use
+from tests.support.fake_model_server import (
+    FakeModelServer,
+    anthropic_stream,
+    call,
+    openai_stream,
+    text,
+    tool_use,
+)
+from tests.support.pi_stream import check_stream
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -130,3 +138,25 @@ def test_the_package_exports_the_sdk_lazily() -> None:
     assert out.stdout.strip() == "False"  # `agent-tui --version` and the session commands do not load it
     with pytest.raises(AttributeError):
         _ = agent_tui.no_such_name
+
+
+async def test_pi_events_of_an_openai_tool_call_rebuild_its_arguments(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    """OpenAI sends a call's id and name only with its first fragment: every fragment still lands
+    on the call's block (its index), and the stream is valid."""
+    (tmp_path / "a.txt").write_text("alpha\n")
+    server.push(
+        openai_stream("Let me look.", tool_calls=[call("call_1", "read", {"path": "a.txt"}, chunks=4)]),
+        openai_stream("It says alpha."),
+    )
+    with open_session(tmp_path / "s.jsonl", cwd=str(tmp_path)) as session:
+        async with create_agent(session, config=make_config(server, "openai"), cwd=str(tmp_path)) as agent:
+            records = [r async for r in agent.pi_events(agent.prompt("read a.txt"))]
+    check_stream(records)
+    updates = [r["assistantMessageEvent"] for r in records if r["type"] == "message_update"]
+    (start,) = [u for u in updates if u["type"] == "toolcall_start"]
+    assert start == {"type": "toolcall_start", "contentIndex": 1, "id": "call_1", "toolName": "read"}
+    # (the fragments are held back for redaction until a line ends, here until the call is complete)
+    fragments = [u["delta"] for u in updates if u["type"] == "toolcall_delta"]
+    assert json.loads("".join(fragments)) == {"path": "a.txt"}
