@@ -155,3 +155,35 @@ def test_chat_completions_stays_the_api_for_a_compatible_server(server: FakeMode
         provider="openai", model="gpt-5.4", base_url=server.openai_base_url, env={}, path=None
     )
     assert make_provider(config).api == "openai-completions"
+
+
+def test_context_prints_the_body_of_the_api_the_session_used(tmp_path: Path) -> None:
+    """`context --format openai` of a session whose replies came through the Responses API is the
+    Responses body (its reasoning item sent back); --api chat asks for the other."""
+    from tests.support.agent_support import context_body
+    from tests.support.session_builder import Builder, user
+
+    reasoning = json.dumps({"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "ENC"})
+    reply = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "", "thinkingSignature": reasoning},
+            {"type": "text", "text": "hello", "textSignature": '{"v":1,"id":"msg_1"}'},
+        ],
+        "provider": "openai",
+        "api": "openai-responses",
+        "model": "gpt-5.4",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2},
+        "stopReason": "stop",
+        "timestamp": 2,
+    }
+    builder = Builder()
+    builder.add("model_change", provider="openai", modelId="gpt-5.4")
+    builder.message(user("hi"))
+    builder.message(reply)
+    builder.message(user("again", ts=3))
+    path = builder.write(tmp_path / "s.jsonl")
+    body = context_body(path, "openai")
+    assert [i.get("type") for i in body["input"]] == [None, "reasoning", "message", None]  # users: no type
+    assert body["input"][1] == json.loads(reasoning) and body["store"] is False
+    assert "messages" in context_body(path, "openai", api="chat")

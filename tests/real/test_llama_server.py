@@ -213,13 +213,19 @@ def test_a_tool_round_trip(llama: LlamaServer, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_prompt_larger_than_the_window(small_llama: LlamaServer, tmp_path: Path, provider: str) -> None:
-    """llama.cpp refuses it with exceed_context_size_error (on both APIs): the user is told in one
-    line that the prompt does not fit, with the server's figures, and no traceback."""
+    """llama.cpp refuses the first request with exceed_context_size_error (on both APIs): it is
+    classified as an overflow, the refused attempt leaves the model's view (so the next turn is not
+    refused with a larger count), and the user reads one line saying what cannot fit the server's
+    1,024 tokens and what to do."""
     run = Run(tmp_path)
     base_url = small_llama.url + ("/v1" if provider == "openai" else "")
     result = run("-p", "Say hello.", "--provider", provider, "--base-url", base_url, "--model", "smollm2")
     assert "Traceback" not in result.stderr
-    assert "exceeds the available context size (1024 tokens)" in result.stderr, result.stderr
     assert result.returncode != 0
-    # the refused call is recorded as an error the projection leaves out, never as a reply
-    assert all(m["stopReason"] == "error" for m in run.assistants())
+    assert "1,024 tokens" in result.stderr and "larger context" in result.stderr, result.stderr
+    entries = run.entries()
+    refused = [e for e in entries if e["type"] == "message" and e["message"].get("stopReason") == "error"]
+    assert refused, "the refused call is recorded"
+    hidden = {e["targetId"] for e in entries if e["type"] == "context_edit" and e.get("replacement") is None}
+    assert {e["id"] for e in refused} <= hidden
+    assert not [m for m in run.assistants() if m["stopReason"] != "error"]

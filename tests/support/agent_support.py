@@ -53,9 +53,9 @@ def make_config(
     )
 
 
-def context_body(path: Path, fmt: str, model: str | None = None) -> Any:
+def context_body(path: Path, fmt: str, model: str | None = None, api: str | None = None) -> Any:
     """What ``agent-tui context PATH --format FMT`` prints, parsed (run in-process)."""
-    args = argparse.Namespace(file=str(path), leaf=None, format=fmt, model=model)
+    args = argparse.Namespace(file=str(path), leaf=None, format=fmt, model=model, api=api, base_url=None)
     real = sys.stdout
     buffer = io.BytesIO()
     sys.stdout = types.SimpleNamespace(buffer=buffer)
