@@ -190,6 +190,11 @@ async def test_output_limit_errors_and_a_missing_finish(server: FakeModelServer)
         ),
         gemini_error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"),
         gemini_error(503, "The model is overloaded. Please try again later.", "UNAVAILABLE"),
+        gemini_error(
+            400,
+            "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).",
+            "INVALID_ARGUMENT",
+        ),
     )
     provider = GeminiProvider(api_key="k", base_url=server.base_url)
     body = provider.request_body(prepared(), "gemini-2.5-flash")
@@ -204,3 +209,6 @@ async def test_output_limit_errors_and_a_missing_finish(server: FakeModelServer)
     assert isinstance(events[-1], ProviderError) and events[-1].kind == "request" and not events[-1].retryable
     events, _ = await run(provider, body)
     assert isinstance(events[-1], ProviderError) and events[-1].kind == "server" and events[-1].retryable
+    events, _ = await run(provider, body)  # an overflow: the agent compacts with the window it names
+    assert isinstance(events[-1], ProviderError) and events[-1].kind == "context_overflow"
+    assert events[-1].overflow is not None and events[-1].overflow.window == 1048575

@@ -201,3 +201,18 @@ async def test_cut_off_by_the_output_limit_and_errors(server: FakeModelServer) -
     assert events[-1].retry_after == 2
     events, _ = await run(provider, body)
     assert isinstance(events[-1], ProviderError) and events[-1].kind == "context_overflow"
+
+
+async def test_a_failed_response_is_an_error_with_the_servers_words(server: FakeModelServer) -> None:
+    server.push(
+        responses_stream(
+            message_item("half"),
+            status="failed",
+            error={"code": "server_error", "message": "The model produced invalid content."},
+        )
+    )
+    provider = OpenAIResponsesProvider(api_key="k", base_url=server.openai_base_url)
+    events, message = await run(provider, provider.request_body(prepared(), "gpt-4.1"))
+    assert isinstance(events[-1], ProviderError) and "invalid content" in events[-1].message
+    assert events[-1].retryable  # a server error: tried again
+    assert message["stopReason"] == "error" and message["content"][0]["text"] == "half"

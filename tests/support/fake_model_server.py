@@ -390,6 +390,7 @@ def responses_stream(
     status: str = "completed",
     incomplete_reason: str | None = None,
     complete: bool = True,
+    error: JSON | None = None,
 ) -> Stream:
     """The SSE events of one streamed Responses API call, as OpenAI sends them (event types and
     shapes from the openai SDK's ``ResponseStreamEvent`` types; each event names its type both in
@@ -415,7 +416,7 @@ def responses_stream(
             "parallel_tool_calls": True,
             "tool_choice": "auto",
             "tools": [],
-            "error": None,
+            "error": error if state == "failed" else None,
             "incomplete_details": {"reason": incomplete_reason} if incomplete_reason else None,
             "instructions": None,
             "metadata": {},
