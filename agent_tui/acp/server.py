@@ -285,6 +285,12 @@ class AgentTuiAcp:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
     ) -> LoadSessionResponse:
+        open_now = self.sessions.get(session_id)
+        if open_now is not None:  # loaded again (the editor reopened the thread): this file, afresh
+            if open_now.agent.running:
+                raise RequestError.invalid_request({"message": "a prompt is running in this session"})
+            del self.sessions[session_id]
+            self._close(open_now)
         path = find_session(session_id, cwd, self.options.session_dir)
         if path is None:
             raise RequestError.invalid_params({"message": f"no session with id or file {session_id!r}"})

@@ -321,6 +321,9 @@ async def test_load_session_by_id_and_by_file_replays_it_and_continues(
             "what do my notes say?",
             "what did I ask?",
         ]
+        # the editor reopens the thread in the same process: the file is opened afresh, not refused as locked
+        await conn.load_session(cwd=str(env.work), session_id=str(path), mcp_servers=[])
+        assert len(third.of(UserMessageChunk)) == 4
         with pytest.raises(RequestError):
             await conn.load_session(cwd=str(env.work), session_id="no-such-session", mcp_servers=[])
 
