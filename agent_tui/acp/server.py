@@ -30,6 +30,7 @@ import logging
 import os
 import sqlite3
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +79,7 @@ from agent_tui.agent.prompt_files import PromptFileError
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.agent.tools import default_tools
+from agent_tui.providers.base import preload_sdk
 from agent_tui.sdk import (
     Agent,
     AgentEvent,
@@ -253,6 +255,9 @@ class AgentTuiAcp:
         if old is not None:
             self._close(old)
         live = self.sessions[session_id] = Live(session, agent, cwd, resources)
+        # The provider's SDK is imported on its first call (0.4-0.9 s): import it now, in a thread,
+        # while the user types the first prompt (the app does the same after its first frame).
+        threading.Thread(target=preload_sdk, args=(agent.provider,), name="preload-sdk", daemon=True).start()
         return live
 
     def _advertise(self, session_id: str, live: Live) -> None:
