@@ -75,6 +75,7 @@ from agent_tui.tui.keymap import binding_ids, load_keymap
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
 from agent_tui.tui.session_actions import SessionActions, export_session
+from agent_tui.tui.surgery_actions import span_preview_lines
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
@@ -586,7 +587,11 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if target is None or self.session is None or target not in self.index:
             panel.show_edit_preview("", [])
             return
-        panel.show_edit_preview(f"If you act on {target} (h/e/u/p):", self.edit_preview_lines(target))
+        span = self.session_tree.marked_span()
+        if span is not None:  # mark mode: what h / u / Ctrl+G would do to the whole span
+            panel.show_edit_preview(f"If you act on {span[0]}..{span[1]}:", span_preview_lines(self, *span))
+        else:
+            panel.show_edit_preview(f"If you act on {target} (h/e/u/p):", self.edit_preview_lines(target))
         self.preview_seconds = time.perf_counter() - started
         if self.focused in (self.session_tree, panel.rows_list):  # the user is choosing: show it
             self.run_worker(self.chat.reveal(target, self.projection), group="reveal", exclusive=True)
@@ -634,6 +639,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def _tree_highlight(self, event: SessionTree.EntryHighlighted) -> None:
         if event.entry_id is not None:
             self.selected_id = event.entry_id
+
+    @on(SessionTree.MarkChanged)
+    def _tree_mark(self, event: SessionTree.MarkChanged) -> None:
+        self._schedule_edit_preview()  # the preview is of the marked span now (or of the entry again)
 
     @on(ContextPanel.EntryHighlighted)
     def _panel_highlight(self, event: ContextPanel.EntryHighlighted) -> None:

@@ -31,6 +31,7 @@ from agent_tui.tui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
     from agent_tui.agent.compaction import Summarizer
+    from agent_tui.tui.app import AgentTuiApp
     from agent_tui.tui.session_actions import SessionActions
 
 
@@ -212,3 +213,28 @@ async def _summarize_span(
     app.session_tree.clear_mark()
     await app.refresh_views()
     actions.notify(f"{outcome.surgery.summary_line().capitalize()}. /undo puts it back.", timeout=10)
+
+
+def span_preview_lines(app: AgentTuiApp, first: str, last: str) -> list[str]:
+    """What h, u and Ctrl+G would do to a marked span, with the figures the result will have."""
+    projection = app.projection
+    lines: list[str] = []
+    for key, restore in (("h", False), ("u", True)):
+        try:
+            plan = plan_span(projection, first, last, restore=restore)
+        except SurgeryError as e:
+            lines.append(f"{key}: {e}")
+            continue
+        lines.append(f"{key}: {plan.summary_line()}")
+        lines.extend(f"   {note}" for note in plan.notes)
+    try:
+        span = plan_range(projection, first, last)
+    except SurgeryError as e:
+        lines.append(f"Ctrl+G: {e}")
+    else:
+        widened = f" (widened to whole turns: {span.first_id}..{span.last_id})" if span.notes else ""
+        lines.append(
+            f"Ctrl+G: the model summarizes {len(span.hidden_ids) + 1} entries{widened}; the summary replaces "
+            f"{span.carrier_id}"
+        )
+    return lines

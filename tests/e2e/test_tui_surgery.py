@@ -70,11 +70,20 @@ async def test_mark_a_span_with_v_and_hide_it_with_h(tmp_path: Path) -> None:
         await pilot.press("down")
         await wait_for(pilot, lambda: app.session_tree.marked_span() == ("e0003", "e0004"), "span marked")
         assert sum("[marked]" in label for label in app.session_tree.visible_labels()) == 2
+        # the panel's preview is of the span, in the figures the result will have
+        await wait_for(
+            pilot, lambda: any(x.startswith("h: hide 3 entries") for x in app.panel.edit_preview), "preview"
+        )
+        preview = next(x for x in app.panel.edit_preview if x.startswith("h: hide"))
+        assert "   widened to e0002 to keep tool calls with their results" in app.panel.edit_preview
+        assert any(x.startswith("Ctrl+G: the model summarizes 4 entries") for x in app.panel.edit_preview)
+        after = int(preview.split("→ ")[1].split(" tokens")[0].replace(",", ""))
         await pilot.press("h")
         await wait_for(pilot, lambda: _statuses(path)["e0004"] is Status.HIDDEN, "span hidden")
         statuses = _statuses(path)
         assert [i for i, s in statuses.items() if s is Status.HIDDEN] == ["e0002", "e0003", "e0004"]
         assert app.session_tree.marked_span() is None  # the mark is cleared after the action
+        assert app.panel.model is not None and app.panel.model.total == after
         with reopen(path) as session:
             assert session.index.entries[-1].data["customType"] == SURGERY
 

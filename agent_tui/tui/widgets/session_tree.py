@@ -178,6 +178,9 @@ class SessionTree(Tree[TreeItem]):
             super().__init__()
             self.entry_id = entry_id
 
+    class MarkChanged(Message):
+        """Mark mode began or ended (the panel's preview follows)."""
+
     class EntryHighlighted(Message):
         """The cursor moved to an entry (None: to a range or nothing)."""
 
@@ -344,11 +347,13 @@ class SessionTree(Tree[TreeItem]):
                 timeout=8,
             )
         self.refresh()
+        self.post_message(self.MarkChanged())
 
     def clear_mark(self) -> None:
         if self._mark is not None:
             self._mark = None
             self.refresh()
+            self.post_message(self.MarkChanged())
 
     def marked_span(self) -> tuple[str, str] | None:
         """(first, last) of the marked span in path order, when a mark is set and the cursor is on the
