@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import BinaryIO
 
 from agent_tui.agent.events import EntryAppended, TurnDone, TurnError
-from agent_tui.cli.print_mode import exit_code, report_end, run_print
+from agent_tui.cli.print_mode import exit_code, report_cut_off, report_end, run_print
 from agent_tui.sdk import Agent, PiEventStream
 from agent_tui.store.record import JSONObject
 from agent_tui.terminal_text import for_terminal
@@ -69,6 +69,8 @@ async def json_turn(
             error = event.message
         elif isinstance(event, TurnDone):
             code = exit_code(event.stop_reason)
+            if event.stop_reason == "length":
+                report_cut_off(agent, for_terminal(sys.stderr))
         for record in stream.feed(event):
             lines.write(record)
         if lines.closed and agent.running:

@@ -170,15 +170,20 @@ async def stream_turn(
             cut_off = event.stop_reason == "length"
     end_line()
     if cut_off:
-        limit = lookup(agent.model).max_output
-        print(
-            visible_line(
-                f"agent-tui: the reply was cut off by the output limit ({limit:,} tokens for {agent.model})"
-            ),
-            file=err,
-            flush=True,
-        )
+        report_cut_off(agent, err)
     return report_end(code, error, err)
+
+
+def report_cut_off(agent: Agent, err: TextIO) -> None:
+    """Say on ``err`` that the reply stopped at the model's output limit (stop reason ``length``)."""
+    limit = lookup(agent.model).max_output
+    print(
+        visible_line(
+            f"agent-tui: the reply was cut off by the output limit ({limit:,} tokens for {agent.model})"
+        ),
+        file=err,
+        flush=True,
+    )
 
 
 def exit_code(stop_reason: str) -> int:
@@ -436,6 +441,7 @@ __all__ = [
     "exit_code",
     "load_and_expand",
     "open_session",
+    "report_cut_off",
     "report_end",
     "run_print",
     "stream_turn",

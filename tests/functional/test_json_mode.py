@@ -185,3 +185,14 @@ def test_json_mode_needs_a_prompt(env: Env) -> None:
     result = env.run("--mode", "json")
     assert result.returncode == 2 and "--mode json needs -p PROMPT" in result.stderr
     assert result.stdout == ""
+
+
+def test_a_reply_cut_off_by_the_output_limit_says_so_on_stderr(env: Env, server: FakeModelServer) -> None:
+    server.push(anthropic_stream(text("A long answer that stops"), stop_reason="max_tokens"))
+    result = env.run("-p", "write a lot", "--mode", "json")
+    assert result.returncode == 0, result.stderr
+    events = parse(result.stdout)[1:]
+    check_stream(events)
+    (reply,) = [r["message"] for r in of_type(events, "message_end") if r["message"]["role"] == "assistant"]
+    assert reply["stopReason"] == "length"
+    assert "agent-tui: the reply was cut off by the output limit" in result.stderr
