@@ -84,7 +84,7 @@ from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.projection.tokens import estimate_message
-from agent_tui.projection.window import learned_window, window_entry
+from agent_tui.projection.window import fit_output, learned_window, window_entry
 from agent_tui.projection.wire import route_for
 from agent_tui.providers import events as pe
 from agent_tui.providers.base import Provider, adapter_class
@@ -375,6 +375,9 @@ class AgentLoop:
             await self._append(
                 {"type": "model_change", "provider": self.provider.name, "modelId": self.model}, emit
             )
+        window = self.learned_window()  # known from the cache only: the session records it too
+        if window is not None and learned_window(projection.path, self.provider.name, self.model) != window:
+            await self._append(window_entry(self.provider.name, self.model, window), emit)
         if self.thinking is not None and self.thinking != projection.thinking_level:
             await self._append({"type": "thinking_level_change", "thinkingLevel": self.thinking}, emit)
 
@@ -568,7 +571,11 @@ class AgentLoop:
         """The body the next model call sends: the session's projection, prepared, for this provider."""
         projection = projection if projection is not None else self.projection()
         prepared = prepare(projection.messages)
-        return self.provider.request_body(prepared, self.model, thinking_level=projection.thinking_level)
+        body = self.provider.request_body(prepared, self.model, thinking_level=projection.thinking_level)
+        window = learned_window(projection.path, self.provider.name, self.model)
+        if window is not None:  # the completion must fit the server's window too (what `context` prints)
+            body = fit_output(body, window, context_tokens(projection).tokens)
+        return body
 
     async def _call_model(self, emit: Callable[[AgentEvent | None], None]) -> _CallOutcome:
         call = ModelStream(self.provider, self.model, self.config.retry)

@@ -97,6 +97,12 @@ def cmd_context(args: argparse.Namespace) -> int:
         body = request_body(
             args.format, prepare(projection.messages), model, thinking_level=level, base_url=base_url, api=api
         )
+        from agent_tui.projection.tokens import context_tokens
+        from agent_tui.projection.window import fit_output, learned_window
+
+        window = learned_window(projection.path, args.format, model)  # the server's, from an overflow
+        if window is not None:
+            body = fit_output(body, window, context_tokens(projection).tokens)
         out.write(msgspec.json.format(_encode(body), indent=2) + b"\n")
     out.flush()
     return 0

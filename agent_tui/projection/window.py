@@ -54,4 +54,23 @@ def learned_window(path: Iterable[Entry], provider: str, model: str) -> int | No
     return found
 
 
-__all__ = ["WINDOW_TYPE", "is_window_entry", "learned_window", "window_entry"]
+#: The output-limit fields of the APIs whose servers count the completion into the window
+#: (OpenAI Chat Completions, vLLM and other compatible servers; the Responses API).
+_OUTPUT_KEYS = ("max_completion_tokens", "max_output_tokens")
+MIN_OUTPUT_TOKENS = 256
+
+
+def fit_output(body: JSONObject, window: int, prompt_tokens: int) -> JSONObject:
+    """``body`` with its output limit lowered so prompt + completion fit ``window`` (vLLM and OpenAI
+    refuse "you requested 8492 tokens (300 in the messages, 8192 in the completion)" otherwise),
+    leaving a tenth of the window for the estimate's error; at least 256 tokens. Unchanged
+    when it already fits, and for APIs whose servers count only the prompt."""
+    room = max(MIN_OUTPUT_TOKENS, window - prompt_tokens - window // 10)
+    for key in _OUTPUT_KEYS:
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > room:
+            return {**body, key: room}
+    return body
+
+
+__all__ = ["WINDOW_TYPE", "fit_output", "is_window_entry", "learned_window", "window_entry"]

@@ -78,12 +78,15 @@ class WindowedServer:
     refused: list[int] = field(default_factory=list)
     accepted: list[int] = field(default_factory=list)
 
+    counts_completion: bool = False  # vLLM and OpenAI: prompt + max_completion_tokens must fit
+
     def __call__(self, request: RecordedRequest) -> Response:
         body = request.body
         tokens = server_count(body)
-        if tokens > self.window:
+        completion = int(body.get("max_completion_tokens") or 0) if self.counts_completion else 0
+        if tokens + completion > self.window:
             self.refused.append(tokens)
-            return overflow_error(self.family, self.window, tokens)
+            return overflow_error(self.family, self.window, tokens, completion)
         self.accepted.append(tokens)
         if is_summary(body):
             return self.say(SUMMARY)(tokens)
@@ -242,5 +245,29 @@ async def test_an_entry_larger_than_the_window_is_named_and_once_hidden_the_next
         assert h.messages("assistant")[-1]["content"][-1]["text"] == "fits now"
         last = json.dumps(server.requests[-1].body)
         assert "big-line of the file" not in last and "never" not in last
+    finally:
+        await h.close()
+
+
+async def test_a_server_that_counts_the_completion_gets_an_output_limit_that_fits(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    """vLLM and OpenAI count max_completion_tokens into the window: the model's 8,192 alone is more
+    than a 6,000-token server has, so every request would be refused however short."""
+    h, fake = windowed(server, tmp_path, "openai", "openai")
+    fake.counts_completion = True
+    try:
+        fake.replies.append(fake.say("hello back"))
+        turn_ok(await h.run("hello"))
+        assert len(fake.refused) == 1
+        first, retry = server.requests[0].body, server.requests[-1].body
+        assert first["max_completion_tokens"] == 8_192
+        assert server_count(retry) + retry["max_completion_tokens"] <= WINDOW
+        assert retry["max_completion_tokens"] >= 256
+        # what was sent is what `agent-tui context --format openai` prints for the session then
+        h.assert_requests_match_context()
+        fake.replies.append(fake.say("and again"))
+        turn_ok(await h.run("once more"))
+        assert len(fake.refused) == 1  # learned: no second refusal
     finally:
         await h.close()
