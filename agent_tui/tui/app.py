@@ -152,8 +152,11 @@ class AgentTuiApp(OneLineCrash, App[None]):
         Binding("ctrl+l", "label", "Label", show=False, id="label"),
         Binding("f4", "model", "Model", id="model"),
         Binding("f6", "cycle_model", "Next model", show=False, id="cycle_model"),
-        # priority: shift+tab (the pi keymap's key) would otherwise move the focus
         Binding("ctrl+t", "thinking", "Thinking", priority=True, id="thinking"),
+        # priority: shift+tab (the pi keymap's key) would otherwise move the focus
+        Binding(
+            "alt+t", "cycle_thinking", "Next thinking level", priority=True, show=False, id="cycle_thinking"
+        ),
     ]
 
     selected_id: reactive[str | None] = reactive(None)
@@ -759,6 +762,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def action_cycle_model(self) -> None:
         self.actions.cycle_model()
+
+    def action_cycle_thinking(self) -> None:
+        self.actions.cycle_thinking()
 
     # -- the command palette and slash commands ------------------------------------
 

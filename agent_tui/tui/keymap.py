@@ -21,7 +21,7 @@ PI: dict[str, str] = {
     "label": "f7",
     "cycle_model": "ctrl+p",  # pi: app.model.cycleForward
     "palette": "f10",
-    "thinking": "shift+tab",  # pi: app.thinking.cycle
+    "cycle_thinking": "shift+tab",  # pi: app.thinking.cycle (the chooser stays on Ctrl+T)
     "expand_tools": "ctrl+o",  # pi: app.tools.expand
     "resume": "f9",
     "compact": "f8",

@@ -20,7 +20,7 @@ from agent_tui.agent.model_sources import local_catalog, server_catalog
 from agent_tui.library.search import Library
 from agent_tui.projection import registry
 from agent_tui.projection.catalog import CatalogModel, ModelChoiceError, choose, split_level
-from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup
+from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup, supported_thinking_levels
 from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
@@ -563,6 +563,18 @@ class SessionActions:
         app.copy_to_clipboard(text)
         which = "the last reply" if n == 1 else f"reply {n} from the end"
         self.notify(f"Copied {which} ({len(text):,} characters).")
+
+    def cycle_thinking(self) -> None:
+        """pi's Shift+Tab: the next thinking level the model supports (after the last, the first)."""
+        app = self.app
+        _, model_id, _ = app.next_send(app.projection)
+        levels = supported_thinking_levels(lookup(model_id))
+        now = app.projection.thinking_level
+        following = levels[(levels.index(now) + 1) % len(levels)] if now in levels else levels[0]
+        if following == now:
+            self.notify(f"{model_id or 'this model'} has one thinking level: {now}", severity="warning")
+            return
+        self.thinking(following)
 
     def thinking(self, level: str | None = None) -> None:
         app = self.app

@@ -108,7 +108,11 @@ async def test_the_pi_keymap_uses_pis_keys(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), "the model picker")
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1, "closed")
-        await pilot.press("shift+tab")  # pi: thinking level
+        before = len(entries(path))
+        await pilot.press("shift+tab")  # pi: the next thinking level, at once
+        await wait_for(pilot, lambda: len(entries(path)) == before + 1, "a thinking_level_change")
+        assert entries(path)[-1]["type"] == "thinking_level_change"
+        await pilot.press("ctrl+t")  # the chooser
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the thinking choice")
         assert "thinking" in str(app.screen.title_text).lower()  # type: ignore[attr-defined]
         await pilot.press("escape")

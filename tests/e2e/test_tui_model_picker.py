@@ -78,3 +78,17 @@ async def test_ctrl_p_cycles_through_the_models_flag(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: entries(path)[-1].get("modelId") == "claude-opus-4-5", "the second")
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: entries(path)[-1].get("modelId") == "claude-haiku-4-5", "round again")
+
+
+async def test_the_thinking_cycle_key_walks_the_models_levels(tmp_path: Path) -> None:
+    path = sample_session(tmp_path)  # claude-sonnet-4-5: off, minimal, low, medium, high (no xhigh)
+    app = make_app(tmp_path, path, agent_factory=ScriptedFactory())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        seen = []
+        for _ in range(6):
+            before = len(entries(path))
+            await pilot.press("alt+t")
+            await wait_for(pilot, lambda: len(entries(path)) == before + 1, "a thinking_level_change")
+            seen.append(entries(path)[-1]["thinkingLevel"])
+        assert seen == ["minimal", "low", "medium", "high", "off", "minimal"]
