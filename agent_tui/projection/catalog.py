@@ -133,13 +133,20 @@ def choose(
     found = search(pool, name)
     if not found:
         return None, level
-    # Unambiguous: one model holds the text as it was typed (else one holds its letters in order).
-    best = [m for m in found if name.lower() in m.id.lower()] or found
+    # Unambiguous: one model's id ends with the text (at a word's start), else one holds it as
+    # typed, else one holds its letters in order; among several, the one whose provider has a key.
+    lowered = name.lower()
+    ending = [m for m in found if _ends_with_word(m.id.lower(), lowered)]
+    best = ending or [m for m in found if lowered in m.id.lower()] or found
     keyed = [m for m in best if m.key]
     if len(keyed) == 1 or (not keyed and len(best) == 1):
         return (keyed or best)[0], level
     names = ", ".join(m.spec for m in (keyed or best)[:8])
     raise ModelChoiceError(f"{name!r} matches several models: {names}; name one as provider/id")
+
+
+def _ends_with_word(model_id: str, text: str) -> bool:
+    return model_id.endswith(text) and (len(model_id) == len(text) or not model_id[-len(text) - 1].isalnum())
 
 
 def info_of(m: CatalogModel) -> ModelInfo:

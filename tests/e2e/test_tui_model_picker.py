@@ -3,6 +3,7 @@ configured server lists; Ctrl+P cycles through ``--models``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,10 @@ SIZE = (100, 30)
 def entries(path: Path) -> list[dict[str, Any]]:
     with reopen(path) as session:
         return [dict(e.data) for e in session.index.entries]
+
+
+def grew(path: Path, before: int) -> Callable[[], bool]:
+    return lambda: len(entries(path)) == before + 1
 
 
 @pytest.fixture(autouse=True)
@@ -87,8 +92,8 @@ async def test_the_thinking_cycle_key_walks_the_models_levels(tmp_path: Path) ->
         await pilot.pause()
         seen = []
         for _ in range(6):
-            before = len(entries(path))
+            appended = grew(path, len(entries(path)))
             await pilot.press("alt+t")
-            await wait_for(pilot, lambda: len(entries(path)) == before + 1, "a thinking_level_change")
+            await wait_for(pilot, appended, "a thinking_level_change")
             seen.append(entries(path)[-1]["thinkingLevel"])
         assert seen == ["minimal", "low", "medium", "high", "off", "minimal"]

@@ -52,7 +52,10 @@ def test_model_names_as_pi_takes_them() -> None:
     assert search(CATALOG, "zzz") == []
 
 
-def test_the_model_flag_sets_provider_model_and_thinking(clean_env: Path) -> None:
+def test_the_model_flag_sets_provider_model_and_thinking(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")  # several providers serve Claude: the keyed one
     args = argparse.Namespace(
         model="opus-5-5:high", provider=None, thinking=None, models="gpt-5.4-mini,sonnet-4-5"
     )
