@@ -325,7 +325,12 @@ class _Gen:
         elif kind == "session_info":
             head["name"] = self.words(1, 4)
         elif kind == "custom":
-            head.update(customType="state", data={"n": r.randint(0, 9)})
+            n = r.randint(0, 9)
+            if n < 3:  # a learned context window (same draw: the other sessions stay as they were)
+                window = {"provider": "openai", "modelId": "gpt-4.1", "contextWindow": 4096 * (n + 1)}
+                head.update(customType="agent-tui.window", data=window)
+            else:
+                head.update(customType="state", data={"n": n})
         elif kind == "custom_message":
             head["customType"] = "ext"
             roll = r.random()
