@@ -519,16 +519,30 @@ def records(path: Sequence[Entry]) -> list[Entry]:
 
 
 def edit_authors(path: Sequence[Entry]) -> dict[str, tuple[str, str, str]]:
-    """context_edit id -> (author, action, record id), for the edits a surgery on the branch made."""
+    """context_edit id -> (author, action, record id), for the edits a surgery on the branch made,
+    and for the agent's overflow recovery (a hide of an assistant attempt that ended in an error,
+    which the loop appends without a record: record id "")."""
     out: dict[str, tuple[str, str, str]] = {}
-    for record in records(path):
-        data = record.data.get("data")
-        if not isinstance(data, dict):
-            continue
-        author, action = str(data.get("author") or "user"), str(data.get("action") or "")
-        for edit_id in data.get("edits") or []:
-            if isinstance(edit_id, str):
-                out[edit_id] = (author, action, record.id)
+    by_id: dict[str, Entry] | None = None
+    for entry in path:
+        if entry.type == "context_edit" and entry.data.get("replacement", False) is None:
+            if by_id is None:
+                by_id = {e.id: e for e in path}
+            target = by_id.get(str(entry.data.get("targetId")))
+            if (
+                target is not None
+                and target.role == "assistant"
+                and (target.message or {}).get("stopReason") == "error"
+            ):
+                out[entry.id] = ("overflow-recovery", "hide", "")
+        elif is_record(entry):
+            data = entry.data.get("data")
+            if not isinstance(data, dict):
+                continue
+            author, action = str(data.get("author") or "user"), str(data.get("action") or "")
+            for edit_id in data.get("edits") or []:
+                if isinstance(edit_id, str):
+                    out[edit_id] = (author, action, entry.id)
     return out
 
 

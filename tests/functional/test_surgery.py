@@ -367,3 +367,16 @@ def test_a_range_from_the_compaction_summary_starts_at_the_first_turn_after_it(t
         assert (plan.first_id, plan.carrier_id, plan.hidden_ids) == ("e0004", "e0004", ["e0005"])
         with pytest.raises(SurgeryError, match="no user message in"):
             plan_range(project(s.index), cid, "e0002")
+
+
+def test_the_agents_overflow_recovery_hide_is_named_as_such(tmp_path: Path) -> None:
+    b = Builder()
+    b.message(user("a long question"))  # e0001
+    b.message({**assistant(""), "stopReason": "error", "errorMessage": "prompt is too long"})  # e0002
+    recovery = b.add("context_edit", targetId="e0002", replacement=None)
+    user_hide = b.add("context_edit", targetId="e0001", replacement=None)
+    path = b.write(tmp_path / "o.jsonl")
+    with Session.open(path, write=False) as s:
+        authors = edit_authors(s.index.active_path())
+    assert authors == {recovery: ("overflow-recovery", "hide", "")}
+    assert user_hide not in authors
