@@ -75,7 +75,7 @@ from agent_tui.acp import updates
 from agent_tui.acp.client_fs import client_tools
 from agent_tui.acp.content import PromptBlock, prompt_text, user_content
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
-from agent_tui.agent.prompt_files import PromptFileError
+from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.agent.tools import default_tools
@@ -149,6 +149,7 @@ class Options:
     thinking: str | None = None
     permissions: str | None = None
     session_dir: str | None = None
+    prompt_flags: PromptFlags = field(default_factory=PromptFlags)
 
 
 @dataclass(slots=True)
@@ -227,7 +228,9 @@ class AgentTuiAcp:
         try:
             mode = mode_from_config(self.options.permissions, config, default=PermissionMode.ASK)
             config_dir = config.config_path.parent if config.config_path is not None else None
-            resources = load_resources(cwd, config_dir, reserved=COMMAND_NAMES)
+            resources = load_resources(
+                cwd, config_dir, flags=self.options.prompt_flags, reserved=COMMAND_NAMES
+            )
         except (PermissionModeError, PromptFileError, SkillError) as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
         for warning in resources.warnings:
@@ -568,8 +571,10 @@ async def serve(options: Options, out: BinaryIO) -> None:
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("acp", help="an Agent Client Protocol agent on stdio (Zed, Toad, JetBrains)")
-    p.add_argument("--provider", help="anthropic or openai (any OpenAI-compatible server)")
-    p.add_argument("--model", help="model id")
+    p.add_argument("--provider", help="the provider (agent-tui --list-models shows them with their models)")
+    p.add_argument(
+        "--model", help="model: provider/id, an unambiguous part of an id, with :level for thinking"
+    )
     p.add_argument("--base-url", help="the API's base URL")
     p.add_argument("--thinking", help="thinking level")
     p.add_argument(
@@ -578,6 +583,15 @@ def add_parser(sub: Any) -> None:
         help="ask the editor before commands and writes outside the cwd (the default), auto, or read-only",
     )
     p.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
+    p.add_argument("--system-prompt", metavar="TEXT|@FILE", help="replace the default system prompt")
+    p.add_argument(
+        "--append-system-prompt",
+        metavar="TEXT|@FILE",
+        action="append",
+        default=[],
+        help="add to the system prompt",
+    )
+    p.add_argument("-nc", "--no-context-files", action="store_true", help="leave AGENTS.md and CLAUDE.md out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -589,6 +603,7 @@ def run(args: argparse.Namespace) -> int:
         thinking=args.thinking,
         permissions=args.permissions,
         session_dir=args.session_dir,
+        prompt_flags=PromptFlags.of(args),
     )
     out = protocol_stdout()
     try:

@@ -186,7 +186,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         acp_parser = argparse.ArgumentParser(prog="agent-tui")
         server.add_parser(acp_parser.add_subparsers(dest="command", required=True))
-        return server.run(acp_parser.parse_args(args))
+        parsed_acp = acp_parser.parse_args(args)
+        from agent_tui.cli import model_flags
+
+        problem = model_flags.apply_model_flags(parsed_acp)  # --model as the app and print mode take it
+        if problem is not None:
+            print(visible_line(problem), file=sys.stderr)
+            return 1
+        return server.run(parsed_acp)
     from agent_tui import __version__
 
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")

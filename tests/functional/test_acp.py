@@ -498,3 +498,18 @@ async def test_modes_switch_the_permission_policy_and_list_shows_the_sessions(
     (info,) = listed.sessions
     assert info.session_id == session.session_id and info.title == "file attempt"
     assert info.cwd == str(env.work.resolve())
+
+
+async def test_model_and_system_prompt_flags_apply_as_in_print_mode(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    server.push(anthropic_stream(text("Hi.")))
+    client = EditorClient()
+    flags = ("--model", "anthropic/claude-opus-4-5:high", "--append-system-prompt", "Answer in haiku.")
+    async with env.agent(client, args=flags) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
+    body = server.requests[0].body
+    assert body["model"] == "claude-opus-4-5"
+    assert "thinking" in body  # ":high" set the thinking level
+    assert "Answer in haiku." in json.dumps(body["system"])
