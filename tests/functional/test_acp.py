@@ -39,7 +39,14 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, thinking, tool_use
+from tests.support.fake_model_server import (
+    FakeModelServer,
+    anthropic_error,
+    anthropic_stream,
+    text,
+    thinking,
+    tool_use,
+)
 from tests.support.print_env import KEY, Env
 
 # A subprocess per test: slow for make test-fast, and slower still on a loaded machine.
@@ -513,3 +520,24 @@ async def test_model_and_system_prompt_flags_apply_as_in_print_mode(
     assert body["model"] == "claude-opus-4-5"
     assert "thinking" in body  # ":high" set the thinking level
     assert "Answer in haiku." in json.dumps(body["system"])
+
+
+async def test_a_rejected_key_fails_the_prompt_with_the_reason_and_the_retry_is_a_thought(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    server.push(
+        anthropic_error(529, "overloaded_error", "Overloaded"),
+        anthropic_error(401, "authentication_error", "invalid x-api-key"),
+    )
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        with pytest.raises(RequestError) as failure:
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
+        assert "retrying in" in client.thought_text() and "Overloaded" in client.thought_text()
+        # the session stays usable: the next prompt runs
+        server.push(anthropic_stream(text("Back again.")))
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("again")])
+        assert response.stop_reason == "end_turn"
+    assert "the API key was rejected" in json.dumps(failure.value.data)
+    assert KEY not in json.dumps(failure.value.data)
