@@ -5,6 +5,7 @@ each plan's token figure is the result's, and pi 1.6 projects the resulting file
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -29,6 +30,7 @@ from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import Session
 from tests.support.random_sessions import random_session
 from tests.support.request_validity import anthropic_problems, openai_problems
+from tests.support.session_builder import Builder
 
 
 def operate(session: Session, rng: random.Random, steps: int = 6) -> list[str]:
@@ -66,6 +68,20 @@ def operate(session: Session, rng: random.Random, steps: int = 6) -> list[str]:
     return done
 
 
+def with_big_outputs(builder: Builder, seed: int) -> Builder:
+    """Some tool results made long enough that pruning them saves tokens (the random sessions' are tiny)."""
+    rng = random.Random(seed)
+    for line in builder.lines:
+        message = line.get("message")
+        if isinstance(message, dict) and message.get("role") == "toolResult" and rng.random() < 0.6:
+            message["content"] = [{"type": "text", "text": "output line\n" * rng.randint(0, 60)}]
+    return builder
+
+
+def surgery_session(seed: int, size: int, folder: Path) -> Path:
+    return with_big_outputs(random_session(seed, size), seed).write(folder / f"s{seed}-{size}.jsonl")
+
+
 def problems(session: Session) -> list[str]:
     prepared = prepare(project(session.index).messages)
     return anthropic_problems(anthropic_request(prepared, "claude-sonnet-4-5")) + openai_problems(
@@ -76,7 +92,7 @@ def problems(session: Session) -> list[str]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), size=st.integers(1, 50))
 def test_random_surgery_always_gives_valid_requests(seed: int, size: int, tmp_path_factory: Any) -> None:
-    path = random_session(seed, size).write(tmp_path_factory.mktemp("s") / "s.jsonl")
+    path = surgery_session(seed, size, tmp_path_factory.mktemp("s"))
     rng = random.Random(seed)
     with Session.open(path) as session:
         assert problems(session) == []
