@@ -286,15 +286,19 @@ def test_cli_edit_replace_on_a_compaction_edits_its_summary(
         assert [e.type for e in s.index.entries[-4:]] == ["compaction", "custom", "compaction", "custom"]
 
 
-def test_cli_compacts_a_range_with_the_model_and_undoes_it(
-    server: FakeModelServer,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def model_env(server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeModelServer:
+    """The command line's model is the fake server's; no config file."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
     monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    return server
+
+
+def test_cli_compacts_a_range_with_the_model_and_undoes_it(
+    model_env: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = model_env
     path = _session(tmp_path)
     before = json.loads(_run(capsys, "context", str(path))[1])
     code, out, _ = _run(capsys, "compact", str(path), "--from", "e0002", "--to", "e0007", "--preview")
@@ -319,14 +323,9 @@ def test_cli_compacts_a_range_with_the_model_and_undoes_it(
 
 
 def test_cli_range_compaction_that_fails_appends_nothing(
-    server: FakeModelServer,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    model_env: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
-    monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    server = model_env
     path = _session(tmp_path)
     size = path.stat().st_size
     server.push(anthropic_error(400, "invalid_request_error", "bad request"))
