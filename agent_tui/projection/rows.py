@@ -31,6 +31,7 @@ from agent_tui.projection.tokens import (
     estimate_text,
     estimate_tools,
 )
+from agent_tui.projection.window import learned_window
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible_line
 
@@ -307,10 +308,12 @@ def build_panel_model(
         return value if value is not None else estimate_message(m.message)
 
     figure = context_tokens(projection, count)
+    # the server's real window when an overflow taught it (the session's agent-tui.window entry)
+    window = learned_window(projection.path, info.provider, info.id) or info.context_window
     return PanelModel(
         rows,
         figure.tokens,
-        info.context_window,
+        window,
         model_name,
         projection.thinking_level,
         prepared.repairs,

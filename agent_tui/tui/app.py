@@ -536,8 +536,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
         panel = self.panel.model
         info = lookup(model_id, provider)
         counted = True  # a big session's usage totals are counted with its panel, off the event loop
+        window = info.context_window
         if panel is not None and panel.projection is projection and panel.figure is not None:
             figure = panel.figure
+            window = panel.window  # the learned window, when the session has one
         elif len(projection.messages) <= BACKGROUND_PANEL_MESSAGES:
             figure = context_tokens(projection)
         else:
@@ -549,7 +551,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             model=model_id,
             provider=provider,
             thinking=thinking,
-            window=info.context_window,
+            window=window,
             context=figure,
             count_usage=counted,
         )

@@ -271,3 +271,33 @@ async def test_a_server_that_counts_the_completion_gets_an_output_limit_that_fit
         assert len(fake.refused) == 1  # learned: no second refusal
     finally:
         await h.close()
+
+
+def test_context_text_shows_the_learned_window(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from agent_tui.projection.window import window_entry
+    from agent_tui.store.session import Session
+
+    session = Session.create(tmp_path / "sessions", tmp_path)
+    session.append({"type": "model_change", "provider": "openai", "modelId": "local-model"})
+    session.append_message({"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1})
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "context", str(session.path), "--format", "text"],
+        capture_output=True,
+        text=True,
+        env={"AGENT_TUI_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin"},
+    )
+    assert out.returncode == 0, out.stderr
+    assert "tokens of 128,000" in out.stdout
+    session.append(window_entry("openai", "local-model", 4_096, prompt_tokens=5_000))
+    session.close()
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "context", str(session.path), "--format", "text"],
+        capture_output=True,
+        text=True,
+        env={"AGENT_TUI_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin"},
+    )
+    assert out.returncode == 0, out.stderr
+    assert "tokens of 4,096" in out.stdout, out.stdout
