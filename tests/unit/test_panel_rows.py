@@ -126,3 +126,31 @@ def test_opening_a_row_gives_the_full_text_sent() -> None:
     assert "let me look" in text and '"pattern":"def main"' in text and "[tool call grep]" in text
     tools: Any = next((r for r in model.rows if r.role == "tools"), None)
     assert tools is None  # no tools declared by a system message: no row
+
+
+def test_tool_definitions_count_once_in_every_figure() -> None:
+    """A real server counted the prompt with its tools rendered once; the rows and the figure must
+    too: the system row is the prompt's text, the tools row the definitions, the system message's
+    own row nothing (estimated right after a compaction, the case that compacted twice)."""
+    from agent_tui.projection.request import prepare
+    from agent_tui.projection.tokens import estimate_tools
+
+    tools = [
+        {"name": f"tool{i}", "description": "does a thing " * 20, "parameters": {"type": "object"}}
+        for i in range(6)
+    ]
+    system = {**SYSTEM, "toolsAdded": tools}
+    b = Builder()
+    b.message(system)
+    first = b.message(user("question " * 30))
+    b.message(assistant("answer " * 30))
+    kept = b.message(user("next"))
+    b.add("compaction", summary="SUMMARY", firstKeptEntryId=kept, tokensBefore=900, systemMessage=system)
+    del first
+    model = model_of(b)
+    by_role = {r.role: r.tokens for r in model.rows if r.source_id is None}
+    prepared = prepare(project(index_of(b)).messages)
+    assert by_role["tools"] == estimate_tools(prepared.tools) > 0
+    assert by_role["system"] == estimate_text(prepared.system)
+    assert all(r.tokens == 0 for r in model.rows if r.role == "system" and r.source_id is not None)
+    assert model.total == sum(r.tokens for r in model.rows)  # estimated: the rows add up to the figure
