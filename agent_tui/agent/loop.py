@@ -814,6 +814,9 @@ def make_provider(config: Config, model: str | None = None) -> Provider:
     )
 
 
+_ASKED: set[tuple[str, str]] = set()
+
+
 def learn_context_window(config: Config, model: str) -> int | None:
     """A model the table does not know, at a base URL of one's own: its context window as the
     server reports it (llama.cpp, Ollama, vLLM), registered so every figure and compaction uses
@@ -821,10 +824,12 @@ def learn_context_window(config: Config, model: str) -> int | None:
     from agent_tui.projection.models import DEFAULT, ModelInfo, is_known, register
     from agent_tui.providers.model_list import context_window
 
-    if not config.base_url or is_known(model):
+    if not config.base_url or is_known(model) or (config.base_url, model) in _ASKED:
         return None
+    _ASKED.add((config.base_url, model))  # once per process: a silent server is not asked again
+    # A local server answers at once; the short timeout bounds a remote one that does not.
     window = context_window(
-        registry.spec(config.provider), config.base_url, model, config.api_key, timeout=2.0
+        registry.spec(config.provider), config.base_url, model, config.api_key, timeout=1.0
     )
     if window is None:
         return None

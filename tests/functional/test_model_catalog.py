@@ -118,3 +118,16 @@ def test_a_server_that_says_nothing_leaves_the_guess(server: FakeModelServer, cl
     config = load_config(provider="openai", base_url=server.openai_base_url, model="registry-silent")
     assert learn_context_window(config, "registry-silent") is None
     assert lookup("registry-silent").context_window == 128_000
+
+
+def test_anthropics_model_list_is_asked_with_the_key(server: FakeModelServer) -> None:
+    from agent_tui.providers.model_list import list_models
+
+    server.serve_models("claude-listed-1", "claude-listed-2")
+    spec = registry.spec("anthropic")
+    listed = list_models(spec, server.anthropic_base_url, "sk-ant-test")
+    assert [m.id for m in listed] == ["claude-listed-1", "claude-listed-2"]
+    (asked,) = server.model_requests
+    assert asked.path == "/v1/models" and asked.headers["x-api-key"] == "sk-ant-test"
+    assert "anthropic-version" in asked.headers
+    assert list_models(spec, None, None) == []  # Anthropic's own service without a key: not asked
