@@ -80,6 +80,14 @@ class TurnError:
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """One line for the user that changes nothing the model sees (an MCP server failed, a hook's
+    message or failure, what an untrusted folder did not load). Untrusted text: show it inert."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnDone:
     stop_reason: StopReason
 
@@ -113,6 +121,7 @@ AgentEvent = (
     | EntryAppended
     | Retrying
     | TurnError
+    | Notice
     | TurnDone
     | CompactionStarted
     | CompactionFinished
@@ -125,6 +134,7 @@ __all__ = [
     "CompactionFinished",
     "CompactionStarted",
     "EntryAppended",
+    "Notice",
     "Retrying",
     "TextDelta",
     "ThinkingDelta",

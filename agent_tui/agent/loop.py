@@ -46,6 +46,7 @@ from agent_tui.agent.events import (
     CompactionFinished,
     CompactionStarted,
     EntryAppended,
+    Notice,
     Retrying,
     TextDelta,
     ThinkingDelta,
@@ -56,6 +57,7 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.model_stream import Failure, ModelStream
 from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
@@ -152,6 +154,7 @@ class AgentLoop:
         cwd: str | None = None,
         resources: Resources | None = None,
         window_cache: WindowCache | None = None,
+        extensions: Extensions | None = None,
     ) -> None:
         self.session = session
         #: The user's system prompt files and flags and the skills (None: the default prompt only).
@@ -181,6 +184,9 @@ class AgentLoop:
         self._projector = Projector(session.index)
         #: Messages typed while a turn runs (steering, follow-ups); the loop delivers them.
         self.queue = MessageQueue(config.steering_mode, config.follow_up_mode)
+        #: MCP servers and hooks (agent.extensions); None: the built-in tools only, no hooks.
+        self.extensions = extensions
+        self.stop_hook_limit = 5  # continuations a Stop hook may ask for in one turn
 
     def projection(self) -> Projection:
         """The session's projection now: extended in place after appends, rebuilt after anything else."""
@@ -309,10 +315,16 @@ class AgentLoop:
         self, prompt: str | list[JSONObject] | None, emit: Callable[[AgentEvent | None], None]
     ) -> StopReason:
         await self._prepare_settings(emit)
+        if not await self._prepare_extensions(emit):
+            return "aborted"
         await self._prepare_system(emit)
         if prompt is not None:
             content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+            allowed, context = await self._prompt_hooks(content, emit)
+            if not allowed:
+                return "error"
             await self._append_message({"role": "user", "content": content, "timestamp": now_ms()}, emit)
+            await self._hook_context(context, "UserPromptSubmit", emit)
         # pi polls the steering queue once before the first call (typed while the turn was starting)
         pending = self.queue.drain("steer")
         if prompt is None and not pending:
@@ -323,6 +335,7 @@ class AgentLoop:
                 emit(TurnError("nothing to continue: the last message is the model's (send a prompt)"))
                 return "error"
         overflows = 0  # context overflows this turn: each is compacted until the request fits, then retried
+        stop_hooks = 0  # continuations Stop hooks asked for
         while True:
             await self._deliver(pending, emit)
             pending = []
@@ -356,6 +369,9 @@ class AgentLoop:
             pending = self.queue.drain("follow_up")
             if pending:
                 continue
+            if await self._stop_hooks(stop_hooks, emit):
+                stop_hooks += 1
+                continue
             await self._compact_if_needed(emit)
             return reason
 
@@ -381,26 +397,145 @@ class AgentLoop:
         if self.thinking is not None and self.thinking != projection.thinking_level:
             await self._append({"type": "thinking_level_change", "thinkingLevel": self.thinking}, emit)
 
+    def active_tools(self) -> list[Tool]:
+        """The built-in tools, then the tools of the MCP servers that are ready."""
+        if self.extensions is None:
+            return list(self.tools)
+        names = {t.name for t in self.tools}
+        return self.tools + [t for t in self.extensions.tools() if t.name not in names]
+
     async def _prepare_system(self, emit: Callable[[AgentEvent | None], None]) -> None:
         projection = self.projection()
         system_messages = [m.message for m in projection.messages if m.role == "system"]
         cwd = self.cwd
+        tools = self.active_tools()
         res = self.resources
         if res is None:
-            sections = build_sections(cwd, self.tools, context_files(cwd, self.global_context_dir))
+            sections = build_sections(cwd, tools, context_files(cwd, self.global_context_dir))
         else:
             files = context_files(cwd, self.global_context_dir) if res.prompt.context_files else []
             sections = build_sections(
                 cwd,
-                self.tools,
+                tools,
                 files,
                 custom=res.prompt.custom,
                 append=res.prompt.append_text,
-                skills=res.skills_prompt([t.name for t in self.tools]),
+                skills=res.skills_prompt([t.name for t in tools]),
             )
-        update = system_update(system_messages, sections, [t.declaration() for t in self.tools])
+        update = system_update(system_messages, sections, [t.declaration() for t in tools])
         if update is not None:
             await self._append_message(update, emit)
+
+    # -- extensions: MCP servers and hooks ------------------------------------------------------
+
+    def _notices(self, lines: Sequence[str], emit: Callable[[AgentEvent | None], None]) -> None:
+        for line in lines:
+            emit(Notice(line))
+
+    async def _prepare_extensions(self, emit: Callable[[AgentEvent | None], None]) -> bool:
+        """Trust, MCP servers (started, briefly waited for), SessionStart hooks; False when aborted."""
+        ext = self.extensions
+        if ext is None:
+            return True
+        try:
+            await self._abortable(ext.prepare())
+        except _Aborted:
+            return False
+        if self.permissions is not None:
+            self.permissions.trusted_tools = ext.auto_allowed()
+            ext.hooks.set_permission_mode(self.permissions.mode.value)
+        ext.hooks.common.update(session_id=self.session.id, transcript_path=str(self.session.path))
+        self._notices(ext.take_notices(), emit)
+        if ext.hooks.has("SessionStart") and not ext.session_started:
+            spoken = any(m.role in ("user", "assistant") for m in self.projection().messages)
+            source = "resume" if spoken else "startup"
+            outcome = await ext.session_start(source)
+            self._notices(outcome.notices, emit)
+            await self._hook_context(outcome.context, "SessionStart", emit)
+        return True
+
+    async def _hook_context(
+        self, texts: Sequence[str], event: str, emit: Callable[[AgentEvent | None], None]
+    ) -> None:
+        """What hooks added for the model: one ``custom_message`` entry (a user message to the model)."""
+        if texts:
+            await self._append(
+                {
+                    "type": "custom_message",
+                    "customType": "agent-tui.hook",
+                    "content": "\n\n".join(texts),
+                    "display": True,
+                    "details": {"event": event},
+                },
+                emit,
+            )
+
+    async def _prompt_hooks(
+        self, content: list[JSONObject], emit: Callable[[AgentEvent | None], None]
+    ) -> tuple[bool, list[str]]:
+        """``UserPromptSubmit``: (whether the prompt is sent, context the hooks add)."""
+        ext = self.extensions
+        if ext is None or not ext.hooks.has("UserPromptSubmit"):
+            return True, []
+        text = "\n".join(str(b.get("text", "")) for b in content if b.get("type") == "text")
+        outcome = await ext.user_prompt(text)
+        self._notices(outcome.notices, emit)
+        if outcome.blocked:
+            emit(TurnError(f"the prompt was not sent: a UserPromptSubmit hook blocked it: {outcome.reason}"))
+            return False, []
+        return True, outcome.context
+
+    async def _pre_tool_hooks(
+        self, prepared: _PreparedCall, emit: Callable[[AgentEvent | None], None]
+    ) -> _PreparedCall | ToolResult:
+        """``PreToolUse``: the call as it goes on (``updatedInput`` applied), or its error result when
+        a hook blocks it (exit 2: the hook's stderr; ``permissionDecision: "deny"``: its reason)."""
+        ext = self.extensions
+        if ext is None or not ext.hooks.has("PreToolUse"):
+            return prepared
+        outcome = await ext.pre_tool(prepared.tool.name, prepared.args, prepared.call_id)
+        self._notices(outcome.notices, emit)
+        if outcome.blocked:
+            return ToolResult.text(f"Blocked by a PreToolUse hook: {outcome.reason}", is_error=True)
+        if outcome.updated_input is not None:
+            try:
+                args = validate_arguments(prepared.tool, outcome.updated_input)
+            except ToolError as e:
+                return ToolResult.text(f"A PreToolUse hook changed the arguments: {e}", is_error=True)
+            return _PreparedCall(prepared.tool, args, prepared.call_id)
+        return prepared
+
+    async def _post_tool_hooks(
+        self, call: JSONObject, result: ToolResult, emit: Callable[[AgentEvent | None], None]
+    ) -> ToolResult:
+        """``PostToolUse``: what a hook says back (exit 2's stderr, a ``block`` reason, context) is
+        added to the result the model reads."""
+        ext = self.extensions
+        if ext is None or not ext.hooks.has("PostToolUse"):
+            return result
+        args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+        outcome = await ext.post_tool(
+            str(call.get("name")), args or {}, str(call.get("id")), result.content, result.is_error
+        )
+        self._notices(outcome.notices, emit)
+        extra = ([f"PostToolUse hook: {outcome.reason}"] if outcome.blocked else []) + outcome.context
+        if not extra:
+            return result
+        return ToolResult(
+            [*result.content, {"type": "text", "text": "\n\n".join(extra)}], result.details, result.is_error
+        )
+
+    async def _stop_hooks(self, continued: int, emit: Callable[[AgentEvent | None], None]) -> bool:
+        """``Stop``: True when a hook blocks the stop (its reason goes to the model and the turn goes on)."""
+        ext = self.extensions
+        if ext is None or not ext.hooks.has("Stop") or continued >= self.stop_hook_limit:
+            return False
+        outcome = await ext.stop(continued > 0)
+        self._notices(outcome.notices, emit)
+        if not outcome.blocked:
+            return False
+        await self._hook_context([f"Stop hook: {outcome.reason}"], "Stop", emit)
+        return True
 
     # -- compaction ---------------------------------------------------------------------------
 
@@ -459,6 +594,9 @@ class AgentLoop:
         "nothing" (nothing before the latest turn), "aborted" or the reason it failed."""
         settings = settings or self.compaction_settings()
         before, _ = self.context_usage()
+        if self.extensions is not None and self.extensions.hooks.has("PreCompact"):
+            said = await self.extensions.pre_compact("manual" if reason == "manual" else "auto", focus)
+            self._notices(said.notices + ([said.reason] if said.reason else []), emit)
         emit(CompactionStarted(reason, before))
         try:
             outcome = await self._abortable(
@@ -674,7 +812,7 @@ class AgentLoop:
     ) -> None:
         """pi's executeToolCalls: each call in order is prepared, permitted and started (the started
         calls run concurrently); then each result is finalized in call order once it is in."""
-        by_name = {t.name: t for t in self.tools}
+        by_name = {t.name: t for t in self.active_tools()}
         ctx_cwd = self.cwd
         started: list[tuple[JSONObject, asyncio.Task[ToolResult] | ToolResult]] = []
         for call in calls:
@@ -682,6 +820,8 @@ class AgentLoop:
             emit(ToolStarted(str(call.get("id")), str(call.get("name")), dict(args or {})))
             prepared = self._prepare_call(call, stop_reason, by_name)
             item: asyncio.Task[ToolResult] | ToolResult
+            if not isinstance(prepared, ToolResult):
+                prepared = await self._pre_tool_hooks(prepared, emit)
             if isinstance(prepared, ToolResult):
                 item = prepared
             else:
@@ -703,7 +843,11 @@ class AgentLoop:
         try:
             for call, item in started:
                 result = item if isinstance(item, ToolResult) else await self._tool_result(item)
+                if not isinstance(item, ToolResult):
+                    result = await self._post_tool_hooks(call, result, emit)
                 await self._finalize_call(call, result, emit)
+            if self.extensions is not None:
+                self._notices(self.extensions.take_notices(), emit)
         finally:
             for _, item in started:
                 if isinstance(item, asyncio.Task) and not item.done():
@@ -846,10 +990,11 @@ def build_agent(
     permissions: Permissions | None = None,
     cwd: str | None = None,
     resources: Resources | None = None,
+    extensions: Extensions | None = None,
 ) -> AgentLoop:
     """An AgentLoop with the configured provider and the default tools, keeping the session's model
     unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
-    tools run in ``cwd`` (None: the process's)."""
+    tools run in ``cwd`` (None: the process's); ``extensions`` adds MCP servers and hooks."""
     from agent_tui.agent.tools import default_tools
 
     model = resolve_model(config, project(session.index), config.provider)
@@ -871,6 +1016,7 @@ def build_agent(
         cwd=cwd,
         resources=resources,
         window_cache=WindowCache.default(),
+        extensions=extensions,
     )
 
 

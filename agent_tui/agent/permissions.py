@@ -267,12 +267,15 @@ class Permissions:
     #: Why no one can be asked (e.g. print mode without a terminal): the denial says so.
     no_approver_reason: str = "no one is there to answer"
     allowed_scopes: set[str] = field(default_factory=set)
+    #: Tools that only read by their own account and the user's leave (MCP tools marked
+    #: ``readOnlyHint`` with ``[mcp] trust_read_only_hints = true``): never asked, as ``read``.
+    trusted_tools: set[str] = field(default_factory=set)
 
     def request_for(
         self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = ""
     ) -> PermissionRequest | None:
         """The request a call would make, or None when it never needs permission (reads, writes inside cwd)."""
-        if tool in READ_TOOLS:
+        if tool in READ_TOOLS or tool in self.trusted_tools:
             return None
         if tool in FILE_TOOLS:
             raw = str(arguments.get("path", ""))
@@ -305,9 +308,8 @@ class Permissions:
                 key="bash:" + command,  # exactly this command, byte for byte, is what is allowed
             )
         summary = _one_line(_arguments_text(arguments))
-        return PermissionRequest(
-            tool, call_id, arguments, summary, "a tool that may change things", f"tool:{tool}", cwd
-        )
+        reason = "an MCP server's tool" if tool.startswith("mcp__") else "a tool that may change things"
+        return PermissionRequest(tool, call_id, arguments, summary, reason, f"tool:{tool}", cwd)
 
     def write_guard(self, cwd: str, approved: str | None = None) -> WriteGuard:
         """What the write and edit tools ask once the file is open (see ``tools.safe_open``): the real

@@ -272,6 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agent_tui.cli import model_flags
 
     model_flags.add_arguments(parser)
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="load this folder's own MCP servers (.mcp.json) and hooks (.claude/settings.json) without asking",
+    )
     parsed = parser.parse_args(args)
     if parsed.list_models is not None:
         return model_flags.list_models_command(parsed)

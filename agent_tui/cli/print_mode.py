@@ -30,6 +30,7 @@ from agent_tui.agent.events import (
     CompactionFinished,
     CompactionStarted,
     EntryAppended,
+    Notice,
     Retrying,
     TextDelta,
     ToolFinished,
@@ -37,6 +38,7 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import (
     Approver,
     Decision,
@@ -50,7 +52,8 @@ from agent_tui.agent.permissions import (
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
-from agent_tui.config import Config, ConfigError, load_config
+from agent_tui.agent.trust import TrustStore
+from agent_tui.config import Config, ConfigError, load_config, read_config_file
 from agent_tui.projection.models import lookup
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
@@ -163,6 +166,8 @@ async def stream_turn(
         elif isinstance(event, CompactionFailed):
             prefix = "" if event.nothing_to_do else "compaction failed: "
             print(_redact(prefix + event.message), file=err, flush=True)
+        elif isinstance(event, Notice):
+            print(_redact(f"agent-tui: {event.text}"), file=err, flush=True)
         elif isinstance(event, TurnError):
             error = event.message
         elif isinstance(event, TurnDone):
@@ -353,6 +358,19 @@ async def _main(
         await agent.aclose()
 
 
+def _extensions(args: argparse.Namespace, config: Config, cwd: str) -> Extensions:
+    """MCP servers and hooks; this folder's own only with --trust-project or a remembered yes
+    (print mode never asks)."""
+    data = read_config_file(config.config_path) if config.config_path is not None else {}
+    return Extensions(
+        cwd,
+        data,
+        trust_store=TrustStore(),
+        trust_project=bool(getattr(args, "trust_project", False)),
+        config_name=str(config.config_path) if config.config_path is not None else "config.toml",
+    )
+
+
 def _detach_output() -> None:
     """Point stdout and stderr at /dev/null (after SIGHUP: writes to a closed terminal fail)."""
     with contextlib.suppress(OSError):
@@ -426,7 +444,14 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd, resources=resources)
+        agent = create_agent(
+            session,
+            config=config,
+            permissions=permissions,
+            cwd=cwd,
+            resources=resources,
+            extensions=_extensions(args, config, cwd),
+        )
         code = asyncio.run(_main(agent, prompt, steer_stdin, run_turn))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code

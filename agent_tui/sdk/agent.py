@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.loop import AgentLoop, build_agent, make_provider
 from agent_tui.agent.permissions import Approver, PermissionMode, Permissions, parse_mode
 from agent_tui.agent.resources import Resources
@@ -174,6 +175,8 @@ class Agent:
         for old in retired:
             await old.aclose()
         await self.loop.provider.aclose()
+        if self.loop.extensions is not None:
+            await self.loop.extensions.close()
 
     async def __aenter__(self) -> Agent:
         return self
@@ -195,6 +198,7 @@ def create_agent(
     tools: Sequence[Tool] | None = None,
     cwd: str | None = None,
     resources: Resources | None = None,
+    extensions: Extensions | None = None,
 ) -> Agent:
     """The agent loop on ``session``.
 
@@ -205,7 +209,8 @@ def create_agent(
     calls ``approver`` for each gated tool call, and refuses when there is none). ``tools`` replaces
     the default tools; they run in ``cwd`` (default: the process's). ``resources`` (the user's
     system prompt files and flags, skills: :func:`agent_tui.agent.resources.load_resources`)
-    shape the system prompt; None keeps the default one. Raises ConfigError (no
+    shape the system prompt; None keeps the default one. ``extensions`` adds MCP servers and hooks
+    (:class:`~agent_tui.agent.extensions.Extensions`; stopped by :meth:`Agent.aclose`). Raises ConfigError (no
     provider, an unknown one) and PermissionModeError.
     """
     if session.read_only:
@@ -214,7 +219,15 @@ def create_agent(
         config = load_config(provider=provider, model=model, base_url=base_url, thinking=thinking)
     if isinstance(permissions, str):
         permissions = Permissions(parse_mode(permissions) or PermissionMode.AUTO, approver)
-    loop = build_agent(session.store, config, tools, permissions=permissions, cwd=cwd, resources=resources)
+    loop = build_agent(
+        session.store,
+        config,
+        tools,
+        permissions=permissions,
+        cwd=cwd,
+        resources=resources,
+        extensions=extensions,
+    )
     return Agent(session, loop)
 
 

@@ -65,6 +65,11 @@ class ModelChoice:
     resources: Loading | None = None
     #: --models: the provider/id specs Ctrl+P cycles through (empty: the current provider's table)
     scoped: tuple[str, ...] = ()
+    trust_project: bool = False  # --trust-project: load this folder's .mcp.json and hooks
+    #: Asks once whether to trust a folder's own MCP servers and hooks: (folder, what) -> yes/no.
+    trust_asker: Callable[[str, list[str]], Awaitable[bool]] | None = None
+    home: Path | None = None  # where ~/.claude.json, ~/.claude/settings.json, ~/.pi are (None: the user's)
+    trust_file: Path | None = None  # the remembered answers (None: trust.json in the data dir)
 
 
 AgentFactory = Callable[[Session, ModelChoice], Turns]
@@ -105,7 +110,41 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
     from agent_tui.agent.loop import build_agent
 
     resources = choice.resources.get() if choice.resources is not None else None
-    return build_agent(session, config, permissions=make_permissions(config, choice), resources=resources)
+    return build_agent(
+        session,
+        config,
+        permissions=make_permissions(config, choice),
+        resources=resources,
+        extensions=make_extensions(config, choice),
+    )
+
+
+def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None) -> Any:
+    """The app's MCP servers and hooks (read and started at the first turn; shared by its sessions)."""
+    import os
+
+    from agent_tui.agent.extensions import Extensions
+    from agent_tui.agent.trust import TrustStore
+    from agent_tui.config import read_config_file
+
+    data = read_config_file(config.config_path) if config.config_path is not None else {}
+    return Extensions(
+        cwd or os.getcwd(),
+        data,
+        home=choice.home,
+        trust_store=TrustStore(choice.trust_file),
+        trust_project=choice.trust_project,
+        asker=choice.trust_asker,
+        config_name=str(config.config_path) if config.config_path is not None else "config.toml",
+        shared=True,
+    )
+
+
+def mcp_servers() -> Any:
+    """The app's MCP servers (an ``agent.mcp.manager.McpManager``), None before the first turn."""
+    from agent_tui.agent.extensions import shared_manager
+
+    return shared_manager()
 
 
 def make_permissions(config: Config, choice: ModelChoice) -> Permissions:

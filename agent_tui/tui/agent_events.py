@@ -16,6 +16,7 @@ from agent_tui.agent.events import (
     CompactionFinished,
     CompactionStarted,
     EntryAppended,
+    Notice,
     Retrying,
     TextDelta,
     ThinkingDelta,
@@ -92,6 +93,9 @@ class EventView:
                 app.notify(message, title="compact", markup=False)
             case CompactionFailed(message=message):
                 self.error(message, "compaction failed", "compaction failed")
+            case Notice(text=text):
+                app.notify(text, title="agent-tui", severity="warning", timeout=8)
+                app.set_notice(text)
             case TurnError(message=message):
                 self.error(message)
             case TurnDone(stop_reason=stop_reason):

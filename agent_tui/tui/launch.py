@@ -43,6 +43,7 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
             permissions=getattr(args, "permissions", None),
             resources=resources,
             scoped=tuple(getattr(args, "scoped_models", None) or ()),
+            trust_project=bool(getattr(args, "trust_project", False)),
         ),
         resources=resources,
     )

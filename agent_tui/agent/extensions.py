@@ -1,0 +1,211 @@
+"""What extends one agent loop: MCP servers (their tools) and hooks, and the trust they need.
+
+Nothing is read or started before the first turn: :meth:`Extensions.prepare`, at the start of
+every turn, settles the folder's trust once (``--trust-project``, the remembered answer, or one
+question to the user when the folder has its own ``.mcp.json`` or hooks), reads the servers and
+hooks, starts the servers in the background and waits for those still starting at most
+``[mcp] wait`` seconds (10 by default), abortably. The session commands never get here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agent_tui.agent import hooks as hooks_module
+from agent_tui.agent.hooks import HookOutcome, Hooks, hook_tool_name, tool_input
+from agent_tui.agent.mcp import config as mcp_config
+from agent_tui.agent.mcp.manager import DEFAULT_WAIT, McpManager
+from agent_tui.agent.tools.base import Tool
+from agent_tui.agent.trust import TrustAsker, TrustStore
+
+#: The process's MCP servers, shared by the loops the app builds (one per session) while the
+#: configuration stays the same: a new session does not restart them.
+_shared: dict[str, McpManager] = {}
+
+
+def shared_manager() -> McpManager | None:
+    """The app's MCP servers (None before the first turn built them)."""
+    return _shared.get("app")
+
+
+class Extensions:
+    def __init__(
+        self,
+        cwd: str,
+        config_data: Mapping[str, Any],
+        *,
+        home: Path | None = None,
+        trust_store: TrustStore | None = None,
+        trust_project: bool = False,
+        asker: TrustAsker | None = None,
+        env: Mapping[str, str] | None = None,
+        config_name: str = "config.toml",
+        shared: bool = False,
+    ) -> None:
+        self.cwd = cwd
+        self.config_data = config_data
+        self.home = home
+        self.trust_store = trust_store
+        self.trust_project = trust_project
+        self.asker = asker
+        self.env = env
+        self.config_name = config_name
+        self.shared = shared
+        self.trusted: bool | None = True if trust_project else None
+        self.mcp: McpManager | None = None
+        self.hooks = Hooks([], cwd)
+        self._notices: list[str] = []
+        self._loaded = False
+        self.session_started = False
+
+    # -- trust -------------------------------------------------------------------------------
+
+    def project_resources(self) -> list[str]:
+        """What the folder itself would have agent-tui run (each a short line), empty when nothing."""
+        found = [
+            f"{p.name if p.parent == Path(self.cwd) else p.relative_to(self.cwd)}: MCP servers"
+            for p in mcp_config.project_files(self.cwd)
+        ]
+        found += [f"{p.relative_to(self.cwd)}: hooks" for p in hooks_module.project_files(self.cwd)]
+        return found
+
+    async def _settle_trust(self) -> bool:
+        if self.trusted is not None:
+            return self.trusted
+        resources = self.project_resources()
+        if not resources:
+            self.trusted = False
+            return False
+        remembered = self.trust_store.decision(self.cwd) if self.trust_store is not None else None
+        if remembered is not None:
+            self.trusted = remembered
+            if not remembered:
+                self._notices.append(
+                    f"not loaded (this folder is not trusted): {', '.join(resources)}; "
+                    "start with --trust-project to load them"
+                )
+            return remembered
+        if self.asker is None:
+            self.trusted = False
+            self._notices.append(
+                f"not loaded: {', '.join(resources)} (they start programs); "
+                "start with --trust-project to trust this folder"
+            )
+            return False
+        answer = bool(await self.asker(self.cwd, resources))
+        self.trusted = answer
+        if self.trust_store is not None:
+            try:
+                self.trust_store.remember(self.cwd, answer)
+            except OSError as e:
+                self._notices.append(f"could not remember the answer: {e.strerror}")
+        return answer
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _load(self, trusted: bool) -> None:
+        servers = mcp_config.read_servers(
+            self.config_data,
+            self.cwd,
+            home=self.home,
+            trusted=trusted,
+            env=self.env,
+            config_name=self.config_name,
+        )
+        commands, warnings = hooks_module.read_hooks(
+            self.config_data, self.cwd, home=self.home, trusted=trusted, config_name=self.config_name
+        )
+        self._notices += servers.warnings + warnings
+        self.hooks = Hooks(commands, self.cwd)
+        table = self.config_data.get("mcp")
+        table = table if isinstance(table, Mapping) else {}
+        try:
+            wait = float(table.get("wait", DEFAULT_WAIT))
+        except (TypeError, ValueError):
+            wait = DEFAULT_WAIT
+        manager = McpManager(
+            servers.servers, trust_read_only_hints=table.get("trust_read_only_hints") is True, wait=wait
+        )
+        if self.shared:
+            existing = _shared.get("app")
+            if existing is not None and existing.key() == manager.key():
+                manager = existing
+            else:
+                _shared["app"] = manager
+                if existing is not None:
+                    asyncio.get_running_loop().create_task(existing.close())
+        self.mcp = manager
+        self._loaded = True
+
+    async def prepare(self) -> None:
+        """Settle trust, load, start the servers, wait a little for them (see the module doc)."""
+        if not self._loaded:
+            self._load(await self._settle_trust())
+        if self.mcp is not None and self.mcp.servers:
+            self.mcp.start()
+            await self.mcp.wait_started()
+
+    # -- hooks (Claude Code's events and field names) -----------------------------------------
+
+    async def session_start(self, source: str) -> HookOutcome:
+        """``SessionStart``, once per loop (``startup``, or ``resume`` for a session with history)."""
+        if self.session_started:
+            return HookOutcome()
+        self.session_started = True
+        return await self.hooks.run("SessionStart", {"source": source}, source)
+
+    async def user_prompt(self, prompt: str) -> HookOutcome:
+        return await self.hooks.run("UserPromptSubmit", {"prompt": prompt})
+
+    async def pre_tool(self, name: str, arguments: Mapping[str, Any], call_id: str) -> HookOutcome:
+        fields = {
+            "tool_name": hook_tool_name(name),
+            "tool_input": tool_input(name, arguments),
+            "tool_use_id": call_id,
+        }
+        return await self.hooks.run("PreToolUse", fields, name)
+
+    async def post_tool(
+        self, name: str, arguments: Mapping[str, Any], call_id: str, content: list[Any], is_error: bool
+    ) -> HookOutcome:
+        text = "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text"
+        )
+        fields = {
+            "tool_name": hook_tool_name(name),
+            "tool_input": tool_input(name, arguments),
+            "tool_use_id": call_id,
+            "tool_response": {"content": text, "is_error": is_error},
+        }
+        return await self.hooks.run("PostToolUse", fields, name)
+
+    async def stop(self, active: bool) -> HookOutcome:
+        return await self.hooks.run("Stop", {"stop_hook_active": active})
+
+    async def pre_compact(self, trigger: str, focus: str | None) -> HookOutcome:
+        return await self.hooks.run(
+            "PreCompact", {"trigger": trigger, "custom_instructions": focus or ""}, trigger
+        )
+
+    def tools(self) -> list[Tool]:
+        return list(self.mcp.tools()) if self.mcp is not None else []
+
+    def auto_allowed(self) -> set[str]:
+        return self.mcp.auto_allowed() if self.mcp is not None else set()
+
+    def take_notices(self) -> list[str]:
+        notices, self._notices = self._notices, []
+        if self.mcp is not None:
+            notices += self.mcp.take_notices()
+        return notices
+
+    async def close(self) -> None:
+        """Stop the servers this loop started (the app's shared ones stay for the next session)."""
+        if self.mcp is not None and not self.shared:
+            await self.mcp.close()
+
+
+__all__ = ["Extensions", "shared_manager"]

@@ -1,0 +1,345 @@
+"""Hooks in Claude Code's format: shell commands run on the agent's events, the event as JSON on stdin.
+
+Configured as Claude Code's ``settings.json`` ``hooks``, in the config file written as TOML::
+
+    [[hooks.PreToolUse]]
+    matcher = "bash"                  # a tool name, "a|b", a regex, or "" / "*" for every tool
+    [[hooks.PreToolUse.hooks]]
+    type = "command"
+    command = "~/bin/check-command"   # run by the shell, in the session's folder
+    timeout = 30                      # seconds (60 by default); a hook still running is killed
+
+and read from Claude Code's ``~/.claude/settings.json`` (the user's), and ``.claude/settings.json``
+/ ``.claude/settings.local.json`` (the project's: only in a trusted folder). Events:
+``SessionStart``, ``UserPromptSubmit``, ``PreToolUse``, ``PostToolUse``, ``PreCompact``, ``Stop``;
+the input has Claude Code's field names (``session_id``, ``transcript_path``, ``cwd``,
+``hook_event_name``, ``tool_name``, ``tool_input``, ``tool_response``, ``prompt``, ...). Built-in
+tools are named to hooks as Claude Code names its own (``Bash``, ``Read``, ``Write``, ``Edit``,
+``Grep``, ``Glob``, ``LS``; a matcher may use either name) and a ``path`` argument is also given as
+``file_path``, so hooks written for Claude Code work unchanged.
+
+Exit code 0: the stdout may be Claude Code's JSON (``decision``/``reason``, ``continue``/``stopReason``,
+``systemMessage``, ``hookSpecificOutput`` with ``permissionDecision``, ``permissionDecisionReason``,
+``additionalContext``); plain stdout of ``SessionStart`` and ``UserPromptSubmit`` is context for the model.
+Exit code 2 blocks: its stderr is the reason. Any other failure, and a timeout, is one line for the
+user and blocks nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.store.redact import redact_text, tool_environment
+from agent_tui.terminal_text import visible_line
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")
+DEFAULT_TIMEOUT = 60.0
+OUTPUT_LIMIT = 1024 * 1024  # bytes of a hook's stdout or stderr read
+#: How Claude Code names the tools agent-tui has too (hooks match and read these names).
+CLAUDE_TOOL_NAMES = {
+    "bash": "Bash",
+    "read": "Read",
+    "write": "Write",
+    "edit": "Edit",
+    "grep": "Grep",
+    "find": "Glob",
+    "ls": "LS",
+}
+#: Project settings that may hold hooks: read only in a trusted folder.
+PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
+_PERMISSION_MODES = {"ask": "default", "auto": "bypassPermissions", "read-only": "plan"}
+
+
+@dataclass(frozen=True, slots=True)
+class HookCommand:
+    event: str
+    matcher: str
+    command: str
+    timeout: float
+    source: str
+
+    def matches(self, subject: str | None, aliases: Sequence[str] = ()) -> bool:
+        if subject is None or self.matcher in ("", "*"):
+            return True
+        names = [subject, *aliases]
+        if re.fullmatch(r"[\w|-]+", self.matcher):
+            return any(n in self.matcher.split("|") for n in names)
+        try:
+            pattern = re.compile(self.matcher)
+        except re.error:
+            return False
+        return any(pattern.search(n) for n in names)
+
+
+@dataclass(slots=True)
+class HookOutcome:
+    """What the hooks of one event decided, merged."""
+
+    blocked: bool = False
+    reason: str = ""  # why it was blocked (exit 2's stderr, or the JSON reason)
+    context: list[str] = field(default_factory=list)  # text for the model
+    decision: str | None = None  # PreToolUse: "allow", "deny" or "ask"
+    updated_input: dict[str, Any] | None = None
+    notices: list[str] = field(default_factory=list)  # one line each, for the user
+
+
+def parse_hooks(data: Any, source: str) -> tuple[list[HookCommand], list[str]]:
+    """The ``hooks`` table of a config (TOML or JSON); unknown or malformed entries are warnings."""
+    commands: list[HookCommand] = []
+    warnings: list[str] = []
+    if data is None:
+        return commands, warnings
+    if not isinstance(data, Mapping):
+        return commands, [f"hooks in {source} must be a table of events"]
+    for event, groups in data.items():
+        if event not in EVENTS:
+            warnings.append(f"hooks in {source}: event {event!r} is not one agent-tui runs (skipped)")
+            continue
+        if not isinstance(groups, list):
+            warnings.append(f"hooks.{event} in {source} must be a list")
+            continue
+        for group in groups:
+            if not isinstance(group, Mapping) or not isinstance(group.get("hooks", []), list):
+                warnings.append(f"hooks.{event} in {source}: an entry needs a list of hooks")
+                continue
+            matcher = group.get("matcher") or ""
+            if not isinstance(matcher, str):
+                warnings.append(f"hooks.{event} in {source}: matcher must be a string")
+                continue
+            for hook in group.get("hooks", []):
+                if not isinstance(hook, Mapping) or hook.get("type", "command") != "command":
+                    warnings.append(f'hooks.{event} in {source}: only type = "command" hooks run (skipped)')
+                    continue
+                command = hook.get("command")
+                if not isinstance(command, str) or not command.strip():
+                    warnings.append(f"hooks.{event} in {source}: a hook needs a command")
+                    continue
+                try:
+                    timeout = float(hook.get("timeout", DEFAULT_TIMEOUT))
+                except (TypeError, ValueError):
+                    warnings.append(f"hooks.{event} in {source}: timeout must be a number")
+                    continue
+                commands.append(HookCommand(event, matcher, command, timeout, source))
+    return commands, warnings
+
+
+def _settings_hooks(path: Path) -> Any:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot read it as JSON ({e})") from e
+    return data.get("hooks") if isinstance(data, Mapping) else None
+
+
+def project_files(cwd: str | Path) -> list[Path]:
+    """The project's settings files that hold hooks (they need the folder's trust)."""
+    found = []
+    for name in PROJECT_FILES:
+        path = Path(cwd) / name
+        with contextlib.suppress(ValueError):
+            if path.is_file() and _settings_hooks(path):
+                found.append(path)
+    return found
+
+
+def read_hooks(
+    config_data: Mapping[str, Any],
+    cwd: str | Path,
+    *,
+    home: Path | None = None,
+    trusted: bool = False,
+    config_name: str = "config.toml",
+) -> tuple[list[HookCommand], list[str]]:
+    """Every hook: the config file's, Claude Code's user settings', and the project's when trusted."""
+    home = Path.home() if home is None else home
+    commands, warnings = parse_hooks(config_data.get("hooks"), config_name)
+    paths = [home / ".claude" / "settings.json"]
+    if trusted:
+        paths += [Path(cwd) / name for name in PROJECT_FILES]
+    for path in paths:
+        try:
+            data = _settings_hooks(path)
+        except ValueError as e:
+            warnings.append(str(e))
+            continue
+        found, problems = parse_hooks(data, str(path).replace(str(home), "~", 1))
+        commands += found
+        warnings += problems
+    return commands, warnings
+
+
+class Hooks:
+    """The hooks of one agent: run per event, results merged into a :class:`HookOutcome`."""
+
+    def __init__(self, commands: Sequence[HookCommand], cwd: str) -> None:
+        self.commands = list(commands)
+        self.cwd = cwd
+        #: Fields every event carries (session_id, transcript_path, permission_mode), set by the loop.
+        self.common: dict[str, Any] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.commands)
+
+    def has(self, event: str) -> bool:
+        return any(c.event == event for c in self.commands)
+
+    def set_permission_mode(self, mode: str) -> None:
+        self.common["permission_mode"] = _PERMISSION_MODES.get(mode, "default")
+
+    async def run(self, event: str, fields: Mapping[str, Any], subject: str | None = None) -> HookOutcome:
+        """Run the hooks of ``event`` whose matcher takes ``subject`` (a tool name, a source, a
+        trigger), all at once; merge what they say."""
+        aliases = [CLAUDE_TOOL_NAMES[subject]] if subject in CLAUDE_TOOL_NAMES else []
+        chosen = [c for c in self.commands if c.event == event and c.matches(subject, aliases)]
+        outcome = HookOutcome()
+        if not chosen:
+            return outcome
+        payload = {**self.common, "cwd": self.cwd, "hook_event_name": event, **fields}
+        data = json.dumps(payload, ensure_ascii=False, default=str).encode()
+        results = await asyncio.gather(*(self._run_one(c, data) for c in chosen))
+        for command, (code, out, err, failure) in zip(chosen, results, strict=True):
+            _merge(outcome, command, code, out, err, failure)
+        return outcome
+
+    async def _run_one(self, hook: HookCommand, data: bytes) -> tuple[int | None, str, str, str | None]:
+        env = dict(tool_environment())
+        env["CLAUDE_PROJECT_DIR"] = self.cwd
+        env["AGENT_TUI_PROJECT_DIR"] = self.cwd
+        try:
+            process = await asyncio.create_subprocess_shell(
+                hook.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as e:
+            return None, "", "", f"cannot start: {e.strerror}"
+        try:
+            out, err = await asyncio.wait_for(process.communicate(data), timeout=hook.timeout)
+        except TimeoutError:
+            _kill_group(process)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(process.wait(), timeout=2)
+            return None, "", "", f"timed out after {hook.timeout:g} s (killed)"
+        except asyncio.CancelledError:
+            _kill_group(process)
+            raise
+        except (BrokenPipeError, ConnectionResetError):  # it did not read its stdin: fine
+            out, err = b"", b""
+            await process.wait()
+        return (
+            process.returncode,
+            out[:OUTPUT_LIMIT].decode("utf-8", "replace"),
+            err[:OUTPUT_LIMIT].decode("utf-8", "replace"),
+            None,
+        )
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _line(text: str, limit: int = 300) -> str:
+    text = visible_line(redact_text(" ".join(text.split()))[0])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _merge(
+    outcome: HookOutcome, hook: HookCommand, code: int | None, out: str, err: str, failure: str | None
+) -> None:
+    name = f"{hook.event} hook `{_line(hook.command, 60)}`"
+    if failure is not None:
+        outcome.notices.append(f"{name} {failure}")
+        return
+    if code == 2:
+        outcome.blocked = True
+        reason = err.strip() or f"blocked by {name}"
+        outcome.reason = f"{outcome.reason}\n{reason}".strip()
+        return
+    if code != 0:
+        detail = _line(err or out)
+        outcome.notices.append(f"{name} failed (exit {code}){': ' + detail if detail else ''}")
+        return
+    reply: Any = None
+    stripped = out.strip()
+    if stripped.startswith("{"):
+        with contextlib.suppress(ValueError):
+            reply = json.loads(stripped)
+    if not isinstance(reply, Mapping):
+        if stripped and hook.event in ("SessionStart", "UserPromptSubmit"):
+            outcome.context.append(stripped)
+        return
+    if isinstance(reply.get("systemMessage"), str):
+        outcome.notices.append(_line(reply["systemMessage"]))
+    specific = reply.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, Mapping) else {}
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context.strip():
+        outcome.context.append(context.strip())
+    decision = reply.get("decision")
+    reason = str(reply.get("reason") or "")
+    if reply.get("continue") is False:
+        outcome.blocked = True
+        outcome.reason = (
+            f"{outcome.reason}\n{reply.get('stopReason') or reason or f'stopped by {name}'}".strip()
+        )
+    if hook.event == "PreToolUse":
+        permission = specific.get("permissionDecision")
+        legacy = {"approve": "allow", "block": "deny"}.get(str(decision)) if decision else None
+        permission = permission if permission in ("allow", "deny", "ask") else legacy
+        why = str(specific.get("permissionDecisionReason") or reason)
+        if permission == "deny":
+            outcome.blocked = True
+            outcome.reason = f"{outcome.reason}\n{why or f'denied by {name}'}".strip()
+        elif permission is not None and outcome.decision != "ask":
+            outcome.decision = (
+                permission if outcome.decision is None or permission == "ask" else outcome.decision
+            )
+        updated = specific.get("updatedInput")
+        if isinstance(updated, Mapping):
+            outcome.updated_input = dict(updated)
+    elif decision == "block":
+        outcome.blocked = True
+        outcome.reason = f"{outcome.reason}\n{reason or f'blocked by {name}'}".strip()
+
+
+def tool_input(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's arguments as a hook reads them: a ``path`` also as Claude Code's ``file_path``."""
+    data = dict(arguments)
+    if name in CLAUDE_TOOL_NAMES and "path" in data and "file_path" not in data:
+        data["file_path"] = data["path"]
+    return data
+
+
+def hook_tool_name(name: str) -> str:
+    return CLAUDE_TOOL_NAMES.get(name, name)
+
+
+__all__ = [
+    "CLAUDE_TOOL_NAMES",
+    "EVENTS",
+    "PROJECT_FILES",
+    "HookCommand",
+    "HookOutcome",
+    "Hooks",
+    "hook_tool_name",
+    "parse_hooks",
+    "project_files",
+    "read_hooks",
+    "tool_input",
+]

@@ -1,0 +1,265 @@
+"""MCP servers: real servers from PyPI (mcp-server-time, mcp-server-git) and small ones of our own,
+started as subprocesses, their tools called by the model through the fake model server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent.events import AgentEvent, Notice, ToolFinished, TurnDone
+from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.mcp.config import ServerSpec, read_servers
+from agent_tui.agent.mcp.manager import McpManager
+from agent_tui.agent.permissions import Decision, PermissionMode, PermissionRequest, Permissions
+from agent_tui.agent.tools.base import ToolContext
+from agent_tui.agent.trust import TrustStore
+from tests.support.agent_support import Harness
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+
+pytestmark = pytest.mark.slow  # each test starts MCP servers as processes
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "mcp"
+PY = sys.executable
+
+
+def edge(**fields: Any) -> dict[str, Any]:
+    return {"command": PY, "args": [str(FIXTURES / "edge_server.py")], **fields}
+
+
+def extensions(h: Harness, data: dict[str, Any], **kw: Any) -> Extensions:
+    ext = Extensions(
+        str(h.workdir), data, home=h.tmp / "home", trust_store=TrustStore(h.tmp / "trust.json"), **kw
+    )
+    h.loop.extensions = ext
+    return ext
+
+
+def of(events: list[AgentEvent], kind: type) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+async def test_the_model_calls_the_time_server_and_the_result_is_in_the_session_and_next_request(
+    h: Harness, server: FakeModelServer
+) -> None:
+    ext = extensions(h, {"mcp": {"servers": {"time": {"command": PY, "args": ["-m", "mcp_server_time"]}}}})
+    server.push(
+        anthropic_stream(tool_use("toolu_t1", "mcp__time__get_current_time", {"timezone": "UTC"})),
+        anthropic_stream(text("It is late.")),
+    )
+    try:
+        events = await h.run("what time is it in UTC?")
+    finally:
+        await ext.close()
+    assert events[-1] == TurnDone("stop")
+    first = server.requests[0].body
+    declared = {t["name"]: t for t in first["tools"]}
+    assert "mcp__time__get_current_time" in declared and "mcp__time__convert_time" in declared
+    assert (
+        declared["mcp__time__get_current_time"]["input_schema"]["properties"]["timezone"]["type"] == "string"
+    )
+    result = h.messages("toolResult")[0]
+    assert result["toolName"] == "mcp__time__get_current_time" and result["isError"] is False
+    payload = json.loads(result["content"][0]["text"])
+    assert payload["timezone"] == "UTC" and payload["datetime"].endswith("+00:00")
+    sent = server.requests[1].body["messages"][-1]["content"][0]
+    assert sent["tool_use_id"] == "toolu_t1" and sent["content"][0]["text"] == result["content"][0]["text"]
+    h.assert_requests_match_context()
+
+
+async def test_git_server_reads_a_real_repository(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "new.txt").write_text("hello\n")
+    manager = McpManager([ServerSpec("git", "test", command=PY, args=("-m", "mcp_server_git"))])
+    manager.start()
+    await manager.wait_started(60)
+    try:
+        tools = {t.name: t for t in manager.tools()}
+        assert "mcp__git__git_status" in tools, manager.status()
+        result = await tools["mcp__git__git_status"].execute(
+            {"repo_path": str(repo)}, ToolContext(str(tmp_path))
+        )
+    finally:
+        await manager.close()
+    assert not result.is_error and "new.txt" in result.content[0]["text"]
+
+
+async def test_a_server_that_crashes_mid_call_is_one_tool_error_and_one_line_and_the_turn_goes_on(
+    h: Harness, server: FakeModelServer
+) -> None:
+    ext = extensions(h, {"mcp": {"servers": {"edge": edge()}}})
+    server.push(
+        anthropic_stream(tool_use("toolu_c", "mcp__edge__crash", {})),
+        anthropic_stream(text("The tool crashed; carrying on.")),
+    )
+    try:
+        events = await h.run("crash it")
+        assert ext.mcp is not None and ext.mcp.servers["edge"].state == "failed"
+    finally:
+        await ext.close()
+    assert events[-1] == TurnDone("stop")
+    assert [f.is_error for f in of(events, ToolFinished)] == [True]
+    error = h.messages("toolResult")[0]["content"][0]["text"]
+    assert error.startswith('MCP server "edge" stopped during the call')
+    notices = [n.text for n in of(events, Notice)]
+    assert len(notices) == 1 and notices[0].startswith('MCP server "edge" failed') and "\n" not in notices[0]
+    assert h.messages("assistant")[-1]["content"][0]["text"] == "The tool crashed; carrying on."
+
+
+async def test_a_server_that_never_answers_initialize_times_out_in_one_line(
+    h: Harness, server: FakeModelServer
+) -> None:
+    silent = {"command": PY, "args": [str(FIXTURES / "silent_server.py")], "startup_timeout": 1}
+    ext = extensions(h, {"mcp": {"servers": {"silent": silent}}})
+    server.push(anthropic_stream(text("No tools needed.")))
+    try:
+        events = await h.run("hello")
+    finally:
+        await ext.close()
+    assert events[-1] == TurnDone("stop")
+    notices = [n.text for n in of(events, Notice)]
+    assert notices == [
+        'MCP server "silent" failed: did not answer initialize within 1 s; '
+        "stderr: silent server: started, not answering"
+    ]
+    assert not [t for t in server.requests[0].body["tools"] if t["name"].startswith("mcp__")]
+
+
+async def test_images_errors_and_long_output_go_through_the_tools_rules(tmp_path: Path) -> None:
+    manager = McpManager([ServerSpec("edge", "test", command=PY, args=(str(FIXTURES / "edge_server.py"),))])
+    manager.start()
+    await manager.wait_started(60)
+    ctx = ToolContext(str(tmp_path))
+    try:
+        tools = {t.name: t for t in manager.tools()}
+        picture = await tools["mcp__edge__picture"].execute({}, ctx)
+        failed = await tools["mcp__edge__fail"].execute({"why": "testing"}, ctx)
+        long = await tools["mcp__edge__long"].execute({"lines": 3000}, ctx)
+    finally:
+        await manager.close()
+    assert picture.content[0]["type"] == "image" and picture.content[0]["mimeType"] == "image/png"
+    assert failed.is_error and "failed on purpose: testing" in failed.content[0]["text"]
+    body = long.content[0]["text"]
+    assert body.startswith("line 1\n") and "line 2000\n" in body and "line 2001" not in body
+    assert body.endswith("[Output truncated: 2000 of 3000 lines (18.4KB of 28.2KB) shown.]")
+
+
+async def test_ask_mode_asks_for_every_mcp_tool_unless_read_only_hints_are_trusted(
+    h: Harness, server: FakeModelServer
+) -> None:
+    asked: list[PermissionRequest] = []
+
+    async def approver(request: PermissionRequest) -> Decision:
+        asked.append(request)
+        return Decision.ALLOW_ONCE
+
+    h.loop.permissions = Permissions(PermissionMode.ASK, approver)
+    ext = extensions(h, {"mcp": {"servers": {"edge": edge()}}})
+    server.push(
+        anthropic_stream(tool_use("toolu_p", "mcp__edge__picture", {})),
+        anthropic_stream(text("ok")),
+    )
+    try:
+        await h.run("a picture")
+    finally:
+        await ext.close()
+    assert [r.tool for r in asked] == ["mcp__edge__picture"] and asked[0].reason == "an MCP server's tool"
+    records = [e["data"] for e in h.entries() if e.get("customType") == "agent-tui.permission"]
+    assert [(r["tool"], r["decision"]) for r in records] == [("mcp__edge__picture", "allow-once")]
+
+    asked.clear()
+    ext = extensions(h, {"mcp": {"servers": {"edge": edge()}, "trust_read_only_hints": True}})
+    server.push(
+        anthropic_stream(tool_use("toolu_p2", "mcp__edge__picture", {})),
+        anthropic_stream(tool_use("toolu_l", "mcp__edge__long", {"lines": 2})),
+        anthropic_stream(text("ok")),
+    )
+    try:
+        await h.run("again")
+    finally:
+        await ext.close()
+    assert [r.tool for r in asked] == ["mcp__edge__long"]  # the picture tool is marked readOnlyHint
+
+
+async def test_secrets_in_env_never_reach_the_session(h: Harness, server: FakeModelServer) -> None:
+    secret = "mcp-tok-9f8e7d6c5b4a3210"
+    ext = extensions(
+        h,
+        {"mcp": {"servers": {"edge": edge(env={"MCP_TEST_TOKEN": "${EDGE_TOKEN}"})}}},
+        env={"EDGE_TOKEN": secret},
+    )
+    server.push(anthropic_stream(tool_use("toolu_s", "mcp__edge__token", {})), anthropic_stream(text("ok")))
+    try:
+        await h.run("echo the token")
+    finally:
+        await ext.close()
+    assert "token is " in h.messages("toolResult")[0]["content"][0]["text"]
+    assert secret not in h.session.path.read_text()
+    assert secret not in json.dumps([r.body for r in server.requests])
+
+
+def test_servers_are_read_from_the_config_and_claude_code_and_pi_files(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".pi" / "agent").mkdir(parents=True)
+    project.mkdir()
+    (home / ".claude.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {"claude-user": {"command": "a"}, "shared": {"command": "from-claude"}},
+                "projects": {str(project.resolve()): {"mcpServers": {"claude-local": {"command": "b"}}}},
+            }
+        )
+    )
+    (home / ".pi" / "agent" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"pi-user": {"url": "http://x/mcp"}}})
+    )
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"project": {"command": "c"}}}))
+    data = {"mcp": {"servers": {"shared": {"command": "from-config", "args": ["${NOPE:-fallback}"]}}}}
+    untrusted = read_servers(data, project, home=home, env={})
+    assert [s.name for s in untrusted.servers] == ["shared", "claude-local", "claude-user", "pi-user"]
+    assert untrusted.servers[0].command == "from-config" and untrusted.servers[0].args == ("fallback",)
+    assert untrusted.servers[3].transport == "http"
+    trusted = read_servers(data, project, home=home, trusted=True, env={})
+    assert [s.name for s in trusted.servers][:2] == ["shared", "project"] and trusted.servers[1].project
+    bad_data = {"mcp": {"servers": {"x": {"command": "${UNSET_VAR}"}, "y y": {"command": "z"}}}}
+    bad = read_servers(bad_data, project, home=tmp_path / "nobody", env={})
+    assert bad.servers == [] and len(bad.warnings) == 2
+    assert "UNSET_VAR is not set" in bad.warnings[0]
+
+
+async def test_a_projects_mcp_json_needs_trust_asked_once_and_remembered(
+    h: Harness, server: FakeModelServer
+) -> None:
+    (h.workdir / ".mcp.json").write_text(json.dumps({"mcpServers": {"edge": edge()}}))
+    questions: list[tuple[str, list[str]]] = []
+
+    async def asker(folder: str, what: list[str]) -> bool:
+        questions.append((folder, what))
+        return False
+
+    ext = extensions(h, {}, asker=asker)
+    server.push(anthropic_stream(text("hi")))
+    await h.run("hello")
+    await ext.close()
+    assert questions == [(str(h.workdir), [".mcp.json: MCP servers"])]
+    assert not [t for t in server.requests[0].body["tools"] if t["name"].startswith("mcp__")]
+    assert TrustStore(h.tmp / "trust.json").decision(h.workdir) is False
+
+    ext = extensions(h, {}, asker=asker)  # a new start: the answer is remembered, not asked again
+    server.push(anthropic_stream(text("hi")))
+    events = await h.run("hello again")
+    await ext.close()
+    assert len(questions) == 1
+    assert any("not trusted" in n.text and "--trust-project" in n.text for n in of(events, Notice))
+
+    ext = extensions(h, {}, trust_project=True)  # --trust-project
+    server.push(anthropic_stream(text("hi")))
+    await h.run("trusted now")
+    await ext.close()
+    assert any(t["name"] == "mcp__edge__picture" for t in server.requests[-1].body["tools"])
