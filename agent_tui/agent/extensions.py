@@ -95,8 +95,11 @@ class Extensions:
                 "start with --trust-project to trust this folder"
             )
             return False
-        answer = bool(await self.asker(self.cwd, resources))
+        reply = await self.asker(self.cwd, resources)
+        answer = reply is True
         self.trusted = answer
+        if reply is None:  # dismissed: no for now, asked again at the next start
+            return False
         if self.trust_store is not None:
             try:
                 self.trust_store.remember(self.cwd, answer)
@@ -139,6 +142,15 @@ class Extensions:
                     asyncio.get_running_loop().create_task(existing.close())
         self.mcp = manager
         self._loaded = True
+
+    def start_eager(self) -> None:
+        """At the face's start: the servers configured with ``startup = "eager"``, from what is
+        trusted without asking (the flag, a remembered yes); the first turn settles the rest."""
+        if not self._loaded:
+            remembered = self.trust_store.decision(self.cwd) if self.trust_store is not None else None
+            self._load(self.trust_project or remembered is True)
+        if self.mcp is not None:
+            self.mcp.start(eager_only=True)
 
     async def prepare(self) -> None:
         """Settle trust, load, start the servers, wait a little for them (see the module doc)."""

@@ -15,8 +15,9 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-#: Asks the user whether to trust a folder: (folder, what it would load) -> yes / no.
-TrustAsker = Callable[[str, list[str]], Awaitable[bool]]
+#: Asks the user whether to trust a folder: (folder, what it would load) -> yes / no (remembered),
+#: or None (not now: asked again at the next start).
+TrustAsker = Callable[[str, list[str]], Awaitable[bool | None]]
 
 
 def default_path() -> Path:

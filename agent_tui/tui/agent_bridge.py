@@ -67,7 +67,7 @@ class ModelChoice:
     scoped: tuple[str, ...] = ()
     trust_project: bool = False  # --trust-project: load this folder's .mcp.json and hooks
     #: Asks once whether to trust a folder's own MCP servers and hooks: (folder, what) -> yes/no.
-    trust_asker: Callable[[str, list[str]], Awaitable[bool]] | None = None
+    trust_asker: Callable[[str, list[str]], Awaitable[bool | None]] | None = None
     home: Path | None = None  # where ~/.claude.json, ~/.claude/settings.json, ~/.pi are (None: the user's)
     trust_file: Path | None = None  # the remembered answers (None: trust.json in the data dir)
 
@@ -138,6 +138,23 @@ def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None)
         config_name=str(config.config_path) if config.config_path is not None else "config.toml",
         shared=True,
     )
+
+
+def start_eager_servers(choice: ModelChoice) -> None:
+    """After the first frame: start the MCP servers configured with ``startup = "eager"`` (on the
+    running event loop, in the background). Nothing when no model is configured."""
+    try:
+        config = load_agent_config(choice)
+    except AgentUnavailable:
+        return
+    from agent_tui.config import read_config_file
+
+    data = read_config_file(config.config_path) if config.config_path is not None else {}
+    servers = (data.get("mcp") or {}).get("servers") if isinstance(data.get("mcp"), dict) else None
+    if isinstance(servers, dict) and any(
+        isinstance(s, dict) and s.get("startup") == "eager" for s in servers.values()
+    ):
+        make_extensions(config, choice).start_eager()
 
 
 def mcp_servers() -> Any:

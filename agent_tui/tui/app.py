@@ -22,6 +22,7 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -64,6 +65,7 @@ from agent_tui.tui.agent_bridge import (
     default_agent_factory,
     load_agent_config,
     model_problem,
+    start_eager_servers,
 )
 from agent_tui.tui.agent_events import show_events
 from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand
@@ -74,6 +76,7 @@ from agent_tui.tui.history import PromptHistory, default_history_path
 from agent_tui.tui.keymap import binding_ids, load_keymap
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
+from agent_tui.tui.screens.trust import ask_trust
 from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.surgery_actions import span_preview_lines
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
@@ -257,6 +260,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             config.model.config_path = config.config_path
         if config.model.approver is None:
             config.model.approver = self.approve
+        if config.model.trust_asker is None:
+            config.model.trust_asker = partial(ask_trust, self)
         if self.config.agent_factory is None:
             try:
                 agent_config = load_agent_config(config.model)
@@ -300,6 +305,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if self.first_paint_at is None:
             self.first_paint_at = time.perf_counter()
             self._preload(self._configured[0] if self._configured is not None else None)
+            if self.config.agent_factory is None:
+                start_eager_servers(self.config.model)
 
     @work(thread=True, exit_on_error=False, description="import what the first send needs")
     def _preload(self, provider: str | None) -> None:

@@ -69,6 +69,17 @@ def _theme(actions: SessionActions, args: SlashArgs) -> None:
         actions.notify(f"no theme {args.text!r}: {', '.join(sorted(app.available_themes))}", severity="error")
 
 
+def _mcp(actions: SessionActions, args: SlashArgs) -> None:
+    from agent_tui.tui.agent_bridge import mcp_servers
+    from agent_tui.tui.screens.mcp import McpScreen
+
+    manager = mcp_servers()
+    if manager is None:
+        actions.notify("No MCP server has started yet: they start at the first turn.")
+        return
+    actions.app.push_screen(McpScreen(manager))
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "branch",
@@ -201,6 +212,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         lambda a, x: a.copy_reply(x.text),
     ),
     SlashCommand("theme", "/theme [NAME]", "Switch theme", "Saved in the config file", _theme),
+    SlashCommand(
+        "mcp",
+        "/mcp",
+        "MCP servers",
+        "Each server's state and tools; r restarts one, d disables it",
+        _mcp,
+    ),
     SlashCommand(
         "help",
         "/help",

@@ -263,3 +263,31 @@ async def test_a_projects_mcp_json_needs_trust_asked_once_and_remembered(
     await h.run("trusted now")
     await ext.close()
     assert any(t["name"] == "mcp__edge__picture" for t in server.requests[-1].body["tools"])
+
+
+def test_print_mode_loads_a_projects_mcp_json_only_with_trust_project(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    from tests.support.print_env import Env
+
+    env = Env(tmp_path, server)
+    home = {**env.env, "HOME": str(tmp_path / "home")}
+    (env.work / ".mcp.json").write_text(json.dumps({"mcpServers": {"edge": edge()}}))
+    server.push(anthropic_stream(text("no tools")))
+    untrusted = env.run("-p", "hello", env=home)
+    assert untrusted.returncode == 0, untrusted.stderr
+    lines = [line for line in untrusted.stderr.splitlines() if "not loaded" in line]
+    assert lines == [
+        "agent-tui: not loaded: .mcp.json: MCP servers (they start programs); "
+        "start with --trust-project to trust this folder"
+    ]
+    assert not [t for t in server.requests[0].body["tools"] if t["name"].startswith("mcp__")]
+
+    server.push(
+        anthropic_stream(tool_use("toolu_l", "mcp__edge__long", {"lines": 2})), anthropic_stream(text("ok"))
+    )
+    trusted = env.run("--trust-project", "-p", "list two lines", env=home)
+    assert trusted.returncode == 0, trusted.stderr
+    assert "> mcp__edge__long" in trusted.stderr
+    sent = server.requests[-1].body["messages"][-1]["content"][0]["content"][0]["text"]
+    assert sent == "line 1\nline 2"

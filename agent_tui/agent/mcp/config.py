@@ -8,7 +8,7 @@ Read, in this order (the first that names a server wins):
 - the project's ``.mcp.json`` (Claude Code) and ``.pi/mcp.json`` (pi), only when the folder is
   trusted (they start programs);
 - the user's ``~/.claude.json`` (its ``mcpServers``, and the ``projects[cwd].mcpServers`` Claude
-  Code keeps per folder) and ``~/.pi/agent/mcp.json``.
+  Code keeps per folder) and ``~/.pi/agent/mcp.json`` (``PI_CODING_AGENT_DIR`` moves it, as in pi).
 
 ``${VAR}`` and ``${VAR:-default}`` in a command, an argument, an ``env`` or ``headers`` value or
 a URL are the environment's, as in Claude Code. Every ``env`` and ``headers`` value is a secret:
@@ -210,6 +210,11 @@ def read_servers(
     """Every configured server, the first definition of a name winning (see the module doc)."""
     env = os.environ if env is None else env
     home = Path.home() if home is None else home
+    pi_dir = (
+        Path(env["PI_CODING_AGENT_DIR"]).expanduser()
+        if env.get("PI_CODING_AGENT_DIR")
+        else home / ".pi" / "agent"
+    )
     found = ServerConfig()
     seen: set[str] = set()
     folder = Path(cwd)
@@ -239,7 +244,7 @@ def read_servers(
     sources += [
         (home / ".claude.json", ("projects", str(folder.resolve())), False),
         (home / ".claude.json", (), False),
-        (home / ".pi" / "agent" / "mcp.json", (), False),
+        (pi_dir / "mcp.json", (), False),
     ]
     for path, key_path, project in sources:
         try:

@@ -1,0 +1,43 @@
+"""The one question before a folder's own MCP servers and hooks run: trust this folder?
+
+Asked at the folder's first turn when it has a ``.mcp.json``, ``.pi/mcp.json`` or
+``.claude/settings*.json`` hooks and no answer is remembered; the answer (yes or no) is
+remembered per folder. Escape answers no for now, remembered nowhere (asked again next start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agent_tui.terminal_text import visible_line
+from agent_tui.tui.screens.choice import ChoiceScreen
+
+
+async def ask_trust(app: Any, folder: str, resources: list[str]) -> bool | None:
+    """Show the question; True / False (remembered), None when dismissed with Escape."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str | None] = loop.create_future()
+
+    def done(value: str | None) -> None:
+        if not answer.done():
+            answer.set_result(value)
+
+    lines = "\n".join(f"  {visible_line(r)}" for r in resources)
+    title = f"This folder has its own programs to run:\n{lines}\nTrust {visible_line(folder)}?"
+    screen = ChoiceScreen(
+        title,
+        [("yes", "Yes: load them (remembered for this folder)"), ("no", "No: skip them (remembered)")],
+        "no",
+    )
+    app.push_screen(screen, done)
+    try:
+        value = await answer
+    except asyncio.CancelledError:
+        if screen.is_attached:
+            screen.dismiss(None)
+        raise
+    return None if value is None else value == "yes"
+
+
+__all__ = ["ask_trust"]

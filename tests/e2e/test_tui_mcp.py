@@ -1,0 +1,80 @@
+"""In the app: /mcp lists the servers (state, reason, tools, inert), restarts and disables one;
+the trust question for a folder's own .mcp.json."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from agent_tui.agent import extensions
+from agent_tui.agent.mcp.config import ServerSpec
+from agent_tui.agent.mcp.manager import McpManager
+from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.screens.trust import ask_trust
+from tests.support.pilot import wait_for
+from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "mcp"
+
+
+async def test_mcp_shows_each_server_and_restarts_and_disables_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = "[red]markup[/red] \x1b[2J"
+    manager = McpManager(
+        [
+            ServerSpec(
+                "edge", "config.toml", command=sys.executable, args=(str(FIXTURES / "edge_server.py"),)
+            ),
+            ServerSpec("broken", ".mcp.json", command=str(tmp_path / "no-such-program"), args=(broken,)),
+        ]
+    )
+    monkeypatch.setitem(extensions._shared, "app", manager)
+    app = make_app(tmp_path, None, agent_factory=ScriptedFactory(reply="hi"))
+    async with app.run_test(size=SIZE) as pilot:
+        manager.start()
+        await wait_for(
+            pilot, lambda: all(s.state != "starting" for s in manager.servers.values()), "started", 60
+        )
+        await pilot.press(*"/mcp", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the /mcp screen")
+        options = app.screen.query_one(OptionList)
+        lines = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert lines == ["edge  ready  5 tools  config.toml", "broken  failed  .mcp.json"]
+        details = str(app.screen.query_one("#mcp-details", Static).render())
+        assert "tools: picture, fail, long, crash, token" in details
+        await pilot.press("down")
+        details = str(app.screen.query_one("#mcp-details", Static).render())
+        assert "why: cannot start the command" in details and "[red]markup[/red] \\x1b[2J" in details
+        assert "\x1b" not in details
+        await pilot.press("up", "d")
+        await wait_for(pilot, lambda: manager.servers["edge"].state == "disabled", "disabled")
+        await wait_for(pilot, lambda: "edge  disabled" in str(options.get_option_at_index(0).prompt), "shown")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: manager.servers["edge"].state == "ready", "enabled again", 60)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: manager.servers["edge"].state == "starting", "restarting")
+        await wait_for(pilot, lambda: manager.servers["edge"].state == "ready", "ready again", 60)
+        await pilot.press("escape")
+        await manager.close()
+
+
+async def test_the_trust_question_answers_yes_no_or_not_now(tmp_path: Path) -> None:
+    app = make_app(tmp_path, None, agent_factory=ScriptedFactory(reply="hi"))
+    async with app.run_test(size=SIZE) as pilot:
+        answers: list[bool | None] = []
+        for keys in (["enter"], ["up", "enter"], ["escape"]):
+            worker = app.run_worker(ask_trust(app, "/some/folder", [".mcp.json: MCP servers"]))
+            await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            title = str(app.screen.title_text)
+            assert ".mcp.json: MCP servers" in title and "Trust /some/folder?" in title
+            await pilot.press(*keys)
+            await worker.wait()
+            answers.append(worker.result)
+        assert answers == [False, True, None]
