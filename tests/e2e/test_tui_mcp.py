@@ -72,7 +72,9 @@ async def test_the_trust_question_answers_yes_no_or_not_now(tmp_path: Path) -> N
         for keys in (["enter"], ["up", "enter"], ["escape"]):
             worker = app.run_worker(ask_trust(app, "/some/folder", [".mcp.json: MCP servers"]))
             await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
-            title = str(app.screen.title_text)
+            screen = app.screen
+            assert isinstance(screen, ChoiceScreen)
+            title = screen.title_text
             assert ".mcp.json: MCP servers" in title and "Trust /some/folder?" in title
             await pilot.press(*keys)
             await worker.wait()
