@@ -26,6 +26,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Literal
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import PermissionModeError, cwd_notice
@@ -198,11 +199,15 @@ class RpcServer:
             "maxTokens": info.max_output,
         }
 
-    async def switch(self, path: Path) -> None:
-        """Continue in another session file (after ``fork``): the old one is closed first, so there
-        is never a second writer; the agent keeps its model, thinking level, permissions and queue."""
+    async def switch(self, path: Path | None = None) -> None:
+        """Continue in another session file (``path``; None: a new one beside the current one):
+        the old one is closed first, so there is never a second writer; the agent keeps its model,
+        thinking level, permissions and queue."""
         old = self.agent
-        new_session = sdk_open_session(path, cwd=old.loop.cwd)
+        if path is None:
+            new_session = sdk_open_session(cwd=old.loop.cwd, session_dir=old.session.path.parent)
+        else:
+            new_session = sdk_open_session(path, cwd=old.loop.cwd)
         try:
             agent = create_agent(
                 new_session,
@@ -337,8 +342,8 @@ async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
         "thinkingLevel": agent.thinking_level,
         "isStreaming": server.busy and not server.compacting,
         "isCompacting": server.compacting,
-        "steeringMode": agent.config.steering_mode,
-        "followUpMode": agent.config.follow_up_mode,
+        "steeringMode": agent.loop.queue.steering_mode,
+        "followUpMode": agent.loop.queue.follow_up_mode,
         "sessionFile": str(session.path),
         "sessionId": session.id,
         "leafId": session.leaf_id,
@@ -416,6 +421,25 @@ async def _fork(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"sessionFile": str(path), "switched": switch, "cancelled": False}
 
 
+@command("new_session")
+async def _new_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.idle("new_session")
+    await server.switch()
+    return {"cancelled": False, "sessionFile": str(server.session.path)}
+
+
+@command("switch_session")
+async def _switch_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    target = _text(cmd, "sessionPath")
+    assert target is not None
+    server.idle("switch_session")
+    path = Path(target).expanduser()
+    if not path.is_file():
+        raise CommandError(f"switch_session: no session file {target!r}")
+    await server.switch(path)
+    return {"cancelled": False}
+
+
 @command("edit")
 async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     entry_id = _text(cmd, "entryId")
@@ -466,6 +490,34 @@ async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject 
     server.agent.set_thinking_level(level)
     server.lines.write({"type": "thinking_level_changed", "level": level})
     return None
+
+
+@command("get_available_thinking_levels")
+async def _get_available_thinking_levels(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    from agent_tui.projection.models import lookup, supported_thinking_levels
+
+    return {"levels": supported_thinking_levels(lookup(server.agent.model))}
+
+
+@command("set_steering_mode")
+async def _set_steering_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.loop.queue.steering_mode = _queue_mode(cmd)
+    return None
+
+
+@command("set_follow_up_mode")
+async def _set_follow_up_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.loop.queue.follow_up_mode = _queue_mode(cmd)
+    return None
+
+
+def _queue_mode(cmd: JSONObject) -> Literal["all", "one-at-a-time"]:
+    mode = cmd.get("mode")
+    if mode == "all":
+        return "all"
+    if mode == "one-at-a-time":
+        return "one-at-a-time"
+    raise CommandError(f'{cmd["type"]}: \'mode\' must be "all" or "one-at-a-time"')
 
 
 @command("compact")

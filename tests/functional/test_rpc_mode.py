@@ -309,3 +309,39 @@ def test_sigterm_mid_turn_aborts_records_and_exits_cleanly(
     assert stream[-1] == {"type": "agent_settled", "aborted": True}
     written = [e["message"] for e in entries(session_file) if e.get("message", {}).get("role") == "assistant"]
     assert written[-1]["stopReason"] == "aborted"
+
+
+def test_new_and_switch_session_and_the_queue_modes(
+    rpc: RpcClient, server: FakeModelServer, session_file: Path
+) -> None:
+    server.push(anthropic_stream(text("First.")), anthropic_stream(text("In the new one.")))
+    rpc.call({"type": "prompt", "message": "first-prompt-q1"})
+    settle(rpc)
+    fresh = rpc.call({"type": "new_session"})["data"]
+    new_file = Path(fresh["sessionFile"])
+    assert fresh["cancelled"] is False and new_file != session_file and new_file.parent == session_file.parent
+    state = rpc.call({"type": "get_state"})["data"]
+    assert state["sessionFile"] == str(new_file) and state["messageCount"] == 0
+    rpc.call({"type": "prompt", "message": "second-prompt-q2"})
+    settle(rpc)
+    assert "second-prompt-q2" in new_file.read_text() and "second-prompt-q2" not in session_file.read_text()
+
+    back = rpc.call({"type": "switch_session", "sessionPath": str(session_file)})
+    assert back["data"] == {"cancelled": False}
+    assert [text_of(m) for m in rpc.call({"type": "get_messages"})["data"]["messages"]][-2:] == [
+        "first-prompt-q1",
+        "First.",
+    ]
+    missing = rpc.call({"type": "switch_session", "sessionPath": str(session_file.parent / "nope.jsonl")})
+    assert missing["success"] is False and "nope.jsonl" in missing["error"]
+
+    assert rpc.call({"type": "set_steering_mode", "mode": "all"})["success"]
+    assert rpc.call({"type": "set_follow_up_mode", "mode": "all"})["success"]
+    state = rpc.call({"type": "get_state"})["data"]
+    assert state["steeringMode"] == "all" and state["followUpMode"] == "all"
+    bad = rpc.call({"type": "set_steering_mode", "mode": "sometimes"})
+    assert bad["success"] is False and "'mode'" in bad["error"]
+    levels = rpc.call({"type": "get_available_thinking_levels"})["data"]["levels"]
+    assert levels[0] == "off" and "high" in levels
+    code, err = rpc.finish()
+    assert code == 0, err
