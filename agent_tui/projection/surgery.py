@@ -87,8 +87,13 @@ class Surgery:
         n = len(self.edits)
         span = f" ({self.first_id}..{self.last_id})" if self.first_id else ""
         noun = "entry" if n == 1 else "entries"
+        what = (
+            f"edit the summary of compaction {self.extra.get('compaction')}"
+            if self.action == "edit-summary"
+            else f"{self.action} {n} {noun}{span}"
+        )
         return (
-            f"{self.action} {n} {noun}{span}: context ≈ {self.estimated_before:,} → {self.tokens_after:,} tokens "
+            f"{what}: context ≈ {self.estimated_before:,} → {self.tokens_after:,} tokens "
             f"({_signed(-self.saved)})"
         )
 
