@@ -163,15 +163,22 @@ async def test_the_window_an_overflow_reports_is_learned_and_used(
         await h.close()
 
 
+async def read_two_files(h: Harness, fake: WindowedServer) -> list[AgentEvent]:
+    """Two turns, each reading a file; the second turn's events."""
+    fake.replies.extend([fake.read("c1", "a.txt"), fake.say("a.txt is read")])
+    fake.replies.extend([fake.read("c2", "b.txt"), fake.say("b.txt is read")])
+    turn_ok(await h.run("read a.txt"))
+    events = await h.run("read b.txt")
+    turn_ok(events)
+    return events
+
+
 async def test_a_new_session_starts_with_the_window_the_cache_learned(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
     h, fake = windowed(server, tmp_path, "llamacpp", "openai")
     try:
-        fake.replies.extend([fake.read("c1", "a.txt"), fake.say("a.txt is read")])
-        fake.replies.extend([fake.read("c2", "b.txt"), fake.say("b.txt is read")])
-        turn_ok(await h.run("read a.txt"))
-        turn_ok(await h.run("read b.txt"))
+        await read_two_files(h, fake)
         assert len(fake.refused) == 1
     finally:
         await h.close()
@@ -180,13 +187,12 @@ async def test_a_new_session_starts_with_the_window_the_cache_learned(
     h2.loop.window_cache = WindowCache(tmp_path / "home" / "windows.json")
     try:
         assert h2.loop.context_window() == WINDOW
-        fake2.replies.extend([fake2.read("c1", "a.txt"), fake2.say("a.txt is read")])
-        fake2.replies.extend([fake2.read("c2", "b.txt"), fake2.say("b.txt is read")])
-        turn_ok(await h2.run("read a.txt"))
-        events = await h2.run("read b.txt")
-        turn_ok(events)
+        events = await read_two_files(h2, fake2)
         assert not fake2.refused  # compacted at the threshold instead
         assert {e.reason for e in events if isinstance(e, CompactionStarted)} == {"threshold"}
+        # the session records what the cache knew, so `context` and pi see it too
+        learned = [e for e in h2.entries() if e["type"] == "custom" and e["customType"] == WINDOW_TYPE]
+        assert [e["data"]["contextWindow"] for e in learned] == [WINDOW]
     finally:
         await h2.close()
 
@@ -280,24 +286,20 @@ def test_context_text_shows_the_learned_window(tmp_path: Path) -> None:
     from agent_tui.projection.window import window_entry
     from agent_tui.store.session import Session
 
+    def context_text(path: Path) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "context", str(path), "--format", "text"],
+            capture_output=True,
+            text=True,
+            env={"AGENT_TUI_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin"},
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
     session = Session.create(tmp_path / "sessions", tmp_path)
     session.append({"type": "model_change", "provider": "openai", "modelId": "local-model"})
     session.append_message({"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1})
-    out = subprocess.run(
-        [sys.executable, "-m", "agent_tui", "context", str(session.path), "--format", "text"],
-        capture_output=True,
-        text=True,
-        env={"AGENT_TUI_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin"},
-    )
-    assert out.returncode == 0, out.stderr
-    assert "tokens of 128,000" in out.stdout
+    assert "tokens of 128,000" in context_text(session.path)
     session.append(window_entry("openai", "local-model", 4_096, prompt_tokens=5_000))
     session.close()
-    out = subprocess.run(
-        [sys.executable, "-m", "agent_tui", "context", str(session.path), "--format", "text"],
-        capture_output=True,
-        text=True,
-        env={"AGENT_TUI_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin"},
-    )
-    assert out.returncode == 0, out.stderr
-    assert "tokens of 4,096" in out.stdout, out.stdout
+    assert "tokens of 4,096" in context_text(session.path)
