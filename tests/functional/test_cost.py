@@ -99,3 +99,16 @@ def test_the_status_line_and_session_info_show_the_branch_and_the_file(tmp_path:
     lines = usage_lines(session_usage(index.entries), session_usage(projection.path))
     assert lines[0].startswith("cost of this branch: $0.0002 · 2 calls")
     assert lines[1].startswith("cost of the whole file: $0.0003 · 3 calls")
+
+
+def test_session_info_lists_the_cost_of_the_branch_and_the_file(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from agent_tui.store.session import Session
+    from agent_tui.tui.user_commands import session_text
+
+    with Session.open(_two_branches(tmp_path), write=False) as session:
+        app = SimpleNamespace(session=session, projection=project(session.index), config=None)
+        text = session_text(app)
+    assert "cost of this branch: $0.0002 · 2 calls" in text
+    assert "cost of the whole file: $0.0003 · 3 calls" in text
