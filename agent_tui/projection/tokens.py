@@ -1,6 +1,7 @@
 """Token figures: estimates per message, tools and system text (characters / 3.5, where pi divides
-by 4: ``make bench`` measures 3.5 against a real tokenizer), and :func:`context_tokens`, the one figure for the size of the next request: the panel and the
-status line show it and automatic compaction decides on it."""
+by 4: ``make bench`` measures 3.5 against a real tokenizer), and :func:`context_tokens`, the one
+figure for the size of the next request: the panel and the status line show it and automatic
+compaction decides on it."""
 
 from __future__ import annotations
 
