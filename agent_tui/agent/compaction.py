@@ -78,6 +78,11 @@ class CompactionError(Exception):
 NOTHING_TO_COMPACT = "nothing to compact: the branch has nothing before its latest turn"
 
 
+class SummaryTooLong(CompactionError):
+    """The server refused a summarization request as too long and said its window: the summarizer
+    now knows it (``Summarizer.context_window``) and the caller splits the request to fit."""
+
+
 class NothingToCompact(CompactionError):
     """The branch has nothing to summarize: not a failure, nothing was appended."""
 
@@ -128,6 +133,10 @@ class Summarizer:
         finally:
             self.requests += call.requests
         if result.error is not None:
+            overflow = result.error.overflow
+            if overflow is not None and overflow.window is not None and overflow.window < self.window:
+                self.context_window = overflow.window  # the server's real window: split to fit it
+                raise SummaryTooLong(f"the summarization call failed: {result.error.message}")
             raise CompactionError(f"the summarization call failed: {result.error.message}")
         message = result.builder.message()
         if message.get("stopReason") == "length":
@@ -144,13 +153,32 @@ class Summarizer:
     async def summarize(
         self, messages: Sequence[JSONObject], previous: str | None, focus: str | None
     ) -> tuple[str, JSONObject]:
-        """Summarize ``messages`` onto ``previous``; in several calls if one request would not fit."""
+        """Summarize ``messages`` onto ``previous``; in several calls if one request would not fit
+        (split again, once, when the server turns out to have a smaller window than assumed)."""
         usage: JSONObject = {}
-        summary = previous
-        for chunk in self._chunks(messages, previous):
-            summary, call_usage = await self.complete(summary_request_text(chunk, summary, focus))
-            usage = _add_usage(usage, call_usage)
+        for last_try in (False, True):
+            summary = previous
+            try:
+                for chunk in self._chunks(messages, previous):
+                    summary, call_usage = await self.complete(summary_request_text(chunk, summary, focus))
+                    usage = _add_usage(usage, call_usage)
+            except SummaryTooLong:
+                if last_try:
+                    raise
+                continue
+            break
         return summary or "", usage
+
+    async def complete_or_split(
+        self, text: str, messages: Sequence[JSONObject], focus: str | None
+    ) -> tuple[str, JSONObject]:
+        """``text`` in one call when it fits the window, else ``messages`` summarized in parts."""
+        if estimate_text(text) <= self.input_budget:
+            try:
+                return await self.complete(text)
+            except SummaryTooLong:
+                pass  # the window is smaller than assumed: in parts
+        return await self.summarize(messages, None, focus)
 
     def _chunks(self, messages: Sequence[JSONObject], previous: str | None) -> list[list[JSONObject]]:
         """Consecutive groups of messages whose serialized text fits the input budget (with the previous
@@ -246,10 +274,9 @@ async def compact(
                 plan.messages_to_summarize, plan.previous_summary, focus
             )
         prefix_text = turn_prefix_request_text(plan.turn_prefix_messages, focus)
-        if estimate_text(prefix_text) > summarizer.input_budget:
-            prefix_summary, prefix_usage = await summarizer.summarize(plan.turn_prefix_messages, None, focus)
-        else:
-            prefix_summary, prefix_usage = await summarizer.complete(prefix_text)
+        prefix_summary, prefix_usage = await summarizer.complete_or_split(
+            prefix_text, plan.turn_prefix_messages, focus
+        )
         summary = f"{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_summary}"
         usage = _add_usage(usage, prefix_usage)
     else:
@@ -317,10 +344,7 @@ async def summarize_branch(
     text = f"<conversation>\n{serialize_conversation(messages)}\n</conversation>\n\n" + BRANCH_SUMMARY_PROMPT
     if focus:
         text += f"\n\nAdditional focus: {focus}"
-    if estimate_text(text) > summarizer.input_budget:
-        summary, usage = await summarizer.summarize(messages, None, focus)
-    else:
-        summary, usage = await summarizer.complete(text)
+    summary, usage = await summarizer.complete_or_split(text, messages, focus)
     summary = BRANCH_SUMMARY_PREAMBLE + summary + file_lists_text(read, modified)
     return session.append(
         {

@@ -539,8 +539,11 @@ class AgentLoop:
 
     # -- compaction ---------------------------------------------------------------------------
 
-    def summarizer(self) -> Summarizer:
-        return Summarizer(self.provider, self.model, self.config.retry, context_window=self.context_window())
+    def summarizer(self, window: int | None = None) -> Summarizer:
+        """A summarizer for this model, its requests fitted to ``window`` (default: the known one)."""
+        return Summarizer(
+            self.provider, self.model, self.config.retry, context_window=window or self.context_window()
+        )
 
     def learned_window(self) -> int | None:
         """The server's real window for this provider and model, when an overflow taught it: the
@@ -589,6 +592,7 @@ class AgentLoop:
         focus: str | None = None,
         everything: bool = True,
         settings: CompactionSettings | None = None,
+        window: int | None = None,
     ) -> str:
         """Compact now; report through events. Returns "done" (a compaction entry was appended),
         "nothing" (nothing before the latest turn), "aborted" or the reason it failed."""
@@ -600,7 +604,7 @@ class AgentLoop:
         emit(CompactionStarted(reason, before))
         try:
             outcome = await self._abortable(
-                compact(self.session, self.summarizer(), settings, focus=focus, everything=everything)
+                compact(self.session, self.summarizer(window), settings, focus=focus, everything=everything)
             )
         except _Aborted:
             emit(CompactionFailed("compaction aborted; nothing was saved"))
@@ -664,7 +668,14 @@ class AgentLoop:
             if round_ and tokens <= limit:
                 return None
             round_settings = replace(settings, keep_recent_tokens=max(1, keep >> round_))
-            result = await self._compact("overflow", emit, settings=round_settings, everything=True)
+            # without a figure, the window is at least smaller than what was refused
+            result = await self._compact(
+                "overflow",
+                emit,
+                settings=round_settings,
+                everything=True,
+                window=window or int(refused * 0.8),
+            )
             if result == "aborted":
                 return "compaction aborted; nothing was saved"
             if result == "nothing":

@@ -303,3 +303,26 @@ def test_context_text_shows_the_learned_window(tmp_path: Path) -> None:
     session.append(window_entry("openai", "local-model", 4_096, prompt_tokens=5_000))
     session.close()
     assert "tokens of 4,096" in context_text(session.path)
+
+
+async def test_a_summarization_request_the_server_refuses_is_split_to_the_window_it_reports(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    h, fake = windowed(server, tmp_path, "llamacpp", "openai")
+    fake.window = 100_000  # the history is made first
+    try:
+        for name in ("alpha", "bravo", "charlie"):  # pasted text is summarized whole (tool output is clipped)
+            fake.replies.append(fake.say(f"noted {name}"))
+            turn_ok(await h.run(f"remember this: {(name + ' ') * 1_000}"))
+        fake.replies.extend([fake.say("done")])
+        turn_ok(await h.run("that is all"))
+        fake.window = 2_500  # now the server has far less than the model's nominal 128,000
+        start = len(server.requests)
+        events = [e async for e in h.loop.compact()]
+        assert events[-1] == TurnDone("stop"), events
+        assert h.entries()[-1]["type"] == "compaction"
+        assert len(fake.refused) == 1  # the first, too large, then parts that fit
+        assert len(server.requests) - start >= 3
+        assert all(server_count(r.body) <= 2_500 for r in server.requests[start + 1 :])
+    finally:
+        await h.close()
