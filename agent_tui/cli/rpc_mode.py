@@ -356,6 +356,46 @@ async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return data
 
 
+@command("get_session_stats")
+async def _get_session_stats(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    from agent_tui.projection.pricing import session_usage
+
+    session = server.session
+    entries = session.store.index.entries
+    totals = session_usage(entries)
+    roles = [e.role for e in entries if e.type == "message"]
+    calls = sum(
+        1
+        for e in entries
+        if e.role == "assistant"
+        for b in (e.message or {}).get("content") or []
+        if isinstance(b, dict) and b.get("type") == "toolCall"
+    )
+    tokens, window = server.agent.loop.context_usage()
+    return {
+        "sessionFile": str(session.path),
+        "sessionId": session.id,
+        "userMessages": roles.count("user"),
+        "assistantMessages": roles.count("assistant"),
+        "toolCalls": calls,
+        "toolResults": roles.count("toolResult"),
+        "totalMessages": len(roles),
+        "tokens": {
+            "input": totals.input,
+            "output": totals.output,
+            "cacheRead": totals.cache_read,
+            "cacheWrite": totals.cache_write,
+            "total": totals.tokens,
+        },
+        "cost": totals.cost if totals.priced else None,
+        "contextUsage": {
+            "tokens": tokens,
+            "contextWindow": window,
+            "percent": round(100 * tokens / window, 1),
+        },
+    }
+
+
 @command("get_messages")
 async def _get_messages(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"messages": server.session.messages()}

@@ -95,6 +95,17 @@ def test_every_command_answers_with_its_id(
         file_entries[-1]
     ]
     assert rpc.call({"type": "get_last_assistant_text"})["data"] == {"text": "Second answer."}
+    stats = rpc.call({"type": "get_session_stats"})["data"]
+    assert (stats["userMessages"], stats["assistantMessages"], stats["toolCalls"], stats["toolResults"]) == (
+        2,
+        3,
+        1,
+        1,
+    )
+    assert (
+        stats["tokens"]["input"] == 300 and stats["tokens"]["output"] == 60
+    )  # the fake server's 100 + 20 per call
+    assert 0 < stats["contextUsage"]["tokens"] < stats["contextUsage"]["contextWindow"]
 
     # compact: compaction_start / compaction_end, then the response with the result
     server.push(anthropic_stream(text("## Goal\nRead a.txt.")))
