@@ -61,6 +61,18 @@ class Extensions:
         self._loaded = False
         self.session_started = False
 
+    @classmethod
+    def from_config_file(
+        cls, config_path: Path | None, cwd: str, *, trust_file: Path | None = None, **options: Any
+    ) -> Extensions:
+        """The servers and hooks of the config file at ``config_path`` (read through the one config
+        reader, cached), answers remembered in ``trust_file`` (None: ``trust.json`` in the data dir)."""
+        from agent_tui.config import read_config_file
+
+        data = read_config_file(config_path) if config_path is not None else {}
+        name = str(config_path) if config_path is not None else "config.toml"
+        return cls(cwd, data, trust_store=TrustStore(trust_file), config_name=name, **options)
+
     # -- trust -------------------------------------------------------------------------------
 
     def project_resources(self) -> list[str]:

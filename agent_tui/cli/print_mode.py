@@ -52,8 +52,7 @@ from agent_tui.agent.permissions import (
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
-from agent_tui.agent.trust import TrustStore
-from agent_tui.config import Config, ConfigError, load_config, read_config_file
+from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.projection.models import lookup
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
@@ -361,13 +360,8 @@ async def _main(
 def _extensions(args: argparse.Namespace, config: Config, cwd: str) -> Extensions:
     """MCP servers and hooks; this folder's own only with --trust-project or a remembered yes
     (print mode never asks)."""
-    data = read_config_file(config.config_path) if config.config_path is not None else {}
-    return Extensions(
-        cwd,
-        data,
-        trust_store=TrustStore(),
-        trust_project=bool(getattr(args, "trust_project", False)),
-        config_name=str(config.config_path) if config.config_path is not None else "config.toml",
+    return Extensions.from_config_file(
+        config.config_path, cwd, trust_project=bool(getattr(args, "trust_project", False))
     )
 
 

@@ -124,18 +124,14 @@ def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None)
     import os
 
     from agent_tui.agent.extensions import Extensions
-    from agent_tui.agent.trust import TrustStore
-    from agent_tui.config import read_config_file
 
-    data = read_config_file(config.config_path) if config.config_path is not None else {}
-    return Extensions(
+    return Extensions.from_config_file(
+        config.config_path,
         cwd or os.getcwd(),
-        data,
+        trust_file=choice.trust_file,
         home=choice.home,
-        trust_store=TrustStore(choice.trust_file),
         trust_project=choice.trust_project,
         asker=choice.trust_asker,
-        config_name=str(config.config_path) if config.config_path is not None else "config.toml",
         shared=True,
     )
 
