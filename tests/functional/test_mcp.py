@@ -32,6 +32,9 @@ def edge(**fields: Any) -> dict[str, Any]:
 
 
 def extensions(h: Harness, data: dict[str, Any], **kw: Any) -> Extensions:
+    """The harness's loop with these MCP servers; a turn waits up to 60 s for them (a loaded
+    machine starts Python servers slowly: the test needs them ready, not fast)."""
+    data = {**data, "mcp": {"wait": 60, **data.get("mcp", {})}}
     ext = Extensions(
         str(h.workdir), data, home=h.tmp / "home", trust_store=TrustStore(h.tmp / "trust.json"), **kw
     )
@@ -271,6 +274,8 @@ def test_print_mode_loads_a_projects_mcp_json_only_with_trust_project(
     from tests.support.print_env import Env
 
     env = Env(tmp_path, server)
+    config = tmp_path / "config.toml"
+    config.write_text(config.read_text() + "\n[mcp]\nwait = 60\n")  # a loaded machine starts servers slowly
     home = {**env.env, "HOME": str(tmp_path / "home")}
     (env.work / ".mcp.json").write_text(json.dumps({"mcpServers": {"edge": edge()}}))
     server.push(anthropic_stream(text("no tools")))
