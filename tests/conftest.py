@@ -1,5 +1,6 @@
-"""Test-wide settings (Hypothesis is deterministic in `make test`, exploring in `make stress`) and the
-fixtures many modules share: a fake model server, and agent harnesses on it. A module may override them."""
+"""Test-wide settings (Hypothesis is deterministic in `make test`, exploring in `make stress`), a home
+of its own for every test (nothing reads or writes the developer's), and the fixtures many modules
+share: a fake model server, and agent harnesses on it. A module may override them."""
 
 from __future__ import annotations
 
@@ -63,6 +64,56 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(parts[1])
         if name in SLOW_TESTS or name.split("::")[0] in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+
+
+#: Variables a developer may have set that change what agent-tui (or a tool it runs) reads: keys and
+#: endpoints, agent-tui's own settings, pi's and Claude Code's folders, the tmux and Textual sessions
+#: the tests run in. A test that wants one sets it itself.
+FOREIGN_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "AGENT_TUI_", "TEXTUAL")
+FOREIGN_NAMES = ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "TMUX", "TMUX_PANE", "GIT_DIR", "GIT_WORK_TREE")
+
+
+def isolate_home(mp: pytest.MonkeyPatch, home: Path) -> None:
+    """Point HOME, the XDG folders and tmux's socket folder at ``home`` (fresh, empty) and drop the
+    variables above: agent-tui, git, tmux, Chromium, node and every subprocess a test starts with
+    ``os.environ`` find an empty user (no ``~/.pi``, ``~/.claude``, ``~/.claude.json``, ``~/.agents``,
+    config dir, ``~/.gitconfig`` or ``~/.tmux.conf``)."""
+    for name in list(os.environ):
+        if name.startswith(FOREIGN_PREFIXES) or name in FOREIGN_NAMES:
+            mp.delenv(name)
+    mp.setenv("HOME", str(home))
+    for name, sub in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_CACHE_HOME", ".cache"),
+    ):
+        mp.setenv(name, str(home / sub))
+    # tmux's server is per socket and keeps the environment it started with: one of the test's own
+    # (never the developer's, nor one a previous test started with another HOME).
+    mp.setenv("TMUX_TMPDIR", str(home))
+    # git commits need a name; the developer's ~/.gitconfig is not read any more.
+    for role in ("AUTHOR", "COMMITTER"):
+        mp.setenv(f"GIT_{role}_NAME", "agent-tui tests")
+        mp.setenv(f"GIT_{role}_EMAIL", "tests@agent-tui.invalid")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The home the session- and module-scoped fixtures run in (they start before any test's own)."""
+    with pytest.MonkeyPatch.context() as mp:
+        home = tmp_path_factory.mktemp("home-session")
+        isolate_home(mp, home)
+        yield home
+
+
+@pytest.fixture(autouse=True)
+def _home(_session_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test's own empty home (outside its ``tmp_path``, which stays the test's to fill)."""
+    with pytest.MonkeyPatch.context() as mp:
+        home = tmp_path_factory.mktemp("home")
+        isolate_home(mp, home)
+        yield home
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import gc
 import io
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -106,9 +107,15 @@ def pi() -> Pi:
         npm = shutil.which("npm")
         if npm is None:
             pytest.fail("npm is not installed: it is needed once to install pi into bench/pi", pytrace=False)
+        # Installing a tool, not testing agent-tui: npm gets the developer's own HOME back for its
+        # registry settings and download cache (the tests' homes are empty and thrown away).
+        installer = {**os.environ, "HOME": pwd.getpwuid(os.getuid()).pw_dir}
+        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+            installer.pop(name, None)
         proc = subprocess.run(
             [npm, "ci", "--no-audit", "--no-fund"],
             cwd=PI_DIR,
+            env=installer,
             capture_output=True,
             text=True,
             timeout=600,
