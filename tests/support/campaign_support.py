@@ -31,6 +31,8 @@ STRESS = os.environ.get("AGENT_TUI_STRESS", "").strip() not in ("", "0", "off", 
 SEED = int(os.environ.get("AGENT_TUI_CAMPAIGN_SEED", "0") or 0) or (
     int(time.time()) if os.environ.get("AGENT_TUI_STRESS") else 20261130
 )
+# Read here, at collection: each test runs without the developer's AGENT_TUI_* (tests/conftest.py).
+CAMPAIGN_LOG = os.environ.get("AGENT_TUI_CAMPAIGN_LOG")
 
 
 def scale(fast: int, stress: int) -> int:
@@ -47,9 +49,8 @@ def report(request: pytest.FixtureRequest, campaign: str, figures: Mapping[str, 
         with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
             reporter.ensure_newline()
             reporter.write_line(line)
-    target = os.environ.get("AGENT_TUI_CAMPAIGN_LOG")
-    if target:
-        with open(target, "a", encoding="utf-8") as f:
+    if CAMPAIGN_LOG:
+        with open(CAMPAIGN_LOG, "a", encoding="utf-8") as f:
             f.write(line + "\n")
     return line
 
