@@ -343,12 +343,12 @@ async def test_abort_mid_tool_kills_the_process_group_and_answers_every_call(
     server.push(
         anthropic_stream(
             tool_use("toolu_quick", "bash", {"command": "echo quick"}),
-            tool_use("toolu_sleep", "bash", {"command": f"sleep 30 & echo $! > {pidfile}; wait"}),
+            tool_use("toolu_sleep", "bash", {"command": f"sleep 600 & echo $! > {pidfile}; wait"}),
             tool_use("toolu_read", "ls", {}),
         )
     )
     events: list[Any] = []
-    start = time.monotonic()
+    # the sleep outlives the test's timeout: the turn ends only if the abort ends the command
     async for event in h.loop.run("start a long job"):
         events.append(event)
         if isinstance(event, ToolStarted) and event.call_id == "toolu_read":
@@ -357,14 +357,16 @@ async def test_abort_mid_tool_kills_the_process_group_and_answers_every_call(
                     break
                 await asyncio.sleep(0.02)
             h.loop.abort()
-    assert time.monotonic() - start < 5
     assert events[-1] == TurnDone("aborted")
     results = {r["toolCallId"]: r for r in h.messages("toolResult")}
     assert set(results) == {"toolu_quick", "toolu_sleep", "toolu_read"}
     assert results["toolu_sleep"]["isError"] is True
     assert "Command aborted" in results["toolu_sleep"]["content"][0]["text"]
     child = int(pidfile.read_text())
-    await asyncio.sleep(0.1)
+    for _ in range(500):  # killed already, or dying: poll (up to 10 s under load) rather than sleep
+        if not _alive(child):
+            break
+        await asyncio.sleep(0.02)
     assert not _alive(child), "the background sleep survived the abort"
     # The next request is valid: every call has its result.
     server.push(anthropic_stream(text("Stopped.")))

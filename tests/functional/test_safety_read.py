@@ -7,7 +7,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ async def read(path: str, cwd: Path) -> str:
 
 async def test_special_files_are_refused_in_one_line(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
-    started = time.monotonic()
+    # reading either would never end (the test's timeout says so); refused, they are not opened
     assert await read("/dev/zero", tmp_path) == (
         "Not a regular file: /dev/zero is a character device; read only reads files"
     )
@@ -35,7 +34,6 @@ async def test_special_files_are_refused_in_one_line(tmp_path: Path) -> None:
         f"Not a regular file: {tmp_path / 'pipe'} is a FIFO (named pipe); read only reads files"
     )
     assert await read(".", tmp_path) == f"EISDIR: illegal operation on a directory, read '{tmp_path}'"
-    assert time.monotonic() - started < 5
 
 
 async def test_grep_skips_fifos_and_devices(tmp_path: Path) -> None:
@@ -94,7 +92,6 @@ def test_an_aborted_tool_stuck_in_a_thread_does_not_keep_the_process(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
     server.push(anthropic_stream(tool_use("toolu_1", "stuck", {})))
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-c", SLOW_TOOL, server.anthropic_base_url, str(tmp_path)],
         capture_output=True,
@@ -102,8 +99,7 @@ def test_an_aborted_tool_stuck_in_a_thread_does_not_keep_the_process(
         timeout=40,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["started", "TurnDone aborted", "exited"]
-    assert time.monotonic() - started < 30
+    assert result.stdout.splitlines() == ["started", "TurnDone aborted", "exited"]  # it ended, not killed
 
 
 @pytest.mark.slow  # another process

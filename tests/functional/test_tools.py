@@ -227,14 +227,12 @@ async def test_bash_huge_output_keeps_the_tail_and_saves_everything(tmp_path: Pa
 
 async def test_bash_timeout_kills_the_process_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "bg.pid"
-    start = time.monotonic()
-    with pytest.raises(ToolError) as info:
+    with pytest.raises(ToolError) as info:  # the sleep outlives the test's timeout: the group is killed
         await run(
             BashTool(),
-            {"command": f"sleep 60 & echo $! > {pidfile}; echo started; wait", "timeout": 0.5},
+            {"command": f"sleep 600 & echo $! > {pidfile}; echo started; wait", "timeout": 0.5},
             tmp_path,
         )
-    assert time.monotonic() - start < 5
     assert str(info.value) == "started\n\n\nCommand timed out after 0.5 seconds"
     assert await _dies(int(pidfile.read_text()))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -64,10 +63,8 @@ async def test_a_command_that_never_ends_is_cancelled_and_its_group_killed(tmp_p
     seen = asyncio.Event()
     task = asyncio.ensure_future(run_user_command(cmd, str(tmp_path), abort, lambda _: seen.set()))
     await asyncio.wait_for(seen.wait(), 10)
-    started = time.monotonic()
     abort.set()
-    message = await asyncio.wait_for(task, 10)
-    assert time.monotonic() - started < 5
+    message = await task  # the sleep outlives the test's timeout: it ends only if the abort ends it
     assert message["cancelled"] is True and "exitCode" not in message
     assert message["output"] == "started\n"
 
