@@ -71,6 +71,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 #: the tests run in. A test that wants one sets it itself.
 FOREIGN_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "AGENT_TUI_", "TEXTUAL")
 FOREIGN_NAMES = ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "TMUX", "TMUX_PANE", "GIT_DIR", "GIT_WORK_TREE")
+#: Those the developer's shell had when pytest started (this file is read first): a plugin or a test
+#: module that sets one of these kinds later (pytest-textual-snapshot's TEXTUAL_SNAPSHOT_TEMPDIR) keeps it.
+FOREIGN = frozenset(k for k in os.environ if k.startswith(FOREIGN_PREFIXES) or k in FOREIGN_NAMES)
 
 
 def isolate_home(mp: pytest.MonkeyPatch, home: Path) -> None:
@@ -78,9 +81,8 @@ def isolate_home(mp: pytest.MonkeyPatch, home: Path) -> None:
     variables above: agent-tui, git, tmux, Chromium, node and every subprocess a test starts with
     ``os.environ`` find an empty user (no ``~/.pi``, ``~/.claude``, ``~/.claude.json``, ``~/.agents``,
     config dir, ``~/.gitconfig`` or ``~/.tmux.conf``)."""
-    for name in list(os.environ):
-        if name.startswith(FOREIGN_PREFIXES) or name in FOREIGN_NAMES:
-            mp.delenv(name)
+    for name in FOREIGN:
+        mp.delenv(name, raising=False)
     mp.setenv("HOME", str(home))
     for name, sub in (
         ("XDG_CONFIG_HOME", ".config"),

@@ -30,14 +30,26 @@ def test_the_home_is_the_tests_own_under_the_pytest_tmp_root(
     assert data_home().resolve().is_relative_to(home)
 
 
-def test_no_key_endpoint_or_agent_setting_of_the_developer_is_left() -> None:
-    left = [
-        k
-        for k in os.environ
-        if k.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "AGENT_TUI_", "TEXTUAL"))
-        or k in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "TMUX")
-    ]
-    assert left == []
+#: What tests/functional/test_isolated_home_pytest.py exports before it runs the test below in pytest.
+DEVELOPER_VARIABLES = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_BASE_URL",
+    "GEMINI_API_KEY",
+    "AGENT_TUI_CONFIG",
+    "AGENT_TUI_HOME",
+    "PI_CODING_AGENT_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "TMUX",
+    "TEXTUAL",
+)
+
+
+def test_no_key_endpoint_or_agent_setting_of_the_developer_is_left(tmp_path: Path) -> None:
+    assert [k for k in DEVELOPER_VARIABLES if k in os.environ] == []
+    # nor a file of the developer's home: a command of theirs is not one of ours
+    project = tmp_path / "project"
+    project.mkdir()
+    assert "poisoned" not in load_resources(project, None).command_names()
 
 
 @pytest.mark.parametrize("turn", ["first", "second"])
