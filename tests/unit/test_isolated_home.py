@@ -62,8 +62,12 @@ def test_each_test_starts_with_an_empty_home(turn: str) -> None:
     poisoned.write_text(f"left by the {turn} test\n")
 
 
-def test_agent_tui_reads_user_files_from_the_tests_home(tmp_path: Path) -> None:
+def test_agent_tui_reads_user_files_from_the_tests_home(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
     """The same resolution as the app's (no ``env`` given): the home it reads is the test's."""
+    root = tmp_path_factory.getbasetemp().resolve()
+    assert Path.home().resolve().is_relative_to(root), "not the test's home: nothing is written"
     project = tmp_path / "project"
     project.mkdir()
     assert "x" not in load_resources(project, None).command_names()
