@@ -357,6 +357,39 @@ async def _main(
         await agent.aclose()
 
 
+def load_settings(args: argparse.Namespace, stdin_taken: bool) -> tuple[Config, Permissions]:
+    """The config the flags, the environment and the config file give, and the permission policy
+    (``stdin_taken``: stdin carries the prompt or commands, so nobody can be asked on it). Raises
+    ConfigError and PermissionModeError. Print, JSON and RPC modes start here."""
+    config = load_config(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        thinking=getattr(args, "thinking", None),
+        api=getattr(args, "api", None),
+    )
+    return config, make_permissions(args, config, stdin_taken)
+
+
+def headless_agent(
+    args: argparse.Namespace,
+    session: SessionHandle,
+    config: Config,
+    permissions: Permissions,
+    cwd: str,
+    resources: Resources,
+) -> Agent:
+    """The agent of a mode without the app (print, JSON, RPC): the flags' MCP servers and hooks."""
+    return create_agent(
+        session,
+        config=config,
+        permissions=permissions,
+        cwd=cwd,
+        resources=resources,
+        extensions=_extensions(args, config, cwd),
+    )
+
+
 def _extensions(args: argparse.Namespace, config: Config, cwd: str) -> Extensions:
     """MCP servers and hooks; this folder's own only with --trust-project or a remembered yes
     (print mode never asks)."""
@@ -407,14 +440,7 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
     if getattr(args, "resume", False):
         return _fail("--resume needs the app; use --session FILE or -c with -p")
     try:
-        config = load_config(
-            provider=args.provider,
-            model=args.model,
-            base_url=args.base_url,
-            thinking=getattr(args, "thinking", None),
-            api=getattr(args, "api", None),
-        )
-        permissions = make_permissions(args, config, from_stdin or steer_stdin)
+        config, permissions = load_settings(args, from_stdin or steer_stdin)
     except (ConfigError, PermissionModeError) as e:
         return _fail(str(e))
     cwd = os.getcwd()
@@ -438,14 +464,7 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        agent = create_agent(
-            session,
-            config=config,
-            permissions=permissions,
-            cwd=cwd,
-            resources=resources,
-            extensions=_extensions(args, config, cwd),
-        )
+        agent = headless_agent(args, session, config, permissions, cwd, resources)
         code = asyncio.run(_main(agent, prompt, steer_stdin, run_turn))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
@@ -458,7 +477,9 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
 __all__ = [
     "TurnRunner",
     "exit_code",
+    "headless_agent",
     "load_and_expand",
+    "load_settings",
     "open_session",
     "report_cut_off",
     "report_end",

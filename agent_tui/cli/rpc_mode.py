@@ -30,10 +30,11 @@ from typing import Literal
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import PermissionModeError, cwd_notice
+from agent_tui.agent.prompt_files import PromptFileError
 from agent_tui.agent.skills import SkillError
 from agent_tui.cli.json_mode import JsonLines
-from agent_tui.cli.print_mode import load_and_expand, make_permissions, open_session
-from agent_tui.config import ConfigError, load_config
+from agent_tui.cli.print_mode import headless_agent, load_and_expand, load_settings, open_session
+from agent_tui.config import ConfigError
 from agent_tui.sdk import Agent, PiEventStream, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.sdk.pi_events import RunKind
@@ -216,12 +217,14 @@ class RpcServer:
                 tools=old.loop.tools,
                 cwd=old.loop.cwd,
                 resources=old.loop.resources,
+                extensions=old.loop.extensions,
             )
         except BaseException:
             new_session.close()
             raise
         agent.loop.model, agent.loop.thinking = old.loop.model, old.loop.thinking
         agent.loop.queue = old.loop.queue
+        old.loop.extensions = None  # the new agent runs them now: closing the old one must not stop them
         await old.aclose()
         old.session.close()
         self.agent = agent
@@ -727,17 +730,16 @@ async def serve(agent: Agent, lines: JsonLines) -> int:
 def run_rpc(args: argparse.Namespace) -> int:
     err = for_terminal(sys.stderr)
     try:
-        config = load_config(
-            provider=args.provider,
-            model=args.model,
-            base_url=args.base_url,
-            thinking=getattr(args, "thinking", None),
-        )
-        permissions = make_permissions(args, config, True)
+        config, permissions = load_settings(args, True)
     except (ConfigError, PermissionModeError) as e:
         print(_redact(str(e) if str(e).startswith("agent-tui") else f"agent-tui: {e}"), file=err)
         return 1
     cwd = os.getcwd()
+    try:
+        resources, _ = load_and_expand(args, config, cwd, "")
+    except (PromptFileError, SkillError) as e:
+        print(_redact(f"agent-tui: {e}"), file=err)
+        return 1
     try:
         session = open_session(args, cwd)
     except StoreError as e:
@@ -754,8 +756,7 @@ def run_rpc(args: argparse.Namespace) -> int:
             return 1
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
-        resources, _ = load_and_expand(args, config, cwd, "")
-        agent = create_agent(session, config=config, permissions=permissions, cwd=cwd, resources=resources)
+        agent = headless_agent(args, session, config, permissions, cwd, resources)
         print(f"agent-tui: rpc on session {session.path}", file=err, flush=True)
         return asyncio.run(serve(agent, JsonLines(sys.stdout.buffer)))
     except StoreError as e:
