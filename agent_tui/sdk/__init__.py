@@ -5,6 +5,7 @@ projection, the agent loop); see docs/SDK.md for examples::
 
     import asyncio
     from agent_tui import create_agent, open_session
+    from agent_tui.sdk import TextDelta
 
     async def main() -> None:
         with open_session("work.jsonl") as session:
