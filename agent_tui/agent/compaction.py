@@ -249,21 +249,31 @@ def preview(
     return plan_compaction(project(session.index), settings, everything=everything)
 
 
-async def compact(
+@dataclass(slots=True)
+class DraftCompaction:
+    """A compaction's summary written by the model but not appended yet (to review or edit first)."""
+
+    plan: CompactionPlan
+    summary: str  # what the model wrote, with the file lists the entry carries
+    usage: JSONObject
+    leaf_id: str | None  # the branch tip the plan was made at: appending elsewhere is refused
+
+
+async def draft_compaction(
     session: Session,
     summarizer: Summarizer,
     settings: CompactionSettings,
     *,
     focus: str | None = None,
     everything: bool = True,
-) -> CompactionOutcome:
-    """Summarize the older part of the active branch and append a ``compaction`` entry.
+) -> DraftCompaction:
+    """Plan a compaction and have the model write its summary; nothing is appended.
 
     ``everything`` (a compaction the user asked for): when the keep budget would keep the whole
     branch, everything before the latest user turn is summarized. Raises NothingToCompact when
     nothing comes before it; the automatic threshold passes False (pi's plan, nothing forced)."""
-    projection = project(session.index)
-    plan = plan_compaction(projection, settings, everything=everything)
+    leaf_id = session.index.leaf_id
+    plan = plan_compaction(project(session.index), settings, everything=everything)
     if plan is None:
         raise NothingToCompact()
     usage: JSONObject = {}
@@ -282,15 +292,45 @@ async def compact(
     else:
         summary, usage = await summarizer.summarize(plan.messages_to_summarize, plan.previous_summary, focus)
     summary += file_lists_text(plan.read_files, plan.modified_files)
+    return DraftCompaction(plan, summary, usage, leaf_id)
+
+
+def append_compaction(
+    session: Session, draft: DraftCompaction, summary: str | None = None
+) -> CompactionOutcome:
+    """Append the draft's ``compaction`` entry, with ``summary`` (an edited one) instead of the
+    model's if given: the same ``firstKeptEntryId``, ``tokensBefore`` and details either way.
+    Raises CompactionError (nothing appended) when the branch moved since the draft was made or
+    the summary is empty."""
+    text = draft.summary if summary is None else summary.strip()
+    if not text:
+        raise CompactionError("the summary is empty; nothing was appended")
+    if session.index.leaf_id != draft.leaf_id:
+        raise CompactionError("the branch changed since the summary was written; nothing was appended")
+    projection = project(session.index)
     system = current_system_message([m.message for m in projection.messages if m.role == "system"])
     fields = compaction_fields(
-        plan, summary, {**system, "timestamp": now_ms()} if system is not None else None
+        draft.plan, text, {**system, "timestamp": now_ms()} if system is not None else None
     )
-    fields["usage"] = usage
+    fields["usage"] = draft.usage
     entry = session.append(fields)
     # what the next request carries now: the figure the panel shows and the preview estimated
     after = context_tokens(project(session.index))
-    return CompactionOutcome(entry, plan, after.tokens)
+    return CompactionOutcome(entry, draft.plan, after.tokens)
+
+
+async def compact(
+    session: Session,
+    summarizer: Summarizer,
+    settings: CompactionSettings,
+    *,
+    focus: str | None = None,
+    everything: bool = True,
+) -> CompactionOutcome:
+    """Summarize the older part of the active branch and append a ``compaction`` entry
+    (:func:`draft_compaction` then :func:`append_compaction`)."""
+    draft = await draft_compaction(session, summarizer, settings, focus=focus, everything=everything)
+    return append_compaction(session, draft)
 
 
 def undo_compaction(session: Session) -> Entry:

@@ -25,7 +25,7 @@ from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
 from agent_tui.store.session import BRANCH_MARKER, Session
-from agent_tui.tui import surgery_actions
+from agent_tui.tui import compaction_review, surgery_actions
 from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
@@ -601,8 +601,9 @@ class SessionActions:
 
     # -- compaction -----------------------------------------------------------------
 
-    def compact(self, focus: str | None = None) -> None:
-        """Fold older history into a summary (the model writes it), optionally with focus instructions."""
+    def compact(self, focus: str | None = None, *, review: bool = False) -> None:
+        """Fold older history into a summary (the model writes it), optionally with focus instructions;
+        ``review``: the summary opens in an editor first and applies only when saved."""
         app = self.app
         if not self.can_append():
             return
@@ -623,19 +624,22 @@ class SessionActions:
                 self._compact_prompted = False
                 app.panel.preview_fold(set())
                 if value is not None:
-                    self.compact(value)
+                    self.compact(value, review=prompt.alternate_chosen)
 
-            app.push_screen(
-                PromptScreen(
-                    "Compact the context",
-                    "",
-                    "optional focus, e.g. keep the parser details",
-                    hint=preview + "\nEnter compacts (with the focus text, if any) · Escape cancels",
-                ),
-                done,
+            prompt = PromptScreen(
+                "Compact the context",
+                "",
+                "optional focus, e.g. keep the parser details",
+                hint=preview + "\nEnter compacts (with the focus text, if any) · Ctrl+R shows the "
+                "summary to review and edit first · Escape cancels",
+                alternate="ctrl+r",
             )
+            app.push_screen(prompt, done)
             return
         app.panel.preview_fold(set())
+        if review:
+            compaction_review.review(self, (focus or "").strip() or None)
+            return
         try:
             turns = app.turns_for_session()
         except AgentUnavailable as e:

@@ -1,4 +1,7 @@
-"""A one-line prompt: Enter accepts, Escape cancels (dismisses with None)."""
+"""A one-line prompt: Enter accepts, Escape cancels (dismisses with None).
+
+With an ``alternate`` key, that key also accepts the text, and :attr:`PromptScreen.alternate_chosen`
+says it was the one pressed (a second way to go on, e.g. reviewing a summary before compacting)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,23 @@ from agent_tui.tui.widgets.inert_lines import InertInput
 class PromptScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
 
-    def __init__(self, title: str, value: str = "", placeholder: str = "", hint: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        value: str = "",
+        placeholder: str = "",
+        hint: str = "",
+        *,
+        alternate: str | None = None,
+    ) -> None:
         super().__init__(classes="modal")
         self.title_text = title
         self.value = value
         self.placeholder = placeholder
         self.hint = hint
+        self.alternate_chosen = False
+        if alternate is not None:
+            self._bindings.bind(alternate, "alternate", "Alternate", show=False, priority=True)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -43,6 +57,10 @@ class PromptScreen(ModalScreen[str | None]):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value)
+
+    def action_alternate(self) -> None:
+        self.alternate_chosen = True
+        self.dismiss(self.query_one(Input).value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,112 @@
+"""A compaction reviewed before it applies: the model writes the summary (nothing is appended), an
+editor shows it with a live token count, and saving appends the ``compaction`` entry with the
+edited text (the plan's ``firstKeptEntryId``, ``tokensBefore`` and details, as the unreviewed
+one would have). Escape appends nothing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_tui.agent.compaction import (
+    CompactionError,
+    CompactionOutcome,
+    DraftCompaction,
+    NothingToCompact,
+    Summarizer,
+    append_compaction,
+    draft_compaction,
+)
+from agent_tui.projection.compaction import CompactionSettings, tokens_after_compaction
+from agent_tui.projection.tokens import estimate_text
+from agent_tui.store.errors import StoreError
+from agent_tui.store.session import Session
+from agent_tui.tui.agent_bridge import AgentUnavailable
+from agent_tui.tui.screens.editor import EditorScreen
+
+if TYPE_CHECKING:
+    from agent_tui.tui.session_actions import SessionActions
+
+CANCELLED = "Compaction cancelled: nothing was appended."
+
+
+def review(actions: SessionActions, focus: str | None) -> None:
+    """Have the model write the summary (in a worker), then open the editor on it."""
+    app = actions.app
+    if not actions.can_append():
+        return
+    try:
+        turns = app.turns_for_session()
+    except AgentUnavailable as e:
+        actions.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+        return
+    make_summarizer = getattr(turns, "summarizer", None)
+    if not callable(make_summarizer):
+        actions.notify("This agent cannot compact.", severity="warning")
+        return
+    get_settings = getattr(turns, "compaction_settings", None)
+    settings = get_settings() if callable(get_settings) else CompactionSettings()
+    app.run_worker(_draft(actions, make_summarizer(), settings, focus), exit_on_error=False)
+
+
+async def _draft(
+    actions: SessionActions, summarizer: Summarizer, settings: CompactionSettings, focus: str | None
+) -> None:
+    app = actions.app
+    app.busy = True
+    app.set_notice("Writing the summary to review…")
+    try:
+        draft = await draft_compaction(app.ensure_session(), summarizer, settings, focus=focus)
+    except NothingToCompact as e:
+        actions.notify(str(e), title="compact", markup=False)
+        return
+    except CompactionError as e:
+        actions.notify(f"compacting failed: {e}", severity="error", timeout=10, markup=False)
+        return
+    finally:
+        app.busy = False
+        app.set_notice("")
+    open_editor(actions, draft)
+
+
+def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
+    """The editor on the draft's summary; Ctrl+S appends the compaction, Escape appends nothing."""
+    app = actions.app
+    after = tokens_after_compaction(app.projection, draft.plan, draft.summary)
+    written = estimate_text(draft.summary)
+
+    def count(value: str) -> str:
+        tokens = estimate_text(value.strip())
+        return (
+            f"{tokens:,} tokens (the model wrote {written:,}) · context "
+            f"{draft.plan.tokens_before:,} → about {after - written + tokens:,}"
+        )
+
+    async def done(value: str | None) -> None:
+        if value is None:
+            actions.notify(CANCELLED, title="compact")
+            return
+        outcome: list[CompactionOutcome] = []
+
+        def run(session: Session) -> None:
+            try:
+                outcome.append(append_compaction(session, draft, value))
+            except CompactionError as e:
+                raise StoreError(str(e)) from e
+
+        if await actions.append(run):
+            edited = " (edited)" if value.strip() != draft.summary else ""
+            actions.notify(
+                f"Compacted with the reviewed summary{edited}: context {draft.plan.tokens_before:,} → "
+                f"{outcome[0].tokens_after:,} tokens (/uncompact undoes it).",
+                title="compact",
+            )
+
+    app.push_screen(
+        EditorScreen(
+            f"Review the summary: folds {len(draft.plan.summarized_entry_ids)} entries, "
+            f"keeps {len(draft.plan.kept_entry_ids)}",
+            draft.summary,
+            counter=count,
+        ),
+        done,
+    )

@@ -1,0 +1,142 @@
+"""Pilot tests of a compaction reviewed before it applies: Ctrl+G, then Ctrl+R in the preview has the
+model (the fake server) write the summary, an editor shows it with a live token count, saving
+appends the compaction with the edited text and Escape appends nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import TextArea
+
+from agent_tui.agent.compaction import Summarizer, preview
+from agent_tui.agent.loop import make_provider
+from agent_tui.projection.compaction import CompactionSettings
+from agent_tui.projection.tokens import estimate_text
+from agent_tui.providers.base import Provider
+from agent_tui.store.session import Session
+from agent_tui.tui.app import AgentTuiApp
+from agent_tui.tui.compaction_review import CANCELLED
+from agent_tui.tui.screens.editor import EditorScreen
+from agent_tui.tui.screens.prompt import PromptScreen
+from tests.support.agent_support import make_config
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.pilot import notices, panel_rows, wait_for
+from tests.support.session_builder import Builder, assistant, user
+from tests.support.tui_fixtures import SIZE, ScriptedFactory, ScriptedTurns, make_app, reopen
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
+
+MODEL_SUMMARY = "## Goal\nfix the parser"
+EDITED = "## Goal\nfix the parser (edited by hand, with the details that matter to the user)"
+
+
+def _session(tmp_path: Path) -> Path:
+    b = Builder()
+    b.message(user("fix the parser"))  # e0001
+    b.message(assistant("the bug is the missing strip"))  # e0002
+    b.message(user("now add a test"))  # e0003
+    b.message(assistant("added test_parse_strips"))  # e0004
+    return b.write(tmp_path / "s.jsonl")
+
+
+def _factory(server: FakeModelServer) -> tuple[ScriptedFactory, Provider]:
+    provider = make_provider(make_config(server))
+
+    class Turns(ScriptedTurns):
+        def summarizer(self) -> Summarizer:
+            return Summarizer(provider, "claude-sonnet-4-5")
+
+        def compaction_settings(self) -> CompactionSettings:
+            return CompactionSettings()
+
+    class Factory(ScriptedFactory):
+        def __call__(self, session: Session, choice: object) -> ScriptedTurns:
+            turns = Turns(session)
+            self.turns.append(turns)
+            return turns
+
+    return Factory(), provider
+
+
+def _entries(path: Path) -> list[dict[str, object]]:
+    with reopen(path) as session:
+        return [dict(e.data) for e in session.index.entries]
+
+
+async def _open_review(pilot: Pilot[None], app: AgentTuiApp) -> EditorScreen:
+    await pilot.press("ctrl+g")
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "compaction preview")
+    prompt = app.screen
+    assert isinstance(prompt, PromptScreen) and "Ctrl+R" in prompt.hint
+    await pilot.press(*"parser")
+    await pilot.press("ctrl+r")
+    await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen), "the summary editor")
+    editor = app.screen
+    assert isinstance(editor, EditorScreen)
+    return editor
+
+
+async def test_review_edit_and_apply_the_summary(server: FakeModelServer, tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    with reopen(path) as session:
+        plan = preview(session, CompactionSettings())
+    assert plan is not None
+    factory, provider = _factory(server)
+    server.push(anthropic_stream(text(MODEL_SUMMARY)))
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await _open_review(pilot, app)
+        assert len(_entries(path)) == 4  # the model wrote the summary; nothing was appended yet
+        area = editor.query_one(TextArea)
+        assert area.text.startswith(MODEL_SUMMARY)
+        assert "Additional focus: parser" in str(server.requests[0].body)
+        before = editor.count_text
+        assert "tokens (the model wrote" in before
+        area.text = EDITED
+        await wait_for(pilot, lambda: editor.count_text != before, "the count follows the edit")
+        assert editor.count_text.startswith(f"{estimate_text(EDITED):,} tokens")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: _entries(path)[-1]["type"] == "compaction", "compaction appended")
+        entry = _entries(path)[-1]
+        assert entry["summary"] == EDITED
+        assert entry["firstKeptEntryId"] == plan.first_kept_entry_id == "e0003"
+        assert entry["tokensBefore"] == plan.tokens_before
+        assert entry["details"] == {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
+        assert len(_entries(path)) == 5
+        await wait_for(
+            pilot, lambda: "edited by hand" in str(app.projection.messages[0].message), "the projection"
+        )
+        assert any("(compactionSummary)" in r for r in panel_rows(app))
+        assert any("[compaction]" in x for x in app.session_tree.visible_labels())
+        assert any("Compacted with the reviewed summary (edited)" in n for n in notices(app))
+    await provider.aclose()
+
+
+async def test_escape_in_the_review_appends_nothing(server: FakeModelServer, tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    factory, provider = _factory(server)
+    server.push(anthropic_stream(text(MODEL_SUMMARY)))
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_review(pilot, app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: CANCELLED in notices(app), "the cancel line")
+        assert not isinstance(app.screen, EditorScreen)
+        assert len(_entries(path)) == 4 and len(server.requests) == 1
+        assert not app.busy
+    await provider.aclose()
+
+
+async def test_plain_enter_still_compacts_without_a_review(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    factory = ScriptedFactory()
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "compaction preview")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: _entries(path)[-1]["type"] == "compaction", "compaction appended")
+        assert not isinstance(app.screen, EditorScreen)
+        assert factory.turns[0].focuses == [None]
