@@ -85,7 +85,7 @@ from agent_tui.projection.compaction import (
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
-from agent_tui.projection.tokens import estimate_message
+from agent_tui.projection.tokens import estimate_message, estimate_request
 from agent_tui.projection.window import fit_output, learned_window, window_entry
 from agent_tui.projection.wire import route_for
 from agent_tui.providers import events as pe
@@ -562,7 +562,13 @@ class AgentLoop:
 
     def compaction_settings(self) -> CompactionSettings:
         """The configured settings for this model, fitted to its window (keep and reserve capped)."""
-        return fit_to_window(self.config.compaction_settings(self.model), self.context_window())
+        return self._fitted(self.context_window())
+
+    def _fitted(self, window: int) -> CompactionSettings:
+        """The configured settings fitted to ``window``, the keep budget a share of what the system
+        prompt and tools leave of it."""
+        system = [m for m in self.projection().messages if m.role == "system"]
+        return fit_to_window(self.config.compaction_settings(self.model), window, estimate_request(system))
 
     def context_usage(self) -> tuple[int, int]:
         """(tokens of the next request, the window it must fit)."""
@@ -657,11 +663,13 @@ class AgentLoop:
                 {"type": "context_edit", "targetId": outcome.entry_id, "replacement": None}, emit
             )
         window = await self._learn_window(overflow, refused, emit)
-        settings = fit_to_window(self.config.compaction_settings(self.model), window or refused)
+        settings = self._fitted(window or refused)
         limit = compaction_threshold(window, settings) if window else int(refused * 0.8)
         error = outcome.error or "the request is too long for the model"
         if last_try:
             return f"{error}; still too long after compacting {MAX_OVERFLOW_RETRIES - 1} times"
+        if window is not None and overflow.prompt_tokens is not None and overflow.prompt_tokens <= limit:
+            return None  # the prompt fits: the completion did not (vLLM, OpenAI); now it is fitted too
         keep = settings.keep_recent_tokens
         for round_ in range(MAX_FIT_ROUNDS):
             tokens = context_tokens(self.projection()).tokens

@@ -57,10 +57,14 @@ KEEP_SHARE = 0.4
 RESERVE_SHARE = 0.25
 
 
-def fit_to_window(settings: CompactionSettings, context_window: int) -> CompactionSettings:
-    """The settings for a window: keep = min(keep_recent_tokens, 40% of it), reserve = min(reserve_tokens,
-    25% of it). The same as ``settings`` for any window of 80,000 tokens or more at the defaults."""
-    keep = min(settings.keep_recent_tokens, max(1, int(context_window * KEEP_SHARE)))
+def fit_to_window(
+    settings: CompactionSettings, context_window: int, fixed_tokens: int = 0
+) -> CompactionSettings:
+    """The settings for a window: keep = min(keep_recent_tokens, 40% of what the system prompt and
+    tools (``fixed_tokens``) leave of it), reserve = min(reserve_tokens, 25% of it). The same as
+    ``settings`` for any window of 80,000 tokens or more at the defaults."""
+    room = max(1, context_window - max(0, fixed_tokens))
+    keep = min(settings.keep_recent_tokens, max(1, int(room * KEEP_SHARE)))
     reserve = min(settings.reserve_tokens, max(0, int(context_window * RESERVE_SHARE)))
     if keep == settings.keep_recent_tokens and reserve == settings.reserve_tokens:
         return settings
