@@ -1,4 +1,6 @@
-"""``agent-tui compact FILE [--focus TEXT] [--preview] [--undo]``: compaction from the command line."""
+"""``agent-tui compact FILE [--focus TEXT] [--preview | --undo | --review]``: compaction from the
+command line (``--review``: the model's summary is printed and opened in ``$VISUAL`` / ``$EDITOR``;
+what the file holds when the editor exits is the summary appended)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from agent_tui.store.errors import StoreError
 from agent_tui.terminal_text import visible
 
 if TYPE_CHECKING:
+    from agent_tui.agent.compaction import CompactionOutcome, DraftCompaction
     from agent_tui.store.session import Session
 
 
@@ -24,6 +27,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     action.add_argument(
         "--undo", action="store_true", help="continue from the entry before the latest compaction"
+    )
+    action.add_argument(
+        "--review",
+        action="store_true",
+        help="print the model's summary and edit it in $VISUAL / $EDITOR before it is appended "
+        "(an editor that fails, or an empty file, appends nothing)",
     )
     p.add_argument("--provider", choices=registry.NAMES)
     p.add_argument("--model")
@@ -61,6 +70,7 @@ def _run(args: argparse.Namespace) -> int:
         CompactionError,
         NothingToCompact,
         compact,
+        draft_compaction,
         estimated_after,
         preview,
         undo_compaction,
@@ -75,6 +85,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.range_from is not None:
             if args.undo:
                 _print("agent-tui: undo a range with `agent-tui edit FILE RECORD --undo`", file=sys.stderr)
+                return 2
+            if args.review:
+                _print("agent-tui: --review is for a whole compaction, not a range", file=sys.stderr)
                 return 2
             return _run_range(session, args)
         if args.undo:
@@ -140,13 +153,14 @@ def _run(args: argparse.Namespace) -> int:
         settings = fit_to_window(settings, window or lookup(model).context_window)
 
         async def go() -> int:
+            summarizer = Summarizer(provider, model, config.retry, context_window=window)
             try:
-                outcome = await compact(
-                    session,
-                    Summarizer(provider, model, config.retry, context_window=window),
-                    settings,
-                    focus=args.focus,
-                )
+                if args.review:
+                    outcome = _reviewed(
+                        session, await draft_compaction(session, summarizer, settings, focus=args.focus)
+                    )
+                else:
+                    outcome = await compact(session, summarizer, settings, focus=args.focus)
             except NothingToCompact as e:  # what was asked is already the case: not a failure
                 _print(str(e))
                 return 0
@@ -162,6 +176,20 @@ def _run(args: argparse.Namespace) -> int:
             return 0
 
         return asyncio.run(go())
+
+
+def _reviewed(session: Session, draft: DraftCompaction) -> CompactionOutcome:
+    """The draft's summary printed, then edited in ``$VISUAL`` / ``$EDITOR``, then appended."""
+    from agent_tui.agent.compaction import CompactionError, append_compaction
+    from agent_tui.tui.external_editor import EditorError, edit_text, editor_command
+
+    _print(draft.summary)
+    sys.stdout.flush()
+    try:
+        edited = edit_text(draft.summary, editor_command())
+    except EditorError as e:
+        raise CompactionError(f"{e}; nothing was appended") from None
+    return append_compaction(session, draft, edited)
 
 
 def _run_range(session: Session, args: argparse.Namespace) -> int:
