@@ -78,7 +78,7 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
         tokens = estimate_text(value.strip())
         return (
             f"{tokens:,} tokens (the model wrote {written:,}) · context "
-            f"{draft.plan.tokens_before:,} → about {after - written + tokens:,}"
+            f"{draft.plan.tokens_before:,} → ≈{after - written + tokens:,}"
         )
 
     async def done(value: str | None) -> None:

@@ -630,8 +630,8 @@ class SessionActions:
                 "Compact the context",
                 "",
                 "optional focus, e.g. keep the parser details",
-                hint=preview + "\nEnter compacts (with the focus text, if any) · Ctrl+R shows the "
-                "summary to review and edit first · Escape cancels",
+                hint=preview + "\nEnter compacts (with the focus text, if any) · Escape cancels"
+                "\nCtrl+R: the summary opens in an editor first, to review and edit",
                 alternate="ctrl+r",
             )
             app.push_screen(prompt, done)
