@@ -48,12 +48,38 @@ def select_in_tree(tmux: Tmux, entry_id: str) -> None:
         tmux.wait(
             lambda s, before=before: (m := _SELECTED.findall(s)) != [] and m[-1] != before,  # type: ignore[misc]
             "the cursor to move",
-            timeout=5,
+            timeout=20,
         )
     raise AssertionError(f"could not select {entry_id}")
 
 
-def wait_until(condition: Callable[[], bool], what: str, timeout: float = 20) -> None:
+def branch_at(tmux: Tmux, path: Path, entry_id: str, attempts: int = 3) -> None:
+    """Select ``entry_id`` in the tree and press Enter until the branch marker under it is in the file.
+
+    The preview names the selection a moment after the cursor rests; on a loaded machine the views'
+    refresh at the end of a turn can still put the cursor back on the leaf after that, and Enter
+    there only says "Already there". So: select again and press Enter again (a second Enter on the
+    entry writes no second marker)."""
+
+    def marked() -> bool:
+        return any(
+            e.get("customType") == BRANCH_MARKER and e.get("parentId") == entry_id for e in entries(path)
+        )
+
+    for _ in range(attempts):
+        select_in_tree(tmux, entry_id)
+        tmux.keys("Enter")
+        try:
+            wait_until(marked, "the branch marker", timeout=30)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(
+        f"no branch marker under {entry_id} after {attempts} tries; the screen:\n{tmux.screen()}"
+    )
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -178,9 +204,8 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         tmux.wait(lambda s: "streaming…" not in s, "the turn to end")
 
         # 3. select the first reply in the tree and continue from it: a branch
-        select_in_tree(tmux, first_reply["id"])
-        tmux.keys("Enter")
-        wait_until(lambda: entries(path)[-1].get("customType") == BRANCH_MARKER, "the branch marker")
+        branch_at(tmux, path, first_reply["id"])
+        assert entries(path)[-1].get("customType") == BRANCH_MARKER
         assert entries(path)[-1]["parentId"] == first_reply["id"]
         tmux.wait_text("⑂1")  # the tree marks the fork at the first reply
         tmux.keys("F2")

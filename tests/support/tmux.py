@@ -51,7 +51,7 @@ class Tmux:
     def stop(self) -> None:
         subprocess.run([self.tmux or "tmux", "kill-session", "-t", self.name], capture_output=True)
 
-    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20) -> str:
+    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 60) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -61,5 +61,5 @@ class Tmux:
             time.sleep(0.05)
         raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
 
-    def wait_text(self, text: str, timeout: float = 20) -> str:
+    def wait_text(self, text: str, timeout: float = 60) -> str:
         return self.wait(lambda s: text in s, repr(text), timeout)
