@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -201,8 +199,8 @@ def test_search_command(library_dir: Path, tmp_path: Path) -> None:
     assert (tmp_path / "home" / "index" / "library-v4.sqlite3").exists()  # the cache lives in the data dir
 
 
-def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
-    """300 sessions: every prefix of a query answers well within a keystroke (see bench/search_bench.py)."""
+def test_every_prefix_of_a_query_over_300_sessions_answers(tmp_path: Path) -> None:
+    """300 sessions, searched as the query is typed (how fast: bench/search_bench.py, not a test)."""
     folder = tmp_path / "lib"
     folder.mkdir()
     for n in range(300):
@@ -214,24 +212,12 @@ def test_search_keeps_up_with_typing(tmp_path: Path) -> None:
         b.message(tool_result(f"c{n}", f"{n} passed\nwarning: deprecated_call_{n % 11}", name="bash"))
         b.write(folder / f"{n:04d}.jsonl")
     with make(folder, tmp_path / "db.sqlite3") as lib:
-        started = time.perf_counter()
         lib.refresh()
-        indexing = time.perf_counter() - started
         query = "module_5 deprecated_call_3"
-        keystrokes: list[float] = []
         for i in range(1, len(query) + 1):
-            started = time.perf_counter()
-            hits = lib.search(query[:i], limit=20)
-            keystrokes.append(time.perf_counter() - started)
+            hits = lib.search(query[:i], limit=20)  # each keystroke's search, as the picker runs it
         # words, not phrases: module_5 + deprecated_call_3 (190) and module_3 + deprecated_call_5 (225)
         assert {Path(h.session.path).name for h in hits} == {"0190.jsonl", "0225.jsonl"}
-        # The index answers, not the files: a keystroke costs a fraction of reading them all once
-        # (about 1/10 at worst, 1/30 typically). The median, against the same machine's indexing
-        # time, holds on a loaded machine; the absolute figures are bench/search_bench.py's.
-        typical = statistics.median(keystrokes)
-        assert typical < indexing / 4, (
-            f"a keystroke took {typical * 1000:.0f} ms, indexing {indexing * 1000:.0f} ms"
-        )
 
 
 def test_a_rewritten_file_is_indexed_again(library_dir: Path, tmp_path: Path) -> None:
