@@ -5,6 +5,7 @@ share: a fake model server, and agent harnesses on it. A module may override the
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -116,6 +117,24 @@ def _home(_session_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         home = tmp_path_factory.mktemp("home")
         isolate_home(mp, home)
         yield home
+
+
+@pytest.fixture(autouse=True)
+def _model_tables_restored() -> Iterator[None]:
+    """The model and price tables are process-wide (the config's ``[models]`` and windows learned
+    from a server are registered there): each test starts from the built-in ones, so a window one
+    test's fake server reported never becomes another test's model."""
+    from agent_tui.projection import models, pricing
+
+    saved_models, saved_prices = dict(models.MODELS), dict(pricing.PRICES)
+    yield
+    models.MODELS.clear()
+    models.MODELS.update(saved_models)
+    pricing.PRICES.clear()
+    pricing.PRICES.update(saved_prices)
+    loop = sys.modules.get("agent_tui.agent.loop")
+    if loop is not None:
+        loop._ASKED.clear()  # servers asked for a window, once per process
 
 
 @pytest.fixture
