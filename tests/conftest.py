@@ -4,8 +4,11 @@ share: a fake model server, and agent harnesses on it. A module may override the
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -77,7 +80,21 @@ FOREIGN_NAMES = ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "TMUX", "TMUX_PANE"
 FOREIGN = frozenset(k for k in os.environ if k.startswith(FOREIGN_PREFIXES) or k in FOREIGN_NAMES)
 
 
-def isolate_home(mp: pytest.MonkeyPatch, home: Path) -> None:
+@contextlib.contextmanager
+def isolated_home(home: Path) -> Iterator[Path]:
+    """The environment below for as long as the block runs, then back as it was."""
+    with pytest.MonkeyPatch.context() as mp:
+        # tmux's socket path must fit a Unix socket's ~107 bytes: a long temp root gets a short folder
+        tmux = None if len(str(home)) < 70 else Path(tempfile.mkdtemp(prefix="tmux-", dir="/tmp"))
+        try:
+            isolate_home(mp, home, tmux or home)
+            yield home
+        finally:
+            if tmux is not None:
+                shutil.rmtree(tmux, ignore_errors=True)
+
+
+def isolate_home(mp: pytest.MonkeyPatch, home: Path, tmux: Path) -> None:
     """Point HOME, the XDG folders and tmux's socket folder at ``home`` (fresh, empty) and drop the
     variables above: agent-tui, git, tmux, Chromium, node and every subprocess a test starts with
     ``os.environ`` find an empty user (no ``~/.pi``, ``~/.claude``, ``~/.claude.json``, ``~/.agents``,
@@ -94,7 +111,7 @@ def isolate_home(mp: pytest.MonkeyPatch, home: Path) -> None:
         mp.setenv(name, str(home / sub))
     # tmux's server is per socket and keeps the environment it started with: one of the test's own
     # (never the developer's, nor one a previous test started with another HOME).
-    mp.setenv("TMUX_TMPDIR", str(home))
+    mp.setenv("TMUX_TMPDIR", str(tmux))
     # git commits need a name; the developer's ~/.gitconfig is not read any more.
     for role in ("AUTHOR", "COMMITTER"):
         mp.setenv(f"GIT_{role}_NAME", "agent-tui tests")
@@ -104,18 +121,14 @@ def isolate_home(mp: pytest.MonkeyPatch, home: Path) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The home the session- and module-scoped fixtures run in (they start before any test's own)."""
-    with pytest.MonkeyPatch.context() as mp:
-        home = tmp_path_factory.mktemp("home-session")
-        isolate_home(mp, home)
+    with isolated_home(tmp_path_factory.mktemp("home-session")) as home:
         yield home
 
 
 @pytest.fixture(autouse=True)
 def _home(_session_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Every test's own empty home (outside its ``tmp_path``, which stays the test's to fill)."""
-    with pytest.MonkeyPatch.context() as mp:
-        home = tmp_path_factory.mktemp("home")
-        isolate_home(mp, home)
+    with isolated_home(tmp_path_factory.mktemp("home")) as home:
         yield home
 
 
