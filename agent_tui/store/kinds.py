@@ -53,40 +53,71 @@ class KindInfo:
     chat_class: str  # the chat's CSS class for it: user, summary, note
     in_chat: bool  # False: only the tree shows it
     line: Callable[[dict[str, Any]], str]  # what it says, from its JSON object (first line is shown)
+    tree_name: str  # the tree's lead for it: "summary", "model", "note"
 
 
 def kind_info(kind: EntryType) -> KindInfo:
     match kind:
         case "message":
-            return KindInfo("Message", "block", "", "note", True, _message_line)
+            return KindInfo("Message", "block", "", "note", True, _message_line, tree_name="message")
         case "compaction":
-            return KindInfo("Compaction", "block", "", "summary", True, _summary_line)
+            return KindInfo("Compaction", "block", "", "summary", True, _summary_line, tree_name="summary")
         case "branch_summary":
-            return KindInfo("Branch summary", "block", "", "summary", True, _summary_line)
+            return KindInfo(
+                "Branch summary", "block", "", "summary", True, _summary_line, tree_name="branch summary"
+            )
         case "custom_message":
             return KindInfo(
-                "Custom message", "block", "", "user", True, lambda d: _content_line(d.get("content"))
+                "Custom message",
+                "block",
+                "",
+                "user",
+                True,
+                lambda d: _content_line(d.get("content")),
+                tree_name="note",
             )
         case "context_edit":
-            return KindInfo("Edit", "event", "✎ edit", "note", True, _edit_line)
+            return KindInfo("Edit", "event", "✎ edit", "note", True, _edit_line, tree_name="edit")
         case "label":
-            return KindInfo("Label", "event", "# label", "note", True, _label_line)
+            return KindInfo("Label", "event", "# label", "note", True, _label_line, tree_name="label")
         case "session_info":
-            return KindInfo("Name", "event", "✦ session", "note", True, lambda d: f"name: {d.get('name')}")
+            return KindInfo(
+                "Name",
+                "event",
+                "✦ session",
+                "note",
+                True,
+                lambda d: f"name: {d.get('name')}",
+                tree_name="session",
+            )
         case "model_change":
             return KindInfo(
-                "Model", "event", "⚙ model", "note", True, lambda d: f"{d.get('provider')}/{d.get('modelId')}"
+                "Model",
+                "event",
+                "⚙ model",
+                "note",
+                True,
+                lambda d: f"{d.get('provider')}/{d.get('modelId')}",
+                tree_name="model",
             )
         case "thinking_level_change":
             return KindInfo(
-                "Thinking level", "event", "⚙ thinking", "note", True, lambda d: str(d.get("thinkingLevel"))
+                "Thinking level",
+                "event",
+                "⚙ thinking",
+                "note",
+                True,
+                lambda d: str(d.get("thinkingLevel")),
+                tree_name="thinking",
             )
         case "pin":
-            return KindInfo("Pin", "event", "⚲", "note", True, _pin_line)
+            return KindInfo("Pin", "event", "⚲", "note", True, _pin_line, tree_name="pin")
         case "usage":
-            return KindInfo("Usage", "event", "usage", "note", False, lambda d: "")
+            return KindInfo("Usage", "event", "usage", "note", False, lambda d: "", tree_name="usage")
         case "custom":
-            return KindInfo("Extension state", "event", "custom", "note", True, _custom_line)
+            return KindInfo(
+                "Extension state", "event", "custom", "note", True, _custom_line, tree_name="custom"
+            )
         case _:
             assert_never(kind)
 

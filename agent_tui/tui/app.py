@@ -80,13 +80,14 @@ from agent_tui.tui.screens.trust import ask_trust
 from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.surgery_actions import span_preview_lines
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
+from agent_tui.tui.tree_state import TreeState
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel, TokenCache, build_panel_model
 from agent_tui.tui.widgets.queue_view import QueueView
-from agent_tui.tui.widgets.session_tree import SessionTree, TreeState
+from agent_tui.tui.widgets.session_tree import SessionTree
 
 DEFAULT_THEME = "agent-dark"
 BACKGROUND_PANEL_MESSAGES = 2000

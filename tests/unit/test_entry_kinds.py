@@ -31,7 +31,7 @@ def test_every_known_type_has_an_entry_model_and_a_row_in_the_table() -> None:
     assert {entries._discriminate({"type": t}) for t in KNOWN_TYPES} == KNOWN_TYPES
     for kind in get_args(EntryType):
         info = kind_info(kind)
-        assert info.title and info.look in ("block", "event") and info.chat_class
+        assert info.title and info.look in ("block", "event") and info.chat_class and info.tree_name
 
 
 @pytest.mark.parametrize(

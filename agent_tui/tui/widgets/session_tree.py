@@ -13,7 +13,6 @@ Labels are rendered from the index only when a line is painted.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.style import Style
@@ -24,14 +23,14 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from agent_tui.projection.context import Projection, Status
+from agent_tui.projection.context import Status
 from agent_tui.projection.describe import first_line, is_permission, kind
-from agent_tui.projection.surgery import edit_authors
-from agent_tui.store.index import SessionIndex
+from agent_tui.store.kinds import entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.symbols import SYMBOLS
+from agent_tui.tui.tree_state import TreeItem, TreeState, other_roots
 
 FLAT_TAIL = 200
 RANGE_SIZE = 500
@@ -42,55 +41,6 @@ _STATUS_BADGES = {
     Status.RESTORED: ("restored", "success"),
     Status.SUMMARY: ("summary", "accent"),
 }
-
-
-@dataclass(slots=True, eq=False)
-class TreeItem:
-    """What a node stands for: an entry, a folded range of a run, or another branch of a fork."""
-
-    kind: str  # "entry" | "range" | "branch" | "cycle"
-    entry_id: str | None = None
-    next_id: str | None = None  # entry: the child that continues its run (shown below it, not nested)
-    ids: tuple[str, ...] = ()  # range: the entries folded into it; cycle: where each cycle is cut
-    loaded: bool = False
-
-    @property
-    def key(self) -> str:
-        if self.kind in ("range", "cycle"):
-            return f"{self.kind}:{self.ids[0] if self.ids else ''}"
-        return f"{self.kind}:{self.entry_id}"
-
-
-@dataclass(slots=True)
-class TreeState:
-    """What the labels need from the store and the projection."""
-
-    index: SessionIndex
-    active: set[str] = field(default_factory=set)
-    status: dict[str, Status] = field(default_factory=dict)
-    summarized: set[str] = field(default_factory=set)
-    leaf_id: str | None = None
-    path: list[Entry] = field(default_factory=list)  # the active path, root first
-    authors: dict[str, str] = field(default_factory=dict)  # context_edit id -> who made it (a surgery's)
-
-    @classmethod
-    def build(cls, index: SessionIndex, projection: Projection) -> TreeState:
-        status = {ce.entry.id: ce.status for ce in projection.entries}
-        made_by = edit_authors(projection.path)
-        authors = {edit_id: who for edit_id, (who, _, _) in made_by.items()}
-        if made_by:  # an edited entry shows who made the edit that decides it
-            for ce in projection.entries:
-                if ce.edit_id is not None and ce.edit_id in made_by:
-                    authors[ce.entry.id] = made_by[ce.edit_id][0]
-        return cls(
-            index,
-            {e.id for e in projection.path},
-            status,
-            set(projection.summarized_ids),
-            projection.leaf_id,
-            list(projection.path),
-            authors,
-        )
 
 
 class SessionTree(Tree[TreeItem]):
@@ -219,7 +169,7 @@ class SessionTree(Tree[TreeItem]):
         cuts = [e.id for e in index.cycle_roots() if e.id not in state.active]
         if cuts:  # entries no root reaches: shown under one group, so nothing in the file is invisible
             self._add_item(self.root, TreeItem("cycle", ids=tuple(cuts)))
-        for root in _other_roots(index, main_root):
+        for root in other_roots(index, main_root):
             self._add_item(self.root, TreeItem("branch", root.id))
         self._add_run(self.root, line)
         target = cursor_id if cursor_id is not None else state.leaf_id
@@ -511,21 +461,6 @@ class SessionTree(Tree[TreeItem]):
         return size or 0
 
 
-def _other_roots(index: SessionIndex, main_root: str | None) -> list[Entry]:
-    """Entries without a parent, or whose parent is missing, other than the active path's root.
-
-    (``SessionIndex.roots`` also breaks parent cycles, but walks the whole tree after every
-    append; the tree shows cycles under their own group, from ``SessionIndex.cycle_roots``.)"""
-    by_id = index.by_id
-    roots = [e for e in index.children.get(None, ()) if e.id != main_root]
-    roots.extend(
-        e
-        for e in index.entries
-        if e.parent_id is not None and e.parent_id not in by_id and e.id != main_root and by_id.get(e.id) is e
-    )
-    return roots
-
-
 def _is_marker(entry: Entry) -> bool:
     return entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER
 
@@ -541,15 +476,6 @@ def _describe(entry: Entry) -> str:
         return line or f"({k})"
     if entry.type == "message" and k == "toolResult":
         return line or "tool result"
-    names = {
-        "compaction": "summary",
-        "branch_summary": "branch summary",
-        "context_edit": "edit",
-        "label": "label",
-        "model_change": "model",
-        "thinking_level_change": "thinking",
-        "session_info": "session",
-        "custom_message": "note",
-    }
-    prefix = names.get(k, k)
+    known = entry_type(entry.type)
+    prefix = kind_info(known).tree_name if known is not None and known != "custom" else k
     return f"{prefix}: {line}" if line else prefix

@@ -1,0 +1,75 @@
+"""What the session tree shows, as plain data: its nodes (:class:`TreeItem`) and what their labels
+need from the store and the projection (:class:`TreeState`); the widget is ``widgets/session_tree``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent_tui.projection.context import Projection, Status
+from agent_tui.projection.surgery import edit_authors
+from agent_tui.store.index import SessionIndex
+from agent_tui.store.record import Entry
+
+
+@dataclass(slots=True, eq=False)
+class TreeItem:
+    """What a node stands for: an entry, a folded range of a run, or another branch of a fork."""
+
+    kind: str  # "entry" | "range" | "branch" | "cycle"
+    entry_id: str | None = None
+    next_id: str | None = None  # entry: the child that continues its run (shown below it, not nested)
+    ids: tuple[str, ...] = ()  # range: the entries folded into it; cycle: where each cycle is cut
+    loaded: bool = False
+
+    @property
+    def key(self) -> str:
+        if self.kind in ("range", "cycle"):
+            return f"{self.kind}:{self.ids[0] if self.ids else ''}"
+        return f"{self.kind}:{self.entry_id}"
+
+
+@dataclass(slots=True)
+class TreeState:
+    """What the labels need from the store and the projection."""
+
+    index: SessionIndex
+    active: set[str] = field(default_factory=set)
+    status: dict[str, Status] = field(default_factory=dict)
+    summarized: set[str] = field(default_factory=set)
+    leaf_id: str | None = None
+    path: list[Entry] = field(default_factory=list)  # the active path, root first
+    authors: dict[str, str] = field(default_factory=dict)  # context_edit id -> who made it (a surgery's)
+
+    @classmethod
+    def build(cls, index: SessionIndex, projection: Projection) -> TreeState:
+        status = {ce.entry.id: ce.status for ce in projection.entries}
+        made_by = edit_authors(projection.path)
+        authors = {edit_id: who for edit_id, (who, _, _) in made_by.items()}
+        if made_by:  # an edited entry shows who made the edit that decides it
+            for ce in projection.entries:
+                if ce.edit_id is not None and ce.edit_id in made_by:
+                    authors[ce.entry.id] = made_by[ce.edit_id][0]
+        return cls(
+            index,
+            {e.id for e in projection.path},
+            status,
+            set(projection.summarized_ids),
+            projection.leaf_id,
+            list(projection.path),
+            authors,
+        )
+
+
+def other_roots(index: SessionIndex, main_root: str | None) -> list[Entry]:
+    """Entries without a parent, or whose parent is missing, other than the active path's root.
+
+    (``SessionIndex.roots`` also breaks parent cycles, but walks the whole tree after every
+    append; the tree shows cycles under their own group, from ``SessionIndex.cycle_roots``.)"""
+    by_id = index.by_id
+    roots = [e for e in index.children.get(None, ()) if e.id != main_root]
+    roots.extend(
+        e
+        for e in index.entries
+        if e.parent_id is not None and e.parent_id not in by_id and e.id != main_root and by_id.get(e.id) is e
+    )
+    return roots
