@@ -10,7 +10,7 @@ mid-word (the last resort is an ellipsis on the session name).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_tui.projection.context import Projection
@@ -18,6 +18,7 @@ from agent_tui.projection.describe import first_line, plural
 from agent_tui.projection.pricing import BranchTotals, Usage, UsageTotals, usage_of
 from agent_tui.projection.tokens import ContextTokens
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.record import Entry
 
 SEPARATOR = " · "
 
@@ -107,12 +108,15 @@ class FigureSource:
         self.totals = UsageTotals()
         self.branch = BranchTotals()
 
-    def catch_up(self, index: SessionIndex | None) -> None:
-        """Read the usage of the entries not read yet (all of them for another session)."""
+    def catch_up(self, index: SessionIndex | None, path: Sequence[Entry] | None = None) -> None:
+        """Read the usage of the entries not read yet (all of them for another session), and of
+        ``path``'s entries for the branch's totals."""
         if index is not self._index or (index is not None and len(index) < self.totals.seen):
             self._start(index)
         if index is not None:
             self.totals.add_entries(index.entries[self.totals.seen :])
+        if path is not None:
+            self.branch.update(path)
 
     def figures(
         self,

@@ -56,7 +56,7 @@ class KindInfo:
     tree_name: str  # the tree's lead for it: "summary", "model", "note"
 
 
-def kind_info(kind: EntryType) -> KindInfo:
+def _kind_row(kind: EntryType) -> KindInfo:
     match kind:
         case "message":
             return KindInfo("Message", "block", "", "note", True, _message_line, tree_name="message")
@@ -189,3 +189,12 @@ def permission_line(data: Any) -> str:
 
 def _content_line(content: Any) -> str:
     return content_text(content, "\n", image="[image]", calls=True)
+
+
+#: Built once: the chat asks for every entry of a 20,000-entry path on each refresh.
+_TABLE: dict[str, KindInfo] = {kind: _kind_row(kind) for kind in get_args(EntryType)}
+
+
+def kind_info(kind: EntryType) -> KindInfo:
+    """How ``kind`` is shown (the table above, one ``match`` that mypy checks is exhaustive)."""
+    return _TABLE[kind]

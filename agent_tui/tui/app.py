@@ -497,7 +497,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def _fill_panel(self, projection: Projection) -> None:
         """Count the tokens of a big session off the event loop, so the first paint does not wait."""
         model = self._panel_model(projection)
-        self._figures.catch_up(self.index if self.session is not None else None)
+        self._figures.catch_up(self.index if self.session is not None else None, projection.path)
         self.call_from_thread(self._show_filled_panel, projection, model)
 
     def _show_filled_panel(self, projection: Projection, model: Any) -> None:

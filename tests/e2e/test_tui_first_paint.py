@@ -33,9 +33,9 @@ async def test_a_big_sessions_usage_is_counted_after_the_first_frame(tmp_path: P
     counted_in: list[str] = []
     catch_up = app._figures.catch_up
 
-    def recording(index: Any) -> None:
+    def recording(index: Any, path: Any = None) -> None:
         counted_in.append(threading.current_thread().name)
-        catch_up(index)
+        catch_up(index, path)
 
     app._figures.catch_up = recording  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:

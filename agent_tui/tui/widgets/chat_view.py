@@ -57,7 +57,7 @@ class ChatView(VerticalScroll):
         tail = path[-self.window :]
         ids = [e.id for e in tail]
         before = len(path) - len(tail)
-        originals = _originals(projection.path)
+        originals = _originals(tail, projection.path)
         dropped = self._shown.index(ids[0]) if ids and ids[0] in self._shown else 0
         kept = self._shown[dropped:]
         if not self._shown or not ids or ids[: len(kept)] != kept:
@@ -183,13 +183,15 @@ def _more_label(before: int) -> str:
     return f"⋯ {before} earlier entries: show {min(PAGE, before)} more"
 
 
-def _originals(path: Sequence[Entry]) -> dict[str, str]:
-    """For each replacing context_edit on the path, the text of its target's original content."""
+def _originals(shown: Sequence[Entry], path: Sequence[Entry]) -> dict[str, str]:
+    """For each replacing context_edit the chat shows, the text of its target's original content
+    (the path is searched only when one is shown: a sync runs on every append of a long path)."""
+    edits = [e for e in shown if e.type == "context_edit" and e.data.get("replacement") is not None]
+    if not edits:
+        return {}
     by_id = {e.id: e for e in path}
     out: dict[str, str] = {}
-    for entry in path:
-        if entry.type != "context_edit" or entry.data.get("replacement") is None:
-            continue
+    for entry in edits:
         target = by_id.get(str(entry.data.get("targetId")))
         if target is None:
             continue
