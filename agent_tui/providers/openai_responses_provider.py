@@ -19,7 +19,6 @@ from agent_tui.projection.request import Prepared
 from agent_tui.projection.wire import openai_responses
 from agent_tui.providers.base import (
     JSONObject,
-    SdkProvider,
     classify,
     connection_error,
     is_transport_error,
@@ -39,9 +38,10 @@ from agent_tui.providers.events import (
     Usage,
     parse_arguments,
 )
+from agent_tui.providers.openai_provider import OpenAIProvider
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    pass
 
 API = openai_responses.API
 
@@ -67,20 +67,14 @@ def _dict(item: Any) -> JSONObject:
     return dict(vars(item))
 
 
-class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
+class OpenAIResponsesProvider(OpenAIProvider):
+    """OpenAI's Responses API: the Chat provider's client, another request body and stream."""
+
     name = registry.openai.NAME
     api = API
 
     def request_body(self, prepared: Prepared, model: str, *, thinking_level: str = "off") -> JSONObject:
         return openai_responses.request_body(prepared, model, thinking_level=thinking_level)
-
-    def client(self) -> AsyncOpenAI:
-        if self._client is None:
-            import openai
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(**self._client_options(openai.Timeout))
-        return self._client
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
         import openai
