@@ -16,6 +16,10 @@ included). Slash commands (``/compact``, ``/name``, ``/session``, then the user'
 and ``/skill:NAME``, expanded as the app expands them) are advertised with
 ``available_commands_update``. The permission modes are the session's modes
 (``session/set_mode``), and ``session/list`` lists what ``agent-tui sessions`` lists.
+The ``mcpServers`` of ``session/new`` and ``session/load`` (stdio and streamable HTTP, as
+``initialize`` advertises: :mod:`agent_tui.acp.mcp_servers`) are connected for that session, with
+the config file's servers and hooks as print mode loads them; their tools are gated like any
+MCP tool, and a server that fails is one thought line.
 
 stdout carries only the protocol: file descriptor 1 is pointed at stderr before anything runs,
 so nothing a library or a child process prints can corrupt the stream.
@@ -74,6 +78,9 @@ from agent_tui import __version__
 from agent_tui.acp import updates
 from agent_tui.acp.client_fs import client_tools
 from agent_tui.acp.content import PromptBlock, prompt_text, user_content
+from agent_tui.acp.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
+from agent_tui.acp.mcp_servers import server_specs
+from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
@@ -89,6 +96,7 @@ from agent_tui.sdk import (
     Config,
     ConfigError,
     Decision,
+    Notice,
     PermissionMode,
     PermissionRequest,
     Permissions,
@@ -149,6 +157,7 @@ class Options:
     thinking: str | None = None
     permissions: str | None = None
     session_dir: str | None = None
+    trust_project: bool = False
     prompt_flags: PromptFlags = field(default_factory=PromptFlags)
 
 
@@ -171,6 +180,7 @@ class AgentTuiAcp:
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Live] = {}
         self._conn: Client | None = None
+        self._closing: set[asyncio.Task[None]] = set()
 
     @property
     def conn(self) -> Client:
@@ -197,6 +207,7 @@ class AgentTuiAcp:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=MCP_CAPABILITIES,
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="agent-tui", title="agent-tui", version=__version__),
@@ -212,14 +223,14 @@ class AgentTuiAcp:
         except ConfigError as e:
             raise RequestError.internal_error({"message": str(e)}) from None
 
-    def _open(self, session_id: str, session: SessionHandle, cwd: str) -> Live:
+    def _open(self, session_id: str, session: SessionHandle, cwd: str, mcp_servers: Any) -> Live:
         try:
-            return self._start(session_id, session, cwd)
+            return self._start(session_id, session, cwd, mcp_servers)
         except BaseException:
             session.close()
             raise
 
-    def _start(self, session_id: str, session: SessionHandle, cwd: str) -> Live:
+    def _start(self, session_id: str, session: SessionHandle, cwd: str, mcp_servers: Any) -> Live:
         if session.read_only:
             raise RequestError.invalid_params(
                 {"message": session.read_only_reason or f"{session.path}: read-only"}
@@ -243,6 +254,13 @@ class AgentTuiAcp:
             read=bool(fs and fs.read_text_file),
             write=bool(fs and fs.write_text_file),
         )
+        specs, skipped = server_specs(mcp_servers)
+        extensions = Extensions.from_config_file(
+            config.config_path, cwd, trust_project=self.options.trust_project, servers=specs
+        )
+        for warning in skipped:
+            print(f"agent-tui: {warning}", file=sys.stderr)
+            extensions.note(warning)
         try:
             agent = create_agent(
                 session,
@@ -251,9 +269,11 @@ class AgentTuiAcp:
                 tools=tools,
                 cwd=cwd,
                 resources=resources,
+                extensions=extensions,
             )
         except ConfigError as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
+        extensions.start_eager()  # the editor's servers (and the config's eager ones) start now
         old = self.sessions.pop(session_id, None)
         if old is not None:
             self._close(old)
@@ -286,7 +306,7 @@ class AgentTuiAcp:
             session = open_session(cwd=cwd, session_dir=self.options.session_dir)
         except StoreError as e:
             raise RequestError.internal_error({"message": str(e)}) from None
-        live = self._open(session.id, session, cwd)
+        live = self._open(session.id, session, cwd, mcp_servers)
         self._advertise(session.id, live)
         return NewSessionResponse(session_id=session.id, modes=self._modes(live))
 
@@ -306,7 +326,7 @@ class AgentTuiAcp:
             session = open_session(path, cwd=cwd)
         except StoreError as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
-        live = self._open(session_id, session, cwd)
+        live = self._open(session_id, session, cwd, mcp_servers)
         for update in updates.replay(session.store.index, cwd):
             await self.conn.session_update(session_id, update)
         self._advertise(session_id, live)
@@ -465,6 +485,10 @@ class AgentTuiAcp:
                 await send(session_id, update_agent_message_text(note))
             elif isinstance(event, CompactionFailed):
                 await send(session_id, update_agent_message_text(redact_text(event.message)[0]))
+            elif isinstance(event, Notice):  # an MCP server failed, a hook spoke, what was not loaded
+                line = visible_line(redact_text(event.text)[0])
+                print(f"agent-tui: {line}", file=sys.stderr)
+                await send(session_id, update_agent_thought_text(f"agent-tui: {line}\n"))
             elif isinstance(event, TurnError):
                 error = event.message
             elif isinstance(event, TurnDone):
@@ -502,8 +526,12 @@ class AgentTuiAcp:
     # -- the end -------------------------------------------------------------------------------
 
     def _close(self, live: Live) -> None:
+        """A session replaced (loaded again): its turn aborted, its MCP servers stopped, its file closed."""
         live.agent.abort()
         live.session.close()
+        task = asyncio.get_running_loop().create_task(live.agent.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def shutdown(self) -> None:
         """stdin closed: abort what runs (the partial reply is written), close every session."""
@@ -518,6 +546,9 @@ class AgentTuiAcp:
                 await live.agent.aclose()
             live.session.close()
         self.sessions.clear()
+        for task in list(self._closing):
+            with contextlib.suppress(Exception):
+                await task
 
 
 def find_session(session_id: str, cwd: str, session_dir: str | None = None) -> Path | None:
@@ -583,6 +614,11 @@ def add_parser(sub: Any) -> None:
         help="ask the editor before commands and writes outside the cwd (the default), auto, or read-only",
     )
     p.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="load this folder's own MCP servers (.mcp.json) and hooks (the editor's servers need no trust)",
+    )
     p.add_argument("--system-prompt", metavar="TEXT|@FILE", help="replace the default system prompt")
     p.add_argument(
         "--append-system-prompt",
@@ -603,6 +639,7 @@ def run(args: argparse.Namespace) -> int:
         thinking=args.thinking,
         permissions=args.permissions,
         session_dir=args.session_dir,
+        trust_project=args.trust_project,
         prompt_flags=PromptFlags.of(args),
     )
     out = protocol_stdout()

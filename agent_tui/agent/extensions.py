@@ -5,18 +5,23 @@ every turn, settles the folder's trust once (``--trust-project``, the remembered
 question to the user when the folder has its own ``.mcp.json`` or hooks), reads the servers and
 hooks, starts the servers in the background and waits for those still starting at most
 ``[mcp] wait`` seconds (10 by default), abortably. The session commands never get here.
+
+A front end may add servers of its own (``servers``: an editor's ``mcpServers`` over ACP). They
+come first, so a configured server of the same name is skipped, and they need no trust: the user
+configured them in that front end.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import hooks as hooks_module
 from agent_tui.agent.hooks import HookOutcome, Hooks, hook_tool_name, tool_input
 from agent_tui.agent.mcp import config as mcp_config
+from agent_tui.agent.mcp.config import ServerSpec
 from agent_tui.agent.mcp.manager import DEFAULT_WAIT, McpManager
 from agent_tui.agent.tools.base import Tool
 from agent_tui.agent.trust import TrustAsker, TrustStore
@@ -44,8 +49,10 @@ class Extensions:
         env: Mapping[str, str] | None = None,
         config_name: str = "config.toml",
         shared: bool = False,
+        servers: Sequence[ServerSpec] = (),
     ) -> None:
         self.cwd = cwd
+        self.servers = list(servers)
         self.config_data = config_data
         self.home = home
         self.trust_store = trust_store
@@ -134,6 +141,8 @@ class Extensions:
             self.config_data, self.cwd, home=self.home, trusted=trusted, config_name=self.config_name
         )
         self._notices += servers.warnings + warnings
+        given = {s.name.replace("-", "_") for s in self.servers}
+        specs = self.servers + [s for s in servers.servers if s.name.replace("-", "_") not in given]
         self.hooks = Hooks(commands, self.cwd)
         table = self.config_data.get("mcp")
         table = table if isinstance(table, Mapping) else {}
@@ -142,7 +151,7 @@ class Extensions:
         except (TypeError, ValueError):
             wait = DEFAULT_WAIT
         manager = McpManager(
-            servers.servers, trust_read_only_hints=table.get("trust_read_only_hints") is True, wait=wait
+            specs, trust_read_only_hints=table.get("trust_read_only_hints") is True, wait=wait
         )
         if self.shared:
             existing = _shared.get("app")
@@ -219,6 +228,10 @@ class Extensions:
 
     def auto_allowed(self) -> set[str]:
         return self.mcp.auto_allowed() if self.mcp is not None else set()
+
+    def note(self, line: str) -> None:
+        """One line for the user, said at the next turn (e.g. a front end's server that was skipped)."""
+        self._notices.append(line)
 
     def take_notices(self) -> list[str]:
         notices, self._notices = self._notices, []
