@@ -656,6 +656,7 @@ def print_table() -> None:
 EXTRA_BENCHES = [
     ("token estimator", "token_estimate"),
     ("session search over 1,000 sessions / 1 GiB", "search_bench"),
+    ("first `sessions` listing of 200 sessions / 573 MiB, no index; pi's listing", "listing_bench"),
     ("TUI: first paint and keystroke latency", "tui_bench"),
     ("TUI: opening one 20 MB message", "big_message_bench"),
     ("prune old tool output on the 50 MB session (no model call)", "prune_bench"),

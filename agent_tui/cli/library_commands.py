@@ -138,17 +138,26 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     cannot be used, a throwaway one in a temporary folder lists the same summaries."""
     import tempfile
 
+    from agent_tui.cli.progress_line import ProgressLine
     from agent_tui.config import load_model_table
     from agent_tui.library.search import Library, index_error_reason
 
     load_model_table()  # the config file's prices: each summary's cost
     library = Library.for_cwd(os.getcwd(), all_dirs=args.all, session_dir=args.session_dir)
+    # the terminal itself (not the VisibleWriter over it): the line is rewritten with carriage returns
+    stderr = sys.stderr.stream if isinstance(sys.stderr, VisibleWriter) else sys.stderr
+    progress = ProgressLine("sessions", stream=stderr)
     try:
         with library:
-            library.refresh()
+            try:  # the listing needs no full-text index: a first listing reads a fraction of a search's work
+                library.refresh(progress, text=args.search is not None)
+            finally:
+                progress.done()
             if args.search is None:
                 return _print_listing(args, library.sessions())
             hits = library.search(args.search, args.limit, locate=args.limit)
+    except BrokenPipeError:  # the reader of the listing left (| head): not the index's fault
+        raise
     except (sqlite3.Error, OSError) as e:  # a full disk, an unwritable data dir
         reason = index_error_reason(e) if isinstance(e, sqlite3.Error) else e.strerror or str(e)
         print(f"agent-tui: the search index {library.db_path} cannot be used ({reason})", file=sys.stderr)
@@ -157,7 +166,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="agent-tui-index-") as folder:
             throwaway = Library(library.roots, nested=library.nested, db_path=Path(folder) / "index.sqlite3")
             with throwaway:
-                throwaway.refresh()
+                throwaway.refresh(text=False)
                 return _print_listing(args, throwaway.sessions())
     finally:
         for notice in library.notices:
@@ -181,6 +190,16 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cost(summary: SessionSummary) -> str:
+    """What the file's model calls cost, as the status line writes it ("$0.0123"; "+?": some calls
+    are of a model without a price; tokens only when none has one), or "no calls"."""
+    from agent_tui.projection.figures import cost_text
+    from agent_tui.projection.pricing import UsageTotals
+
+    totals = UsageTotals.from_json(summary.usage)
+    return cost_text(totals) if totals.calls else "no calls"
+
+
 def _print_listing(args: argparse.Namespace, summaries: list[SessionSummary]) -> int:
     """Every session, most recent activity first (ties: the later file name first)."""
     summaries = sorted(summaries, key=lambda s: (s.modified, Path(s.path).name), reverse=True)
@@ -190,7 +209,7 @@ def _print_listing(args: argparse.Namespace, summaries: list[SessionSummary]) ->
         return 0
     for s in summaries:
         print(
-            f"{visible_line(s.modified)}  {s.entries:6d} entries  {visible_line(s.path)}\n"
+            f"{visible_line(s.modified)}  {s.entries:6d} entries  {_cost(s):>10}  {visible_line(s.path)}\n"
             f"    {clip(s.title, 100, one_line=True)}"
         )
     if not summaries:

@@ -1,8 +1,11 @@
 """The search index's SQLite database: opening, repairing and refreshing it.
 
-The index (``index/library-v4.sqlite3`` in the data dir) is a cache beside the
+The index (``index/library-v5.sqlite3`` in the data dir) is a cache beside the
 session files: a ``files`` table of each file's summary and fingerprints, and a
-contentless FTS5 table ``text`` of entry text in chunks. :class:`IndexDatabase`
+contentless FTS5 table ``text`` of entry text in chunks. The text is indexed
+only for search (``refresh(text=True)``, the default): the listing refreshes
+the summaries alone, and a file's ``text_size`` says how much of it the text
+index holds. :class:`IndexDatabase`
 opens it (one connection per thread, created 0600, rebuilt when damaged or
 from another version; :func:`_repairs_damage` retries a method on a fresh
 index), and :meth:`IndexDatabase.refresh` brings it up to date: a file that
@@ -28,14 +31,16 @@ from typing import Any, Self, TypeVar
 from agent_tui.library.search_match import _Cache
 from agent_tui.library.search_summary import _redacted, summarize
 from agent_tui.library.search_text import _shown, entry_text
+from agent_tui.projection.pricing import PRICES
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.paths import data_home, make_private_dirs, session_dir_for, sessions_root
 from agent_tui.store.reader import parse_session
 from agent_tui.store.record import Entry
 
-INDEX_VERSION = 4  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files;
-# 4: summaries carry usage and cost
+INDEX_VERSION = 5  # 2: the ``phrases`` table (positions); 3: no positions, phrases checked on the files;
+# 4: summaries carry usage and cost; 5: the text index may lag the summaries (``text_size``), and
+# chunk ids are never reused (a forgotten file's FTS rows stay: a new chunk must not take their rowid)
 #: One FTS row holds at most this much text (a long session is a few rows).
 CHUNK_CHARS = 4_000_000
 
@@ -67,11 +72,12 @@ CREATE TABLE IF NOT EXISTS files(
     mtime_ns INTEGER NOT NULL,
     head BLOB NOT NULL,
     tail BLOB NOT NULL,
-    indexed_lines INTEGER NOT NULL,
+    text_size INTEGER NOT NULL,
+    text_lines INTEGER NOT NULL,
     info TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS chunks(
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     file_id INTEGER NOT NULL,
     first_line INTEGER NOT NULL,
     last_line INTEGER NOT NULL
@@ -277,9 +283,14 @@ class IndexDatabase:
         return found
 
     @_repairs_damage
-    def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+    def refresh(
+        self, progress: Callable[[int, int], None] | None = None, *, text: bool = True
+    ) -> RefreshStats:
         """Bring the cache up to date with the files under the roots.
 
+        ``text``: also the full-text index, which search needs; the listing needs only the
+        summaries (``sessions()``, ``tree()``), a fraction of the work on an unindexed folder:
+        a later refresh with ``text`` indexes the text of the files whose summaries are current.
         ``progress(done, total)`` is called after each file. Safe to run in a
         worker thread while another thread searches (it sees the files indexed
         so far once this returns), and in several processes at once.
@@ -287,9 +298,11 @@ class IndexDatabase:
         started = time.perf_counter()
         stats = RefreshStats()
         db = self.db
+        prices = _prices_fingerprint()
+        repriced = self._meta("prices") != prices  # the summaries' costs were worked out by other prices
         known = {
             row[1]: row
-            for row in db.execute("SELECT id, path, size, mtime_ns FROM files")
+            for row in db.execute("SELECT id, path, size, mtime_ns, text_size FROM files")
             if self._under_roots(row[1])
         }
         paths = self.files()
@@ -303,9 +316,10 @@ class IndexDatabase:
             except OSError:
                 continue
             row = known.get(key)
-            if row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns:
+            stale = repriced or row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns
+            if stale or (text and row is not None and row[4] != st.st_size):
                 try:
-                    self._index_file(path, st, stats)
+                    self._index_file(path, st, stats, text=text, prices=prices)
                 except (StoreError, OSError):
                     stats.unreadable += 1
             if progress is not None:
@@ -314,10 +328,12 @@ class IndexDatabase:
             if key not in seen:
                 self._forget(row[0])
                 stats.removed += 1
+        if repriced:
+            db.execute("INSERT OR REPLACE INTO meta VALUES('prices', ?)", (prices,))
         self._cache = None
         stats.seconds = time.perf_counter() - started
         if self._orphans() > max(db.execute("SELECT count(*) FROM chunks").fetchone()[0], 1000):
-            rebuilt = self.rebuild()
+            rebuilt = self.rebuild(text=text)
             stats.indexed, stats.bytes_read = rebuilt.indexed, stats.bytes_read + rebuilt.bytes_read
             stats.seconds = time.perf_counter() - started
         return stats
@@ -326,55 +342,74 @@ class IndexDatabase:
         parent = Path(path).parent
         return any(parent == root or (self.nested and parent.parent == root) for root in self.roots)
 
-    def _index_file(self, path: Path, st: os.stat_result, stats: RefreshStats) -> None:
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _index_file(
+        self, path: Path, st: os.stat_result, stats: RefreshStats, *, text: bool, prices: str
+    ) -> None:
+        """Summarize ``path`` again if it changed (or the prices did), and with ``text`` index the
+        text of its lines not in the full-text index yet.
+
+        The row's ``text_size`` and ``text_lines`` say how much of the file the text index holds
+        (0: none); they stay valid while the file only grows, and are reset when it is replaced."""
         data = path.read_bytes()
         stats.bytes_read += len(data)
         loaded = parse_session(data, str(path))
         index = SessionIndex(loaded, str(path))
         first_end = data.find(b"\n")
         head = hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
-        summary = _redacted(summarize(path, data, index))
-        info = json.dumps(summary.to_json(), ensure_ascii=False)
         last_line = max((e.line for e in loaded.entries), default=0)
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             # read the row again under the write lock: another process may have indexed the file meanwhile
             row = db.execute(
-                "SELECT id, size, mtime_ns, head, tail, indexed_lines FROM files WHERE path=?", (str(path),)
+                "SELECT id, size, mtime_ns, head, tail, text_size, text_lines FROM files WHERE path=?",
+                (str(path),),
             ).fetchone()
-            if row is not None and row[1] == len(data) and row[2] == st.st_mtime_ns:
+            current = (
+                row is not None
+                and row[1] == len(data)
+                and row[2] == st.st_mtime_ns
+                and self._meta("prices") == prices
+            )
+            if current and (not text or row[5] == len(data)):
                 db.execute("COMMIT")
                 return
-            from_line = 0
+            text_size, text_lines = 0, 0
             file_id: int | None = None
             if row is not None and row[3] == head and len(data) >= row[1] and row[4] == _tail(data, row[1]):
-                file_id, from_line = row[0], row[5]  # it grew: index only the new lines
-                stats.extended += 1
+                file_id, text_size, text_lines = row[0], row[5], row[6]  # it grew: its text index holds
+                if not current or text_size:
+                    stats.extended += 1
+                else:  # the summary is current: its text is indexed from the start
+                    stats.indexed += 1
             else:
                 if row is not None:  # replaced, or rewritten by another program: start over
                     self._forget(row[0], transaction=False)
                 stats.indexed += 1
+            info = None
+            if not current:
+                info = json.dumps(_redacted(summarize(path, data, index)).to_json(), ensure_ascii=False)
             if file_id is None:
+                assert info is not None
                 cur = db.execute(
-                    "INSERT INTO files(path, size, mtime_ns, head, tail, indexed_lines, info) VALUES(?,?,?,?,?,?,?)",
-                    (str(path), len(data), st.st_mtime_ns, head, _tail(data, len(data)), last_line, info),
+                    "INSERT INTO files(path, size, mtime_ns, head, tail, text_size, text_lines, info)"
+                    " VALUES(?,?,?,?,?,0,0,?)",
+                    (str(path), len(data), st.st_mtime_ns, head, _tail(data, len(data)), info),
                 )
                 assert cur.lastrowid is not None
                 file_id = cur.lastrowid
-            else:
-                db.execute(
-                    "UPDATE files SET size=?, mtime_ns=?, tail=?, indexed_lines=?, info=? WHERE id=?",
-                    (
-                        len(data),
-                        st.st_mtime_ns,
-                        _tail(data, len(data)),
-                        max(last_line, from_line),
-                        info,
-                        file_id,
-                    ),
-                )
-            self._index_text(file_id, [e for e in loaded.entries if e.line > from_line])
+            if text and text_size != len(data):
+                self._index_text(file_id, [e for e in loaded.entries if e.line > text_lines])
+                text_size, text_lines = len(data), max(last_line, text_lines)
+            db.execute(
+                "UPDATE files SET size=?, mtime_ns=?, tail=?, text_size=?, text_lines=?, info=coalesce(?, info)"
+                " WHERE id=?",
+                (len(data), st.st_mtime_ns, _tail(data, len(data)), text_size, text_lines, info, file_id),
+            )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -424,8 +459,8 @@ class IndexDatabase:
         row = self.db.execute("SELECT value FROM meta WHERE key='orphans'").fetchone()
         return int(row[0]) if row else 0
 
-    def rebuild(self) -> RefreshStats:
-        """Forget everything and index every file again."""
+    def rebuild(self, *, text: bool = True) -> RefreshStats:
+        """Forget everything and index every file again (``text``: its full text too)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         db.execute("DELETE FROM files")
@@ -435,7 +470,13 @@ class IndexDatabase:
         db.execute("DELETE FROM meta WHERE key='orphans'")
         db.execute("COMMIT")
         db.executescript(_SCHEMA)
-        return self.refresh()
+        return self.refresh(text=text)
+
+
+def _prices_fingerprint() -> str:
+    """A digest of the price table (built-in and the config file's): the summaries' costs are
+    worked out again when it changes."""
+    return hashlib.sha1(repr(sorted(PRICES.items())).encode()).hexdigest()
 
 
 def _tail(data: bytes, size: int) -> bytes:

@@ -14,13 +14,14 @@ index stores it, without secrets in its name and labels. Part of
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_tui.library.search_text import _message_text, _shown
-from agent_tui.projection.pricing import session_usage
+from agent_tui.projection.pricing import UsageTotals, call_of
 from agent_tui.store.index import SessionIndex
 
 # -- what the picker shows ------------------------------------------------------------------
@@ -114,6 +115,7 @@ def summarize(path: Path, data: bytes, index: SessionIndex) -> SessionSummary:
     children = index.children
     branches = sum(1 for e in index.entries if index.by_id.get(e.id) is e and not children.get(e.id))
     parent = index.header.get("parentSession")
+    usage, branch_usage = _usage(index)
     return SessionSummary(
         path=str(path),
         id=str(index.header.get("id")),
@@ -130,9 +132,31 @@ def summarize(path: Path, data: bytes, index: SessionIndex) -> SessionSummary:
         ),
         parent_session=parent if isinstance(parent, str) else None,
         warnings=len(index.warnings),
-        usage=session_usage(index.entries).to_json(),
-        branch_usage=session_usage(index.active_path()).to_json(),
+        usage=usage.to_json(),
+        branch_usage=branch_usage.to_json(),
     )
+
+
+#: The key of a message's usage, as a JSON file spells it: a message whose bytes lack it cost nothing.
+_USAGE_KEY = re.compile(rb'"usage"')
+
+
+def _usage(index: SessionIndex) -> tuple[UsageTotals, UsageTotals]:
+    """The usage totals of the file and of its active branch, each entry decoded once and only
+    if it may have reported usage (most of a file's bytes are messages that carry none: user
+    prompts and tool results)."""
+    search = _USAGE_KEY.search
+    on_path = {id(e) for e in index.active_path()}
+    whole, branch = UsageTotals(), UsageTotals()
+    for entry in index.entries:
+        if entry.type == "message" and (raw := entry.message_raw) is not None and search(raw) is None:
+            continue
+        call = call_of(entry)
+        if call is not None:
+            whole.add_call(*call)
+            if id(entry) in on_path:
+                branch.add_call(*call)
+    return whole, branch
 
 
 def group_forks(summaries: Iterable[SessionSummary]) -> list[SessionNode]:

@@ -148,6 +148,19 @@ def _head(entry: Entry) -> tuple[Any, Any, Any] | None:
     return message.get("role"), message.get("model"), message.get("usage")
 
 
+def call_of(entry: Entry) -> tuple[str, Any, Any] | None:
+    """(type, model, usage) of an entry that may report a model call (an assistant message, a
+    compaction, a branch summary), else None; the usage is as the file has it."""
+    if entry.type == "message":
+        head = _head(entry)
+        if head is None or head[0] != "assistant":
+            return None
+        return entry.type, head[1], head[2]
+    if entry.type in ("compaction", "branch_summary"):
+        return entry.type, entry.data.get("model"), entry.data.get("usage")
+    return None
+
+
 @dataclass(slots=True)
 class UsageTotals:
     """Tokens and dollars of a session's model calls, every branch and failed attempt included
@@ -176,36 +189,30 @@ class UsageTotals:
     def add_entries(self, entries: Iterable[Entry]) -> None:
         for entry in entries:
             self.seen += 1
-            raw_usage: Any
-            model: Any
-            if entry.type == "message":
-                head = _head(entry)
-                if head is None or head[0] != "assistant":
-                    continue
-                _, model, raw_usage = head
-            elif entry.type in ("compaction", "branch_summary"):
-                raw_usage = entry.data.get("usage")
-                model = entry.data.get("model")
-            else:
-                continue
-            usage = usage_of(raw_usage)
-            if usage.total == 0:
-                continue
-            self.calls += 1
-            self.input += usage.input
-            self.output += usage.output
-            self.cache_read += usage.cache_read
-            self.cache_write += usage.cache_write
-            price = price_for(model if isinstance(model, str) else None)
-            if price is not None:
-                self.cost += price.cost(usage)
-            elif (recorded := recorded_cost(raw_usage)) > 0:
-                self.cost += recorded
-            else:
-                self.unpriced += 1
-            if entry.type == "message":
-                self.last = usage
-                self.last_model = model if isinstance(model, str) else None
+            call = call_of(entry)
+            if call is not None:
+                self.add_call(*call)
+
+    def add_call(self, kind: str, model: Any, raw_usage: Any) -> None:
+        """One model call: ``kind`` the entry's type, ``model`` and ``raw_usage`` as the file has them."""
+        usage = usage_of(raw_usage)
+        if usage.total == 0:
+            return
+        self.calls += 1
+        self.input += usage.input
+        self.output += usage.output
+        self.cache_read += usage.cache_read
+        self.cache_write += usage.cache_write
+        price = price_for(model if isinstance(model, str) else None)
+        if price is not None:
+            self.cost += price.cost(usage)
+        elif (recorded := recorded_cost(raw_usage)) > 0:
+            self.cost += recorded
+        else:
+            self.unpriced += 1
+        if kind == "message":
+            self.last = usage
+            self.last_model = model if isinstance(model, str) else None
 
     def to_json(self) -> dict[str, Any]:
         """The totals for ``sessions --json`` and the like (``cost`` is None when a call has no price)."""
@@ -219,6 +226,24 @@ class UsageTotals:
             "cost": round(self.cost, 6) if (self.priced or self.cost > 0) else None,
             "unpriced": self.unpriced,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> UsageTotals:
+        """The totals :meth:`to_json` wrote (a summary's): counts and cost, not the last call."""
+
+        def count(key: str) -> int:
+            return _int(data.get(key))
+
+        cost = data.get("cost")
+        return cls(
+            input=count("input"),
+            output=count("output"),
+            cache_read=count("cacheRead"),
+            cache_write=count("cacheWrite"),
+            cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0,
+            unpriced=count("unpriced"),
+            calls=count("calls"),
+        )
 
 
 class BranchTotals:
@@ -252,6 +277,7 @@ __all__ = [
     "Rates",
     "Usage",
     "UsageTotals",
+    "call_of",
     "cost_json",
     "price_for",
     "price_from_config",

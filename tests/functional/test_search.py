@@ -196,7 +196,7 @@ def test_search_command(library_dir: Path, tmp_path: Path) -> None:
     assert len(data) == 1 and data[0]["entryId"] == "e0003" and "celsius" in data[0]["snippet"]
     none = run("--search", "zzznothing")
     assert none.returncode == 1 and "no sessions match" in none.stderr
-    assert (tmp_path / "home" / "index" / "library-v4.sqlite3").exists()  # the cache lives in the data dir
+    assert (tmp_path / "home" / "index" / "library-v5.sqlite3").exists()  # the cache lives in the data dir
 
 
 def test_every_prefix_of_a_query_over_300_sessions_answers(tmp_path: Path) -> None:
