@@ -109,6 +109,7 @@ class CompactionFinished:
 class CompactionFailed:
     message: str
     nothing_to_do: bool = False  # the branch had nothing to summarize: a notice, not a failure
+    blocked: bool = False  # a PreCompact hook blocked it (the message says why): a warning
 
 
 AgentEvent = (

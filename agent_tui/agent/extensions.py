@@ -173,10 +173,15 @@ class Extensions:
         if self.mcp is not None:
             self.mcp.start(eager_only=True)
 
-    async def prepare(self) -> None:
-        """Settle trust, load, start the servers, wait a little for them (see the module doc)."""
+    async def load(self) -> None:
+        """Settle trust and read the servers and hooks (nothing started): a compaction before the
+        first turn runs the PreCompact hooks too."""
         if not self._loaded:
             self._load(await self._settle_trust())
+
+    async def prepare(self) -> None:
+        """Settle trust, load, start the servers, wait a little for them (see the module doc)."""
+        await self.load()
         if self.mcp is not None and self.mcp.servers:
             self.mcp.start()
             await self.mcp.wait_started()

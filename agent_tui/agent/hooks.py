@@ -23,6 +23,14 @@ Exit code 0: the stdout may be Claude Code's JSON (``decision``/``reason``, ``co
 ``additionalContext``); plain stdout of ``SessionStart`` and ``UserPromptSubmit`` is context for the model.
 Exit code 2 blocks: its stderr is the reason. Any other failure, and a timeout, is one line for the
 user and blocks nothing.
+
+``PreToolUse`` decides as Claude Code documents (several hooks: deny over ask over allow):
+``deny`` (or exit 2) blocks the call, the reason going to the model; ``ask`` puts agent-tui's
+permission question even where nothing would have asked; ``allow`` skips the question, but only
+from a hook of a source the user trusts (:attr:`HookCommand.trusted`: the user's config, the
+user's Claude Code settings, a trusted folder's settings) and never for what no hook may approve
+(see ``permissions.Permissions.check``). ``PreCompact`` blocks a compaction with exit 2 or
+``decision: "block"``.
 """
 
 from __future__ import annotations
@@ -66,6 +74,9 @@ class HookCommand:
     command: str
     timeout: float
     source: str
+    #: From a source the user trusts (their own config or settings, or a trusted folder's): only
+    #: such a hook's ``permissionDecision: "allow"`` may skip the permission question.
+    trusted: bool = False
 
     def matches(self, subject: str | None, aliases: Sequence[str] = ()) -> bool:
         if subject is None or self.matcher in ("", "*"):
@@ -87,13 +98,15 @@ class HookOutcome:
     blocked: bool = False
     reason: str = ""  # why it was blocked (exit 2's stderr, or the JSON reason)
     context: list[str] = field(default_factory=list)  # text for the model
-    decision: str | None = None  # PreToolUse: "allow", "deny" or "ask"
+    decision: str | None = None  # PreToolUse: "allow" or "ask" (a deny is ``blocked``)
+    decision_reason: str = ""  # the ask's (or allow's) permissionDecisionReason, for the user
     updated_input: dict[str, Any] | None = None
     notices: list[str] = field(default_factory=list)  # one line each, for the user
 
 
-def parse_hooks(data: Any, source: str) -> tuple[list[HookCommand], list[str]]:
-    """The ``hooks`` table of a config (TOML or JSON); unknown or malformed entries are warnings."""
+def parse_hooks(data: Any, source: str, *, trusted: bool = False) -> tuple[list[HookCommand], list[str]]:
+    """The ``hooks`` table of a config (TOML or JSON); unknown or malformed entries are warnings.
+    ``trusted``: the source is one the user trusts (see :attr:`HookCommand.trusted`)."""
     commands: list[HookCommand] = []
     warnings: list[str] = []
     if data is None:
@@ -128,7 +141,7 @@ def parse_hooks(data: Any, source: str) -> tuple[list[HookCommand], list[str]]:
                 except (TypeError, ValueError):
                     warnings.append(f"hooks.{event} in {source}: timeout must be a number")
                     continue
-                commands.append(HookCommand(event, matcher, command, timeout, source))
+                commands.append(HookCommand(event, matcher, command, timeout, source, trusted))
     return commands, warnings
 
 
@@ -163,7 +176,9 @@ def read_hooks(
 ) -> tuple[list[HookCommand], list[str]]:
     """Every hook: the config file's, Claude Code's user settings', and the project's when trusted."""
     home = Path.home() if home is None else home
-    commands, warnings = parse_hooks(config_data.get("hooks"), config_name)
+    # the user's own files are trusted; a folder's only when the user trusts the folder (and only
+    # then are they read at all)
+    commands, warnings = parse_hooks(config_data.get("hooks"), config_name, trusted=True)
     paths = [home / ".claude" / "settings.json"]
     if trusted:
         paths += [Path(cwd) / name for name in PROJECT_FILES]
@@ -173,7 +188,7 @@ def read_hooks(
         except ValueError as e:
             warnings.append(str(e))
             continue
-        found, problems = parse_hooks(data, str(path).replace(str(home), "~", 1))
+        found, problems = parse_hooks(data, str(path).replace(str(home), "~", 1), trusted=True)
         commands += found
         warnings += problems
     return commands, warnings
@@ -306,10 +321,11 @@ def _merge(
         if permission == "deny":
             outcome.blocked = True
             outcome.reason = f"{outcome.reason}\n{why or f'denied by {name}'}".strip()
-        elif permission is not None and outcome.decision != "ask":
-            outcome.decision = (
-                permission if outcome.decision is None or permission == "ask" else outcome.decision
-            )
+        elif permission == "allow" and not hook.trusted:  # never widens a permission
+            outcome.notices.append(f"{name} from {hook.source} said allow: ignored (not a source you trust)")
+        elif outcome.decision != "ask" and (permission == "ask" or (permission and outcome.decision is None)):
+            # ask wins over allow; the first ask's (or allow's) reason is kept
+            outcome.decision, outcome.decision_reason = permission, _line(why)
         updated = specific.get("updatedInput")
         if isinstance(updated, Mapping):
             outcome.updated_input = dict(updated)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from agent_tui.agent import loop_hooks
 from agent_tui.agent.auto_prune import prune_for_threshold
 from agent_tui.agent.compaction import (
     CompactionError,
@@ -59,7 +60,7 @@ from agent_tui.agent.events import (
 )
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.model_stream import Failure, ModelStream
-from agent_tui.agent.permissions import Permissions
+from agent_tui.agent.permissions import HookVote, Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.system_prompt import build_sections, context_files, system_update
@@ -187,6 +188,7 @@ class AgentLoop:
         #: MCP servers and hooks (agent.extensions); None: the built-in tools only, no hooks.
         self.extensions = extensions
         self.stop_hook_limit = 5  # continuations a Stop hook may ask for in one turn
+        self._threshold_blocked = False  # a PreCompact hook blocked this turn's threshold compaction
 
     def projection(self) -> Projection:
         """The session's projection now: extended in place after appends, rebuilt after anything else."""
@@ -314,6 +316,7 @@ class AgentLoop:
     async def _turn(
         self, prompt: str | list[JSONObject] | None, emit: Callable[[AgentEvent | None], None]
     ) -> StopReason:
+        self._threshold_blocked = False
         await self._prepare_settings(emit)
         if not await self._prepare_extensions(emit):
             return "aborted"
@@ -426,11 +429,17 @@ class AgentLoop:
         if update is not None:
             await self._append_message(update, emit)
 
-    # -- extensions: MCP servers and hooks ------------------------------------------------------
+    # -- extensions: MCP servers and hooks (what each hook answer does: agent.loop_hooks) -------
 
     def _notices(self, lines: Sequence[str], emit: Callable[[AgentEvent | None], None]) -> None:
-        for line in lines:
-            emit(Notice(line))
+        loop_hooks.say(lines, emit)
+
+    def _bind_hooks(self, ext: Extensions) -> None:
+        """The fields every hook event carries, and the tools ask mode trusts."""
+        if self.permissions is not None:
+            self.permissions.trusted_tools = ext.auto_allowed()
+            ext.hooks.set_permission_mode(self.permissions.mode.value)
+        ext.hooks.common.update(session_id=self.session.id, transcript_path=str(self.session.path))
 
     async def _prepare_extensions(self, emit: Callable[[AgentEvent | None], None]) -> bool:
         """Trust, MCP servers (started, briefly waited for), SessionStart hooks; False when aborted."""
@@ -441,101 +450,61 @@ class AgentLoop:
             await self._abortable(ext.prepare())
         except _Aborted:
             return False
-        if self.permissions is not None:
-            self.permissions.trusted_tools = ext.auto_allowed()
-            ext.hooks.set_permission_mode(self.permissions.mode.value)
-        ext.hooks.common.update(session_id=self.session.id, transcript_path=str(self.session.path))
+        self._bind_hooks(ext)
         self._notices(ext.take_notices(), emit)
-        if ext.hooks.has("SessionStart") and not ext.session_started:
-            spoken = any(m.role in ("user", "assistant") for m in self.projection().messages)
-            source = "resume" if spoken else "startup"
-            outcome = await ext.session_start(source)
-            self._notices(outcome.notices, emit)
-            await self._hook_context(outcome.context, "SessionStart", emit)
+        spoken = any(m.role in ("user", "assistant") for m in self.projection().messages)
+        await self._hook_context(await loop_hooks.session_start(ext, spoken, emit), "SessionStart", emit)
         return True
 
     async def _hook_context(
         self, texts: Sequence[str], event: str, emit: Callable[[AgentEvent | None], None]
     ) -> None:
-        """What hooks added for the model: one ``custom_message`` entry (a user message to the model)."""
-        if texts:
-            await self._append(
-                {
-                    "type": "custom_message",
-                    "customType": "agent-tui.hook",
-                    "content": "\n\n".join(texts),
-                    "display": True,
-                    "details": {"event": event},
-                },
-                emit,
-            )
+        entry = loop_hooks.context_entry(texts, event)
+        if entry is not None:
+            await self._append(entry, emit)
 
     async def _prompt_hooks(
         self, content: list[JSONObject], emit: Callable[[AgentEvent | None], None]
     ) -> tuple[bool, list[str]]:
         """``UserPromptSubmit``: (whether the prompt is sent, context the hooks add)."""
-        ext = self.extensions
-        if ext is None or not ext.hooks.has("UserPromptSubmit"):
+        if self.extensions is None:
             return True, []
-        text = "\n".join(str(b.get("text", "")) for b in content if b.get("type") == "text")
-        outcome = await ext.user_prompt(text)
-        self._notices(outcome.notices, emit)
-        if outcome.blocked:
-            emit(TurnError(f"the prompt was not sent: a UserPromptSubmit hook blocked it: {outcome.reason}"))
+        blocked, context = await loop_hooks.prompt_submit(self.extensions, content, emit)
+        if blocked is not None:
+            emit(TurnError(f"the prompt was not sent: a UserPromptSubmit hook blocked it: {blocked}"))
             return False, []
-        return True, outcome.context
-
-    async def _pre_tool_hooks(
-        self, prepared: _PreparedCall, emit: Callable[[AgentEvent | None], None]
-    ) -> _PreparedCall | ToolResult:
-        """``PreToolUse``: the call as it goes on (``updatedInput`` applied), or its error result when
-        a hook blocks it (exit 2: the hook's stderr; ``permissionDecision: "deny"``: its reason)."""
-        ext = self.extensions
-        if ext is None or not ext.hooks.has("PreToolUse"):
-            return prepared
-        outcome = await ext.pre_tool(prepared.tool.name, prepared.args, prepared.call_id)
-        self._notices(outcome.notices, emit)
-        if outcome.blocked:
-            return ToolResult.text(f"Blocked by a PreToolUse hook: {outcome.reason}", is_error=True)
-        if outcome.updated_input is not None:
-            try:
-                args = validate_arguments(prepared.tool, outcome.updated_input)
-            except ToolError as e:
-                return ToolResult.text(f"A PreToolUse hook changed the arguments: {e}", is_error=True)
-            return _PreparedCall(prepared.tool, args, prepared.call_id)
-        return prepared
-
-    async def _post_tool_hooks(
-        self, call: JSONObject, result: ToolResult, emit: Callable[[AgentEvent | None], None]
-    ) -> ToolResult:
-        """``PostToolUse``: what a hook says back (exit 2's stderr, a ``block`` reason, context) is
-        added to the result the model reads."""
-        ext = self.extensions
-        if ext is None or not ext.hooks.has("PostToolUse"):
-            return result
-        args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
-        outcome = await ext.post_tool(
-            str(call.get("name")), args or {}, str(call.get("id")), result.content, result.is_error
-        )
-        self._notices(outcome.notices, emit)
-        extra = ([f"PostToolUse hook: {outcome.reason}"] if outcome.blocked else []) + outcome.context
-        if not extra:
-            return result
-        return ToolResult(
-            [*result.content, {"type": "text", "text": "\n\n".join(extra)}], result.details, result.is_error
-        )
+        return True, context
 
     async def _stop_hooks(self, continued: int, emit: Callable[[AgentEvent | None], None]) -> bool:
         """``Stop``: True when a hook blocks the stop (its reason goes to the model and the turn goes on)."""
-        ext = self.extensions
-        if ext is None or not ext.hooks.has("Stop") or continued >= self.stop_hook_limit:
+        if self.extensions is None or continued >= self.stop_hook_limit:
             return False
-        outcome = await ext.stop(continued > 0)
-        self._notices(outcome.notices, emit)
-        if not outcome.blocked:
+        reason = await loop_hooks.stop(self.extensions, continued, emit)
+        if reason is None:
             return False
-        await self._hook_context([f"Stop hook: {outcome.reason}"], "Stop", emit)
+        await self._hook_context([reason], "Stop", emit)
         return True
+
+    async def pre_compact(self, focus: str | None = None) -> tuple[str | None, list[str]]:
+        """A manual compaction's ``PreCompact`` hooks, for one the face makes itself (the reviewed
+        one): (why they block it, or None; their notices)."""
+        notices: list[str] = []
+
+        def emit(event: AgentEvent | None) -> None:
+            if isinstance(event, Notice):
+                notices.append(event.text)
+
+        return await self._pre_compact_blocked("manual", focus, emit), notices
+
+    async def _pre_compact_blocked(
+        self, trigger: str, focus: str | None, emit: Callable[[AgentEvent | None], None]
+    ) -> str | None:
+        ext = self.extensions
+        if ext is None:
+            return None
+        await ext.load()
+        self._bind_hooks(ext)
+        return await loop_hooks.pre_compact(ext, trigger, focus, emit)
 
     # -- compaction ---------------------------------------------------------------------------
 
@@ -579,6 +548,10 @@ class AgentLoop:
         return base_url if isinstance(base_url, str) else None
 
     async def _compact_if_needed(self, emit: Callable[[AgentEvent | None], None]) -> None:
+        """Compact at the threshold, unless a PreCompact hook blocked it earlier in this turn (a
+        blocked threshold compaction is skipped, as Claude Code skips it)."""
+        if self._threshold_blocked:
+            return
         settings = self.compaction_settings()
         tokens, window = self.context_usage()
         if should_compact(tokens, window, settings) and not unmeasured_since_compaction(self.projection()):
@@ -588,7 +561,8 @@ class AgentLoop:
                 tokens, window = self.context_usage()
                 if not should_compact(tokens, window, settings):
                     return  # pruning was enough: no summary
-            await self._compact("threshold", emit, everything=False)
+            if await self._compact("threshold", emit, everything=False) == "blocked":
+                self._threshold_blocked = True
 
     async def _compact(
         self,
@@ -601,12 +575,15 @@ class AgentLoop:
         window: int | None = None,
     ) -> str:
         """Compact now; report through events. Returns "done" (a compaction entry was appended),
-        "nothing" (nothing before the latest turn), "aborted" or the reason it failed."""
+        "nothing" (nothing before the latest turn), "blocked" (by a PreCompact hook), "aborted" or
+        the reason it failed."""
         settings = settings or self.compaction_settings()
         before, _ = self.context_usage()
-        if self.extensions is not None and self.extensions.hooks.has("PreCompact"):
-            said = await self.extensions.pre_compact("manual" if reason == "manual" else "auto", focus)
-            self._notices(said.notices + ([said.reason] if said.reason else []), emit)
+        trigger = "manual" if reason == "manual" else "auto"
+        blocked = await self._pre_compact_blocked(trigger, focus, emit)
+        if blocked is not None:
+            emit(CompactionFailed(f"compaction blocked by a PreCompact hook: {blocked}", blocked=True))
+            return "blocked"
         emit(CompactionStarted(reason, before))
         try:
             outcome = await self._abortable(
@@ -686,6 +663,8 @@ class AgentLoop:
             )
             if result == "aborted":
                 return "compaction aborted; nothing was saved"
+            if result == "blocked":  # as Claude Code: the overflow stands, the request fails
+                return f"{error}; a PreCompact hook blocked the compaction that would make it fit"
             if result == "nothing":
                 break
             if result != "done":
@@ -839,14 +818,18 @@ class AgentLoop:
             emit(ToolStarted(str(call.get("id")), str(call.get("name")), dict(args or {})))
             prepared = self._prepare_call(call, stop_reason, by_name)
             item: asyncio.Task[ToolResult] | ToolResult
-            if not isinstance(prepared, ToolResult):
-                prepared = await self._pre_tool_hooks(prepared, emit)
+            vote: HookVote | None = None
+            if not isinstance(prepared, ToolResult) and self.extensions is not None:
+                gate = await loop_hooks.pre_tool(
+                    self.extensions, prepared.tool, prepared.args, prepared.call_id, emit
+                )
+                prepared, vote = gate.refusal or replace(prepared, args=gate.args), gate.vote
             if isinstance(prepared, ToolResult):
                 item = prepared
             else:
                 try:
                     refusal, guard = await self._permit(
-                        prepared.tool.name, prepared.args, prepared.call_id, emit
+                        prepared.tool.name, prepared.args, prepared.call_id, emit, vote
                     )
                 except BaseException:  # the calls already running must not outlive the turn
                     for _, running in started:
@@ -862,8 +845,8 @@ class AgentLoop:
         try:
             for call, item in started:
                 result = item if isinstance(item, ToolResult) else await self._tool_result(item)
-                if not isinstance(item, ToolResult):
-                    result = await self._post_tool_hooks(call, result, emit)
+                if not isinstance(item, ToolResult) and self.extensions is not None:
+                    result = await loop_hooks.post_tool(self.extensions, call, result, emit)
                 await self._finalize_call(call, result, emit)
             if self.extensions is not None:
                 self._notices(self.extensions.take_notices(), emit)
@@ -909,14 +892,24 @@ class AgentLoop:
         emit(ToolFinished(str(call.get("id")), str(call.get("name")), entry.id, result.is_error))
 
     async def _permit(
-        self, name: str, args: JSONObject, call_id: str, emit: Callable[[AgentEvent | None], None]
+        self,
+        name: str,
+        args: JSONObject,
+        call_id: str,
+        emit: Callable[[AgentEvent | None], None],
+        vote: HookVote | None = None,
     ) -> tuple[str | None, WriteGuard | None]:
-        """Ask the permission policy about one call; record its decision. (None: run it, else the
-        refusal; the guard write/edit check the opened file with)."""
+        """Ask the permission policy about one call (with the PreToolUse hooks' ``vote``); record its
+        decision. (None: run it, else the refusal; the guard write/edit check the opened file with)."""
         if self.permissions is None:
+            if vote is not None and vote.decision == "ask":  # no one to ask: the hook's ask refuses
+                return (
+                    "Permission denied: a PreToolUse hook asked for the user's confirmation and no one can answer here.",
+                    None,
+                )
             return None, None
         try:
-            verdict = await self._abortable(self.permissions.check(name, args, self.cwd, call_id))
+            verdict = await self._abortable(self.permissions.check(name, args, self.cwd, call_id, vote))
         except _Aborted:
             return ABORTED_TEXT, None
         record = verdict.entry(self.permissions.mode)

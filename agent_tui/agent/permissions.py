@@ -24,11 +24,19 @@ it is the file that was checked (see ``tools.safe_open``).
 (byte for byte), or the same resolved file path. It is never a pattern: a
 command ending in ``*`` covers only itself.
 
+A ``PreToolUse`` hook may vote on a call (:class:`HookVote`, as Claude Code's
+``permissionDecision``): ``ask`` puts the question even where nothing would have asked (a read,
+a write inside the working directory, an allowed-for-this-session call, ``auto`` mode; with no
+one to answer, the call is refused), but never lifts a ``read-only`` refusal; ``allow`` skips
+the question in ``ask`` mode, except for git's own files and files with several hard links,
+which no hook may approve. The loop passes only the ``allow`` of hooks the user trusts.
+
 Every decision on a gated call is one ``custom`` entry (pi's state entry type:
 never in context, pi-compatible) with ``customType`` ``agent-tui.permission``
 and ``data`` ``{tool, summary, decision, scope, mode, toolCallId}``; decisions
-are ``allow-once``, ``allow-session``, ``deny``, ``auto`` and
-``read-only-refused``. Those entries are a record, never a grant: an
+are ``allow-once``, ``allow-session``, ``deny``, ``auto``, ``read-only-refused`` and
+``hook-allow`` (a hook's allow skipped the question); ``hook`` is ``"ask"`` or ``"allow"``
+when a hook voted. Those entries are a record, never a grant: an
 "allow for this session" lives in this process's memory only, so a session file
 (which anyone can hand over) can never widen what runs without asking.
 
@@ -42,10 +50,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.agent.tools.base import WriteGuard, resolve_path
 from agent_tui.store.record import JSONObject
@@ -78,7 +86,7 @@ class Decision(StrEnum):
 
 
 #: What is recorded: an approver's decision, or the mode's.
-RECORDED_DECISIONS = ("allow-once", "allow-session", "deny", "auto", "read-only-refused")
+RECORDED_DECISIONS = ("allow-once", "allow-session", "deny", "auto", "read-only-refused", "hook-allow")
 
 
 class PermissionModeError(Exception):
@@ -99,6 +107,8 @@ class PermissionRequest:
     path: str | None = None  # write/edit: the real path of the target
     #: What "allow for this session" remembers in memory: the exact call (unredacted; never recorded).
     key: str = ""
+    #: No hook may approve it (git's own files, a file with several hard links): always asks.
+    protected: bool = False
 
     @property
     def exact(self) -> str:
@@ -127,6 +137,14 @@ Approver = Callable[[PermissionRequest], Awaitable[Decision]]
 
 
 @dataclass(frozen=True, slots=True)
+class HookVote:
+    """What ``PreToolUse`` hooks decided about one call (Claude Code's ``permissionDecision``)."""
+
+    decision: Literal["allow", "ask"]
+    reason: str = ""  # the hook's permissionDecisionReason (shown in the question)
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome for one call: run it or not, and what to record."""
 
@@ -135,6 +153,7 @@ class Verdict:
     request: PermissionRequest | None = None
     message: str | None = None  # the tool error the model reads when the call is refused
     remembered: bool = False  # allowed by an earlier allow-session answer
+    hook: str | None = None  # "ask" or "allow": a PreToolUse hook's vote decided or forced the question
 
     def entry(self, mode: PermissionMode) -> JSONObject | None:
         """The ``custom`` entry fields recording this verdict (None when there is nothing to record)."""
@@ -150,6 +169,8 @@ class Verdict:
         }
         if self.remembered:
             data["remembered"] = True
+        if self.hook is not None:
+            data["hook"] = self.hook
         return {"type": "custom", "customType": RECORD_TYPE, "data": data}
 
 
@@ -278,18 +299,33 @@ class Permissions:
         if tool in READ_TOOLS or tool in self.trusted_tools:
             return None
         if tool in FILE_TOOLS:
-            raw = str(arguments.get("path", ""))
-            target = real_target(raw, cwd)
-            where = file_concern(target, cwd, _link_count(target), self.mode)
+            target = real_target(str(arguments.get("path", "")), cwd)
+            links = _link_count(target)
+            where = file_concern(target, cwd, links, self.mode)
             if where is None:
                 return None
+            request = self.describe(tool, arguments, cwd, call_id)
+            return replace(
+                request,
+                reason=f"{'writes' if tool == 'write' else 'edits'} a file {where}",
+                protected=is_git_file(target, cwd) or links > 1,
+            )
+        return self.describe(tool, arguments, cwd, call_id)
+
+    @staticmethod
+    def describe(tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = "") -> PermissionRequest:
+        """The question a call would make, whether or not it needs one (a hook's ``ask`` asks about
+        reads and writes inside the working directory too)."""
+        if tool in FILE_TOOLS:
+            raw = str(arguments.get("path", ""))
+            target = real_target(raw, cwd)
             shown = raw if os.path.normpath(resolve_path(raw, cwd)) == target else f"{raw} -> {target}"
             return PermissionRequest(
                 tool,
                 call_id,
                 arguments,
                 _one_line(shown),
-                f"{'writes' if tool == 'write' else 'edits'} a file {where}",
+                f"{'writes' if tool == 'write' else 'edits'} a file",
                 f"file:{target}",
                 cwd,
                 target,
@@ -308,7 +344,12 @@ class Permissions:
                 key="bash:" + command,  # exactly this command, byte for byte, is what is allowed
             )
         summary = _one_line(_arguments_text(arguments))
-        reason = "an MCP server's tool" if tool.startswith("mcp__") else "a tool that may change things"
+        if tool in READ_TOOLS:
+            reason = "reads files"
+        elif tool.startswith("mcp__"):
+            reason = "an MCP server's tool"
+        else:
+            reason = "a tool that may change things"
         return PermissionRequest(tool, call_id, arguments, summary, reason, f"tool:{tool}", cwd)
 
     def write_guard(self, cwd: str, approved: str | None = None) -> WriteGuard:
@@ -336,14 +377,18 @@ class Permissions:
     def remember(self, scope: str) -> None:
         self.allowed_scopes.add(scope)
 
-    async def check(self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = "") -> Verdict:
-        """Decide one call: asks the approver in ``ask`` mode (unless an allow-session scope covers it)."""
+    async def check(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        cwd: str,
+        call_id: str = "",
+        hook: HookVote | None = None,
+    ) -> Verdict:
+        """Decide one call: asks the approver in ``ask`` mode (unless an allow-session scope covers
+        it); ``hook``: what PreToolUse hooks voted (see the module doc)."""
         request = self.request_for(tool, arguments, cwd, call_id)
-        if request is None:
-            return Verdict(True, None)
-        if self.mode is PermissionMode.AUTO:
-            return Verdict(True, "auto", request)
-        if self.mode is PermissionMode.READ_ONLY:
+        if self.mode is PermissionMode.READ_ONLY and request is not None:
             return Verdict(
                 False,
                 "read-only-refused",
@@ -352,8 +397,24 @@ class Permissions:
                 "Writes, edits and shell commands are refused; read, ls, grep and find still work. "
                 "Ask the user to switch modes if a change is needed.",
             )
+        if hook is not None and hook.decision == "ask":
+            asked = request or self.describe(tool, arguments, cwd, call_id)
+            why = f": {hook.reason}" if hook.reason else ""
+            return await self._ask(
+                replace(asked, reason=f"{asked.reason}; a PreToolUse hook asks{why}"), "ask"
+            )
+        if request is None:
+            return Verdict(True, None)
+        if self.mode is PermissionMode.AUTO:
+            return Verdict(True, "auto", request)
         if request.exact in self.allowed_scopes:
             return Verdict(True, "allow-session", request, remembered=True)
+        if hook is not None and hook.decision == "allow" and not request.protected:
+            return Verdict(True, "hook-allow", request, hook="allow")
+        return await self._ask(request)
+
+    async def _ask(self, request: PermissionRequest, hook: str | None = None) -> Verdict:
+        tool = request.tool
         if self.approver is None:
             return Verdict(
                 False,
@@ -361,6 +422,7 @@ class Permissions:
                 request,
                 f'Permission denied: "{tool}" ({request.summary}) needs the user\'s confirmation and '
                 f"{self.no_approver_reason}. Do not retry it.",
+                hook=hook,
             )
         decision = Decision(await self.approver(request))
         if decision is Decision.DENY:
@@ -370,10 +432,11 @@ class Permissions:
                 request,
                 f'Permission denied: the user did not allow "{tool}" ({request.summary}). '
                 "Do not retry the same call; ask the user or do something else.",
+                hook=hook,
             )
         if decision is Decision.ALLOW_SESSION:
             self.remember(request.exact)
-        return Verdict(True, decision.value, request)
+        return Verdict(True, decision.value, request, hook=hook)
 
 
 def _arguments_text(arguments: Mapping[str, Any], indent: int | None = None) -> str:
@@ -394,6 +457,7 @@ __all__ = [
     "RECORD_TYPE",
     "Approver",
     "Decision",
+    "HookVote",
     "PermissionMode",
     "PermissionModeError",
     "PermissionRequest",

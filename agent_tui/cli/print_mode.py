@@ -163,7 +163,7 @@ async def stream_turn(
                 f"compacted: ≈{event.tokens_before:,} → ≈{event.tokens_after:,} tokens", file=err, flush=True
             )
         elif isinstance(event, CompactionFailed):
-            prefix = "" if event.nothing_to_do else "compaction failed: "
+            prefix = "" if event.nothing_to_do or event.blocked else "compaction failed: "
             print(_redact(prefix + event.message), file=err, flush=True)
         elif isinstance(event, Notice):
             print(_redact(f"agent-tui: {event.text}"), file=err, flush=True)

@@ -172,6 +172,7 @@ _DECISION_WORDS = {
     "deny": "denied",
     "auto": "ran (auto mode)",
     "read-only-refused": "refused (read-only mode)",
+    "hook-allow": "allowed by a PreToolUse hook",
 }
 
 
@@ -183,6 +184,8 @@ def permission_line(data: Any) -> str:
     words = _DECISION_WORDS.get(decision, decision or "decided")
     if decision == "allow-session" and data.get("remembered"):
         words = "allowed (for this session, asked before)"
+    if data.get("hook") == "ask":
+        words += " (a PreToolUse hook asked)"
     call = " ".join(f"{data.get('tool', '')} {data.get('summary', '')}".split())
     return f"{words}: {call}" if call else words
 

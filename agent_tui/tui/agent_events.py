@@ -91,6 +91,8 @@ class EventView:
                 app.main_screen.status_line.start("streaming…")
                 app.set_notice("")
                 app.notify(message, title="compact", markup=False)
+            case CompactionFailed(message=message, blocked=True):  # before it started: nothing to reset
+                app.notify(message, title="compact", severity="warning", timeout=10, markup=False)
             case CompactionFailed(message=message):
                 self.error(message, "compaction failed", "compaction failed")
             case Notice(text=text):

@@ -5,6 +5,7 @@ one would have). Escape appends nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from agent_tui.agent.compaction import (
@@ -45,16 +46,39 @@ def review(actions: SessionActions, focus: str | None) -> None:
         return
     get_settings = getattr(turns, "compaction_settings", None)
     settings = get_settings() if callable(get_settings) else CompactionSettings()
-    app.run_worker(_draft(actions, make_summarizer(), settings, focus), exit_on_error=False)
+    hooks = getattr(turns, "pre_compact", None)
+    app.run_worker(
+        _draft(actions, make_summarizer(), settings, focus, hooks if callable(hooks) else None),
+        exit_on_error=False,
+    )
 
 
 async def _draft(
-    actions: SessionActions, summarizer: Summarizer, settings: CompactionSettings, focus: str | None
+    actions: SessionActions,
+    summarizer: Summarizer,
+    settings: CompactionSettings,
+    focus: str | None,
+    pre_compact: Callable[[str | None], Awaitable[tuple[str | None, list[str]]]] | None,
 ) -> None:
+    """The agent's PreCompact hooks first (they may block it, as for any manual compaction), then
+    the model's summary, then the editor."""
     app = actions.app
     app.busy = True
     app.set_notice("Writing the summary to review…")
     try:
+        if pre_compact is not None:
+            blocked, notices = await pre_compact(focus)
+            for line in notices:
+                actions.notify(line, title="agent-tui", severity="warning", timeout=8, markup=False)
+            if blocked is not None:
+                actions.notify(
+                    f"compaction blocked by a PreCompact hook: {blocked}",
+                    title="compact",
+                    severity="warning",
+                    timeout=10,
+                    markup=False,
+                )
+                return
         draft = await draft_compaction(app.ensure_session(), summarizer, settings, focus=focus)
     except NothingToCompact as e:
         actions.notify(str(e), title="compact", markup=False)
