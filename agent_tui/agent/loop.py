@@ -187,6 +187,7 @@ class AgentLoop:
         self.queue = MessageQueue(config.steering_mode, config.follow_up_mode)
         #: MCP servers and hooks (agent.extensions); None: the built-in tools only, no hooks.
         self.extensions = extensions
+        self._model_call: ModelStream | None = None  # the model call in progress (or the last one)
         self.stop_hook_limit = 5  # continuations a Stop hook may ask for in one turn
         self._threshold_blocked = False  # a PreCompact hook blocked this turn's threshold compaction
 
@@ -195,6 +196,12 @@ class AgentLoop:
         return self._projector.project()
 
     # -- control ---------------------------------------------------------------------------
+
+    def abort_retry(self) -> bool:
+        """Call off the retry the running turn waits for (on the loop's thread): the turn ends with
+        the failed attempt's error. False when no retry is being waited for."""
+        call = self._model_call
+        return call is not None and self.running and call.skip_retry()
 
     def abort(self) -> None:
         """Stop the running turn (safe from any thread and from a signal handler)."""
@@ -714,7 +721,7 @@ class AgentLoop:
         return body
 
     async def _call_model(self, emit: Callable[[AgentEvent | None], None]) -> _CallOutcome:
-        call = ModelStream(self.provider, self.model, self.config.retry)
+        call = self._model_call = ModelStream(self.provider, self.model, self.config.retry)
         failed: list[tuple[JSONObject, str | None]] = []  # the last failed attempt: (message, entry id)
 
         async def on_failure(failure: Failure) -> None:

@@ -12,6 +12,7 @@ every wait (the stream and the pause before a retry): the loop's abort raises th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,7 @@ class ModelStream:
         self.builder: pe.MessageBuilder | None = None  # the attempt in flight (or the last one)
         self.waiting = False  # between a failed attempt and its retry
         self.requests = 0  # requests sent
+        self._skip = asyncio.Event()  # set by skip_retry: the pause ends and no retry is made
 
     async def run(
         self,
@@ -83,12 +85,26 @@ class ModelStream:
                 await on_failure(Failure(builder, error, attempt, retry, delay))
             if not retry:
                 return Attempt(builder, error, attempt)
-            attempt += 1
             self.waiting = True
             try:
-                await guard(asyncio.sleep(delay))
+                await guard(self._pause(delay))
             finally:
                 self.waiting = False
+            if self._skip.is_set():  # the retry was called off: this attempt's error is the result
+                return Attempt(builder, error, attempt)
+            attempt += 1
+
+    async def _pause(self, delay: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._skip.wait(), delay)
+
+    def skip_retry(self) -> bool:
+        """Call off the retry being waited for (pi's ``abort_retry``): the call ends with the failed
+        attempt's error. False when no retry is being waited for."""
+        if not self.waiting:
+            return False
+        self._skip.set()
+        return True
 
     async def _consume(
         self,

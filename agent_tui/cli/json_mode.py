@@ -43,10 +43,14 @@ class JsonLines:
         self.closed = False
 
     def write(self, record: JSONObject) -> None:
+        self.write_encoded(encode_record(record))
+
+    def write_encoded(self, line: bytes) -> None:
+        """One line already encoded (LF-terminated)."""
         if self.closed:
             return
         try:
-            self.out.write(encode_record(record))
+            self.out.write(line)
             self.out.flush()
         except (BrokenPipeError, ValueError):  # the reader closed the pipe, or stdout is closed
             self.closed = True

@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -32,8 +32,10 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import PermissionModeError, cwd_notice
 from agent_tui.agent.prompt_files import PromptFileError
 from agent_tui.agent.skills import SkillError
-from agent_tui.cli.json_mode import JsonLines
+from agent_tui.cli import rpc_model_commands, rpc_session_commands  # noqa: F401 - they register their commands
+from agent_tui.cli.json_mode import JsonLines, encode_record
 from agent_tui.cli.print_mode import headless_agent, load_and_expand, load_settings, open_session
+from agent_tui.cli.rpc_registry import HANDLERS, LATER, NULL, CommandError, command, text_field
 from agent_tui.config import ConfigError
 from agent_tui.sdk import Agent, PiEventStream, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
@@ -44,37 +46,14 @@ from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.terminal_text import for_terminal
 
 
-class CommandError(Exception):
-    """A command that cannot be done: its response says why (``success: false``)."""
-
-
-Handler = Callable[["RpcServer", JSONObject], Awaitable[JSONObject | None]]
-_HANDLERS: dict[str, Handler] = {}
-
-
-def command(name: str) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        _HANDLERS[name] = handler
-        return handler
-
-    return register
-
-
-def _text(cmd: JSONObject, field: str, *, required: bool = True) -> str | None:
-    value = cmd.get(field)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str):
-        raise CommandError(f"{cmd['type']}: '{field}' must be a string")
-    return value
-
-
 class RpcServer:
     """One RPC session: reads commands, answers them, streams the runs' events."""
 
-    def __init__(self, agent: Agent, lines: JsonLines) -> None:
+    def __init__(self, agent: Agent, lines: JsonLines, scoped_models: Sequence[str] = ()) -> None:
         self.agent = agent
         self.lines = lines
+        #: ``--models``: what ``cycle_model`` cycles through (``provider/id``), empty: every model with a key
+        self.scoped_models = list(scoped_models)
         self.run_task: asyncio.Task[None] | None = None
         self.bash_task: asyncio.Task[None] | None = None
         self.bash_abort: asyncio.Event | None = None
@@ -91,14 +70,26 @@ class RpcServer:
 
     # -- output -------------------------------------------------------------------------------
 
-    def respond(self, cmd: JSONObject | None, name: str, data: JSONObject | None = None) -> None:
+    def respond(
+        self, cmd: JSONObject | None, name: str, data: JSONObject | None = None, *, null: bool = False
+    ) -> None:
+        """A success response, with ``data`` when given (``null``: ``"data": null``)."""
         record: JSONObject = {}
         if cmd is not None and isinstance(cmd.get("id"), str | int):
             record["id"] = cmd["id"]
         record.update({"type": "response", "command": name, "success": True})
-        if data is not None:
+        if data is not None or null:
             record["data"] = data
         self.lines.write(record)
+
+    def respond_encoded(self, cmd: JSONObject | None, name: str, data: bytes) -> None:
+        """A success response whose ``data`` is already JSON (a tree too deep for :func:`json.dumps`)."""
+        record: JSONObject = {}
+        if cmd is not None and isinstance(cmd.get("id"), str | int):
+            record["id"] = cmd["id"]
+        record.update({"type": "response", "command": name, "success": True})
+        head = encode_record(record)  # ...}\n: the data goes before the closing brace
+        self.lines.write_encoded(head[:-2] + b',"data":' + data + b"}\n")
 
     def fail(self, cmd: JSONObject | None, name: str, error: str) -> None:
         record: JSONObject = {}
@@ -125,7 +116,7 @@ class RpcServer:
         if not isinstance(name, str):
             self.fail(cmd, "parse", "the command has no 'type' (a string naming the command)")
             return
-        handler = _HANDLERS.get(name)
+        handler = HANDLERS.get(name)
         if handler is None:
             self.fail(cmd, name, f"Unknown command: {name}")
             return
@@ -136,7 +127,9 @@ class RpcServer:
         except (StoreError, ConfigError, ValueError, RuntimeError) as e:
             self.fail(cmd, name, str(e))
         else:
-            if data is not _LATER:
+            if data is NULL:
+                self.respond(cmd, name, None, null=True)
+            elif data is not LATER:
                 self.respond(cmd, name, data)
 
     def later(self, work: Awaitable[None]) -> None:
@@ -185,28 +178,20 @@ class RpcServer:
                     await task
 
     def model_object(self) -> JSONObject:
-        from agent_tui.projection.models import lookup
+        """pi's Model object for the current model."""
+        return rpc_model_commands.model_object(
+            self.agent.provider, self.agent.model, self.agent.api, self.agent.config.base_url
+        )
 
-        info = lookup(self.agent.model)
-        return {
-            "id": self.agent.model,
-            "name": self.agent.model,
-            "api": self.agent.api,
-            "provider": self.agent.provider,
-            "baseUrl": self.agent.config.base_url,
-            "reasoning": info.reasoning,
-            "input": ["text", "image"] if info.images else ["text"],
-            "contextWindow": info.context_window,
-            "maxTokens": info.max_output,
-        }
-
-    async def switch(self, path: Path | None = None) -> None:
-        """Continue in another session file (``path``; None: a new one beside the current one):
-        the old one is closed first, so there is never a second writer; the agent keeps its model,
-        thinking level, permissions and queue."""
+    async def switch(self, path: Path | None = None, parent_session: str | None = None) -> None:
+        """Continue in another session file (``path``; None: a new one beside the current one, its
+        header naming ``parent_session``): the old one is closed first, so there is never a second
+        writer; the agent keeps its model, thinking level, permissions, switches and queue."""
         old = self.agent
         if path is None:
-            new_session = sdk_open_session(cwd=old.loop.cwd, session_dir=old.session.path.parent)
+            new_session = sdk_open_session(
+                cwd=old.loop.cwd, session_dir=old.session.path.parent, parent_session=parent_session
+            )
         else:
             new_session = sdk_open_session(path, cwd=old.loop.cwd)
         try:
@@ -224,6 +209,7 @@ class RpcServer:
             raise
         agent.loop.model, agent.loop.thinking = old.loop.model, old.loop.thinking
         agent.loop.queue = old.loop.queue
+        agent.carry_switches(old)
         old.loop.extensions = None  # the new agent runs them now: closing the old one must not stop them
         await old.aclose()
         old.session.close()
@@ -244,14 +230,10 @@ class RpcServer:
             raise CommandError(f"{what}: a bash command is running (abort_bash it or wait)")
 
 
-#: A handler's result meaning "the response is written later, by a task it started".
-_LATER: JSONObject = {}
-
-
 def _content(server: RpcServer, cmd: JSONObject) -> str | list[JSONObject]:
     """The message to send: ``message`` with a ``/template`` or ``/skill:name`` expanded (as the
     app and print mode expand them), and ``images`` after it."""
-    message = _text(cmd, "message")
+    message = text_field(cmd, "message")
     assert message is not None
     resources = server.agent.loop.resources
     if resources is not None:
@@ -324,7 +306,7 @@ async def _abort(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
         server.respond(cmd, "abort")
 
     server.later(wait())
-    return _LATER
+    return LATER
 
 
 @command("clear_queue")
@@ -406,17 +388,12 @@ async def _get_messages(server: RpcServer, cmd: JSONObject) -> JSONObject | None
 
 @command("get_context")
 async def _get_context(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    return server.session.context(_text(cmd, "leafId", required=False))
-
-
-@command("get_tree")
-async def _get_tree(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    return server.session.tree()
+    return server.session.context(text_field(cmd, "leafId", required=False))
 
 
 @command("get_entries")
 async def _get_entries(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    since = _text(cmd, "since", required=False)
+    since = text_field(cmd, "since", required=False)
     entries = server.session.entries()
     if since is not None:
         ids = [e.get("id") for e in entries]
@@ -443,37 +420,16 @@ async def _get_last_assistant_text(server: RpcServer, cmd: JSONObject) -> JSONOb
 
 @command("branch")
 async def _branch(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    entry_id = _text(cmd, "entryId")
+    entry_id = text_field(cmd, "entryId")
     assert entry_id is not None
     server.idle("branch")
     marker = server.session.branch(entry_id)
     return {"markerId": marker, "leafId": server.session.leaf_id}
 
 
-@command("fork")
-async def _fork(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    entry_id = _text(cmd, "entryId", required=False)
-    output = _text(cmd, "output", required=False)
-    switch = cmd.get("switch", True)
-    if not isinstance(switch, bool):
-        raise CommandError("fork: 'switch' must be true or false")
-    server.idle("fork")
-    path = server.session.fork(entry_id, output)
-    if switch:
-        await server.switch(path)
-    return {"sessionFile": str(path), "switched": switch, "cancelled": False}
-
-
-@command("new_session")
-async def _new_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    server.idle("new_session")
-    await server.switch()
-    return {"cancelled": False, "sessionFile": str(server.session.path)}
-
-
 @command("switch_session")
 async def _switch_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    target = _text(cmd, "sessionPath")
+    target = text_field(cmd, "sessionPath")
     assert target is not None
     server.idle("switch_session")
     path = Path(target).expanduser()
@@ -485,8 +441,8 @@ async def _switch_session(server: RpcServer, cmd: JSONObject) -> JSONObject | No
 
 @command("edit")
 async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    entry_id = _text(cmd, "entryId")
-    action = _text(cmd, "action")
+    entry_id = text_field(cmd, "entryId")
+    action = text_field(cmd, "action")
     assert entry_id is not None
     server.idle("edit")
     if action == "hide":
@@ -505,7 +461,7 @@ async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
 @command("set_session_name")
 async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    name = _text(cmd, "name")
+    name = text_field(cmd, "name")
     assert name is not None
     server.idle("set_session_name")
     server.session.rename(name)
@@ -518,8 +474,8 @@ async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | 
 
 @command("set_model")
 async def _set_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    model = _text(cmd, "modelId")
-    provider = _text(cmd, "provider", required=False)
+    model = text_field(cmd, "modelId")
+    provider = text_field(cmd, "provider", required=False)
     assert model is not None
     server.idle("set_model")
     server.agent.set_model(model, provider)
@@ -528,7 +484,7 @@ async def _set_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
 @command("set_thinking_level")
 async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    level = _text(cmd, "level")
+    level = text_field(cmd, "level")
     assert level is not None
     server.agent.set_thinking_level(level)
     server.lines.write({"type": "thinking_level_changed", "level": level})
@@ -565,7 +521,7 @@ def _queue_mode(cmd: JSONObject) -> Literal["all", "one-at-a-time"]:
 
 @command("compact")
 async def _compact(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    focus = _text(cmd, "customInstructions", required=False)
+    focus = text_field(cmd, "customInstructions", required=False)
     server.idle("compact")
     results: list[JSONObject] = []
 
@@ -588,7 +544,7 @@ async def _compact(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
     server.run_task = asyncio.ensure_future(run())
     server.later(server.run_task)
-    return _LATER
+    return LATER
 
 
 # -- bash ----------------------------------------------------------------------------------------
@@ -596,7 +552,7 @@ async def _compact(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
 @command("bash")
 async def _bash(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    text = _text(cmd, "command")
+    text = text_field(cmd, "command")
     assert text is not None
     exclude = cmd.get("excludeFromContext", False)
     if not isinstance(exclude, bool):
@@ -642,7 +598,7 @@ async def _bash(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
     server.bash_task = asyncio.ensure_future(run())
     server.later(server.bash_task)
-    return _LATER
+    return LATER
 
 
 @command("abort_bash")
@@ -688,8 +644,8 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | No
     threading.Thread(target=read, name="rpc-stdin", daemon=True).start()
 
 
-async def serve(agent: Agent, lines: JsonLines) -> int:
-    server = RpcServer(agent, lines)
+async def serve(agent: Agent, lines: JsonLines, scoped_models: Sequence[str] = ()) -> int:
+    server = RpcServer(agent, lines, scoped_models)
     server.watch_queue()
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -758,7 +714,8 @@ def run_rpc(args: argparse.Namespace) -> int:
             session.branch(args.leaf)
         agent = headless_agent(args, session, config, permissions, cwd, resources)
         print(f"agent-tui: rpc on session {session.path}", file=err, flush=True)
-        return asyncio.run(serve(agent, JsonLines(sys.stdout.buffer)))
+        scoped = getattr(args, "scoped_models", None) or ()
+        return asyncio.run(serve(agent, JsonLines(sys.stdout.buffer), scoped))
     except StoreError as e:
         print(_redact(f"agent-tui: {e}"), file=err)
         return 1

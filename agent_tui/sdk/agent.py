@@ -37,6 +37,9 @@ class Agent:
         #: The underlying loop (its events, queue, provider), for what this face does not cover.
         self.loop = loop
         self._retired: list[Provider] = []  # providers replaced by set_model, closed by aclose
+        self._auto_compaction: bool | None = None  # set_auto_compaction's choice (None: the config's)
+        self._auto_retry: bool | None = None  # set_auto_retry's choice (None: the config's)
+        self._retry_policy = loop.config.retry  # the config's, restored when retries are switched on
 
     # -- what it is -----------------------------------------------------------------------------
 
@@ -152,8 +155,54 @@ class Agent:
             old = self.loop.provider
             self.loop.provider = make_provider(config)
             self.loop.config = replace(config, thinking=self.loop.config.thinking)
+            self._retry_policy = config.retry
             self._retired.append(old)
+            self._apply_switches()
         self.loop.model = model
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        """Compact automatically near the window's end (the config's ``[compaction] enabled``, every
+        model's) or not, for this agent from now on; ``compact`` still works when it is off."""
+        self._auto_compaction = enabled
+        self._apply_switches()
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        """Retry a failed model call (rate limits, overload, server errors) with the config's
+        ``[retry]`` policy, or fail at the first error, from the next call on."""
+        self._auto_retry = enabled
+        self._apply_switches()
+
+    def abort_retry(self) -> bool:
+        """Call off the retry the running turn waits for: the turn ends with that error (unlike
+        :meth:`abort`, which ends it as aborted). False when no retry is being waited for."""
+        return self.loop.abort_retry()
+
+    @property
+    def auto_retry(self) -> bool:
+        return self.loop.config.retry.max_retries > 0
+
+    def carry_switches(self, other: Agent) -> None:
+        """Take ``other``'s auto-compaction and auto-retry choices (a session switch keeps them)."""
+        self._auto_compaction, self._auto_retry = other._auto_compaction, other._auto_retry
+        self._apply_switches()
+
+    def _apply_switches(self) -> None:
+        config = self.loop.config
+        if self._auto_compaction is not None:
+            on = self._auto_compaction
+            c = config.compaction
+            config = replace(
+                config,
+                compaction=replace(
+                    c,
+                    default=replace(c.default, enabled=on),
+                    per_model={k: replace(v, enabled=on) for k, v in c.per_model.items()},
+                ),
+            )
+        if self._auto_retry is not None:
+            policy = self._retry_policy if self._auto_retry else replace(self._retry_policy, max_retries=0)
+            config = replace(config, retry=policy)
+        self.loop.config = config
 
     def set_thinking_level(self, level: str) -> None:
         """Use ``level`` (off, minimal, low, medium, high, xhigh) from the next call on."""

@@ -18,7 +18,7 @@ from agent_tui.store.clock import now_iso
 from agent_tui.store.listing import latest_session
 from agent_tui.store.paths import session_dir_for, session_file_name
 from agent_tui.store.record import Entry, JSONObject
-from agent_tui.store.session import Session
+from agent_tui.store.session import Session, write_new_session
 
 
 class SessionHandle:
@@ -132,6 +132,38 @@ class SessionHandle:
         ]
         return {"leafId": index.leaf_id, "name": index.name, "nodes": nodes}
 
+    def pi_tree(self) -> list[JSONObject]:
+        """The tree as pi's ``getTree()`` returns it: the roots, each node ``{entry, children,
+        label?, labelTimestamp?}`` (``entry`` as in the file, ``children`` oldest first), built
+        without recursion. A well-formed file has one root; entries whose parent is missing (or
+        that close a parent cycle) are roots too. Deeply nested: :func:`json.dumps` cannot encode a
+        20,000-entry branch (see ``agent_tui.cli.rpc_session_commands.encode_tree``)."""
+        index = self.store.index
+        labelled: dict[str, str] = {}
+        for e in index.entries:
+            target = e.data.get("targetId")
+            if e.type == "label" and isinstance(target, str):
+                labelled[target] = str(e.data.get("timestamp", ""))
+        kept = [e for e in index.entries if index.by_id.get(e.id) is e]  # a duplicate id: the index's
+        nodes: dict[str, JSONObject] = {}
+        for e in kept:
+            node: JSONObject = {"entry": e.data, "children": []}
+            label = index.labels.get(e.id)
+            if label is not None:
+                node["label"] = label
+                if e.id in labelled:
+                    node["labelTimestamp"] = labelled[e.id]
+            nodes[e.id] = node
+        roots = index.roots()
+        root_ids = {r.id for r in roots}
+        for e in kept:
+            parent = nodes.get(e.parent_id) if e.parent_id is not None else None
+            if e.id not in root_ids and parent is not None:
+                parent["children"].append(nodes[e.id])
+        for node in nodes.values():
+            node["children"].sort(key=lambda n: str(n["entry"].get("timestamp", "")))
+        return [nodes[r.id] for r in roots]
+
     # -- changing what the model sees (one appended entry each) -------------------------------
 
     def hide(self, entry_id: str) -> str:
@@ -164,11 +196,22 @@ class SessionHandle:
         entry = self.store.branch(entry_id)
         return entry.id if entry is not None else None
 
-    def fork(self, entry_id: str | None = None, out: str | Path | None = None) -> Path:
+    def fork(
+        self, entry_id: str | None = None, out: str | Path | None = None, *, before: bool = False
+    ) -> Path:
         """A new session file holding the path to ``entry_id`` (default: the leaf), beside this one
-        unless ``out`` says where; its header names this file as ``parentSession``."""
+        unless ``out`` says where; its header names this file as ``parentSession``. ``before``: the
+        path to the entry's parent instead (pi's fork from a user message: the new session stops
+        just before it; empty when the entry is a root)."""
         if out is None:
             out = self.path.resolve().parent / session_file_name(str(uuid.uuid4()), now_iso())
+        if before:
+            if entry_id is None:
+                raise ValueError("fork before an entry needs the entry's id")
+            parent = self.store.index.get(entry_id).parent_id
+            if parent is None or parent not in self.store.index.by_id:
+                return write_new_session(Path(out), self.cwd, [], parent_session=str(self.path.resolve()))
+            entry_id = parent
         return self.store.fork(entry_id, out)
 
     def append(self, fields: JSONObject) -> Entry:
@@ -198,6 +241,7 @@ def open_session(
     continue_last: bool = False,
     leaf_id: str | None = None,
     write: bool = True,
+    parent_session: str | Path | None = None,
 ) -> SessionHandle:
     """Open a session file, as the command line does.
 
@@ -206,9 +250,11 @@ def open_session(
     in ``note``), else a new session is created under ``session_dir`` (default: the user data
     dir's sessions folder for ``cwd``). ``leaf_id`` moves the leaf there first (a new branch).
     ``write=False`` opens without the write lock (read-only; nothing can be appended).
+    ``parent_session`` is written in a new file's header as ``parentSession`` (pi's).
     Raises :class:`agent_tui.store.errors.StoreError` (e.g. SessionLockedError) when it cannot.
     """
     cwd = cwd if cwd is not None else os.getcwd()
+    parent = str(parent_session) if parent_session is not None else None
     directory = str(session_dir) if session_dir is not None else None
     note: str | None = None
     if path is not None:
@@ -216,16 +262,16 @@ def open_session(
         if target.exists():
             store = Session.open(target, write=write)
         else:
-            store = Session.create(target.parent, cwd, path=target)
+            store = Session.create(target.parent, cwd, path=target, parent_session=parent)
     elif continue_last:
         latest = latest_session(cwd, session_dir=directory)
         if latest is not None:
             store = Session.open(latest, write=write)
         else:
             note = "no earlier session in this directory: starting a new one"
-            store = Session.create(session_dir_for(cwd, directory), cwd)
+            store = Session.create(session_dir_for(cwd, directory), cwd, parent_session=parent)
     else:
-        store = Session.create(session_dir_for(cwd, directory), cwd)
+        store = Session.create(session_dir_for(cwd, directory), cwd, parent_session=parent)
     handle = SessionHandle(store, note)
     if leaf_id is not None:
         try:

@@ -88,7 +88,7 @@ def test_every_command_answers_with_its_id(
     assert [s["entryId"] for s in context["sources"]] == [
         e["id"] for e in file_entries if e["type"] == "message"
     ]
-    tree = rpc.call({"type": "get_tree"})["data"]
+    tree = rpc.call({"type": "get_tree", "flat": True})["data"]
     assert [n["id"] for n in tree["nodes"]] == [e["id"] for e in file_entries]
     assert tree["leafId"] == file_entries[-1]["id"]
     assert rpc.call({"type": "get_entries", "since": file_entries[-2]["id"]})["data"]["entries"] == [
@@ -168,13 +168,13 @@ def test_every_command_answers_with_its_id(
     assert "model_change" in kinds[-6:] and "thinking_level_change" in kinds[-6:]
     assert server.requests[-1].body["model"] == "claude-haiku-4-5"
 
-    # fork: a new file with the path to the entry; the process continues in it
+    # fork at an entry: a new file with the path to it; the process continues in it
     rpc.call({"type": "set_session_name", "name": "rpc  test"})
     assert of_type(rpc.records, "session_info_changed") == [
         {"type": "session_info_changed", "name": "rpc test"}
     ]
     fork_at = rpc.call({"type": "get_state"})["data"]["leafId"]
-    forked = rpc.call({"type": "fork", "entryId": fork_at})["data"]
+    forked = rpc.call({"type": "fork", "entryId": fork_at, "position": "at"})["data"]
     fork_path = Path(forked["sessionFile"])
     assert fork_path != session_file and forked["switched"] is True
     header = json.loads(fork_path.read_text().splitlines()[0])

@@ -67,5 +67,21 @@ def test_pis_rpc_client_prompts_runs_bash_and_reads_state(
     sent = server.requests[-1].body["messages"]
     assert any("from bash" in json.dumps(m) for m in sent)
     ids = [json.loads(line)["id"] for line in session.read_text().splitlines()[1:]]
-    assert [n["id"] for n in out["tree"]["nodes"]] == ids
+    # pi's nested tree: a straight branch, each node the only child of the one before
+    tree, walked = out["tree"]["tree"], []
+    while tree:
+        (node,) = tree
+        walked.append(node["entry"]["id"])
+        tree = node["children"]
+    assert walked == ids and out["tree"]["leafId"] == ids[-1]
+    assert [m["text"] for m in out["forkMessages"]] == ["what is in a.txt?", "and now?"]
+    assert out["models"] and all(
+        {"id", "provider", "api", "contextWindow"} <= m.keys() for m in out["models"]
+    )
+    assert out["commands"] == []
+    assert out["cycled"]["isScoped"] is False and out["cycled"]["model"]["id"] != out["state"]["model"]["id"]
+    assert Path(out["html"]["path"]).read_text().startswith("<!DOCTYPE html>")
+    assert out["cloned"]["cancelled"] is False
+    assert out["clonedState"]["sessionFile"] not in (str(session), out["state"]["sessionFile"])
+    assert out["clonedState"]["sessionFile"] == out["cloned"]["sessionFile"]
     assert text_of(second[-3]["message"]) == "Still alpha."

@@ -3,9 +3,11 @@
 //
 //   AGENT_TUI_PYTHON=python node pi_rpc_client.mjs SESSION_FILE
 //
-// Prompts twice (the second after a `bash`), reads the state, the messages, the last reply and
-// the tree through the client's typed methods, then stops it (SIGTERM). Prints one JSON object:
-// {events: [[...], [...]], state, messages, lastText, bash, tree} (or {error} and exit 1).
+// Prompts twice (the second after a `bash`), reads the state, the messages, the last reply, the
+// tree, the fork messages, the models and the commands through the client's typed methods, cycles
+// the model, exports the page, clones the session, then stops it (SIGTERM). Prints one JSON
+// object: {events: [[...], [...]], state, messages, lastText, bash, tree, forkMessages, models,
+// commands, cycled, html, cloned, clonedState} (or {error} and exit 1).
 // Node 20 cannot load pi's package index, so the client is imported by path. PI_DIR overrides
 // where pi is installed.
 import { dirname, join, resolve } from "node:path";
@@ -29,7 +31,14 @@ try {
 		lastText: await client.getLastAssistantText(),
 		bash,
 		tree: await client.getTree(),
+		forkMessages: await client.getForkMessages(),
+		models: await client.getAvailableModels(),
+		commands: await client.getCommands(),
+		cycled: await client.cycleModel(),
+		html: await client.exportHtml(),
+		cloned: await client.clone(),
 	};
+	out.clonedState = await client.getState();
 	await client.stop();
 	process.stdout.write(JSON.stringify(out) + "\n");
 } catch (error) {

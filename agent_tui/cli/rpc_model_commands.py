@@ -1,0 +1,182 @@
+"""pi's RPC commands for the model and the run's switches: ``get_available_models``,
+``cycle_model``, ``cycle_thinking_level``, ``set_auto_compaction``, ``set_auto_retry``,
+``abort_retry``, and ``get_commands`` (what a ``prompt`` can start with ``/``).
+
+The available models are pi's ``getAvailableSnapshot``: the model table and the config file's
+``[models]``, those whose provider has a key (or needs none, at a base URL of one's own), with the
+current model first when the table lacks it. ``cycle_model`` cycles through ``--models`` when it
+was given (pi's scoped models), else through the available models.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_tui.cli.rpc_registry import NULL, bool_field, command
+from agent_tui.projection import registry
+from agent_tui.projection.models import lookup, supported_thinking_levels
+from agent_tui.projection.pricing import price_for
+from agent_tui.store.record import JSONObject
+
+if TYPE_CHECKING:
+    from agent_tui.cli.rpc_mode import RpcServer
+
+
+def model_object(
+    provider: str, model_id: str, api: str | None = None, base_url: str | None = None
+) -> JSONObject:
+    """pi's Model object: ``id``, ``name``, ``api``, ``provider``, ``baseUrl``, ``reasoning``,
+    ``input``, ``contextWindow``, ``maxTokens`` and, when the price is known, ``cost`` (dollars per
+    million tokens)."""
+    info = lookup(model_id, provider)
+    spec = registry.find(provider)
+    data: JSONObject = {
+        "id": model_id,
+        "name": model_id,
+        "api": api or (spec.api if spec is not None else None),
+        "provider": provider,
+        "baseUrl": base_url or (spec.default_base_url if spec is not None else None),
+        "reasoning": info.reasoning,
+        "input": ["text", "image"] if info.images else ["text"],
+        "contextWindow": info.context_window,
+        "maxTokens": info.max_output,
+    }
+    price = price_for(model_id)
+    if price is not None:
+        rates = price.base
+        data["cost"] = {
+            "input": rates.input,
+            "output": rates.output,
+            "cacheRead": rates.cache_read,
+            "cacheWrite": rates.cache_write,
+        }
+    return data
+
+
+def available(server: RpcServer) -> list[tuple[str, str]]:
+    """``(provider, model id)`` of every model one could switch to now, the current one included."""
+    from agent_tui.agent.model_sources import local_catalog
+
+    agent = server.agent
+    config_path: Path | None = agent.config.config_path
+    found = [(m.provider, m.id) for m in local_catalog(config_path) if m.key]
+    current = (agent.provider, agent.model)
+    return found if current in found else [current, *found]
+
+
+def _object(server: RpcServer, provider: str, model_id: str) -> JSONObject:
+    agent = server.agent
+    if provider == agent.provider:
+        return model_object(provider, model_id, agent.api, agent.config.base_url)
+    return model_object(provider, model_id)
+
+
+@command("get_available_models")
+async def _get_available_models(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    return {"models": [_object(server, p, m) for p, m in available(server)]}
+
+
+@command("cycle_model")
+async def _cycle_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    agent = server.agent
+    scoped = bool(server.scoped_models)
+    if scoped:
+        choices = []
+        for spec in server.scoped_models:
+            provider, _, model_id = spec.partition("/")
+            choices.append((provider, model_id) if model_id else (agent.provider, spec))
+    else:
+        choices = available(server)
+    if len(choices) < 2:
+        return NULL
+    server.idle("cycle_model")
+    current = (agent.provider, agent.model)
+    at = choices.index(current) if current in choices else -1
+    provider, model_id = choices[(at + 1) % len(choices)]
+    agent.set_model(model_id, provider)
+    level = agent.thinking_level
+    levels = supported_thinking_levels(lookup(model_id, provider))
+    if level not in levels:  # pi clamps the level to what the new model supports
+        from agent_tui.projection.models import clamp_thinking_level
+
+        level = clamp_thinking_level(lookup(model_id, provider), level)
+        agent.set_thinking_level(level)
+        server.lines.write({"type": "thinking_level_changed", "level": level})
+    return {"model": server.model_object(), "thinkingLevel": level, "isScoped": scoped}
+
+
+@command("cycle_thinking_level")
+async def _cycle_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    agent = server.agent
+    info = lookup(agent.model, agent.provider)
+    if not info.reasoning:
+        return NULL
+    levels = supported_thinking_levels(info)
+    current = agent.thinking_level
+    level = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
+    agent.set_thinking_level(level)
+    server.lines.write({"type": "thinking_level_changed", "level": level})
+    return {"level": level}
+
+
+@command("set_auto_compaction")
+async def _set_auto_compaction(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.set_auto_compaction(bool_field(cmd, "enabled"))
+    return None
+
+
+@command("set_auto_retry")
+async def _set_auto_retry(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.set_auto_retry(bool_field(cmd, "enabled"))
+    return None
+
+
+@command("abort_retry")
+async def _abort_retry(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.abort_retry()
+    return None
+
+
+@command("get_commands")
+async def _get_commands(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    """The user's prompt templates and skills (pi's ``prompt`` and ``skill`` sources); agent-tui has
+    no extension commands, and the app's own slash commands do not run through ``prompt``."""
+    resources = server.agent.loop.resources
+    if resources is None:
+        return {"commands": []}
+    cwd = Path(server.agent.loop.cwd).resolve()
+    commands: list[JSONObject] = []
+    for template in resources.templates.values():
+        commands.append(
+            {
+                "name": template.name,
+                "description": template.description,
+                "source": "prompt",
+                "sourceInfo": _source_info(template.path, cwd),
+            }
+        )
+    for skill in resources.skills.values():
+        commands.append(
+            {
+                "name": f"skill:{skill.name}",
+                "description": skill.description,
+                "source": "skill",
+                "sourceInfo": _source_info(skill.path, cwd),
+            }
+        )
+    return {"commands": commands}
+
+
+def _source_info(path: Path | str, cwd: Path) -> JSONObject:
+    where = Path(path).resolve()
+    project = where == cwd or cwd in where.parents
+    return {
+        "path": str(where),
+        "source": "local",
+        "scope": "project" if project else "user",
+        "origin": "top-level",
+    }
+
+
+__all__ = ["available", "model_object"]

@@ -1,0 +1,172 @@
+"""pi's RPC commands on the session tree and its files: ``get_tree`` (pi's nested nodes),
+``fork`` (before a user message, as pi does), ``clone``, ``get_fork_messages``, ``new_session``
+and ``export_html``.
+
+A fork or a clone writes a new session file beside the current one (its header naming it as
+``parentSession``) and continues in it: the old file is closed first, so there is never a second
+writer. agent-tui adds to pi's fields: ``fork`` takes ``position: "at"`` (the path up to and
+including the entry, as ``agent-tui fork``), ``output`` (where to write it) and ``switch: false``
+(write it, stay here), and every fork and clone answers with the new ``sessionFile``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.cli.rpc_registry import LATER, CommandError, bool_field, command, text_field
+from agent_tui.store.record import JSONObject
+
+if TYPE_CHECKING:
+    from agent_tui.cli.rpc_mode import RpcServer
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8").decode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: \u escapes, which any JSON reader takes
+        return json.dumps(value, separators=(",", ":"))
+
+
+def encode_tree(roots: list[JSONObject]) -> bytes:
+    """pi's nested tree as compact JSON, without recursion (:func:`json.dumps` stops at about
+    1,000 levels, and a session's branch can be 20,000 entries deep)."""
+
+    def parts() -> Iterator[str]:
+        yield "["
+        stack: list[Iterator[JSONObject]] = [iter(roots)]
+        first = [True]
+        while stack:
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+                first.pop()
+                yield "]}" if stack else "]"
+                continue
+            if not first[-1]:
+                yield ","
+            first[-1] = False
+            head = {k: v for k, v in node.items() if k != "children"}
+            yield _dumps(head)[:-1] + ',"children":['
+            stack.append(iter(node["children"]))
+            first.append(True)
+
+    return "".join(parts()).encode("utf-8")
+
+
+@command("get_tree")
+async def _get_tree(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    if bool_field(cmd, "flat", False):  # agent-tui's flat list, as `agent-tui tree FILE --json`
+        return server.session.tree()
+    tree = encode_tree(server.session.pi_tree())
+    leaf = _dumps(server.session.leaf_id).encode()
+    server.respond_encoded(cmd, "get_tree", b'{"tree":' + tree + b',"leafId":' + leaf + b"}")
+    return LATER
+
+
+def user_text(content: Any) -> str:
+    """A user message's text, as pi's fork selector reads it (text blocks joined, images left out)."""
+    if isinstance(content, str):
+        return content
+    return "".join(
+        str(b.get("text", ""))
+        for b in content or []
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    )
+
+
+@command("fork")
+async def _fork(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    position = cmd.get("position", "before")
+    if position not in ("before", "at"):
+        raise CommandError('fork: \'position\' must be "before" (a user message) or "at" (any entry)')
+    entry_id = text_field(cmd, "entryId", required=position == "before")
+    output = text_field(cmd, "output", required=False)
+    switch = bool_field(cmd, "switch", True)
+    server.idle("fork")
+    data: JSONObject = {}
+    if position == "before":
+        assert entry_id is not None
+        entry = server.session.entry(entry_id)
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if not isinstance(message, dict) or message.get("role") != "user":
+            raise CommandError(
+                f'fork: {entry_id} is not a user message (fork before one, or at any entry with "position": "at")'
+            )
+        data["text"] = user_text(message.get("content"))
+    path = server.session.fork(entry_id, output, before=position == "before")
+    if switch:
+        await server.switch(path)
+    data.update({"cancelled": False, "sessionFile": str(path), "switched": switch})
+    return data
+
+
+@command("clone")
+async def _clone(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    leaf = server.session.leaf_id
+    if leaf is None:
+        raise CommandError("Cannot clone session: no current entry selected")
+    server.idle("clone")
+    path = server.session.fork(leaf)
+    await server.switch(path)
+    return {"cancelled": False, "sessionFile": str(path)}
+
+
+@command("get_fork_messages")
+async def _get_fork_messages(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    messages = []
+    for entry in server.session.entries():
+        message = entry.get("message")
+        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+            text = user_text(message.get("content"))
+            if text:
+                messages.append({"entryId": entry["id"], "text": text})
+    return {"messages": messages}
+
+
+@command("new_session")
+async def _new_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    parent = text_field(cmd, "parentSession", required=False)
+    server.idle("new_session")
+    await server.switch(parent_session=parent)
+    return {"cancelled": False, "sessionFile": str(server.session.path)}
+
+
+@command("export_html")
+async def _export_html(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    """The whole tree as one HTML page (``agent-tui export``'s), read from the file in a thread while
+    other commands are answered; never over an existing file."""
+    from agent_tui.library.export import default_export_path, export_session
+    from agent_tui.store.index import SessionIndex
+    from agent_tui.store.reader import read_file
+
+    output = text_field(cmd, "outputPath", required=False)
+    source = server.session.path
+    if not server.session.entries():
+        raise CommandError("export_html: nothing to export yet: start a conversation first")
+    cwd = Path(server.agent.loop.cwd)
+    if output is not None:
+        target = Path(output).expanduser()
+        target = target if target.is_absolute() else cwd / target
+    else:  # pi's name: <app>-session-<file name>.html in the working folder, numbered past one there
+        target = default_export_path(Path(f"agent-tui-session-{source.stem}.jsonl"), "html", cwd)
+
+    def export() -> Path:
+        return export_session(SessionIndex(read_file(source), str(source)), "html", source=source, out=target)
+
+    async def run() -> None:
+        try:
+            path = await asyncio.to_thread(export)
+        except Exception as e:  # the file cannot be written (it exists, the folder is missing...)
+            server.fail(cmd, "export_html", f"export_html: {e}")
+            return
+        server.respond(cmd, "export_html", {"path": str(path)})
+
+    server.later(run())
+    return LATER
+
+
+__all__ = ["encode_tree", "user_text"]
