@@ -21,10 +21,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
+from textual.screen import UPDATE_PERIOD, Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
+from agent_tui.tui.frame_timer import FrameTimer
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
@@ -87,6 +89,20 @@ class MainScreen(Screen[None]):
         #: Whether the user wants each pane beside the chat when it fits (the config remembers it).
         self.wanted: dict[Pane, bool] = {"tree": True, "panel": True}
         self.drawer: Pane | None = None  # the pane open over the chat, if any
+        self._frame_timer: FrameTimer | None = None
+
+    @property
+    def _update_timer(self) -> Timer:
+        """Textual's screen draws from this timer: ours begins a frame as soon as one is needed
+        (``frame_timer``), so a key typed after a long frame is not left for two more intervals."""
+        if self._frame_timer is None:
+            timer = FrameTimer(
+                self, UPDATE_PERIOD, name="screen_update", callback=self._on_timer_update, pause=True
+            )
+            timer._start()
+            self._timers.add(timer)
+            self._frame_timer = timer
+        return self._frame_timer
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):

@@ -1,0 +1,44 @@
+"""The main screen's frame timer: a frame as soon as one is needed, at most one per interval.
+
+Textual's screen draws from an interval timer that it pauses after each frame and resumes when a
+widget needs a repaint. That timer keeps a fixed grid of ticks, and after a frame that overran its
+slot it waits for the slot after the next one: a key typed just after a 10 ms frame (a streaming
+reply scrolls the chat several times a second) waited up to two intervals, 33 ms at 60 fps, before
+the frame that shows it even began (``bench/tui_bench.py``, "until the frame that shows it").
+:class:`FrameTimer` keeps only the rate limit: a frame begins when the timer is resumed, or one
+interval after the previous frame began, whichever is later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual.timer import EventTargetGone, Timer
+
+
+def frame_delay(last_frame: float, interval: float, now: float) -> float:
+    """How long to wait before the next frame: none once a whole interval has passed since the
+    previous one began."""
+    return max(0.0, last_frame + interval - now)
+
+
+class FrameTimer(Timer):
+    """An interval timer without a grid: it ticks when resumed, no sooner than one interval after
+    its previous tick began (see the module's docstring)."""
+
+    async def _run(self) -> None:
+        last_frame = -float("inf")
+        count = 0
+        while True:
+            await self._active.wait()
+            delay = frame_delay(last_frame, self._interval, time.monotonic())
+            if delay > 0:
+                await asyncio.sleep(delay)
+                continue  # it may have been paused meanwhile: wait for the next resume
+            last_frame = time.monotonic()
+            count += 1
+            try:
+                await self._tick(next_timer=last_frame, count=count)
+            except EventTargetGone:  # the screen is gone
+                return

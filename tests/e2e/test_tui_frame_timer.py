@@ -1,0 +1,72 @@
+"""The main screen's frame timer: a frame as soon as one is needed after a long one, never more
+than one per interval."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from textual.app import App
+
+from agent_tui.tui.frame_timer import FrameTimer, frame_delay
+from agent_tui.tui.screens.main import MainScreen
+from tests.support.tui_fixtures import SIZE, make_app
+
+pytestmark = [pytest.mark.timeout(60)]
+
+INTERVAL = 0.2  # long, so that the load of a busy machine cannot blur the difference
+
+
+async def ticks_after(overrun: float, resume_inside: bool) -> float:
+    """The time from the first tick to the second, when the first takes ``overrun`` seconds and a
+    new frame is asked for (resumed) during it or right after it."""
+    ticks: list[float] = []
+    done = asyncio.Event()
+    async with App[None]().run_test() as pilot:
+        timer: FrameTimer
+
+        def tick() -> None:
+            ticks.append(time.monotonic())
+            timer.pause()  # as the screen does at the start of a frame
+            if len(ticks) == 1:
+                if resume_inside:
+                    timer.resume()
+                time.sleep(overrun)
+                timer.resume()
+            else:
+                done.set()
+
+        timer = FrameTimer(pilot.app, INTERVAL, callback=tick, pause=True)
+        timer._start()
+        timer.resume()
+        await asyncio.wait_for(done.wait(), 5)
+        timer.stop()
+    return ticks[1] - ticks[0]
+
+
+async def test_after_a_frame_longer_than_the_interval_the_next_begins_at_once() -> None:
+    # Textual's grid timer waited for the slot after next: 3 intervals (0.6 s) after the first tick.
+    gap = await ticks_after(1.25 * INTERVAL, resume_inside=False)
+    assert gap < 2 * INTERVAL, gap
+
+
+async def test_frames_are_never_closer_than_the_interval() -> None:
+    gap = await ticks_after(0.0, resume_inside=True)
+    assert gap >= INTERVAL * 0.95, gap
+
+
+def test_the_delay_is_what_is_left_of_the_interval() -> None:
+    assert frame_delay(10.0, 0.5, 10.2) == pytest.approx(0.3)
+    assert frame_delay(10.0, 0.5, 10.7) == 0.0
+    assert frame_delay(-float("inf"), 0.5, 0.0) == 0.0
+
+
+async def test_the_main_screen_draws_from_it(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert isinstance(screen._update_timer, FrameTimer)
