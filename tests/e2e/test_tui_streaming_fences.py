@@ -77,7 +77,7 @@ async def test_a_long_fence_is_highlighted_when_it_closes_without_rebuilding_the
         assert order.index(code) < len(order) - 1
         text = "\n".join(strip.text for strip in streamed)
         assert "def handler_0(event):" in text and "return event.value + 49" in text
-        assert "That is all." not in str(reply.query_one("#reply-tail", Static).render())
+        assert "That is all." not in plain_shown(reply)
         # Rebuild the chat: the stored message's Static shows the same lines, segment for segment.
         app.chat._shown = []
         await app.refresh_views(app.index.leaf_id)
@@ -91,6 +91,12 @@ async def test_a_long_fence_is_highlighted_when_it_closes_without_rebuilding_the
         first = next(i for i, s in enumerate(rebuilt) if s.text == code_lines[0].text)
         assert [list(s) for s in rebuilt[first : first + len(code_lines)]] == [list(s) for s in code_lines]
         assert app.last_error is None
+
+
+def plain_shown(reply: StreamingReply) -> str:
+    """What the reply shows as plain text: the frozen chunks of its tail, then the live tail."""
+    parts = [*reply.query(".reply-chunk").results(Static), reply.query_one("#reply-tail", Static)]
+    return "\n".join(str(w.render()) for w in parts)
 
 
 def gate_threads(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
@@ -145,7 +151,7 @@ async def test_aborting_while_a_fence_renders_loses_nothing(
         )
         reply = app.chat.streaming
         assert reply is not None
-        assert "def handler_0" in str(reply.query_one("#reply-tail", Static).render()), "plain meanwhile"
+        assert "def handler_0" in plain_shown(reply), "plain meanwhile"
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy, "stopped")
         assert factory.turns[0].aborted
@@ -159,7 +165,7 @@ async def test_aborting_while_a_fence_renders_loses_nothing(
 
         await wait_for(pilot, painted, "the highlighted fence painted")
         await pilot.pause()
-        assert "Next paragraph." not in str(reply.query_one("#reply-tail", Static).render())
+        assert "Next paragraph." not in plain_shown(reply)
         assert reply.query_one(".error", Static) is not None, "the abort is shown after the code"
         assert errors == [] and app.last_error is None
         assert not [n for n in notices(app) if "rror" in n]

@@ -9,6 +9,7 @@ view changed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
 from textual import on
 from textual.containers import VerticalScroll
@@ -16,7 +17,7 @@ from textual.widgets import Button, Collapsible
 
 from agent_tui.projection.context import Projection
 from agent_tui.store.content import content_text
-from agent_tui.store.kinds import entry_type, kind_info
+from agent_tui.store.kinds import EntryType, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.tui.widgets.chat_entry import ChatEntry
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
@@ -25,10 +26,14 @@ WINDOW = 16
 PAGE = 40
 
 
+#: The kinds the chat does not show (a set: the chat asks for each entry of a long path).
+_NOT_IN_CHAT = frozenset(kind for kind in get_args(EntryType) if not kind_info(kind).in_chat)
+
+
 def shown_in_chat(entry: Entry) -> bool:
-    """Whether the chat shows ``entry`` (some kinds say nothing there; the tree still shows them)."""
-    kind = entry_type(entry.type)
-    return kind is None or kind_info(kind).in_chat
+    """Whether the chat shows ``entry`` (some kinds say nothing there; the tree still shows them;
+    a kind we do not know is shown raw)."""
+    return entry.type not in _NOT_IN_CHAT
 
 
 class ChatView(VerticalScroll):
@@ -43,6 +48,8 @@ class ChatView(VerticalScroll):
         self._shown: list[str] = []
         self._status: dict[str, str | None] = {}
         self.streaming: StreamingReply | None = None
+        self._counted: tuple[int, str, int] | None = None  # (end, the id at end - 1, shown before end)
+        self._summarized: tuple[list[str] | None, frozenset[str]] = (None, frozenset())
 
     @property
     def shown_ids(self) -> list[str]:
@@ -50,13 +57,9 @@ class ChatView(VerticalScroll):
 
     async def sync(self, projection: Projection) -> None:
         """Show the tail of ``projection.path``, mounting only what changed."""
-        path = [e for e in projection.path if shown_in_chat(e)]
-        status = {ce.entry.id: ce.status.value for ce in projection.entries}
-        for entry_id in projection.summarized_ids:
-            status[entry_id] = "summarized"
-        tail = path[-self.window :]
+        tail, before = self._tail(projection.path)
         ids = [e.id for e in tail]
-        before = len(path) - len(tail)
+        status = self._statuses(projection, ids)
         originals = _originals(tail, projection.path)
         dropped = self._shown.index(ids[0]) if ids and ids[0] in self._shown else 0
         kept = self._shown[dropped:]
@@ -98,6 +101,50 @@ class ChatView(VerticalScroll):
         self._shown = ids
         self._status = {i: status.get(i) for i in ids}
 
+    def _tail(self, path: Sequence[Entry]) -> tuple[list[Entry], int]:
+        """The last :attr:`window` entries of ``path`` the chat shows, and how many it shows before
+        them. Only the tail is walked: a sync runs after every append, on paths of 20,000 entries."""
+        tail: list[Entry] = []
+        i = len(path)
+        while i > 0 and len(tail) < self.window:
+            i -= 1
+            if shown_in_chat(path[i]):
+                tail.append(path[i])
+        if len(tail) < self.window:
+            i = 0
+        tail.reverse()
+        return tail, self._count_shown(path, i)
+
+    def _count_shown(self, path: Sequence[Entry], end: int) -> int:
+        """How many of ``path[:end]`` the chat shows, counting on from the last count when the path
+        kept its prefix (a path is root first, so its entry at a position names all before it)."""
+        start, count = 0, 0
+        if self._counted is not None:
+            counted_end, last_id, counted = self._counted
+            if 0 < counted_end <= end and path[counted_end - 1].id == last_id:
+                start, count = counted_end, counted
+        count += sum(1 for e in path[start:end] if shown_in_chat(e))
+        self._counted = (end, path[end - 1].id, count) if end else None
+        return count
+
+    def _statuses(self, projection: Projection, ids: list[str]) -> dict[str, str | None]:
+        """Each of ``ids``' status in the model's view ("summarized" when a compaction folded it),
+        found from the end of the projection, where the chat's tail is."""
+        wanted = set(ids)
+        status: dict[str, str | None] = {}
+        for ce in reversed(projection.entries):
+            entry_id = ce.entry.id
+            if entry_id in wanted and entry_id not in status:
+                status[entry_id] = ce.status.value
+                if len(status) == len(wanted):
+                    break
+        if projection.summarized_ids:
+            if self._summarized[0] is not projection.summarized_ids:  # the same list while it grows
+                self._summarized = (projection.summarized_ids, frozenset(projection.summarized_ids))
+            for entry_id in wanted & self._summarized[1]:
+                status[entry_id] = "summarized"
+        return status
+
     async def _set_more(self, before: int) -> None:
         buttons = list(self.query_children(Button))
         if before and buttons:
@@ -109,7 +156,7 @@ class ChatView(VerticalScroll):
                 await button.remove()
 
     async def _rebuild(
-        self, tail: Sequence[Entry], status: dict[str, str], originals: dict[str, str], before: int
+        self, tail: Sequence[Entry], status: dict[str, str | None], originals: dict[str, str], before: int
     ) -> None:
         self.streaming = None
         await self.remove_children()

@@ -83,13 +83,17 @@ def stable_length(text: str) -> int:
 BIG_FENCE_LINES = 40
 RENDER_SLICE = 200  # segments rendered between two pauses of a fence's thread
 RENDER_PAUSE = 0.003
+#: The plain tail freezes its older lines in chunks of this many: a long open fence re-rendered whole
+#: at each flush (300 lines: a 40-50 ms frame) held typed keys back (bench/tui_bench.py).
+TAIL_CHUNK_LINES = 20
 
 
-def split_blocks(chunk: str) -> list[tuple[str, str]]:
+def split_blocks(chunk: str, final: bool = False) -> list[tuple[str, str]]:
     """Finished markdown as ("md", text) and ("code", fenced block) parts, in order.
 
     Only fences longer than :data:`BIG_FENCE_LINES` are split out: they are shown as
-    plain text, since highlighting a long block would stall the stream.
+    plain text, since highlighting a long block would stall the stream. With ``final``
+    (the reply is complete), a long fence left open at the end is split out too.
     """
     parts: list[tuple[str, str]] = []
     current: list[str] = []
@@ -113,7 +117,12 @@ def split_blocks(chunk: str) -> list[tuple[str, str]]:
             else:
                 current.extend(fence)
             fence = None
-    if fence is not None:
+    if fence is not None and final and len(fence) - 1 > BIG_FENCE_LINES:
+        if current:
+            parts.append(("md", "".join(current)))
+            current = []
+        parts.append(("code", "".join(fence)))
+    elif fence is not None:
         current.extend(fence)
     if current:
         parts.append(("md", "".join(current)))
@@ -157,19 +166,34 @@ class HighlightedFence:
         return Measurement.get(console, options, self.renderable)
 
 
-def plain_tail(tail: str) -> Text:
-    """The unfinished end of the reply as plain text. An open code fence is not wrapped but
-    cropped, as its highlighted block will be: re-wrapping a few hundred lines at every flush
-    was most of a frame, and keys typed meanwhile waited (bench/tui_bench.py)."""
+def plain_tail(tail: str, fence: bool | None = None) -> Text:
+    """The unfinished end of the reply (or a chunk of it) as plain text. An open code fence
+    (``fence``; by default, whether ``tail`` opens one) is not wrapped but cropped, as its
+    highlighted block will be: re-wrapping a few hundred lines at every flush was most of a
+    frame, and keys typed meanwhile waited (bench/tui_bench.py)."""
+    if fence is None:
+        fence = tail.lstrip().startswith(("```", "~~~"))
     tail = visible(tail)
-    if tail.lstrip().startswith(("```", "~~~")):
+    if fence:
         return Text(tail, no_wrap=True, overflow="crop")
     return Text(tail)
 
 
+def _after_line(text: str, lines: int) -> int:
+    """The offset just after the ``lines``-th newline of ``text`` (it has that many)."""
+    at = -1
+    for _ in range(lines):
+        at = text.index("\n", at + 1)
+    return at + 1
+
+
 def fence_body(fence: str) -> str:
-    """The code of a fenced block, without its fence lines."""
-    return "".join(fence.splitlines(keepends=True)[1:-1]).rstrip("\n")
+    """The code of a fenced block, without its fence lines (a reply may end before the closing one)."""
+    lines = fence.splitlines(keepends=True)[1:]
+    marker = fence.lstrip()[:3]
+    if lines and lines[-1].strip().startswith(marker) and lines[-1].strip().strip("`~") == "":
+        lines = lines[:-1]
+    return "".join(lines).rstrip("\n")
 
 
 class StreamingReply(Vertical):
@@ -177,6 +201,7 @@ class StreamingReply(Vertical):
     StreamingReply { height: auto; padding: 0 1; margin: 0 0 1 0; }
     StreamingReply Markdown { margin: 0; padding: 0; }
     StreamingReply #reply-tail { height: auto; }
+    StreamingReply .reply-chunk { height: auto; }
     StreamingReply .code { margin: 0 0 1 0; }
     StreamingReply .code.plain { background: $boost; padding: 0 1; }
     StreamingReply Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
@@ -192,6 +217,10 @@ class StreamingReply(Vertical):
         self.thinking = ""
         self._sent = 0  # characters of ``text`` given to the Markdown widget
         self._shown_tail: str | None = None
+        self._frozen: list[Static] = []  # the plain tail's older lines, chunk by chunk
+        self._frozen_from = 0  # where in ``text`` the tail began when they were frozen
+        self._frozen_to = 0  # where the frozen chunks end (the live tail begins)
+        self._finished = False  # the reply is complete: its last block is finished too
         self._shown_thinking = 0
         self._timer: Timer | None = None
         self._tools: dict[str, Static] = {}
@@ -267,18 +296,49 @@ class StreamingReply(Vertical):
                 )
             if self._rendering is None:
                 await self._show_blocks()
-            tail = self.text[self._sent :]
-            if tail != self._shown_tail:
-                self._shown_tail = tail
-                self.query_one("#reply-tail", Static).update(plain_tail(tail))
+            await self._show_tail()
+
+    async def _show_tail(self) -> None:
+        """Show the unfinished end as plain text: its older lines frozen in chunks of
+        :data:`TAIL_CHUNK_LINES` that never change, the rest in ``#reply-tail``, so a flush
+        re-renders (and measures) a few lines, not all of a long open fence."""
+        start = self._sent
+        if self._frozen and self._frozen_from != start:  # the tail moved on: its chunks go
+            await self.remove_children(self._frozen)
+            self._frozen = []
+        if not self._frozen:
+            self._frozen_from = self._frozen_to = start
+        fence = self.text[start:].lstrip().startswith(("```", "~~~"))
+        live = self.text[self._frozen_to :]
+        chunks: list[Static] = []
+        while live.count("\n") > 2 * TAIL_CHUNK_LINES:
+            cut = _after_line(live, TAIL_CHUNK_LINES)
+            chunks.append(Static(plain_tail(live[:cut], fence), classes="reply-chunk"))
+            self._frozen_to += cut
+            live = live[cut:]
+        tail_widget = self.query_one("#reply-tail", Static)
+        if chunks:
+            self._frozen.extend(chunks)
+            await self.mount_all(chunks, before=tail_widget)
+        if live != self._shown_tail:
+            self._shown_tail = live
+            tail_widget.update(plain_tail(live, fence))
+
+    def _plain_start(self) -> Widget:
+        """The first widget of the plain tail: finished blocks are mounted before it."""
+        return self._frozen[0] if self._frozen else self.query_one("#reply-tail", Static)
+
+    @property
+    def tail_text(self) -> str:
+        """The text shown plain, below the finished blocks (the frozen chunks and the live tail)."""
+        return self.text[self._frozen_from if self._frozen else self._sent :]
 
     async def _show_blocks(self) -> None:
         """Give finished blocks to Markdown, up to the first long fence (rendered in a thread)."""
-        stable = stable_length(self.text)
+        stable = len(self.text) if self._finished else stable_length(self.text)
         if stable <= self._sent:
             return
-        tail_widget = self.query_one("#reply-tail", Static)
-        for kind, part in split_blocks(self.text[self._sent : stable]):
+        for kind, part in split_blocks(self.text[self._sent : stable], final=self._finished):
             if kind == "code":
                 # It stays in the plain tail, with what follows, until its lines are ready.
                 self._rendering = self.run_worker(
@@ -291,7 +351,7 @@ class StreamingReply(Vertical):
             self._sent += len(part)
             if self._markdown is None:
                 self._markdown = Markdown()
-                await self.mount(self._markdown, before=tail_widget)
+                await self.mount(self._markdown, before=self._plain_start())
             await self._markdown.append(visible(part))
 
     async def _highlight(self, fence: str) -> None:
@@ -308,10 +368,11 @@ class StreamingReply(Vertical):
         body = fence_body(fence)
         header = CodeHeader(fence.split("\n", 1)[0].strip("`~ ").split(" ")[0], body + "\n" if body else "")
         async with self._lock:
-            await self.mount(header, code, before=self.query_one("#reply-tail", Static))
+            await self.mount(header, code, before=self._plain_start())
             self._markdown = None
             self._sent += len(fence)
             self._rendering = None
+            await self._show_tail()  # the plain copy of the fence goes at once
         await self.flush()
 
     @property
@@ -347,10 +408,10 @@ class StreamingReply(Vertical):
         ]
         # the code blocks that streamed through Markdown (short ones) get their copy line here,
         # in order, after the text (the long ones got theirs above their lines)
-        shown = {h.code for h in self.query(CodeHeader)}
+        shown = {h.code.rstrip("\n") for h in self.query(CodeHeader)}
         parts = markdown_parts(self.text)
         for i, (kind, info, _) in enumerate(parts):
-            if kind == "code" and i + 1 < len(parts) and parts[i + 1][2] not in shown:
+            if kind == "code" and i + 1 < len(parts) and parts[i + 1][2].rstrip("\n") not in shown:
                 widgets.append(CodeHeader(info.split(" ")[0], parts[i + 1][2]))
         if message.get("stopReason") in ("error", "aborted"):
             reason = message.get("errorMessage") or message.get("stopReason")
@@ -359,9 +420,12 @@ class StreamingReply(Vertical):
             await self.mount_all(widgets)
 
     async def finish(self) -> None:
+        """The reply is complete: its last block goes to Markdown too (or, when a long fence is
+        being rendered, once it is)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        self._finished = True
         await self.flush()
         if self.thinking:  # done: the title no longer says it is still going
             box = self.query_one("#reply-thinking", Collapsible)
