@@ -28,6 +28,7 @@ import contextlib
 import os
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
@@ -156,8 +157,12 @@ class AgentLoop:
         resources: Resources | None = None,
         window_cache: WindowCache | None = None,
         extensions: Extensions | None = None,
+        window_probe: Future[int | None] | None = None,
     ) -> None:
         self.session = session
+        #: The server's answer about an unknown model's window, still coming (probe_context_window):
+        #: the first turn waits for it, so its figures and compaction use the real window.
+        self.window_probe = window_probe
         #: The user's system prompt files and flags and the skills (None: the default prompt only).
         self.resources = resources
         #: Where learned context windows are remembered across sessions (None: only in the session).
@@ -395,6 +400,10 @@ class AgentLoop:
             )
 
     async def _prepare_settings(self, emit: Callable[[AgentEvent | None], None]) -> None:
+        if self.window_probe is not None:  # the first turn: the server's window, before any figure
+            probe, self.window_probe = self.window_probe, None
+            with contextlib.suppress(_Aborted):
+                await self._abortable(asyncio.shield(asyncio.wrap_future(probe)))
         projection = self.projection()
         current = projection.model or {}
         if current.get("provider") != self.provider.name or current.get("modelId") != self.model:
@@ -978,6 +987,8 @@ def make_provider(config: Config, model: str | None = None) -> Provider:
 
 
 _ASKED: set[tuple[str, str]] = set()
+#: The context-window questions under way or answered, one per server and model (see probe_context_window).
+_PROBES: dict[tuple[str, str], Future[int | None]] = {}
 
 
 def learn_context_window(config: Config, model: str) -> int | None:
@@ -1001,6 +1012,33 @@ def learn_context_window(config: Config, model: str) -> int | None:
     return window
 
 
+def probe_context_window(config: Config, model: str) -> Future[int | None] | None:
+    """:func:`learn_context_window` in a thread of its own, so the face's event loop never waits on
+    the server (a remote one may take the whole timeout). Asked once per process for each server and
+    model (a later loop gets the same future); the loop awaits it before its first request. None
+    when there is nothing to ask (no base URL of one's own, or a model the table knows)."""
+    from agent_tui.projection.models import is_known
+
+    if not config.base_url or is_known(model):
+        return None
+    key = (config.base_url, model)
+    future = _PROBES.get(key)
+    if future is None:
+        future = _PROBES[key] = Future()
+        probe = future
+
+        def ask() -> None:
+            if not probe.set_running_or_notify_cancel():
+                return
+            try:
+                probe.set_result(learn_context_window(config, model))
+            except Exception:  # a figure, never a reason to fail: the guess stays
+                probe.set_result(None)
+
+        threading.Thread(target=ask, name="context-window", daemon=True).start()
+    return future
+
+
 def build_agent(
     session: Session,
     config: Config,
@@ -1017,7 +1055,7 @@ def build_agent(
     from agent_tui.agent.tools import default_tools
 
     model = resolve_model(config, project(session.index), config.provider)
-    learn_context_window(config, model)
+    probe = probe_context_window(config, model)
     provider = make_provider(config, model)
     if tools is None:
         tools = default_tools()
@@ -1036,7 +1074,15 @@ def build_agent(
         resources=resources,
         window_cache=WindowCache.default(),
         extensions=extensions,
+        window_probe=probe,
     )
 
 
-__all__ = ["AgentLoop", "build_agent", "learn_context_window", "make_provider", "resolve_model"]
+__all__ = [
+    "AgentLoop",
+    "build_agent",
+    "learn_context_window",
+    "make_provider",
+    "probe_context_window",
+    "resolve_model",
+]

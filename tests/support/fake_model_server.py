@@ -770,6 +770,8 @@ class FakeModelServer:
         self.props: JSON | None = None
         self.ollama_show: JSON | None = None
         self.model_requests: list[RecordedRequest] = []
+        #: When set to an Event, each models question waits for it (at most 30 s) before its answer.
+        self.models_gate: threading.Event | None = None
 
     def serve_models(self, *ids: str, **extra: Any) -> FakeModelServer:
         """``GET /v1/models`` lists ``ids`` (each entry gets ``extra``, e.g. ``max_model_len=4096``)."""
@@ -921,6 +923,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = recorded.path.split("?")[0]
         if path in ("/v1/models", "/props", "/api/show"):
             self.owner.model_requests.append(recorded)
+            if self.owner.models_gate is not None:
+                self.owner.models_gate.wait(30)
             answer = self.owner._about_models(recorded)
             self._send_error(
                 HTTPError(200, answer) if answer is not None else HTTPError(404, {"error": "not found"})
