@@ -3,6 +3,8 @@ from the last sync while the path keeps its prefix."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_tui.store.record import Entry
 from agent_tui.tui.widgets.chat_view import ChatView, shown_in_chat
 
@@ -12,6 +14,7 @@ def chain(n: int, prefix: str = "e", parent: str | None = None, usage_every: int
     out: list[Entry] = []
     for i in range(n):
         eid = f"{prefix}{i}"
+        data: dict[str, Any]
         if i % usage_every == usage_every - 1:
             data = {"type": "usage", "id": eid, "parentId": parent, "timestamp": "2025-01-01T00:00:00Z"}
         else:
