@@ -2,20 +2,19 @@
 
 Every function takes a loaded :class:`SessionIndex` (and, where it matters, the
 projection of the branch to show) and returns the document; writing it is
-:func:`write_new_file`, which never overwrites anything.
+:func:`write_new_file` (:mod:`agent_tui.library.new_file`), which never overwrites anything.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import uuid
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.library.marks import Mark, branch_marks
+from agent_tui.library.new_file import write_new_file
 from agent_tui.library.text import args_json, fence, longest_run, tool_calls_by_id
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.describe import first_line, kind, tokens_before
@@ -27,7 +26,7 @@ from agent_tui.store.kinds import entry_type, kind_info
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_jsonl, redaction_enabled
 from agent_tui.store.session import fork_entries
-from agent_tui.store.writer import discard_partial, encode_line, partial_name, publish_new_file
+from agent_tui.store.writer import encode_line
 
 Format = Literal["html", "md", "jsonl"]
 FORMATS: tuple[Format, ...] = ("html", "md", "jsonl")
@@ -492,35 +491,6 @@ def default_export_path(source: Path, fmt: str, directory: Path | None = None) -
         candidate = directory / f"{stem}-{n}{ext}"
         n += 1
     return candidate
-
-
-def write_new_file(path: Path, chunks: bytes | Iterable[bytes]) -> Path:
-    """Create ``path`` (never over an existing file), mode 0600: written and fsynced under a temporary
-    name in the same folder, then linked into place, so a write cut short (a full disk) leaves
-    nothing behind to block the retry."""
-    if os.path.lexists(path):
-        raise StoreError(f"{path}: already exists; exports never overwrite a file")
-    partial = partial_name(path)
-    try:
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    except OSError as e:
-        raise StoreError(f"{path}: cannot create: {e.strerror}") from None
-    try:
-        try:
-            for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        except OSError as e:
-            reason = "disk full" if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) else e.strerror
-            raise StoreError(f"{path}: write failed ({reason}); nothing was written") from None
-        finally:
-            os.close(fd)
-        publish_new_file(partial, path, "exports")
-    finally:
-        discard_partial(partial)
-    return path
 
 
 __all__ = [

@@ -2,14 +2,17 @@
 
 ``convert(path)`` reads a Claude Code transcript or a Codex CLI rollout and
 returns the entries of the equivalent session (nothing written);
-``import_session(path, ...)`` writes them to a new file, created exclusively
-through the store's writer. The source file is only read. pi files need no
+``import_session(path, ...)`` writes them to a new file whole or not at all
+(under a temporary name in the same folder, fsynced, then linked into place,
+never over an existing file): a crash or a bad entry leaves no half-written
+session. The source file is only read. pi files need no
 import: agent-tui opens them directly.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,11 +21,12 @@ import msgspec
 
 from agent_tui.library.importers import claude_code, codex
 from agent_tui.library.importers.common import IMPORT_MARKER, ImportResult
+from agent_tui.library.new_file import write_new_file
 from agent_tui.store.errors import StoreError
-from agent_tui.store.paths import session_dir_for, session_file_name
+from agent_tui.store.paths import make_private_dirs, session_dir_for, session_file_name
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_value, redaction_enabled
-from agent_tui.store.writer import FsyncPolicy, SessionWriter, encode_line
+from agent_tui.store.writer import FsyncPolicy, encode_line
 
 FORMATS = ("claude-code", "codex")
 _decode = msgspec.json.Decoder().decode
@@ -126,17 +130,30 @@ def import_session(
         header["parentSession"] = str(parent_session)
     policy = fsync or FsyncPolicy.from_env()
     redact = redaction_enabled()  # transcripts of other agents hold whatever their tools printed
-    with SessionWriter.create(target, header, FsyncPolicy.NEVER) as writer:
+
+    def lines() -> Iterator[bytes]:
+        yield encode_line(header)
         chunk: list[bytes] = []
         for data in result.entries:
             chunk.append(encode_line(redact_value(data) if redact else data))
             if len(chunk) >= 256:
-                writer.append_bytes(b"".join(chunk))
+                yield b"".join(chunk)
                 chunk.clear()
         if chunk:
-            writer.append_bytes(b"".join(chunk))
-        if policy is FsyncPolicy.ALWAYS:
-            writer.sync()
+            yield b"".join(chunk)
+
+    try:
+        make_private_dirs(target.parent)
+    except OSError as e:
+        raise StoreError(f"{target.parent}: cannot create the folder: {e.strerror}") from None
+    try:
+        # whole or not at all: a crash, a full disk or an entry that cannot be written leaves no
+        # half-written session (and nothing to block the retry)
+        write_new_file(target, lines(), what="imports", fsync=policy is not FsyncPolicy.NEVER)
+    except (msgspec.EncodeError, OverflowError, RecursionError, TypeError, ValueError) as e:
+        raise ImportFormatError(
+            f"{path}: cannot import this {result.format} transcript ({type(e).__name__}: {e})"
+        ) from e
     return Imported(target, result)
 
 
