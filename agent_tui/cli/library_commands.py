@@ -150,7 +150,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     try:
         with library:
             try:  # the listing needs no full-text index: a first listing reads a fraction of a search's work
-                library.refresh(progress, text=args.search is not None)
+                library.refresh(progress, text=args.search is not None, jobs=min(os.cpu_count() or 1, 4))
             finally:
                 progress.done()
             if args.search is None:

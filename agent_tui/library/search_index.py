@@ -54,6 +54,7 @@ class RefreshStats:
     unreadable: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
+    processes: int = 1  # processes that summarized files (``jobs``)
 
 
 # -- the library ------------------------------------------------------------------------------
@@ -284,13 +285,16 @@ class IndexDatabase:
 
     @_repairs_damage
     def refresh(
-        self, progress: Callable[[int, int], None] | None = None, *, text: bool = True
+        self, progress: Callable[[int, int], None] | None = None, *, text: bool = True, jobs: int = 1
     ) -> RefreshStats:
         """Bring the cache up to date with the files under the roots.
 
         ``text``: also the full-text index, which search needs; the listing needs only the
         summaries (``sessions()``, ``tree()``), a fraction of the work on an unindexed folder:
         a later refresh with ``text`` indexes the text of the files whose summaries are current.
+        ``jobs`` > 1: without ``text``, summarize a large batch of changed files in that many
+        forked processes (only from a single-threaded program, such as the CLI: a fork copies
+        one thread).
         ``progress(done, total)`` is called after each file. Safe to run in a
         worker thread while another thread searches (it sees the files indexed
         so far once this returns), and in several processes at once.
@@ -307,21 +311,35 @@ class IndexDatabase:
         }
         paths = self.files()
         seen: set[str] = set()
-        for done, path in enumerate(paths, 1):
+        todo: list[tuple[Path, os.stat_result, int | None]] = []  # (file, its stat, the row's size)
+        done = 0
+        for path in paths:
             key = str(path)
             seen.add(key)
             stats.files += 1
             try:
                 st = path.stat()
             except OSError:
-                continue
+                st = None
             row = known.get(key)
-            stale = repriced or row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns
-            if stale or (text and row is not None and row[4] != st.st_size):
-                try:
-                    self._index_file(path, st, stats, text=text, prices=prices)
-                except (StoreError, OSError):
-                    stats.unreadable += 1
+            if st is not None:
+                stale = repriced or row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns
+                if stale or (text and row is not None and row[4] != st.st_size):
+                    todo.append((path, st, row[2] if row is not None else None))
+                    continue
+            done += 1
+            if progress is not None:
+                progress(done, len(paths))
+        parallel = jobs > 1 and not text and threading.active_count() == 1  # a fork copies one thread
+        if parallel and len(todo) >= 4 and sum(t[1].st_size for t in todo) >= PARALLEL_BYTES:
+            todo = self._summarize_in_processes(todo, stats, prices, jobs, progress, done, len(paths))
+            done = len(paths) - len(todo)
+        for path, st, _ in todo:
+            try:
+                self._index_file(path, st, stats, text=text, prices=prices)
+            except (StoreError, OSError):
+                stats.unreadable += 1
+            done += 1
             if progress is not None:
                 progress(done, len(paths))
         for key, row in known.items():
@@ -346,21 +364,83 @@ class IndexDatabase:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def _summarize_in_processes(
+        self,
+        todo: list[tuple[Path, os.stat_result, int | None]],
+        stats: RefreshStats,
+        prices: str,
+        jobs: int,
+        progress: Callable[[int, int], None] | None,
+        done: int,
+        total: int,
+    ) -> list[tuple[Path, os.stat_result, int | None]]:
+        """Summarize the files of ``todo`` in ``jobs`` forked processes (they inherit the price
+        table) and store each as it comes back; returns those to do here after all (a file the
+        row of which changed meanwhile, or a pool that could not start)."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        todo = sorted(todo, key=lambda t: -t[1].st_size)  # the big ones first: the workers end together
+        left: list[tuple[Path, os.stat_result, int | None]] = []
+        try:
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+        except (OSError, ValueError):
+            return todo
+        stats.processes = jobs
+        with pool:
+            scans = pool.map(_scan_for_summary, [(str(p), old) for p, _, old in todo], chunksize=1)
+            for (path, st, old), scanned in zip(todo, scans, strict=True):
+                if scanned is None:
+                    stats.unreadable += 1
+                else:
+                    size, head, tail, last_line, info, before = scanned
+                    stats.bytes_read += size
+                    scan = _Scan(size, head, tail, last_line, _given(info), before=before)
+                    if not self._store(path, st, scan, stats, prices=prices):
+                        left.append((path, st, old))
+                        continue
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+        return left
+
     def _index_file(
         self, path: Path, st: os.stat_result, stats: RefreshStats, *, text: bool, prices: str
     ) -> None:
         """Summarize ``path`` again if it changed (or the prices did), and with ``text`` index the
-        text of its lines not in the full-text index yet.
-
-        The row's ``text_size`` and ``text_lines`` say how much of the file the text index holds
-        (0: none); they stay valid while the file only grows, and are reset when it is replaced."""
+        text of its lines not in the full-text index yet."""
         data = path.read_bytes()
         stats.bytes_read += len(data)
         loaded = parse_session(data, str(path))
         index = SessionIndex(loaded, str(path))
-        first_end = data.find(b"\n")
-        head = hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
-        last_line = max((e.line for e in loaded.entries), default=0)
+        scan = _Scan(
+            len(data),
+            _head(data),
+            _tail(data, len(data)),
+            max((e.line for e in loaded.entries), default=0),
+            lambda: _summary_json(path, data, index),
+            data=data,
+        )
+        self._store(path, st, scan, stats, prices=prices, entries=loaded.entries if text else None)
+
+    def _store(
+        self,
+        path: Path,
+        st: os.stat_result,
+        scan: _Scan,
+        stats: RefreshStats,
+        *,
+        prices: str,
+        entries: list[Entry] | None = None,
+    ) -> bool:
+        """Write what ``scan`` read of ``path`` to its row; with ``entries``, index the text of
+        those not in the full-text index yet. False (nothing written) when the row changed since
+        the scan in a way it cannot answer (a scan made elsewhere, for another old size).
+
+        The row's ``text_size`` and ``text_lines`` say how much of the file the text index holds
+        (0: none); they stay valid while the file only grows, and are reset when it is replaced."""
+        text = entries is not None
+        size = scan.size
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -371,16 +451,23 @@ class IndexDatabase:
             ).fetchone()
             current = (
                 row is not None
-                and row[1] == len(data)
+                and row[1] == size
                 and row[2] == st.st_mtime_ns
                 and self._meta("prices") == prices
             )
-            if current and (not text or row[5] == len(data)):
+            if current and (not text or row[5] == size):
                 db.execute("COMMIT")
-                return
+                return True
+            grew = False
+            if row is not None and row[3] == scan.head and size >= row[1]:
+                before = scan.tail_at(row[1])
+                if before is None:
+                    db.execute("COMMIT")
+                    return False
+                grew = row[4] == before
             text_size, text_lines = 0, 0
             file_id: int | None = None
-            if row is not None and row[3] == head and len(data) >= row[1] and row[4] == _tail(data, row[1]):
+            if grew:
                 file_id, text_size, text_lines = row[0], row[5], row[6]  # it grew: its text index holds
                 if not current or text_size:
                     stats.extended += 1
@@ -390,27 +477,26 @@ class IndexDatabase:
                 if row is not None:  # replaced, or rewritten by another program: start over
                     self._forget(row[0], transaction=False)
                 stats.indexed += 1
-            info = None
-            if not current:
-                info = json.dumps(_redacted(summarize(path, data, index)).to_json(), ensure_ascii=False)
+            info = None if current else scan.summary()
             if file_id is None:
                 assert info is not None
                 cur = db.execute(
                     "INSERT INTO files(path, size, mtime_ns, head, tail, text_size, text_lines, info)"
                     " VALUES(?,?,?,?,?,0,0,?)",
-                    (str(path), len(data), st.st_mtime_ns, head, _tail(data, len(data)), info),
+                    (str(path), size, st.st_mtime_ns, scan.head, scan.tail, info),
                 )
                 assert cur.lastrowid is not None
                 file_id = cur.lastrowid
-            if text and text_size != len(data):
-                self._index_text(file_id, [e for e in loaded.entries if e.line > text_lines])
-                text_size, text_lines = len(data), max(last_line, text_lines)
+            if entries is not None and text_size != size:
+                self._index_text(file_id, [e for e in entries if e.line > text_lines])
+                text_size, text_lines = size, max(scan.last_line, text_lines)
             db.execute(
                 "UPDATE files SET size=?, mtime_ns=?, tail=?, text_size=?, text_lines=?, info=coalesce(?, info)"
                 " WHERE id=?",
-                (len(data), st.st_mtime_ns, _tail(data, len(data)), text_size, text_lines, info, file_id),
+                (size, st.st_mtime_ns, scan.tail, text_size, text_lines, info, file_id),
             )
             db.execute("COMMIT")
+            return True
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -471,6 +557,63 @@ class IndexDatabase:
         db.execute("COMMIT")
         db.executescript(_SCHEMA)
         return self.refresh(text=text)
+
+
+#: Summaries to work out from at least this many bytes of files go to other processes (``jobs``).
+PARALLEL_BYTES = 64 << 20
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What the index keeps of one file's bytes, read before the write lock is taken."""
+
+    size: int
+    head: bytes  # fingerprint of the header line
+    tail: bytes  # fingerprint of the last 4 KiB
+    last_line: int
+    summary: Callable[[], str]  # the summary's JSON, worked out when the row needs it
+    data: bytes | None = None  # the bytes, when read in this process
+    before: tuple[int, bytes] | None = None  # (size, fingerprint) at the row's size when scanned
+
+    def tail_at(self, size: int) -> bytes | None:
+        """The fingerprint of the 4 KiB before ``size`` (None: not known to this scan)."""
+        if self.data is not None:
+            return _tail(self.data, size)
+        if self.before is not None and self.before[0] == size:
+            return self.before[1]
+        return None
+
+
+_Scanned = tuple[int, bytes, bytes, int, str, tuple[int, bytes] | None]
+
+
+def _scan_for_summary(job: tuple[str, int | None]) -> _Scanned | None:
+    """In a worker process: read one file and work out its summary (None: unreadable)."""
+    name, old_size = job
+    try:
+        data = Path(name).read_bytes()
+        loaded = parse_session(data, name)
+    except (StoreError, OSError):
+        return None
+    index = SessionIndex(loaded, name)
+    before = (old_size, _tail(data, old_size)) if old_size is not None and old_size <= len(data) else None
+    last_line = max((e.line for e in loaded.entries), default=0)
+    info = _summary_json(Path(name), data, index)
+    return len(data), _head(data), _tail(data, len(data)), last_line, info, before
+
+
+def _given(info: str) -> Callable[[], str]:
+    return lambda: info
+
+
+def _summary_json(path: Path, data: bytes, index: SessionIndex) -> str:
+    return json.dumps(_redacted(summarize(path, data, index)).to_json(), ensure_ascii=False)
+
+
+def _head(data: bytes) -> bytes:
+    """A fingerprint of the header line: a file replaced by another session has another."""
+    first_end = data.find(b"\n")
+    return hashlib.sha1(data[: first_end if first_end >= 0 else len(data)]).digest()
 
 
 def _prices_fingerprint() -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.library.search_text import _message_text, _shown
-from agent_tui.projection.pricing import UsageTotals, call_of
+from agent_tui.projection.pricing import UsageTotals, call_of, priced_call
 from agent_tui.store.index import SessionIndex
 
 # -- what the picker shows ------------------------------------------------------------------
@@ -151,11 +151,12 @@ def _usage(index: SessionIndex) -> tuple[UsageTotals, UsageTotals]:
     for entry in index.entries:
         if entry.type == "message" and (raw := entry.message_raw) is not None and search(raw) is None:
             continue
-        call = call_of(entry)
+        found = call_of(entry)
+        call = priced_call(*found) if found is not None else None
         if call is not None:
-            whole.add_call(*call)
+            whole.add(call)
             if id(entry) in on_path:
-                branch.add_call(*call)
+                branch.add(call)
     return whole, branch
 
 

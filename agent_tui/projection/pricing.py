@@ -148,6 +148,34 @@ def _head(entry: Entry) -> tuple[Any, Any, Any] | None:
     return message.get("role"), message.get("model"), message.get("usage")
 
 
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One model call's tokens and dollars (``cost`` None: its model has no price and the file
+    recorded none)."""
+
+    kind: str  # the entry's type: message, compaction, branch_summary
+    model: str | None
+    usage: Usage
+    cost: float | None
+
+
+def priced_call(kind: str, model: Any, raw_usage: Any) -> Call | None:
+    """The call an entry reports (``model`` and ``raw_usage`` as the file has them), priced by the
+    table (else by the cost the file recorded); None when it reports no tokens."""
+    usage = usage_of(raw_usage)
+    if usage.total == 0:
+        return None
+    model_id = model if isinstance(model, str) else None
+    price = price_for(model_id)
+    cost: float | None
+    if price is not None:
+        cost = price.cost(usage)
+    else:
+        recorded = recorded_cost(raw_usage)
+        cost = recorded if recorded > 0 else None
+    return Call(kind, model_id, usage, cost)
+
+
 def call_of(entry: Entry) -> tuple[str, Any, Any] | None:
     """(type, model, usage) of an entry that may report a model call (an assistant message, a
     compaction, a branch summary), else None; the usage is as the file has it."""
@@ -195,24 +223,25 @@ class UsageTotals:
 
     def add_call(self, kind: str, model: Any, raw_usage: Any) -> None:
         """One model call: ``kind`` the entry's type, ``model`` and ``raw_usage`` as the file has them."""
-        usage = usage_of(raw_usage)
-        if usage.total == 0:
-            return
+        call = priced_call(kind, model, raw_usage)
+        if call is not None:
+            self.add(call)
+
+    def add(self, call: Call) -> None:
+        """A call priced by :func:`priced_call` (one pricing for several totals)."""
+        usage = call.usage
         self.calls += 1
         self.input += usage.input
         self.output += usage.output
         self.cache_read += usage.cache_read
         self.cache_write += usage.cache_write
-        price = price_for(model if isinstance(model, str) else None)
-        if price is not None:
-            self.cost += price.cost(usage)
-        elif (recorded := recorded_cost(raw_usage)) > 0:
-            self.cost += recorded
-        else:
+        if call.cost is None:
             self.unpriced += 1
-        if kind == "message":
+        else:
+            self.cost += call.cost
+        if call.kind == "message":
             self.last = usage
-            self.last_model = model if isinstance(model, str) else None
+            self.last_model = call.model
 
     def to_json(self) -> dict[str, Any]:
         """The totals for ``sessions --json`` and the like (``cost`` is None when a call has no price)."""
@@ -273,6 +302,7 @@ def session_usage(entries: Iterable[Entry]) -> UsageTotals:
 __all__ = [
     "PRICES",
     "BranchTotals",
+    "Call",
     "Price",
     "Rates",
     "Usage",
@@ -281,6 +311,7 @@ __all__ = [
     "cost_json",
     "price_for",
     "price_from_config",
+    "priced_call",
     "recorded_cost",
     "register_price",
     "session_usage",

@@ -159,3 +159,30 @@ def test_listed_costs_follow_a_price_change_in_the_config_file(tmp_path: Path) -
     assert listing()["cost"] == pytest.approx(0.04)  # the cached summary was priced again
     config.write_text("")
     assert listing()["cost"] is None  # no price any more: tokens only
+
+
+def test_summaries_worked_out_in_other_processes_are_the_same(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.library.search_index as search_index
+
+    monkeypatch.setattr(search_index, "PARALLEL_BYTES", 0)  # these small files are a large batch
+    for n in range(6):
+        _session(folder, f"more-{n}", f"word{n}")
+    (folder / "broken.jsonl").write_text("not a session\n")
+    with Library([folder], db_path=tmp_path / "serial.sqlite3") as serial:
+        expected = serial.refresh(text=False)
+        listed = {s.path: s for s in serial.sessions()}
+    with Library([folder], db_path=tmp_path / "parallel.sqlite3") as lib:
+        stats = lib.refresh(text=False, jobs=2)
+        assert stats.processes == 2 and expected.processes == 1
+        assert (stats.indexed, stats.unreadable) == (expected.indexed, expected.unreadable) == (8, 1)
+        assert {s.path: s for s in lib.sessions()} == listed
+        with Session.open(folder / "one.jsonl") as session:  # grown: its summary again, elsewhere
+            session.append_message(user("and now the narwhal part"))
+        grown = lib.refresh(text=False, jobs=2)
+        assert grown.extended == 1 and grown.indexed == 0
+        one = next(s for s in lib.sessions() if Path(s.path).name == "one.jsonl")
+        assert one.entries == 5
+        lib.refresh()  # the text index of every file, after summaries made elsewhere
+        assert [Path(h.session.path).name for h in lib.search("narwhal")] == ["one.jsonl"]
