@@ -108,6 +108,7 @@ from agent_tui.sdk import (
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    ToolUpdate,
     TurnDone,
     TurnError,
     create_agent,
@@ -274,6 +275,7 @@ class AgentTuiAcp:
         except ConfigError as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
         extensions.start_eager()  # the editor's servers (and the config's eager ones) start now
+        agent.loop.tool_updates = True  # a running bash's output is shown as it comes
         old = self.sessions.pop(session_id, None)
         if old is not None:
             self._close(old)
@@ -467,6 +469,10 @@ class AgentTuiAcp:
                 await send(
                     session_id, updates.call_running(event.call_id, event.name, event.arguments, live.cwd)
                 )
+            elif isinstance(event, ToolUpdate):  # a running bash's output so far
+                progress = updates.call_output(event.call_id, event.partial)
+                if progress is not None:
+                    await send(session_id, progress)
             elif isinstance(event, ToolFinished):
                 _, arguments = live.calls.pop(event.call_id, (event.name, {}))
                 result = live.session.entry(event.entry_id).get("message")

@@ -128,6 +128,18 @@ def call_finished(
     )
 
 
+def call_output(call_id: str, partial: JSONObject) -> ToolCallProgress | None:
+    """A running call's output so far (a tool's partial result): its complete lines, redacted (a
+    secret still being written is not cut in two); None when there is nothing to show yet."""
+    text = result_text(partial)
+    text = text[: text.rfind("\n") + 1]
+    if not text:
+        return None
+    return update_tool_call(
+        call_id, status="in_progress", content=[tool_content(text_block(redact_text(text)[0]))]
+    )
+
+
 def result_text(result: JSONObject | None) -> str:
     """The text blocks of a tool result (an image is named, not sent)."""
     if result is None:
@@ -222,6 +234,7 @@ def command(name: str, description: str, hint: str | None = None) -> AvailableCo
 __all__ = [
     "Update",
     "call_finished",
+    "call_output",
     "call_running",
     "call_started",
     "command",

@@ -52,6 +52,17 @@ class ToolStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolUpdate:
+    """A running tool's partial result, pi's ``onUpdate`` (``{content, details}``): for ``bash``,
+    an empty one as it starts, then the tail of its output so far, at most every 100 ms, and once
+    more when it ends. Only when the loop's ``tool_updates`` is on. Untrusted text."""
+
+    call_id: str
+    name: str
+    partial: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
     call_id: str
     name: str
@@ -118,6 +129,7 @@ AgentEvent = (
     | ToolCallStreaming
     | ToolCallDelta
     | ToolStarted
+    | ToolUpdate
     | ToolFinished
     | EntryAppended
     | Retrying
@@ -143,6 +155,7 @@ __all__ = [
     "ToolCallStreaming",
     "ToolFinished",
     "ToolStarted",
+    "ToolUpdate",
     "TurnDone",
     "TurnError",
 ]

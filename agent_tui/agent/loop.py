@@ -56,6 +56,7 @@ from agent_tui.agent.events import (
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    ToolUpdate,
     TurnDone,
     TurnError,
 )
@@ -193,6 +194,9 @@ class AgentLoop:
         #: MCP servers and hooks (agent.extensions); None: the built-in tools only, no hooks.
         self.extensions = extensions
         self._model_call: ModelStream | None = None  # the model call in progress (or the last one)
+        #: emit ToolUpdate events (a running tool's partial output): the JSON, RPC and ACP faces
+        #: show them; off by default, so the app's event loop is not woken for them
+        self.tool_updates = False
         self.stop_hook_limit = 5  # continuations a Stop hook may ask for in one turn
         self._threshold_blocked = False  # a PreCompact hook blocked this turn's threshold compaction
 
@@ -855,7 +859,9 @@ class AgentLoop:
                 if refusal is not None:
                     item = ToolResult.text(refusal, is_error=True)
                 else:
-                    ctx = ToolContext(ctx_cwd, self._abort, prepared.call_id, guard)
+                    ctx = ToolContext(
+                        ctx_cwd, self._abort, prepared.call_id, guard, self._updater(prepared, emit)
+                    )
                     item = asyncio.create_task(self._execute(prepared.tool, prepared.args, ctx))
             started.append((call, item))
         try:
@@ -870,6 +876,19 @@ class AgentLoop:
             for _, item in started:
                 if isinstance(item, asyncio.Task) and not item.done():
                     item.cancel()
+
+    def _updater(
+        self, prepared: _PreparedCall, emit: Callable[[AgentEvent | None], None]
+    ) -> Callable[[JSONObject], None] | None:
+        """The call's ``on_update``, when partial results are asked for (``tool_updates``)."""
+        if not self.tool_updates:
+            return None
+        call_id, name = prepared.call_id, prepared.tool.name
+
+        def update(partial: JSONObject) -> None:
+            emit(ToolUpdate(call_id, name, dict(partial)))
+
+        return update
 
     def _prepare_call(
         self, call: JSONObject, stop_reason: str, by_name: dict[str, Tool]

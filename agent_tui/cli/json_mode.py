@@ -60,6 +60,7 @@ async def json_turn(
     agent: Agent, prompt: str | None, lines: JsonLines, *, ack: Callable[[str], None] | None = None
 ) -> int:
     """One run written as pi's records to ``lines``; returns print mode's exit code."""
+    agent.loop.tool_updates = True  # pi's tool_execution_update: a running bash's output so far
     stream = PiEventStream(agent.session.store.index, agent.model_info)
     code = 0
     error: str | None = None

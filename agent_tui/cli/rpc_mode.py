@@ -51,6 +51,7 @@ class RpcServer:
 
     def __init__(self, agent: Agent, lines: JsonLines, scoped_models: Sequence[str] = ()) -> None:
         self.agent = agent
+        agent.loop.tool_updates = True  # pi's tool_execution_update: a running bash's output so far
         self.lines = lines
         #: ``--models``: what ``cycle_model`` cycles through (``provider/id``), empty: every model with a key
         self.scoped_models = list(scoped_models)
@@ -209,6 +210,7 @@ class RpcServer:
             raise
         agent.loop.model, agent.loop.thinking = old.loop.model, old.loop.thinking
         agent.loop.queue = old.loop.queue
+        agent.loop.tool_updates = old.loop.tool_updates
         agent.carry_switches(old)
         old.loop.extensions = None  # the new agent runs them now: closing the old one must not stop them
         await old.aclose()

@@ -36,6 +36,7 @@ from agent_tui.agent.events import (
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    ToolUpdate,
     TurnDone,
     TurnError,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "ToolCallStreaming",
     "ToolFinished",
     "ToolStarted",
+    "ToolUpdate",
     "TurnDone",
     "TurnError",
     "create_agent",

@@ -4,7 +4,8 @@ for ``pi --mode json`` or ``pi --mode rpc`` reads agent-tui's.
 :class:`PiEventStream` turns the typed events of one run (:mod:`agent_tui.agent.events`) into pi's
 records: ``agent_start``, ``turn_start``, ``message_start`` / ``message_update`` (delta-only:
 ``assistantMessageEvent`` of type ``text_*``, ``thinking_*``, ``toolcall_*``, never the cumulative
-message) / ``message_end``, ``tool_execution_start`` / ``tool_execution_end``, ``compaction_start`` /
+message) / ``message_end``, ``tool_execution_start`` / ``tool_execution_update`` (a running tool's
+partial result, when the loop's ``tool_updates`` is on) / ``tool_execution_end``, ``compaction_start`` /
 ``compaction_end``, ``auto_retry_start`` / ``auto_retry_end``, ``turn_end``, ``agent_end``,
 ``agent_settled``, and ``entry_appended`` for the run's entries that are not messages
 (``model_change``, a permission decision, a ``context_edit``...).
@@ -36,6 +37,7 @@ from agent_tui.agent.events import (
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    ToolUpdate,
     TurnDone,
     TurnError,
 )
@@ -92,6 +94,7 @@ class PiEventStream:
         self._blocks: dict[int, _Block] = {}
         self._held_results: dict[str, JSONObject] = {}  # tool call id -> its toolResult message
         self._started: dict[str, float] = {}  # tool call id -> monotonic start
+        self._args: dict[str, JSONObject] = {}  # tool call id -> its arguments, as announced
         self._run_messages: list[JSONObject] = []
         self._retry_attempt = 0
         self._compaction_reason = "manual"
@@ -125,12 +128,24 @@ class PiEventStream:
         elif isinstance(event, ToolStarted):
             self._turn_started(out)
             self._started[event.call_id] = time.monotonic()
+            args = redact_value(event.arguments) if redaction_enabled() else event.arguments
+            self._args[event.call_id] = args
             out.append(
                 {
                     "type": "tool_execution_start",
                     "toolCallId": event.call_id,
                     "toolName": event.name,
-                    "args": redact_value(event.arguments) if redaction_enabled() else event.arguments,
+                    "args": args,
+                }
+            )
+        elif isinstance(event, ToolUpdate):
+            out.append(
+                {
+                    "type": "tool_execution_update",
+                    "toolCallId": event.call_id,
+                    "toolName": event.name,
+                    "args": self._args.get(event.call_id, {}),
+                    "partialResult": _partial(event.partial),
                 }
             )
         elif isinstance(event, ToolFinished):
@@ -360,6 +375,7 @@ class PiEventStream:
             "result": result,
             "isError": event.is_error,
         }
+        self._args.pop(event.call_id, None)
         started = self._started.pop(event.call_id, None)
         if started is not None:
             record["durationMs"] = round((time.monotonic() - started) * 1000)
@@ -397,6 +413,21 @@ class PiEventStream:
                 "willRetry": self._compaction_reason == "overflow",
             }
         )
+
+
+def _partial(partial: JSONObject) -> JSONObject:
+    """A tool's partial result, redacted; with redaction on, each text ends at its last line end (a
+    secret still being written is not cut in two: the rest comes with the next update or the end)."""
+    if not redaction_enabled():
+        return partial
+    content = []
+    for block in partial.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            text = block["text"]
+            block = {**block, "text": text[: text.rfind("\n") + 1]}
+        content.append(block)
+    safe = redact_value({**partial, "content": content})
+    return safe if isinstance(safe, dict) else partial
 
 
 def _redact(text: str) -> str:

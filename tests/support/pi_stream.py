@@ -123,6 +123,9 @@ def check_stream(records: list[Record]) -> None:
         elif kind == "tool_execution_start":
             assert in_turn and assistant is None and r["toolCallId"] not in tools, where
             tools.add(r["toolCallId"])
+        elif kind == "tool_execution_update":  # between its start and its end
+            assert r["toolCallId"] in tools and r["toolCallId"] not in finished_tools, where
+            assert isinstance(r["partialResult"]["content"], list) and isinstance(r["args"], dict), where
         elif kind == "tool_execution_end":
             assert r["toolCallId"] in tools and r["toolCallId"] not in finished_tools, where
             assert set(r["result"]) >= {"content", "details"} and isinstance(r["isError"], bool), where

@@ -50,6 +50,8 @@ class ToolContext:
     signal: asyncio.Event = field(default_factory=asyncio.Event)  # set on abort
     call_id: str = ""
     write_guard: WriteGuard | None = None  # write/edit ask it about the file they opened
+    #: pi's ``onUpdate``: a partial result (``{content, details}``) while the tool runs; None: nobody listens
+    on_update: Callable[[JSONObject], None] | None = None
 
     def check(self) -> None:
         if self.signal.is_set():

@@ -34,6 +34,7 @@ from agent_tui.agent.tools.truncate import (
 from agent_tui.store.redact import StreamRedactor, tool_environment
 
 EXIT_STDIO_GRACE = 0.1  # after the shell exits, keep reading while output still arrives
+UPDATE_THROTTLE = 0.1  # seconds between two partial results (pi's BASH_UPDATE_THROTTLE_MS)
 MAX_TIMEOUT = 2_147_483.647
 
 
@@ -239,11 +240,13 @@ async def run_command(
     timeout: float | None = None,
     env: dict[str, str] | None = None,
     on_chunk: Callable[[bytes], None] | None = None,
+    output: OutputAccumulator | None = None,
 ) -> CommandRun:
     """Run ``command`` in its own process group, as the bash tool does (the user's ``!cmd`` too):
-    output merged and kept in an :class:`OutputAccumulator`, the group killed on timeout or when
-    ``abort`` is set. ``on_chunk`` sees the raw output as it arrives."""
-    output = OutputAccumulator()
+    output merged and kept in an :class:`OutputAccumulator` (``output``, or a new one), the group
+    killed on timeout or when ``abort`` is set. ``on_chunk`` sees the raw output as it arrives,
+    once it is in ``output``."""
+    output = output if output is not None else OutputAccumulator()
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *shell(),
@@ -314,6 +317,62 @@ async def run_command(
     return CommandRun(output, outcome, proc.returncode, shell_exit_after)
 
 
+class PartialOutput:
+    """pi's bash updates: an empty partial result as the command starts, then ``{content: [the
+    tail so far, as the model would see it], details: {truncation?, fullOutputPath?}}`` at most
+    every ``throttle`` seconds while output arrives, and once more at the end if output came since
+    the last one. ``report`` is called on the event loop."""
+
+    def __init__(
+        self,
+        output: OutputAccumulator,
+        report: Callable[[JSONObject], None],
+        throttle: float = UPDATE_THROTTLE,
+    ) -> None:
+        self.output = output
+        self.report = report
+        self.throttle = throttle
+        self.dirty = False
+        self.last = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+        report({"content": []})
+
+    def chunk(self, data: bytes) -> None:
+        self.dirty = True
+        wait = self.throttle - (time.monotonic() - self.last)
+        if wait <= 0:
+            self._cancel()
+            self._emit()
+        elif self.timer is None:
+            self.timer = asyncio.get_running_loop().call_later(wait, self._fire)
+
+    def close(self) -> None:
+        self._cancel()
+        self._emit()
+
+    def _fire(self) -> None:
+        self.timer = None
+        self._emit()
+
+    def _cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def _emit(self) -> None:
+        if not self.dirty:
+            return
+        self.dirty = False
+        self.last = time.monotonic()
+        snap = self.output.snapshot()
+        details: JSONObject = {}
+        if snap.truncated:
+            details["truncation"] = snap.to_json()
+        if self.output.temp_path:
+            details["fullOutputPath"] = self.output.temp_path
+        self.report({"content": [{"type": "text", "text": snap.content or ""}], "details": details})
+
+
 class BashTool(Tool):
     name = "bash"
     snippet = "Execute bash commands (ls, grep, find, etc.)"
@@ -345,7 +404,21 @@ class BashTool(Tool):
         if not os.path.isdir(ctx.cwd):
             raise ToolError(f"Working directory does not exist: {ctx.cwd}\nCannot execute bash commands.")
         ctx.check()
-        run = await run_command(command, ctx.cwd, ctx.signal, timeout=timeout, env=self.env)
+        output = OutputAccumulator()
+        partial = PartialOutput(output, ctx.on_update) if ctx.on_update is not None else None
+        try:
+            run = await run_command(
+                command,
+                ctx.cwd,
+                ctx.signal,
+                timeout=timeout,
+                env=self.env,
+                on_chunk=partial.chunk if partial is not None else None,
+                output=output,
+            )
+        finally:
+            if partial is not None:
+                partial.close()
         output, outcome, shell_exit_after = run.output, run.outcome, run.shell_exit_after
         text, details = self._format(output, "" if outcome != "exit" else "(no output)")
         if outcome == "aborted":
