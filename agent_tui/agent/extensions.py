@@ -14,7 +14,7 @@ configured them in that front end.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ class Extensions:
         config_name: str = "config.toml",
         shared: bool = False,
         servers: Sequence[ServerSpec] = (),
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.cwd = cwd
         self.servers = list(servers)
@@ -61,6 +62,9 @@ class Extensions:
         self.env = env
         self.config_name = config_name
         self.shared = shared
+        #: Where an MCP server's failure is said as it happens, between turns too (the app's notice,
+        #: print mode's stderr); None: it waits for the loop's next notices.
+        self.notify = notify
         self.trusted: bool | None = True if trust_project else None
         self.mcp: McpManager | None = None
         self.hooks = Hooks([], cwd)
@@ -161,6 +165,7 @@ class Extensions:
                 _shared["app"] = manager
                 if existing is not None:
                     asyncio.get_running_loop().create_task(existing.close())
+        manager.on_notice = self.notify
         self.mcp = manager
         self._loaded = True
 

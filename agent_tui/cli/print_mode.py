@@ -394,8 +394,16 @@ def _extensions(args: argparse.Namespace, config: Config, cwd: str) -> Extension
     """MCP servers and hooks; this folder's own only with --trust-project or a remembered yes
     (print mode never asks)."""
     return Extensions.from_config_file(
-        config.config_path, cwd, trust_project=bool(getattr(args, "trust_project", False))
+        config.config_path,
+        cwd,
+        trust_project=bool(getattr(args, "trust_project", False)),
+        notify=_notice,
     )
+
+
+def _notice(line: str) -> None:
+    """An MCP server's failure as it happens (also while the model streams): one stderr line."""
+    print(_redact(f"agent-tui: {line}"), file=for_terminal(sys.stderr), flush=True)
 
 
 def _detach_output() -> None:

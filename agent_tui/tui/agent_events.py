@@ -96,14 +96,20 @@ class EventView:
             case CompactionFailed(message=message):
                 self.error(message, "compaction failed", "compaction failed")
             case Notice(text=text):
-                app.notify(text, title="agent-tui", severity="warning", timeout=8)
-                app.set_notice(text)
+                show_notice(app, text)
             case TurnError(message=message):
                 self.error(message)
             case TurnDone(stop_reason=stop_reason):
                 self.stop_reason = stop_reason
             case _:
                 pass  # TurnDone and the events only the print mode shows
+
+
+def show_notice(app: AgentTuiApp, text: str) -> None:
+    """One line from the agent (a Notice event, or an MCP server that died between turns); its text
+    quotes hooks and servers, so it is never markup."""
+    app.notify(text, title="agent-tui", severity="warning", timeout=8, markup=False)
+    app.set_notice(text)
 
 
 async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> StopReason | None:

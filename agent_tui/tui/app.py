@@ -67,7 +67,7 @@ from agent_tui.tui.agent_bridge import (
     model_problem,
     start_eager_servers,
 )
-from agent_tui.tui.agent_events import show_events
+from agent_tui.tui.agent_events import show_events, show_notice
 from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand
 from agent_tui.tui.composer_actions import ComposerActions
 from agent_tui.tui.crash import OneLineCrash
@@ -263,6 +263,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             config.model.approver = self.approve
         if config.model.trust_asker is None:
             config.model.trust_asker = partial(ask_trust, self)
+        if config.model.notice is None:
+            config.model.notice = partial(show_notice, self)
         if self.config.agent_factory is None:
             try:
                 agent_config = load_agent_config(config.model)

@@ -3,14 +3,15 @@
 Nothing here blocks: :meth:`McpManager.start` creates a task per server and returns.
 The agent loop calls it at the start of a turn (``startup = "eager"`` servers are started when
 the face starts), then waits at most ``wait`` seconds, abortably, for servers still starting;
-a server not ready by then joins at a later turn. Each failure (did not start, crashed) is one
-line in :meth:`take_notices`, said once.
+a server not ready by then joins at a later turn. Each failure (did not start, crashed, died
+while idle) is one line, said once and when it happens: to :attr:`McpManager.on_notice` when the
+face set one (the app's notice, print mode's stderr), else kept for :meth:`take_notices`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_tui.agent.mcp.config import ServerSpec
@@ -46,13 +47,21 @@ class McpManager:
         self.started = False
         #: Called (on the event loop) whenever a server changes state; the face refreshes ``/mcp``.
         self.listeners: list[object] = []
+        #: Where a failure's line goes as it happens (None: kept for take_notices).
+        self.on_notice: Callable[[str], None] | None = None
 
     def key(self) -> tuple[object, ...]:
         return (tuple(s.key() for s in self.specs), self.trust_read_only_hints)
 
     def _changed(self, server: McpServer) -> None:
         if server.state == "failed":
-            self._notices.append(f'MCP server "{server.name}" failed: {server.reason}')
+            line = f'MCP server "{server.name}" failed: {server.reason}'
+            if server.restartable:
+                line += " (its next call starts it again)"
+            if self.on_notice is not None:
+                self.on_notice(line)
+            else:
+                self._notices.append(line)
         for listener in list(self.listeners):
             if callable(listener):
                 listener(server)
@@ -80,9 +89,7 @@ class McpManager:
         found: list[McpTool] = []
         names: set[str] = set()
         for server in self.servers.values():
-            if server.state != "ready":
-                continue
-            for tool in server.tools:
+            for tool in server.offered_tools():
                 name = tool_name(server.name, str(tool.name))
                 if name in names:
                     continue

@@ -5,6 +5,12 @@ answers ``initialize`` and lists its tools within ``startup_timeout`` seconds, o
 ``failed`` with one line saying why (the tail of its stderr included, redacted). A stdio
 server's stderr goes to a private temporary file, never to the terminal. Tool calls come from
 other tasks; a server that dies under a call gives that call one error and turns ``failed``.
+
+A server that dies while idle (its stdout closes: it exited or was killed) turns ``failed`` when
+it happens, not at its next call: the connection task watches the stream the session reads. A
+server that was ready and then died is ``restartable``: its tools stay offered, and the next
+call to one starts it again (at most :data:`MAX_RESTARTS` times per process) or fails with one
+error saying why.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from agent_tui.terminal_text import visible_line
 
 STATES = ("starting", "ready", "failed", "disabled", "stopped")
 STDERR_TAIL = 300  # characters of a failed server's stderr (its last 3 lines) shown in its reason
+MAX_RESTARTS = 3  # times a call restarts a server that died after it was ready, per process
 
 
 class McpCallError(Exception):
@@ -46,10 +53,23 @@ class McpServer:
         self._settled = asyncio.Event()  # set once the state has left "starting"
         self._errlog: IO[str] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended = asyncio.Event()  # the stream the session reads has ended (the server is gone)
+        self._calls = 0  # calls in flight
+        #: It was ready, then died: the next call starts it again (``restarts`` so far).
+        self.restartable = False
+        self.restarts = 0
+        self._offered: list[Any] = []  # the tools it had when it died (still offered while restartable)
+        self._restart_lock: asyncio.Lock | None = None
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    def offered_tools(self) -> list[Any]:
+        """The tools the model may call: a ready server's, or those a crashed one had (a call restarts it)."""
+        if self.state == "ready":
+            return self.tools
+        return self._offered if self.state == "failed" and self.restartable else []
 
     def _set(self, state: str, reason: str = "") -> None:
         self.state, self.reason = state, reason
@@ -69,6 +89,7 @@ class McpServer:
         self._stop = asyncio.Event()
         self._settled = asyncio.Event()
         self.tools = []
+        self._ended = asyncio.Event()
         self._set("starting")
         self._task = loop.create_task(self._run(), name=f"mcp-{self.name}")
 
@@ -92,6 +113,7 @@ class McpServer:
         self._session = None
         self._close_errlog()
         self.tools = []
+        self.restartable = False
         self._set(state, "")
 
     # -- the connection ----------------------------------------------------------------------
@@ -108,8 +130,11 @@ class McpServer:
                 self.instructions = str(getattr(result, "instructions", "") or "")
                 self._session = session
                 self.tools = tools
+                self.restartable = False
                 self._set("ready")
-                await self._stop.wait()
+                await _first(self._stop.wait(), self._ended.wait())
+                if not self._stop.is_set():  # the server went away by itself: say so now
+                    self._crashed("the connection closed" if self._calls else "the server exited while idle")
         except asyncio.CancelledError:
             raise
         except BaseException as e:  # anything the SDK or the process throws is one line
@@ -147,8 +172,9 @@ class McpServer:
             read, write = await stack.enter_async_context(
                 streamable_http_client(str(self.spec.url), http_client=client)
             )
+        watched = _EndWatch(read, self._ended)
         return await stack.enter_async_context(
-            ClientSession(read, write, read_timeout_seconds=self.spec.timeout)
+            ClientSession(watched, write, read_timeout_seconds=self.spec.timeout)
         )
 
     def _fail(self, reason: str) -> None:
@@ -182,15 +208,47 @@ class McpServer:
 
     # -- calls -------------------------------------------------------------------------------
 
+    async def _restart(self) -> None:
+        """Start a server that died after it was ready again, for a call (once, however many calls
+        wait); McpCallError when it may not or does not come back."""
+        if self._restart_lock is None:
+            self._restart_lock = asyncio.Lock()
+        async with self._restart_lock:
+            if self.state != "failed" or not self.restartable:
+                return  # another call restarted it meanwhile
+            died = self.reason
+            if self.restarts >= MAX_RESTARTS:
+                self.restartable = False
+                raise McpCallError(
+                    f'MCP server "{self.name}" stopped {self.restarts + 1} times; not started again '
+                    f"(restart it from /mcp): {died}"
+                )
+            self.restarts += 1
+            old = self._task
+            if old is not None and not old.done():  # its connection is still winding down
+                await asyncio.wait({old}, timeout=5)
+            self.start()
+            await self.wait_settled()  # bounded: startup_timeout
+            if self.state != "ready":
+                raise McpCallError(
+                    f'MCP server "{self.name}" stopped ({died}) and did not start again: {self.reason}'
+                )
+
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """``tools/call``; McpCallError when there is no result (not running, crashed, timed out)."""
+        """``tools/call``; McpCallError when there is no result (not running, crashed, timed out).
+        A server that died after it was ready is started again first."""
         from mcp import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
+        if self.state == "failed" and self.restartable:
+            await self._restart()
+        elif self.state == "starting":
+            await self.wait_settled()
         session = self._session
         if self.state != "ready" or session is None:
             why = f": {self.reason}" if self.reason else ""
             raise McpCallError(f'MCP server "{self.name}" is {self.state}{why}')
+        self._calls += 1
         try:
             return await session.call_tool(tool, arguments)
         except MCPError as e:
@@ -209,11 +267,70 @@ class McpServer:
         except Exception as e:  # a broken pipe, a dead process: the server is gone
             self._crashed(_describe(e))
             raise McpCallError(f'MCP server "{self.name}" stopped during the call: {self.reason}') from None
+        finally:
+            self._calls -= 1
 
     def _crashed(self, detail: str = "the connection closed") -> None:
+        """It died after it was ready: failed (said once, by whichever of the call and the watch
+        sees it first), and restartable by the next call."""
         self._session = None
         self._stop.set()
+        if self.state == "failed":
+            return
+        self._offered = list(self.tools)
+        self.restartable = True
         self._fail(detail)
+
+
+class _EndWatch:
+    """The transport's read stream as the session reads it, noting when it ends: a stdio server's
+    stdout closed (it exited, was killed) or an HTTP connection dropped. Everything else is the
+    stream's own."""
+
+    def __init__(self, stream: Any, ended: asyncio.Event) -> None:
+        self._stream = stream
+        self._ended = ended
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.__anext__()
+        except (StopAsyncIteration, anyio.EndOfStream, anyio.ClosedResourceError):
+            self._ended.set()
+            raise
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._ended.set()
+            raise
+
+    async def __aenter__(self) -> _EndWatch:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+
+async def _first(*waits: Any) -> None:
+    """Until the first of ``waits`` (coroutines) is done; the others are cancelled."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 async def _list_tools(session: Any) -> list[Any]:
@@ -248,4 +365,4 @@ def _describe(error: BaseException) -> str:
     return visible_line(redact_text(text)[0])
 
 
-__all__ = ["STATES", "McpCallError", "McpServer"]
+__all__ = ["MAX_RESTARTS", "STATES", "McpCallError", "McpServer"]
