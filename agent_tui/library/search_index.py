@@ -331,7 +331,7 @@ class IndexDatabase:
             if progress is not None:
                 progress(done, len(paths))
         parallel = jobs > 1 and not text and threading.active_count() == 1  # a fork copies one thread
-        if parallel and len(todo) >= 4 and sum(t[1].st_size for t in todo) >= PARALLEL_BYTES:
+        if parallel and len(todo) >= PARALLEL_FILES and sum(t[1].st_size for t in todo) >= PARALLEL_BYTES:
             todo = self._summarize_in_processes(todo, stats, prices, jobs, progress, done, len(paths))
             done = len(paths) - len(todo)
         for path, st, _ in todo:
@@ -561,6 +561,7 @@ class IndexDatabase:
 
 #: Summaries to work out from at least this many bytes of files go to other processes (``jobs``).
 PARALLEL_BYTES = 64 << 20
+PARALLEL_FILES = 4
 
 
 @dataclass(slots=True)

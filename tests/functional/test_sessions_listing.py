@@ -161,28 +161,47 @@ def test_listed_costs_follow_a_price_change_in_the_config_file(tmp_path: Path) -
     assert listing()["cost"] is None  # no price any more: tokens only
 
 
-def test_summaries_worked_out_in_other_processes_are_the_same(
-    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import agent_tui.library.search_index as search_index
+_IN_PROCESSES = """
+import json, sys
+from pathlib import Path
+import agent_tui.library.search_index as search_index
+from agent_tui.library.search import Library
+from agent_tui.store.session import Session
 
-    monkeypatch.setattr(search_index, "PARALLEL_BYTES", 0)  # these small files are a large batch
+folder, db = Path(sys.argv[1]), Path(sys.argv[2])
+search_index.PARALLEL_BYTES, search_index.PARALLEL_FILES = 0, 1  # these small files are a large batch
+out = {}
+with Library([folder], db_path=db) as lib:
+    stats = lib.refresh(text=False, jobs=2)
+    out["first"] = [stats.processes, stats.indexed, stats.unreadable]
+    out["listed"] = sorted((s.to_json() for s in lib.sessions()), key=lambda s: s["path"])
+    with Session.open(folder / "one.jsonl") as session:  # grown: its summary again, elsewhere
+        session.append_message({"role": "user", "content": "and now the narwhal part", "timestamp": 9})
+    grown = lib.refresh(text=False, jobs=2)
+    out["grown"] = [grown.processes, grown.extended, grown.indexed]
+    out["entries"] = next(s.entries for s in lib.sessions() if s.path.endswith("one.jsonl"))
+    lib.refresh()  # the text index of every file, after summaries made elsewhere
+    out["narwhal"] = [Path(h.session.path).name for h in lib.search("narwhal")]
+print(json.dumps(out))
+"""
+
+
+def test_summaries_worked_out_in_other_processes_are_the_same(folder: Path, tmp_path: Path) -> None:
     for n in range(6):
         _session(folder, f"more-{n}", f"word{n}")
     (folder / "broken.jsonl").write_text("not a session\n")
     with Library([folder], db_path=tmp_path / "serial.sqlite3") as serial:
         expected = serial.refresh(text=False)
-        listed = {s.path: s for s in serial.sessions()}
-    with Library([folder], db_path=tmp_path / "parallel.sqlite3") as lib:
-        stats = lib.refresh(text=False, jobs=2)
-        assert stats.processes == 2 and expected.processes == 1
-        assert (stats.indexed, stats.unreadable) == (expected.indexed, expected.unreadable) == (8, 1)
-        assert {s.path: s for s in lib.sessions()} == listed
-        with Session.open(folder / "one.jsonl") as session:  # grown: its summary again, elsewhere
-            session.append_message(user("and now the narwhal part"))
-        grown = lib.refresh(text=False, jobs=2)
-        assert grown.extended == 1 and grown.indexed == 0
-        one = next(s for s in lib.sessions() if Path(s.path).name == "one.jsonl")
-        assert one.entries == 5
-        lib.refresh()  # the text index of every file, after summaries made elsewhere
-        assert [Path(h.session.path).name for h in lib.search("narwhal")] == ["one.jsonl"]
+        listed = sorted((s.to_json() for s in serial.sessions()), key=lambda s: s["path"])
+    # in a process of its own: forking is for single-threaded programs (the CLI), which pytest may not be
+    done = subprocess.run(
+        [sys.executable, "-c", _IN_PROCESSES, str(folder), str(tmp_path / "parallel.sqlite3")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = json.loads(done.stdout)
+    assert out["first"] == [2, expected.indexed, expected.unreadable] == [2, 8, 1]
+    assert out["listed"] == json.loads(json.dumps(listed))
+    assert out["grown"] == [2, 1, 0] and out["entries"] == 5
+    assert out["narwhal"] == ["one.jsonl"]
