@@ -360,7 +360,7 @@ class AgentTuiAcp:
                 cwd or os.getcwd(), all_dirs=cwd is None, session_dir=self.options.session_dir
             )
             with library:
-                library.refresh()
+                library.refresh(text=False)  # a listing: no full-text index
                 return [
                     SessionInfo(session_id=s.id, cwd=s.cwd, title=s.title, updated_at=s.modified or None)
                     for s in library.sessions()
