@@ -55,7 +55,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui import settings, symbols, user_commands
+from agent_tui.tui import gc_pacing, settings, symbols, user_commands
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
@@ -94,6 +94,7 @@ BACKGROUND_PANEL_MESSAGES = 2000
 #: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
 EDIT_PREVIEW_DELAY = 0.12
 DOUBLE_ESCAPE = 0.5  # seconds between two presses of Esc that open the tree
+OLD_COLLECTION_DELAY = 1.0  # seconds after a turn before the full garbage collection (gc_pacing)
 
 
 @dataclass(slots=True)
@@ -194,6 +195,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.started_at = time.perf_counter()
         self.first_paint_at: float | None = None
         self._preview_timer: Timer | None = None
+        self._gc_thresholds: tuple[int, int, int] | None = None  # before the app paced the collector
         self.preview_seconds = 0.0  # how long the last edit preview took (the benchmark reads this)
         self._preview: EditPreview | None = None
         self._main_screen: MainScreen | None = None
@@ -237,9 +239,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     async def _main_screen_ready(self) -> None:
         """Open the session into the panes (the main screen calls this once they are mounted)."""
-        # Fewer, cheaper collections: with a big session loaded, a full collection scans
-        # hundreds of thousands of objects (a 0.3 s stall); what stays is frozen below.
-        gc.set_threshold(10_000, 20, 1000)
+        self._gc_thresholds = gc_pacing.pace()  # small collections; the old generation when idle
         ascii_only = settings.read_flag(self.config.config_path, "ascii_symbols")
         symbols.use_ascii(ascii_only)  # fonts without ⑂ ◀ ⋯ (the config's ascii_symbols = true)
         self.main_screen.status_line.ascii = ascii_only
@@ -298,6 +298,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.set_keymap(self.keymap)
 
     def on_unmount(self) -> None:
+        if self._gc_thresholds is not None:
+            gc_pacing.restore(self._gc_thresholds)
         if self._preview_timer is not None:
             self._preview_timer.stop()
         if self.session is not None:
@@ -582,7 +584,12 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 line.start("streaming…")
             else:
                 line.stop()
+                self.set_timer(OLD_COLLECTION_DELAY, self._collect_old)
             self.update_status()
+
+    def _collect_old(self) -> None:
+        if not self.busy:  # else the turn's end asks again
+            gc_pacing.collect_old()
 
     # -- the edit preview: what h / e / u / p would do to the selected entry ----------
 
