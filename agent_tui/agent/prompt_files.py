@@ -171,23 +171,40 @@ def flag_text(value: str, cwd: Path, flag: str) -> tuple[str, str]:
     return value, flag
 
 
+def flag_path(value: str, cwd: Path) -> Path:
+    """A path a flag names (``--skill``, ``--prompt-template``): ``~`` expanded, relative to ``cwd``."""
+    return cwd / Path(value.strip()).expanduser()
+
+
 @dataclass(frozen=True, slots=True)
 class PromptFlags:
-    """``--system-prompt``, ``--append-system-prompt`` (repeatable), ``--no-context-files``."""
+    """``--system-prompt``, ``--append-system-prompt`` (repeatable), ``--no-context-files``, and pi's
+    ``--skill`` / ``--prompt-template`` (repeatable paths, loaded after the discovered ones) with
+    ``--no-skills`` / ``--no-prompt-templates`` (nothing discovered; the explicit paths still load)."""
 
     system_prompt: str | None = None
     append_system_prompt: tuple[str, ...] = ()
     no_context_files: bool = False
+    skill_paths: tuple[str, ...] = ()
+    no_skills: bool = False
+    template_paths: tuple[str, ...] = ()
+    no_templates: bool = False
 
     @classmethod
     def of(cls, args: object) -> PromptFlags:
         """The flags of a parsed command line (absent ones are the defaults)."""
         system = getattr(args, "system_prompt", None)
         appended: Sequence[str] = getattr(args, "append_system_prompt", None) or ()
+        skills: Sequence[str] = getattr(args, "skill", None) or ()
+        templates: Sequence[str] = getattr(args, "prompt_template", None) or ()
         return cls(
             str(system) if system is not None else None,
             tuple(str(a) for a in appended),
             bool(getattr(args, "no_context_files", False)),
+            tuple(str(a) for a in skills),
+            bool(getattr(args, "no_skills", False)),
+            tuple(str(a) for a in templates),
+            bool(getattr(args, "no_prompt_templates", False)),
         )
 
 

@@ -97,10 +97,13 @@ def load_resources(
     the system prompt's parts already read). Raises
     :class:`agent_tui.agent.prompt_files.PromptFileError` for a flag's unreadable file."""
     places = Places.here(cwd, config_dir, env)
+    flags = flags if flags is not None else PromptFlags()
     if prompt is None:
         prompt = system_prompt_files(places, flags)
-    templates, template_warnings = load_templates(places, reserved)
-    skills, skill_warnings = load_skills(places)
+    templates, template_warnings = load_templates(
+        places, reserved, discover=not flags.no_templates, paths=flags.template_paths
+    )
+    skills, skill_warnings = load_skills(places, [] if flags.no_skills else None, paths=flags.skill_paths)
     return Resources(
         prompt,
         templates,

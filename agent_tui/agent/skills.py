@@ -10,7 +10,9 @@ Folders, first found wins a name (project before user, as pi orders them):
 ``.agent-tui/skills/``, ``.pi/skills/``, ``.agents/skills/`` of the cwd and each parent up to the
 repository's root, ``.claude/skills/``; then the user config dir's ``skills/``,
 ``~/.pi/agent/skills/``, ``~/.agents/skills/``, ``~/.claude/skills/``. A folder holding
-``SKILL.md`` is a skill (not searched further); other folders are searched below it.
+``SKILL.md`` is a skill (not searched further); other folders are searched below it. Then pi's
+``--skill PATH`` (repeatable: a folder searched the same way, or one ``.md`` file), which still load
+with ``--no-skills`` (no folder above is searched then).
 
 A SKILL.md whose frontmatter does not parse, or that has no description, is skipped with one
 warning naming the file; a name outside the spec (lowercase letters, digits, single hyphens,
@@ -21,11 +23,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.agent.prompt_files import FrontmatterError, Places, parse_frontmatter, read_text
+from agent_tui.agent.prompt_files import FrontmatterError, Places, flag_path, parse_frontmatter, read_text
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -131,27 +133,44 @@ def load_skill(path: Path) -> tuple[Skill | None, list[str]]:
     return Skill(name, " ".join(description.split()), str(path), invocable), warnings
 
 
-def load_skills(places: Places, folders: Collection[Path] | None = None) -> tuple[list[Skill], list[str]]:
-    """Every skill (first found wins a name), and one warning line per problem."""
+def load_skills(
+    places: Places, folders: Collection[Path] | None = None, *, paths: Sequence[str] = ()
+) -> tuple[list[Skill], list[str]]:
+    """Every skill (first found wins a name), and one warning line per problem. ``folders``: the
+    folders searched (None: :func:`skill_dirs`; empty: ``--no-skills``); ``paths``: pi's ``--skill``
+    paths, after them (a folder is searched as a skills folder, a ``.md`` file is one skill)."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
     seen: set[str] = set()
+
+    def add(path: Path) -> None:
+        real = os.path.realpath(path)
+        if real in seen:
+            return
+        seen.add(real)
+        skill, problems = load_skill(path)
+        warnings.extend(problems)
+        if skill is None:
+            return
+        if skill.name in skills:
+            warnings.append(f"skill {path}: skipped: {skill.name!r} is already {skills[skill.name].path}")
+            return
+        skills[skill.name] = skill
+
     for folder in folders if folders is not None else skill_dirs(places):
-        if not folder.is_dir():
-            continue
-        for path in _skill_files(folder):
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
-            seen.add(real)
-            skill, problems = load_skill(path)
-            warnings.extend(problems)
-            if skill is None:
-                continue
-            if skill.name in skills:
-                warnings.append(f"skill {path}: skipped: {skill.name!r} is already {skills[skill.name].path}")
-                continue
-            skills[skill.name] = skill
+        if folder.is_dir():
+            for path in _skill_files(folder):
+                add(path)
+    for raw in paths:
+        target = flag_path(raw, places.cwd)
+        if target.is_dir():
+            for path in _skill_files(target):
+                add(path)
+        elif target.is_file() and target.suffix == ".md":
+            add(target)
+        else:
+            what = "not a Markdown file or a folder" if target.exists() else "no such file or folder"
+            warnings.append(f"--skill {raw}: skipped: {what}")
     return list(skills.values()), warnings
 
 

@@ -15,18 +15,20 @@ Claude Code's ``!`command``` lines are not run: a template is text, never a prog
 
 Folders, first found wins a name (project before user): ``.agent-tui/prompts/``,
 ``.pi/prompts/``, ``.claude/commands/`` (its subfolders too, as Claude Code reads them), then
-the user config dir's ``prompts/``, ``~/.pi/agent/prompts/`` and ``~/.claude/commands/``.
+the user config dir's ``prompts/``, ``~/.pi/agent/prompts/`` and ``~/.claude/commands/``. Then pi's
+``--prompt-template PATH`` (repeatable: a folder's ``.md`` files, or one file), which still load
+with ``--no-prompt-templates`` (no folder above is read then).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.agent.prompt_files import FrontmatterError, Places, parse_frontmatter, read_text
+from agent_tui.agent.prompt_files import FrontmatterError, Places, flag_path, parse_frontmatter, read_text
 
 DESCRIPTION_CHARS = 60  # pi cuts a description taken from the body's first line here
 MAX_TEMPLATES_PER_DIR = 500
@@ -183,35 +185,56 @@ def template_dirs(places: Places) -> list[tuple[Path, bool]]:
     ]
 
 
-def load_templates(places: Places, reserved: Collection[str] = ()) -> tuple[dict[str, Template], list[str]]:
+def load_templates(
+    places: Places,
+    reserved: Collection[str] = (),
+    *,
+    discover: bool = True,
+    paths: Sequence[str] = (),
+) -> tuple[dict[str, Template], list[str]]:
     """Every template by name, and one warning line per file skipped or name shadowed.
-    A name in ``reserved`` (the app's own commands) is never a template."""
+    A name in ``reserved`` (the app's own commands) is never a template. ``discover``: False for
+    ``--no-prompt-templates`` (no folder of :func:`template_dirs` is read); ``paths``: pi's
+    ``--prompt-template`` paths, after them (a folder's ``.md`` files, or one ``.md`` file)."""
     templates: dict[str, Template] = {}
     warnings: list[str] = []
     seen: set[str] = set()
-    for folder, recursive in template_dirs(places):
-        if not folder.is_dir():
-            continue
-        for path in _markdown_files(folder, recursive):
-            real = os.path.realpath(path)
-            if real in seen:
-                continue  # the same file through a symlink or a shared folder
-            seen.add(real)
-            name = path.name.removesuffix(".md")
-            if not _NAME.match(name):
-                warnings.append(f"template {path}: skipped: its name has a space, a colon or a slash")
-                continue
-            if name in reserved:
-                warnings.append(f"template {path}: skipped: /{name} is a built-in command")
-                continue
-            if name in templates:
-                warnings.append(f"template {path}: skipped: /{name} is already {templates[name].path}")
-                continue
-            try:
-                templates[name] = load_template(path)
-            except (OSError, FrontmatterError) as e:
-                reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-                warnings.append(f"template {path}: skipped: {reason}")
+
+    def add(path: Path) -> None:
+        real = os.path.realpath(path)
+        if real in seen:
+            return  # the same file through a symlink or a shared folder
+        seen.add(real)
+        name = path.name.removesuffix(".md")
+        if not _NAME.match(name):
+            warnings.append(f"template {path}: skipped: its name has a space, a colon or a slash")
+            return
+        if name in reserved:
+            warnings.append(f"template {path}: skipped: /{name} is a built-in command")
+            return
+        if name in templates:
+            warnings.append(f"template {path}: skipped: /{name} is already {templates[name].path}")
+            return
+        try:
+            templates[name] = load_template(path)
+        except (OSError, FrontmatterError) as e:
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            warnings.append(f"template {path}: skipped: {reason}")
+
+    for folder, recursive in template_dirs(places) if discover else []:
+        if folder.is_dir():
+            for path in _markdown_files(folder, recursive):
+                add(path)
+    for raw in paths:
+        target = flag_path(raw, places.cwd)
+        if target.is_dir():
+            for path in _markdown_files(target, False):
+                add(path)
+        elif target.is_file() and target.suffix == ".md":
+            add(target)
+        else:
+            what = "not a Markdown file or a folder" if target.exists() else "no such file or folder"
+            warnings.append(f"--prompt-template {raw}: skipped: {what}")
     return templates, warnings
 
 

@@ -55,8 +55,11 @@ def start_loading(args: argparse.Namespace, cwd: Path, config_path: Path) -> Loa
     from agent_tui.tui.commands import NAMES
 
     places = Places.here(cwd, config_path.parent)
-    prompt = system_prompt_files(places, PromptFlags.of(args))
-    return Loading(lambda: load_resources(cwd, config_path.parent, reserved=NAMES, prompt=prompt))
+    flags = PromptFlags.of(args)
+    prompt = system_prompt_files(places, flags)
+    return Loading(
+        lambda: load_resources(cwd, config_path.parent, flags=flags, reserved=NAMES, prompt=prompt)
+    )
 
 
 def run_app(args: argparse.Namespace) -> int:
