@@ -465,6 +465,8 @@ async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     name = text_field(cmd, "name")
     assert name is not None
+    if not name.strip():
+        raise CommandError("Session name cannot be empty")  # pi's words
     server.idle("set_session_name")
     server.session.rename(name)
     server.lines.write({"type": "session_info_changed", "name": server.session.name})

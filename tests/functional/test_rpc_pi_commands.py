@@ -186,6 +186,12 @@ def test_fork_before_a_user_message_clone_and_the_fork_messages(
     settle(rpc)
     assert "third" in clone_path.read_text() and "third" not in fork_path.read_text()
 
+    # an empty name is refused, as pi refuses it (nothing is appended)
+    count = len(entries(clone_path))
+    empty = rpc.call({"type": "set_session_name", "name": "  "})
+    assert empty == {**empty, "success": False, "error": "Session name cannot be empty"}
+    assert len(entries(clone_path)) == count
+
     # new_session with a parent: the header names it
     parent = str(session_file.resolve())
     fresh = ok(rpc.call({"type": "new_session", "parentSession": parent}))
