@@ -292,9 +292,9 @@ class IndexDatabase:
         ``text``: also the full-text index, which search needs; the listing needs only the
         summaries (``sessions()``, ``tree()``), a fraction of the work on an unindexed folder:
         a later refresh with ``text`` indexes the text of the files whose summaries are current.
-        ``jobs`` > 1: without ``text``, summarize a large batch of changed files in that many
-        forked processes (only from a single-threaded program, such as the CLI: a fork copies
-        one thread).
+        ``jobs`` > 1: read a large batch of changed files (summaries, and with ``text`` the
+        redacted text to index) in that many forked processes; taken only in a single-threaded
+        program, such as the CLI (a fork copies only the calling thread).
         ``progress(done, total)`` is called after each file. Safe to run in a
         worker thread while another thread searches (it sees the files indexed
         so far once this returns), and in several processes at once.
@@ -304,14 +304,16 @@ class IndexDatabase:
         db = self.db
         prices = _prices_fingerprint()
         repriced = self._meta("prices") != prices  # the summaries' costs were worked out by other prices
-        known = {
+        known: dict[str, _Row] = {
             row[1]: row
-            for row in db.execute("SELECT id, path, size, mtime_ns, text_size FROM files")
+            for row in db.execute(
+                "SELECT id, path, size, mtime_ns, head, tail, text_size, text_lines FROM files"
+            )
             if self._under_roots(row[1])
         }
         paths = self.files()
         seen: set[str] = set()
-        todo: list[tuple[Path, os.stat_result, int | None]] = []  # (file, its stat, the row's size)
+        todo: list[_Todo] = []
         done = 0
         for path in paths:
             key = str(path)
@@ -324,19 +326,19 @@ class IndexDatabase:
             row = known.get(key)
             if st is not None:
                 stale = repriced or row is None or row[2] != st.st_size or row[3] != st.st_mtime_ns
-                if stale or (text and row is not None and row[4] != st.st_size):
-                    todo.append((path, st, row[2] if row is not None else None))
+                if stale or (text and row is not None and row[6] != st.st_size):
+                    todo.append(_Todo(path, st, row, stale))
                     continue
             done += 1
             if progress is not None:
                 progress(done, len(paths))
-        parallel = jobs > 1 and not text and threading.active_count() == 1  # a fork copies one thread
-        if parallel and len(todo) >= PARALLEL_FILES and sum(t[1].st_size for t in todo) >= PARALLEL_BYTES:
-            todo = self._summarize_in_processes(todo, stats, prices, jobs, progress, done, len(paths))
+        parallel = jobs > 1 and threading.active_count() == 1  # a fork copies only the calling thread
+        if parallel and len(todo) >= PARALLEL_FILES and sum(t.st.st_size for t in todo) >= PARALLEL_BYTES:
+            todo = self._scan_in_processes(todo, stats, text, prices, jobs, progress, done, len(paths))
             done = len(paths) - len(todo)
-        for path, st, _ in todo:
+        for item in todo:
             try:
-                self._index_file(path, st, stats, text=text, prices=prices)
+                self._index_file(item.path, item.st, stats, text=text, prices=prices)
             except (StoreError, OSError):
                 stats.unreadable += 1
             done += 1
@@ -364,40 +366,52 @@ class IndexDatabase:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def _summarize_in_processes(
+    def _scan_in_processes(
         self,
-        todo: list[tuple[Path, os.stat_result, int | None]],
+        todo: list[_Todo],
         stats: RefreshStats,
+        text: bool,
         prices: str,
         jobs: int,
         progress: Callable[[int, int], None] | None,
         done: int,
         total: int,
-    ) -> list[tuple[Path, os.stat_result, int | None]]:
-        """Summarize the files of ``todo`` in ``jobs`` forked processes (they inherit the price
-        table) and store each as it comes back; returns those to do here after all (a file the
-        row of which changed meanwhile, or a pool that could not start)."""
+    ) -> list[_Todo]:
+        """Read the files of ``todo`` in ``jobs`` forked processes (they inherit the price table):
+        each works out the summaries and, with ``text``, the redacted text to index, and this
+        process stores each file as it comes back. Returns the files to do here after all (one
+        whose row changed meanwhile, or all of them when the pool cannot start)."""
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        todo = sorted(todo, key=lambda t: -t[1].st_size)  # the big ones first: the workers end together
-        left: list[tuple[Path, os.stat_result, int | None]] = []
+        todo = sorted(todo, key=lambda t: -t.st.st_size)  # the big ones first: the workers end together
+        left: list[_Todo] = []
         try:
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
         except (OSError, ValueError):
             return todo
         stats.processes = jobs
+        jobs_args = [(str(t.path), _row_state(t.row), t.stale, text) for t in todo]
         with pool:
-            scans = pool.map(_scan_for_summary, [(str(p), old) for p, _, old in todo], chunksize=1)
-            for (path, st, old), scanned in zip(todo, scans, strict=True):
+            for item, job, scanned in zip(todo, jobs_args, pool.map(_scan_elsewhere, jobs_args), strict=True):
                 if scanned is None:
                     stats.unreadable += 1
                 else:
-                    size, head, tail, last_line, info, before = scanned
+                    size, head, tail, last_line, info, before, chunks, chunks_from = scanned
                     stats.bytes_read += size
-                    scan = _Scan(size, head, tail, last_line, _given(info), before=before)
-                    if not self._store(path, st, scan, stats, prices=prices):
-                        left.append((path, st, old))
+                    scan = _Scan(
+                        size,
+                        head,
+                        tail,
+                        last_line,
+                        _given(info),
+                        before=before,
+                        row=job[1],
+                        chunks=chunks,
+                        chunks_from=chunks_from,
+                    )
+                    if not self._store(item.path, item.st, scan, stats, text=text, prices=prices):
+                        left.append(item)
                         continue
                 done += 1
                 if progress is not None:
@@ -421,7 +435,7 @@ class IndexDatabase:
             lambda: _summary_json(path, data, index),
             data=data,
         )
-        self._store(path, st, scan, stats, prices=prices, entries=loaded.entries if text else None)
+        self._store(path, st, scan, stats, text=text, prices=prices, entries=loaded.entries)
 
     def _store(
         self,
@@ -430,45 +444,49 @@ class IndexDatabase:
         scan: _Scan,
         stats: RefreshStats,
         *,
+        text: bool,
         prices: str,
         entries: list[Entry] | None = None,
     ) -> bool:
-        """Write what ``scan`` read of ``path`` to its row; with ``entries``, index the text of
-        those not in the full-text index yet. False (nothing written) when the row changed since
-        the scan in a way it cannot answer (a scan made elsewhere, for another old size).
+        """Write what ``scan`` read of ``path`` to its row; with ``text``, index the text of the
+        lines not in the full-text index yet (``scan.chunks``, or those of ``entries``). False,
+        with nothing written, when a scan made in another process does not fit the row any more
+        (another process changed it meanwhile): the caller scans the file again here.
 
         The row's ``text_size`` and ``text_lines`` say how much of the file the text index holds
         (0: none); they stay valid while the file only grows, and are reset when it is replaced."""
-        text = entries is not None
         size = scan.size
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             # read the row again under the write lock: another process may have indexed the file meanwhile
             row = db.execute(
-                "SELECT id, size, mtime_ns, head, tail, text_size, text_lines FROM files WHERE path=?",
+                "SELECT id, path, size, mtime_ns, head, tail, text_size, text_lines FROM files WHERE path=?",
                 (str(path),),
             ).fetchone()
+            if scan.data is None and _row_state(row) != scan.row:
+                db.execute("COMMIT")
+                return False
             current = (
                 row is not None
-                and row[1] == size
-                and row[2] == st.st_mtime_ns
+                and row[2] == size
+                and row[3] == st.st_mtime_ns
                 and self._meta("prices") == prices
             )
-            if current and (not text or row[5] == size):
+            if current and (not text or row[6] == size):
                 db.execute("COMMIT")
                 return True
-            grew = False
-            if row is not None and row[3] == scan.head and size >= row[1]:
-                before = scan.tail_at(row[1])
-                if before is None:
-                    db.execute("COMMIT")
-                    return False
-                grew = row[4] == before
+            grew = (
+                row is not None and row[4] == scan.head and size >= row[2] and row[5] == scan.tail_at(row[2])
+            )
+            info = None if current else scan.summary()
+            if info is None and not current:  # a scan made elsewhere, for a summary then current
+                db.execute("COMMIT")
+                return False
             text_size, text_lines = 0, 0
             file_id: int | None = None
             if grew:
-                file_id, text_size, text_lines = row[0], row[5], row[6]  # it grew: its text index holds
+                file_id, text_size, text_lines = row[0], row[6], row[7]  # it grew: its text index holds
                 if not current or text_size:
                     stats.extended += 1
                 else:  # the summary is current: its text is indexed from the start
@@ -477,7 +495,6 @@ class IndexDatabase:
                 if row is not None:  # replaced, or rewritten by another program: start over
                     self._forget(row[0], transaction=False)
                 stats.indexed += 1
-            info = None if current else scan.summary()
             if file_id is None:
                 assert info is not None
                 cur = db.execute(
@@ -487,8 +504,15 @@ class IndexDatabase:
                 )
                 assert cur.lastrowid is not None
                 file_id = cur.lastrowid
-            if entries is not None and text_size != size:
-                self._index_text(file_id, [e for e in entries if e.line > text_lines])
+            if text and text_size != size:
+                if scan.chunks is not None:
+                    assert scan.chunks_from == text_lines  # the row is the one the scan was made for
+                    for first, last, body in scan.chunks:
+                        self._add_chunk(db, file_id, first, last, body)
+                else:
+                    assert entries is not None
+                    for first, last, body in _text_chunks([e for e in entries if e.line > text_lines]):
+                        self._add_chunk(db, file_id, first, last, body)
                 text_size, text_lines = size, max(scan.last_line, text_lines)
             db.execute(
                 "UPDATE files SET size=?, mtime_ns=?, tail=?, text_size=?, text_lines=?, info=coalesce(?, info)"
@@ -501,32 +525,12 @@ class IndexDatabase:
             db.execute("ROLLBACK")
             raise
 
-    def _index_text(self, file_id: int, entries: list[Entry]) -> None:
-        db = self.db
-        parts: list[str] = []
-        size = 0
-        first = entries[0].line if entries else 0
-        last = first
-        for entry in entries:
-            text = entry_text(entry)
-            if text:
-                parts.append(text)
-                size += len(text)
-            last = entry.line
-            if size >= CHUNK_CHARS:
-                self._add_chunk(db, file_id, first, last, parts)
-                parts, size, first = [], 0, last + 1
-        if parts:
-            self._add_chunk(db, file_id, first, last, parts)
-
     @staticmethod
-    def _add_chunk(db: sqlite3.Connection, file_id: int, first: int, last: int, parts: list[str]) -> None:
+    def _add_chunk(db: sqlite3.Connection, file_id: int, first: int, last: int, body: str) -> None:
         cur = db.execute(
             "INSERT INTO chunks(file_id, first_line, last_line) VALUES(?,?,?)", (file_id, first, last)
         )
-        # pi writes secrets as they are: the index never holds them (one pass over the chunk costs
-        # a third of one per entry; a secret a pattern reads across two entries only hides words)
-        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, _shown("\n".join(parts))))
+        db.execute("INSERT INTO text(rowid, body) VALUES(?, ?)", (cur.lastrowid, body))
 
     def _forget(self, file_id: int, *, transaction: bool = True) -> None:
         """Drop a file from the cache. Its FTS rows stay (a contentless table cannot delete them)
@@ -564,6 +568,24 @@ PARALLEL_BYTES = 64 << 20
 PARALLEL_FILES = 4
 
 
+#: A ``files`` row: id, path, size, mtime_ns, head, tail, text_size, text_lines.
+_Row = tuple[int, str, int, int, bytes, bytes, int, int]
+#: What a worker is told of a row (all but id and path), and compares with what it reads.
+_RowState = tuple[int, int, bytes, bytes, int, int]
+
+
+def _row_state(row: _Row | None) -> _RowState | None:
+    return None if row is None else (row[2], row[3], row[4], row[5], row[6], row[7])
+
+
+@dataclass(slots=True)
+class _Todo:
+    path: Path
+    st: os.stat_result
+    row: _Row | None  # the file's row when the refresh began
+    stale: bool  # its summary must be worked out again (else only its text is missing)
+
+
 @dataclass(slots=True)
 class _Scan:
     """What the index keeps of one file's bytes, read before the write lock is taken."""
@@ -572,9 +594,14 @@ class _Scan:
     head: bytes  # fingerprint of the header line
     tail: bytes  # fingerprint of the last 4 KiB
     last_line: int
-    summary: Callable[[], str]  # the summary's JSON, worked out when the row needs it
+    summary: Callable[[], str | None]  # the summary's JSON, worked out when the row needs it
     data: bytes | None = None  # the bytes, when read in this process
-    before: tuple[int, bytes] | None = None  # (size, fingerprint) at the row's size when scanned
+    # a scan made in another process: what it knew of the row, the fingerprint at the row's
+    # size, and the text to index (of the lines after ``chunks_from``; None: none was asked for)
+    before: tuple[int, bytes] | None = None
+    row: _RowState | None = None
+    chunks: list[tuple[int, int, str]] | None = None
+    chunks_from: int = 0
 
     def tail_at(self, size: int) -> bytes | None:
         """The fingerprint of the 4 KiB before ``size`` (None: not known to this scan)."""
@@ -585,25 +612,57 @@ class _Scan:
         return None
 
 
-_Scanned = tuple[int, bytes, bytes, int, str, tuple[int, bytes] | None]
+_Scanned = tuple[
+    int, bytes, bytes, int, str | None, tuple[int, bytes] | None, list[tuple[int, int, str]] | None, int
+]
 
 
-def _scan_for_summary(job: tuple[str, int | None]) -> _Scanned | None:
-    """In a worker process: read one file and work out its summary (None: unreadable)."""
-    name, old_size = job
+def _scan_elsewhere(job: tuple[str, _RowState | None, bool, bool]) -> _Scanned | None:
+    """In a worker process: read one file; work out its summary (``summary``) and, with ``text``,
+    the text of the lines its row's text index lacks (None: unreadable)."""
+    name, row, summary, text = job
     try:
         data = Path(name).read_bytes()
         loaded = parse_session(data, name)
     except (StoreError, OSError):
         return None
-    index = SessionIndex(loaded, name)
-    before = (old_size, _tail(data, old_size)) if old_size is not None and old_size <= len(data) else None
+    size, head = len(data), _head(data)
+    before = (row[0], _tail(data, row[0])) if row is not None and row[0] <= size else None
+    grew = row is not None and before is not None and row[2] == head and row[3] == before[1]
+    text_size, from_line = (row[4], row[5]) if grew and row is not None else (0, 0)
+    chunks = None
+    if text and text_size != size:
+        chunks = _text_chunks([e for e in loaded.entries if e.line > from_line])
+    info = _summary_json(Path(name), data, SessionIndex(loaded, name)) if summary else None
     last_line = max((e.line for e in loaded.entries), default=0)
-    info = _summary_json(Path(name), data, index)
-    return len(data), _head(data), _tail(data, len(data)), last_line, info, before
+    return size, head, _tail(data, size), last_line, info, before, chunks, from_line
 
 
-def _given(info: str) -> Callable[[], str]:
+def _text_chunks(entries: list[Entry]) -> list[tuple[int, int, str]]:
+    """The text of ``entries`` as the index keeps it: (first line, last line, redacted text) per
+    chunk of about :data:`CHUNK_CHARS`."""
+    chunks: list[tuple[int, int, str]] = []
+    parts: list[str] = []
+    size = 0
+    first = entries[0].line if entries else 0
+    last = first
+    for entry in entries:
+        text = entry_text(entry)
+        if text:
+            parts.append(text)
+            size += len(text)
+        last = entry.line
+        if size >= CHUNK_CHARS:
+            chunks.append((first, last, _shown("\n".join(parts))))
+            parts, size, first = [], 0, last + 1
+    if parts:
+        # pi writes secrets as they are: the index never holds them (one pass over the chunk costs
+        # a third of one per entry; a secret a pattern reads across two entries only hides words)
+        chunks.append((first, last, _shown("\n".join(parts))))
+    return chunks
+
+
+def _given(info: str | None) -> Callable[[], str | None]:
     return lambda: info
 
 

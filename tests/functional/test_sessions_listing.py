@@ -180,8 +180,17 @@ with Library([folder], db_path=db) as lib:
     grown = lib.refresh(text=False, jobs=2)
     out["grown"] = [grown.processes, grown.extended, grown.indexed]
     out["entries"] = next(s.entries for s in lib.sessions() if s.path.endswith("one.jsonl"))
-    lib.refresh()  # the text index of every file, after summaries made elsewhere
+    texts = lib.refresh(jobs=2)  # the text index of every file, read elsewhere too
+    out["text"] = [texts.processes, texts.indexed, texts.extended]
     out["narwhal"] = [Path(h.session.path).name for h in lib.search("narwhal")]
+    out["word3"] = [Path(h.session.path).name for h in lib.search("word3_helper")]
+    out["chunks"] = lib.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    with Session.open(folder / "one.jsonl") as session:  # grown again: only its new text, elsewhere
+        session.append_message({"role": "user", "content": "then the pelican bits", "timestamp": 10})
+    again = lib.refresh(jobs=2)
+    out["again"] = [again.processes, again.extended, again.indexed]
+    out["pelican"] = [Path(h.session.path).name for h in lib.search("pelican bits")]
+    out["chunks again"] = lib.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
 print(json.dumps(out))
 """
 
@@ -204,4 +213,8 @@ def test_summaries_worked_out_in_other_processes_are_the_same(folder: Path, tmp_
     assert out["first"] == [2, expected.indexed, expected.unreadable] == [2, 8, 1]
     assert out["listed"] == json.loads(json.dumps(listed))
     assert out["grown"] == [2, 1, 0] and out["entries"] == 5
-    assert out["narwhal"] == ["one.jsonl"]
+    assert out["text"] == [2, 8, 0]  # every summary was current: each text indexed from the start
+    assert out["narwhal"] == ["one.jsonl"] and out["word3"] == ["more-3.jsonl"]
+    assert out["chunks"] == 8  # one per readable file: nothing twice
+    assert out["again"] == [2, 1, 0] and out["pelican"] == ["one.jsonl"]
+    assert out["chunks again"] == 9
