@@ -326,18 +326,17 @@ def load_model_table(env: Mapping[str, str] | None = None) -> None:
 
 
 def no_provider_message(path: Path) -> str:
+    """What to set when nothing is: short enough to be read whole in the app's notice at 80x24 (six
+    lines), the local servers' examples included; ``--list-models`` and the README say the rest."""
     specs = [s for s in registry.PROVIDERS.values() if not s.gateway]
-    keys = " or ".join(f"{s.key_env_name} to use {s.label}" for s in specs)
-    sections = " or ".join(f"[{s.name}]" for s in specs)
-    others = ", ".join(s.name for s in registry.PROVIDERS.values() if s.gateway)
+    keys = ", ".join(s.key_env_name for s in specs[:-1]) + f" or {specs[-1].key_env_name}"
+    sections = ", ".join(f"[{s.name}]" for s in specs[:-1]) + f" or [{specs[-1].name}]"
     local = registry.fallback()
     return (
-        f"agent-tui: no model is configured. Set {keys} (in the environment, or as api_key under "
-        f"{sections} in {path}), and choose the model with --provider and --model if you like "
-        f"(gateways and clouds: --provider {others}). For a "
-        f"local {local.label}-compatible server no key is needed: run with --provider {local.name} "
-        f"--base-url URL --model NAME (or set {local.base_url_env[0]}, or base_url under [{local.name}] "
-        f"in the config file), for example {LOCAL_SERVERS}."
+        f"agent-tui: no model is configured. Set {keys} (or api_key under {sections} in {path}). "
+        f"No key for a local server: --base-url http://localhost:11434/v1 --model NAME for Ollama "
+        f"(llama.cpp :8080, vLLM :8000, LM Studio :1234; or {local.base_url_env[0]}). "
+        "More: agent-tui --list-models, the README."
     )
 
 

@@ -46,7 +46,7 @@ async def test_mcp_shows_each_server_and_restarts_and_disables_one(
         await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the /mcp screen")
         options = app.screen.query_one(OptionList)
         lines = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
-        assert lines == ["edge  ready  5 tools  config.toml", "broken  failed  .mcp.json"]
+        assert lines == ["edge  ready  5 tools\n  config.toml", "broken  failed\n  .mcp.json"]
         details = str(app.screen.query_one("#mcp-details", Static).render())
         assert "tools: picture, fail, long, crash, token" in details
         await pilot.press("down")
@@ -75,7 +75,7 @@ async def test_the_trust_question_answers_yes_no_or_not_now(tmp_path: Path) -> N
             screen = app.screen
             assert isinstance(screen, ChoiceScreen)
             title = screen.title_text
-            assert ".mcp.json: MCP servers" in title and "Trust /some/folder?" in title
+            assert ".mcp.json: MCP servers" in title and "Trust this folder?\n  /some/folder" in title
             await pilot.press(*keys)
             await worker.wait()
             answers.append(worker.result)

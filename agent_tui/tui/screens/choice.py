@@ -7,18 +7,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.terminal_text import visible, visible_line
+from agent_tui.tui.screens.dialog import Dialog
 
 
-class ChoiceScreen(ModalScreen[str | None]):
+class ChoiceScreen(Dialog[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
 
     def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None = None) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text = title
         self.choices = choices
         self.current = current

@@ -13,21 +13,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
 from agent_tui.terminal_text import visible
+from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.widgets.inert_lines import InertTextArea
 
 
-class EditorScreen(ModalScreen[str | None]):
+class EditorScreen(Dialog[str | None]):
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("escape", "cancel", "Cancel"),
     ]
 
     def __init__(self, title: str, text: str, counter: Callable[[str], str] | None = None) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text = title
         self.text = text
         self.counter = counter

@@ -16,11 +16,13 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from agent_tui.tui.commands import COMMANDS
+from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.user_commands import command_rows, ready_resources
+
+KEYS_WIDTH = 24  # the keys column at most (a longer one wraps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +96,13 @@ def help_rows(app: App[Any]) -> list[HelpRow]:
     return rows
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close", id="help.close"),
     ]
 
     def __init__(self, rows: list[HelpRow]) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.rows = rows
 
     def compose(self) -> ComposeResult:
@@ -123,8 +125,10 @@ class HelpScreen(ModalScreen[None]):
         table = Table(
             title=Text(section, style="bold"), title_justify="left", show_header=False, box=None, expand=True
         )
-        table.add_column("keys", no_wrap=True, ratio=1)
-        table.add_column("what", ratio=3)
+        # The keys as wide as the longest (up to KEYS_WIDTH, then wrapped at spaces), the rest for
+        # the description: neither is ever cut.
+        table.add_column("keys", max_width=KEYS_WIDTH, overflow="fold")
+        table.add_column("what", ratio=1, overflow="fold")
         for row in self.rows:
             if row.section == section:
                 table.add_row(Text(row.keys, style="bold"), Text(row.what))

@@ -12,14 +12,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
+
+from agent_tui.tui.screens.dialog import Dialog
 
 MAX_SHOWN = 200
 
 
-class HistorySearch(ModalScreen[str | None]):
+class HistorySearch(Dialog[str | None]):
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "cancel", "Cancel"),
         Binding("down,ctrl+r,ctrl+n", "move(1)", "Older", show=False, priority=True),
@@ -27,7 +28,7 @@ class HistorySearch(ModalScreen[str | None]):
     ]
 
     def __init__(self, items: list[str], query: str = "") -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.items = list(items)  # oldest first
         self.query_text = query
         self.matches: list[str] = []

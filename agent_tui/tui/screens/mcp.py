@@ -14,23 +14,24 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.terminal_text import visible_line
+from agent_tui.tui.screens.dialog import Dialog
 
 STATE_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabled": "dim", "stopped": "dim"}
 
 
 def server_line(row: Any) -> Text:
-    """One server on one line: name, state, tool count, where it was configured."""
+    """One server on two lines: name, state and tool count, then where it was configured (a path
+    can be long: on its own line it wraps instead of pushing the state away)."""
     line = Text(visible_line(row.name), style="bold")
     line.append("  ")
     line.append(row.state, style=STATE_STYLE.get(row.state, ""))
     if row.state == "ready":
         line.append(f"  {len(row.tools)} tool{'s' if len(row.tools) != 1 else ''}")
-    line.append(f"  {visible_line(row.source)}", style="dim")
+    line.append(f"\n  {visible_line(row.source)}", style="dim")
     return line
 
 
@@ -46,10 +47,11 @@ def server_details(row: Any) -> Text:
         text.append(", ".join(visible_line(t) for t in row.tools))
     elif row.state == "starting":
         text.append("starting…", style="dim")
+    text.rstrip()  # no blank line under the last one
     return text
 
 
-class McpScreen(ModalScreen[None]):
+class McpScreen(Dialog[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "close", "Close"),
         Binding("r", "restart", "Restart"),
@@ -57,7 +59,7 @@ class McpScreen(ModalScreen[None]):
     ]
 
     def __init__(self, manager: Any) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.manager = manager
         self._listener = lambda _server: self.call_later(self.refresh_rows)
 

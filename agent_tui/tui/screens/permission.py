@@ -14,11 +14,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.tui.screens.dialog import Dialog
 
 ALLOW_ONCE = "allow-once"
 ALLOW_SESSION = "allow-session"
@@ -26,6 +27,7 @@ DENY = "deny"
 #: One-key answers, as print mode's terminal question takes them.
 KEYS = {"y": ALLOW_ONCE, "a": ALLOW_SESSION, "n": DENY}
 SCOPE_SHOWN = 160
+CALL_MIN = 3  # rows of the command's box (its border and one line) however small the terminal
 
 
 def answer_line(decision: str, tool: str, summary: str) -> str:
@@ -38,20 +40,15 @@ def answer_line(decision: str, tool: str, summary: str) -> str:
     return visible_line(f"{words}: {tool} {summary}".rstrip())
 
 
-class PermissionScreen(ModalScreen[str | None]):
+class PermissionScreen(Dialog[str | None]):
     """Dismisses with ``allow-once``, ``allow-session`` or ``deny`` (None: closed without answer)."""
 
     DEFAULT_CSS = """
-    PermissionScreen .permission-dialog { width: 100; max-width: 100%; max-height: 100%; padding: 0 1; }
-    PermissionScreen .permission-dialog .dialog-title { margin-bottom: 0; }
     PermissionScreen #permission-call {
-        height: auto; max-height: 12; border: round $warning; padding: 0 1; margin: 0;
-        scrollbar-size-vertical: 1;
+        height: auto; border: round $warning; padding: 0 1; margin: 0; scrollbar-size-vertical: 1;
     }
     PermissionScreen #permission-call-text { width: 100%; }
     PermissionScreen #permission-size { color: $text-muted; }
-    PermissionScreen OptionList { height: auto; max-height: 6; margin: 0; }
-    PermissionScreen .dialog-hint { margin-top: 0; }
     """
 
     BINDINGS = [  # noqa: RUF012
@@ -64,7 +61,7 @@ class PermissionScreen(ModalScreen[str | None]):
     ]
 
     def __init__(self, tool: str, reason: str, details: str, scope: str) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.tool = tool
         self.reason = reason
         self.details = details
@@ -109,6 +106,26 @@ class PermissionScreen(ModalScreen[str | None]):
         options = self.query_one(OptionList)
         options.highlighted = 2  # Deny: an Enter on a reflex must not run a command
         options.focus()
+        self.call_after_refresh(self._fit_call)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_call)
+
+    def _fit_call(self) -> None:
+        """The command's box gets the rows the rest of the dialog leaves (at least
+        :data:`CALL_MIN`): the choices and the hint are always on screen, and the command
+        scrolls in its box when it is longer."""
+        box = self.query_one("#permission-call", VerticalScroll)
+        dialog = box.parent
+        if not isinstance(dialog, Widget) or not self.is_attached:
+            return
+        others = sum(
+            w.outer_size.height + w.styles.margin.height
+            for w in dialog.children
+            if w is not box and w.display
+        )
+        room = self.size.height - dialog.styles.gutter.height - others
+        box.styles.max_height = max(CALL_MIN, room)
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

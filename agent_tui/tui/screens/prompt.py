@@ -10,14 +10,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from agent_tui.terminal_text import visible
+from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.widgets.inert_lines import InertInput
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(Dialog[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
 
     def __init__(
@@ -29,7 +29,7 @@ class PromptScreen(ModalScreen[str | None]):
         *,
         alternate: str | None = None,
     ) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text = title
         self.value = value
         self.placeholder = placeholder

@@ -17,12 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.library.search import Library, SearchHit, SessionSummary
 from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.symbols import SYMBOLS
 from agent_tui.tui.widgets.inert_lines import InertInput
 
@@ -58,11 +58,11 @@ def _size(size: int) -> str:
     return f"{size} GB"
 
 
-class SessionPicker(ModalScreen[str | None]):
+class SessionPicker(Dialog[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("down", "to_list", show=False)]  # noqa: RUF012
 
     def __init__(self, library: Library, title: str = "Resume a session") -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.library = library
         self.title_text = title
         self.shown: list[SessionSummary] = []

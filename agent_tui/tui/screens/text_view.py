@@ -5,15 +5,16 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
+from agent_tui.tui.screens.dialog import Dialog
 
-class TextViewScreen(ModalScreen[None]):
+
+class TextViewScreen(Dialog[None]):
     BINDINGS = [Binding("escape", "close", "Close"), Binding("q", "close", "Close", show=False)]  # noqa: RUF012
 
     def __init__(self, title: str, text: str) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text = title
         self.text = text
 

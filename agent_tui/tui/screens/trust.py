@@ -24,7 +24,8 @@ async def ask_trust(app: Any, folder: str, resources: list[str]) -> bool | None:
             answer.set_result(value)
 
     lines = "\n".join(f"  {visible_line(r)}" for r in resources)
-    title = f"This folder has its own programs to run:\n{lines}\nTrust {visible_line(folder)}?"
+    # The folder on a line of its own: a long path wraps there, not in the middle of the question.
+    title = f"This folder has its own programs to run:\n{lines}\nTrust this folder?\n  {visible_line(folder)}"
     screen = ChoiceScreen(
         title,
         [("yes", "Yes: load them (remembered for this folder)"), ("no", "No: skip them (remembered)")],
