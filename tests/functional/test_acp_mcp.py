@@ -6,10 +6,7 @@ HTTP server of our own), and the model calls their tools, gated as any MCP tool,
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,10 +17,10 @@ from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, S
 
 from tests.support.acp_editor import AcpEnv, EditorClient
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.mcp_http import http_mcp_server
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]  # an agent and MCP servers as processes
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "mcp"
 PY = sys.executable
 
 
@@ -102,27 +99,10 @@ async def test_a_denied_mcp_call_is_not_run(env: AcpEnv, server: FakeModelServer
 
 @pytest.fixture
 def http_server() -> Iterator[tuple[str, str]]:
-    """Our streamable-HTTP MCP server on a free port, wanting a bearer token: (url, token)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    """Our streamable-HTTP MCP server, wanting a bearer token: (url, token)."""
     token = "web-tok-9f8e7d6c5b4a3210"
-    process = subprocess.Popen(
-        [PY, str(FIXTURES / "http_server.py"), str(port), token],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # until the server listens
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", token
-    finally:
-        process.terminate()
-        process.wait(10)
+    with http_mcp_server(token) as url:
+        yield url, token
 
 
 async def test_the_editors_http_server_gets_its_headers_which_never_reach_the_session(

@@ -20,6 +20,7 @@ from agent_tui.agent.tools.base import ToolContext
 from agent_tui.agent.trust import TrustStore
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.mcp_http import http_mcp_server
 
 pytestmark = pytest.mark.slow  # each test starts MCP servers as processes
 
@@ -301,26 +302,9 @@ def test_print_mode_loads_a_projects_mcp_json_only_with_trust_project(
 async def test_a_streamable_http_server_gets_the_headers_which_never_reach_the_session(
     h: Harness, server: FakeModelServer
 ) -> None:
-    import socket
-    import time
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     token = "web-tok-0a1b2c3d4e5f6789"
-    process = subprocess.Popen(
-        [PY, str(FIXTURES / "http_server.py"), str(port), token],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # until the server listens
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        web = {"url": f"http://127.0.0.1:{port}/mcp", "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}
+    with http_mcp_server(token) as url:
+        web = {"url": url, "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}
         ext = extensions(h, {"mcp": {"servers": {"web": web}}}, env={"WEB_TOKEN": token})
         server.push(
             anthropic_stream(tool_use("toolu_w", "mcp__web__whoami", {})), anthropic_stream(text("ok"))
@@ -329,9 +313,6 @@ async def test_a_streamable_http_server_gets_the_headers_which_never_reach_the_s
             await h.run("who am I?")
         finally:
             await ext.close()
-    finally:
-        process.terminate()
-        process.wait(10)
     result = h.messages("toolResult")[0]
     assert not result["isError"] and result["content"][0]["text"] == "authorized"
     assert token not in h.session.path.read_text()
