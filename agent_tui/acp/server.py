@@ -353,9 +353,13 @@ class AgentTuiAcp:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """The sessions of ``cwd`` (every folder's without it), most recent first, as ``sessions`` lists them."""
+        from agent_tui.config import load_model_table
         from agent_tui.library.search import Library
 
         def read() -> list[SessionInfo]:
+            # the config file's prices, as the CLI's listing has them: the index's summaries are
+            # priced by one table, else each listing here and there would price them all again
+            load_model_table()
             library = Library.for_cwd(
                 cwd or os.getcwd(), all_dirs=cwd is None, session_dir=self.options.session_dir
             )

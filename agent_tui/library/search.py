@@ -10,7 +10,9 @@ It can be deleted at any time and is rebuilt on the next refresh.
 Refreshing stats every file and compares size, mtime and the header line with
 what the cache saw. Session files only grow, so a file that grew has only its
 new lines indexed; a file that was replaced or shrank is indexed again, and a
-file that vanished is forgotten. The text goes into one contentless FTS table,
+file that vanished is forgotten. A listing (``refresh(text=False)``) brings only
+the summaries up to date; the text of what it read is indexed by the next
+refresh with text, before a search. The text goes into one contentless FTS table,
 ``text``, that keeps no positions (``detail=none``) and has prefix indexes: it
 answers "which sessions contain a word starting with ..." from a few thousand
 rows, which is what makes a search on every keystroke cheap. A phrase (two
