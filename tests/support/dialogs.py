@@ -34,6 +34,7 @@ from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.permission import PermissionScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.screens.session_picker import SessionPicker
+from agent_tui.tui.screens.text_view import TextViewScreen
 from agent_tui.tui.screens.trust import ask_trust
 from tests.support.agent_support import make_config as agent_config
 from tests.support.fake_model_server import FakeModelServer
@@ -136,7 +137,13 @@ def dialog_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialog: str) -> 
         )
     else:
         factory = ScriptedFactory()
-    return make_app(tmp_path, sample_session(tmp_path), agent_factory=factory, exports_dir=EXPORTS)
+    return make_app(
+        tmp_path,
+        sample_session(tmp_path),
+        agent_factory=factory,
+        exports_dir=EXPORTS,
+        summarize_branches=dialog == "branch_summary",
+    )
 
 
 async def settle(pilot: Pilot[None]) -> None:
@@ -236,6 +243,24 @@ async def open_span_compaction(pilot: Pilot[None]) -> None:
     await _opened(pilot, PromptScreen)
 
 
+async def open_branch_summary(pilot: Pilot[None]) -> None:
+    """Enter on the fork point, with branch summaries on: summarize the branch left (u3, a5)?"""
+    app = _app(pilot)
+    await pilot.press("f1")
+    assert app.session_tree.reveal("a3")
+    await wait_for(pilot, lambda: app.session_tree.cursor_entry_id == "a3", "the cursor on a3")
+    await pilot.press("enter")
+    await _opened(pilot, ChoiceScreen)
+
+
+async def open_text_view(pilot: Pilot[None]) -> None:
+    """Enter on a row of the panel: the full text that row sends."""
+    await pilot.press("f3")
+    await pilot.pause(0.2)
+    await pilot.press("down", "down", "enter")
+    await _opened(pilot, TextViewScreen)
+
+
 async def open_history_search(pilot: Pilot[None]) -> None:
     app = _app(pilot)
     app.composer.focus()
@@ -298,6 +323,8 @@ OPENERS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {
     "replace": _after_settling(open_replace),
     "span_compaction": _after_settling(open_span_compaction),
     "history_search": _after_settling(open_history_search),
+    "branch_summary": _after_settling(open_branch_summary),
+    "text_view": _after_settling(open_text_view),
     "session_picker": _after_settling(open_session_picker),
     "queue": _after_settling(open_queue),
 }
