@@ -382,7 +382,9 @@ class IndexDatabase:
         process stores each file as it comes back. Returns the files to do here after all (one
         whose row changed meanwhile, or all of them when the pool cannot start)."""
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from collections import deque
+        from concurrent.futures import Future, ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
 
         todo = sorted(todo, key=lambda t: -t.st.st_size)  # the big ones first: the workers end together
         left: list[_Todo] = []
@@ -391,9 +393,26 @@ class IndexDatabase:
         except (OSError, ValueError):
             return todo
         stats.processes = jobs
-        jobs_args = [(str(t.path), _row_state(t.row), t.stale, text) for t in todo]
+        # a few files ahead of the one being stored, not all: what comes back holds their text
+        window: deque[tuple[_Todo, _RowState | None, Future[_Scanned | None]]] = deque()
+        pending = iter(todo)
         with pool:
-            for item, job, scanned in zip(todo, jobs_args, pool.map(_scan_elsewhere, jobs_args), strict=True):
+            while True:
+                while len(window) < 2 * jobs and (item := next(pending, None)) is not None:
+                    state = _row_state(item.row)
+                    window.append(
+                        (item, state, pool.submit(_scan_elsewhere, (str(item.path), state, item.stale, text)))
+                    )
+                if not window:
+                    break
+                item, state, future = window.popleft()
+                try:
+                    scanned = future.result()
+                except BrokenProcessPool:  # a worker died (out of memory...): the rest are read here
+                    left.append(item)
+                    left.extend(queued for queued, _, _ in window)
+                    left.extend(pending)
+                    break
                 if scanned is None:
                     stats.unreadable += 1
                 else:
@@ -406,7 +425,7 @@ class IndexDatabase:
                         last_line,
                         _given(info),
                         before=before,
-                        row=job[1],
+                        row=state,
                         chunks=chunks,
                         chunks_from=chunks_from,
                     )

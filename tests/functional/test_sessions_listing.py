@@ -218,3 +218,45 @@ def test_summaries_worked_out_in_other_processes_are_the_same(folder: Path, tmp_
     assert out["chunks"] == 8  # one per readable file: nothing twice
     assert out["again"] == [2, 1, 0] and out["pelican"] == ["one.jsonl"]
     assert out["chunks again"] == 9
+
+
+_WORKER_DIES = """
+import json, os, sys
+from pathlib import Path
+import agent_tui.library.search_index as search_index
+from agent_tui.library.search import Library
+
+folder, db = Path(sys.argv[1]), Path(sys.argv[2])
+search_index.PARALLEL_BYTES, search_index.PARALLEL_FILES = 0, 1
+real = search_index._scan_elsewhere
+
+def dies_on_one(job):
+    if job[0].endswith("more-2.jsonl"):
+        os._exit(9)  # as the kernel's out-of-memory killer would end it
+    return real(job)
+
+search_index._scan_elsewhere = dies_on_one  # the forked workers inherit it
+with Library([folder], db_path=db) as lib:
+    stats = lib.refresh(jobs=2)
+    print(json.dumps({
+        "stats": [stats.processes, stats.indexed, stats.unreadable],
+        "listed": sorted(Path(s.path).name for s in lib.sessions()),
+        "found": [Path(h.session.path).name for h in lib.search("word2_helper")],
+    }))
+"""
+
+
+def test_a_worker_that_dies_leaves_its_files_to_the_refresh_itself(folder: Path, tmp_path: Path) -> None:
+    for n in range(5):
+        _session(folder, f"more-{n}", f"word{n}")
+    done = subprocess.run(
+        [sys.executable, "-c", _WORKER_DIES, str(folder), str(tmp_path / "db.sqlite3")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    out = json.loads(done.stdout)
+    assert out["stats"] == [2, 7, 0]
+    assert out["listed"] == sorted([*(f"more-{n}.jsonl" for n in range(5)), "one.jsonl", "two.jsonl"])
+    assert out["found"] == ["more-2.jsonl"]
