@@ -118,6 +118,8 @@ class TuiConfig:
     exports_dir: Path | None = None  # where exports go by default (None: the data dir's exports/)
     #: The user's prompt files, templates and skills, loading in a thread (None: none, as in tests).
     resources: Loading | None = None
+    #: Starts loading them again, with the same flags (``/reload``; None: nothing to reload).
+    reload: Callable[[], Loading] | None = None
 
 
 def create_app(config: TuiConfig) -> AgentTuiApp:

@@ -80,6 +80,12 @@ def _mcp(actions: SessionActions, args: SlashArgs) -> None:
     actions.app.push_screen(McpScreen(manager))
 
 
+async def _reload(actions: SessionActions) -> None:
+    from agent_tui.tui.reload import reload  # print mode reads these names: it loads none of this
+
+    await reload(actions)
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "branch",
@@ -218,6 +224,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "MCP servers",
         "Each server's state and tools; r restarts one, d disables it",
         _mcp,
+    ),
+    SlashCommand(
+        "reload",
+        "/reload",
+        "Reload your files",
+        "Prompt files, templates, skills, MCP servers and hooks, read again",
+        lambda a, x: _reload(a),
     ),
     SlashCommand(
         "help",

@@ -27,6 +27,7 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
     session_file = Path(args.file).expanduser().resolve() if getattr(args, "file", None) else None
     resources = start_loading(args, here, default_config_path())
     return TuiConfig(
+        reload=lambda: start_loading(args, here, default_config_path()),
         cwd=here,
         session_dir=session_dir_for(here, getattr(args, "session_dir", None)),
         config_path=default_config_path(),

@@ -1,0 +1,74 @@
+"""``/reload``: read the user's files again without a restart, as pi's ``/reload`` does.
+
+What changed on disk since the start applies at once: the system prompt's files (the next turn
+appends a patch of just the sections that changed), the prompt templates and skills (the
+completion, the help screen, the panel), and the MCP servers and hooks of the config file and
+Claude Code's and pi's files (a server whose definition did not change keeps running; the others
+are stopped, and the new ones start at the next turn). The command line's flags (``--system-prompt``,
+``--skill``, ...) stay as given; the folder's trust stays as answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.prompt_files import PromptFileError
+from agent_tui.terminal_text import visible_line
+from agent_tui.tui import user_commands
+from agent_tui.tui.agent_bridge import make_extensions
+
+if TYPE_CHECKING:
+    from agent_tui.tui.session_actions import SessionActions
+
+
+async def reload(actions: SessionActions) -> None:
+    app = actions.app
+    if app.busy:
+        actions.notify(
+            "/reload waits for the turn: let it finish or stop it (Esc) first.", severity="warning"
+        )
+        return
+    start = app.config.reload
+    if start is None:
+        actions.notify("Nothing to reload: this app was started without the user's files.")
+        return
+    try:
+        loading = start()  # the prompt files now (a flag's @FILE gone is one line), the rest in a thread
+    except PromptFileError as e:
+        actions.notify(visible_line(str(e)), title="reload", severity="error", timeout=10, markup=False)
+        return
+    app.config.resources = loading
+    app.config.model.resources = loading  # the agents built from now on
+    resources = await asyncio.to_thread(loading.get)
+    user_commands.attach(app)  # completion, help, panel; each loading problem one line
+    turns = app.turns
+    if turns is not None and hasattr(turns, "resources"):
+        turns.resources = resources  # the running session's agent: its next turn's system prompt
+    servers = await _reload_extensions(actions, turns)
+    what = resources.summary() or "the default prompt, no templates or skills"
+    actions.notify(visible_line(f"Reloaded: {what}{servers}"), title="reload", markup=False)
+
+
+async def _reload_extensions(actions: SessionActions, turns: Any) -> str:
+    """The agent's MCP servers and hooks read again (nothing started: the next turn does)."""
+    old = getattr(turns, "extensions", None)
+    config = getattr(turns, "config", None)
+    if not isinstance(old, Extensions) or config is None:
+        return ""
+    fresh: Extensions = make_extensions(config, actions.app.config.model, old.cwd)
+    fresh.session_started = old.session_started  # SessionStart ran for this session already
+    fresh.trusted = old.trusted  # the folder's answer stands
+    await fresh.load()
+    if old.mcp is not None and old.mcp is not fresh.mcp and not old.shared:
+        await old.mcp.close()  # the app's shared one, when it changed, load() replaced and closed
+    turns.extensions = fresh
+    for line in fresh.take_notices():
+        actions.notify(visible_line(line), title="reload", severity="warning", timeout=10, markup=False)
+    servers = len(fresh.mcp.servers) if fresh.mcp is not None else 0
+    hooks = len(fresh.hooks.commands)
+    return f"; {servers} MCP server{'s' if servers != 1 else ''}, {hooks} hook{'s' if hooks != 1 else ''}"
+
+
+__all__ = ["reload"]
