@@ -57,7 +57,9 @@ def run(sessions: int = SESSIONS, size: int = BYTES, runs: int = RUNS) -> list[t
         env = {**os.environ, "AGENT_TUI_HOME": str(home), "AGENT_TUI_CONFIG": str(work / "none.toml")}
         ours = [*agent_tui_command(), "sessions", "--all"]
 
-        def measured(cmd: list[str]) -> float:
+        rss: dict[str, list[float]] = {}
+
+        def measured(cmd: list[str], what: str = "") -> float:
             saved = dict(os.environ)
             os.environ.update(env)
             try:
@@ -67,17 +69,24 @@ def run(sessions: int = SESSIONS, size: int = BYTES, runs: int = RUNS) -> list[t
                 os.environ.update(saved)
             if result.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {result.stderr.strip()[:200]}")
+            rss.setdefault(what, []).append(result.rss_kb / 1024)
             return result.wall
 
         first, again = [], []
         for _ in range(runs):
             shutil.rmtree(home / "index", ignore_errors=True)
-            first.append(measured(ours))
+            first.append(measured(ours, "first"))
             again.append(measured(ours))
-        figures.append(("first `sessions --all` (no index)", _median_s(first)))
+        peak = f"; peak RSS {statistics.median(rss['first']):.0f} MB"
+        figures.append(("first `sessions --all` (no index)", _median_s(first) + peak))
         figures.append(("`sessions --all` again (index current)", _median_s(again)))
-        search = measured([*ours, "--search", "xylophone"])
-        figures.append(("then the first `--search` (builds the text index)", f"{search:.1f} s (N=1)"))
+        search = measured([*ours, "--search", "xylophone"], "search")
+        figures.append(
+            (
+                "then the first `--search` (builds the text index)",
+                f"{search:.1f} s (N=1); peak RSS {rss['search'][0]:.0f} MB",
+            )
+        )
 
         node, note = ensure_pi()
         if node is None:
