@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -293,8 +294,8 @@ class IndexDatabase:
         summaries (``sessions()``, ``tree()``), a fraction of the work on an unindexed folder:
         a later refresh with ``text`` indexes the text of the files whose summaries are current.
         ``jobs`` > 1: read a large batch of changed files (summaries, and with ``text`` the
-        redacted text to index) in that many forked processes; taken only in a single-threaded
-        program, such as the CLI (a fork copies only the calling thread).
+        redacted text to index) in that many forked processes; taken only on Linux, in a
+        single-threaded program such as the CLI (a fork copies only the calling thread).
         ``progress(done, total)`` is called after each file. Safe to run in a
         worker thread while another thread searches (it sees the files indexed
         so far once this returns), and in several processes at once.
@@ -332,7 +333,8 @@ class IndexDatabase:
             done += 1
             if progress is not None:
                 progress(done, len(paths))
-        parallel = jobs > 1 and threading.active_count() == 1  # a fork copies only the calling thread
+        # a fork copies only the calling thread; macOS's system libraries are not fork-safe
+        parallel = jobs > 1 and threading.active_count() == 1 and sys.platform.startswith("linux")
         if parallel and len(todo) >= PARALLEL_FILES and sum(t.st.st_size for t in todo) >= PARALLEL_BYTES:
             todo = self._scan_in_processes(todo, stats, text, prices, jobs, progress, done, len(paths))
             done = len(paths) - len(todo)
