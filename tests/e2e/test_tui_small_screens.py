@@ -1,4 +1,4 @@
-"""At 80x24 (and 60x15) every dialog and notice shows its text whole: read off the composed
+"""At 80x24 and 60x15 every dialog and notice shows its text whole: read off the composed
 screen, as a terminal shows it, every title, hint and count is there word for word, and every
 list and box is inside its dialog (the choices of a long permission question too)."""
 
@@ -33,12 +33,13 @@ def _text(label: Label) -> str:
     return str(label.render())
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("dialog", DIALOGS)
-async def test_every_dialog_shows_its_title_body_and_hint_whole_at_80x24(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialog: str
+async def test_every_dialog_shows_its_title_body_and_hint_whole_on_a_small_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialog: str, size: tuple[int, int]
 ) -> None:
     app = dialog_app(tmp_path, monkeypatch, dialog)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await OPENERS[dialog](pilot)
         screen = app.screen
         assert is_dialog(screen), screen

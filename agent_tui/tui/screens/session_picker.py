@@ -21,6 +21,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.library.search import Library, SearchHit, SessionSummary
+from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import clip, visible, visible_line
 from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.symbols import SYMBOLS
@@ -39,7 +40,7 @@ def describe(summary: SessionSummary, depth: int = 0, snippet: str | None = None
     text.append(visible_line(summary.title), style="bold")
     branches = f"{summary.branches} branches  " if summary.branches > 1 else ""
     text.append(
-        f"\n{indent}  {summary.modified[:19].replace('T', ' ')}  {summary.entries} entries  {branches}"
+        f"\n{indent}  {summary.modified[:19].replace('T', ' ')}  {plural(summary.entries, 'entry', 'entries')}  {branches}"
         f"{_size(summary.size)}  {visible_line(summary.cwd)}",
         style="dim",
     )
