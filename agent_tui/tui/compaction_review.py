@@ -18,6 +18,7 @@ from agent_tui.agent.compaction import (
     draft_compaction,
 )
 from agent_tui.projection.compaction import CompactionSettings, tokens_after_compaction
+from agent_tui.projection.describe import plural
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
@@ -101,7 +102,7 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
     def count(value: str) -> str:
         tokens = estimate_text(value.strip())
         return (
-            f"{tokens:,} tokens (the model wrote {written:,}) · context "
+            f"{plural(tokens, 'token')} (the model wrote {written:,}) · context "
             f"{draft.plan.tokens_before:,} → ≈{after - written + tokens:,}"
         )
 
@@ -127,7 +128,7 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
 
     app.push_screen(
         EditorScreen(
-            f"Review the summary: folds {len(draft.plan.summarized_entry_ids)} entries, "
+            f"Review the summary: folds {plural(len(draft.plan.summarized_entry_ids), 'entry', 'entries')}, "
             f"keeps {len(draft.plan.kept_entry_ids)}",
             draft.summary,
             counter=count,

@@ -20,6 +20,7 @@ from agent_tui.agent.model_sources import local_catalog, server_catalog
 from agent_tui.library.search import Library
 from agent_tui.projection import registry
 from agent_tui.projection.catalog import CatalogModel, ModelChoiceError, choose, split_level
+from agent_tui.projection.describe import plural
 from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup, supported_thinking_levels
 from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
@@ -672,9 +673,9 @@ class SessionActions:
             return None
         app.panel.preview_fold(set(plan.summarized_entry_ids))
         return (
-            f"Folds {len(plan.summarized_entry_ids)} entries into a summary and keeps "
+            f"Folds {plural(len(plan.summarized_entry_ids), 'entry', 'entries')} into a summary and keeps "
             f"{len(plan.kept_entry_ids)}: context {plan.tokens_before:,} → about "
-            f"{estimated_after(plan):,} tokens, the summary guessed at {plan.summary_guess:,} "
+            f"{plural(estimated_after(plan), 'token')}, the summary guessed at {plan.summary_guess:,} "
             "(marked in the panel)."
         )
 

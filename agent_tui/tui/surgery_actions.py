@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent_tui.projection.context import project
+from agent_tui.projection.describe import plural
 from agent_tui.projection.surgery import (
     DEFAULT_KEEP_LAST,
     DEFAULT_MIN_TOKENS,
@@ -142,7 +143,7 @@ def edit_summary(actions: SessionActions, compaction_id: str) -> None:
             f"Edit the summary of compaction {compaction_id}",
             current,
             counter=lambda value: (
-                f"{estimate_text(value):,} tokens (the summary was {estimate_text(current):,})"
+                f"{plural(estimate_text(value), 'token')} (the summary was {estimate_text(current):,})"
             ),
         ),
         done,

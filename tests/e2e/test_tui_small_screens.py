@@ -13,6 +13,7 @@ from textual.widgets import Input, Label, OptionList
 
 from agent_tui.config import no_provider_message
 from agent_tui.tui.agent_bridge import ModelChoice
+from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.permission import PermissionScreen
 from tests.support.dialogs import KEYS, LONG_COMMAND, OPENERS, dialog_app, is_dialog, settle
@@ -153,3 +154,17 @@ async def test_the_help_cuts_no_key_or_command_at_80_columns(
             assert (
                 usage in seen or usage.replace(" [", "  [") in seen or all(w in seen for w in usage.split())
             ), usage
+
+
+async def test_the_history_search_counts_one_more_line_as_a_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = dialog_app(tmp_path, monkeypatch, "history_search")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(HistorySearch(["two\nlines", "three\nlines\nhere"]))
+        await wait_for(pilot, lambda: isinstance(app.screen, HistorySearch), "the search")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert rows == ["three  (+2 lines)", "two  (+1 line)"]

@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.projection.describe import plural
 from agent_tui.tui.screens.dialog import Dialog
 
 MAX_SHOWN = 200
@@ -59,7 +60,7 @@ class HistorySearch(Dialog[str | None]):
         options.clear_options()
         for text in self.matches[:MAX_SHOWN]:
             lines = text.strip().splitlines() or [""]
-            label = lines[0] + (f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+            label = lines[0] + (f"  (+{plural(len(lines) - 1, 'line')})" if len(lines) > 1 else "")
             options.add_option(Option(Text(label, no_wrap=True, overflow="ellipsis")))
         if self.matches:
             options.highlighted = 0
