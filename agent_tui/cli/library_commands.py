@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # Ctrl+C: an index is left as consistent as after each file
+        print("agent-tui: interrupted", file=sys.stderr)
+        return 130
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sqlite3
 import sys
 import threading
@@ -391,7 +392,11 @@ class IndexDatabase:
         todo = sorted(todo, key=lambda t: -t.st.st_size)  # the big ones first: the workers end together
         left: list[_Todo] = []
         try:
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+            pool = ProcessPoolExecutor(
+                max_workers=jobs,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_ignore_interrupt,
+            )
         except (OSError, ValueError):
             return todo
         stats.processes = jobs
@@ -636,6 +641,12 @@ class _Scan:
 _Scanned = tuple[
     int, bytes, bytes, int, str | None, tuple[int, bytes] | None, list[tuple[int, int, str]] | None, int
 ]
+
+
+def _ignore_interrupt() -> None:
+    """In a worker process: Ctrl+C is the parent's to handle (it stops the refresh); the worker
+    ends when the pool is shut down."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _scan_elsewhere(job: tuple[str, _RowState | None, bool, bool]) -> _Scanned | None:

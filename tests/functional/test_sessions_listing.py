@@ -260,3 +260,30 @@ def test_a_worker_that_dies_leaves_its_files_to_the_refresh_itself(folder: Path,
     assert out["stats"] == [2, 7, 0]
     assert out["listed"] == sorted([*(f"more-{n}.jsonl" for n in range(5)), "one.jsonl", "two.jsonl"])
     assert out["found"] == ["more-2.jsonl"]
+
+
+def test_ctrl_c_during_a_first_index_is_one_line_and_the_next_listing_goes_on(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    import agent_tui.library.search_index as search_index
+
+    real = search_index.IndexDatabase._index_file
+    calls = 0
+
+    def interrupted_after_one(self: search_index.IndexDatabase, *args: object, **kwargs: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt  # as Ctrl+C would, between two files
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_index.IndexDatabase, "_index_file", interrupted_after_one)
+    assert main(["sessions", "--session-dir", str(folder)]) == 130
+    out = capsys.readouterr()
+    assert out.err == "agent-tui: interrupted\n" and out.out == ""
+    monkeypatch.setattr(search_index.IndexDatabase, "_index_file", real)
+    assert main(["sessions", "--session-dir", str(folder)]) == 0
+    listed = capsys.readouterr().out
+    assert "one.jsonl" in listed and "two.jsonl" in listed
