@@ -36,12 +36,13 @@ class HistorySearch(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("Search history", classes="dialog-title")
+            yield Label("Search history", classes="dialog-title", markup=False)
             yield Input(self.query_text, placeholder="words in an earlier prompt", id="history-query")
             yield OptionList(id="history-matches")
             yield Label(
                 "Enter puts it in the composer · Up/Down or Ctrl+R move · Escape cancels",
                 classes="dialog-hint",
+                markup=False,
             )
 
     def on_mount(self) -> None:
