@@ -16,6 +16,7 @@ a turn's events are shown by :mod:`agent_tui.tui.agent_events`. Build the app wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import inspect
@@ -94,6 +95,7 @@ BACKGROUND_PANEL_MESSAGES = 2000
 #: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
 EDIT_PREVIEW_DELAY = 0.12
 DOUBLE_ESCAPE = 0.5  # seconds between two presses of Esc that open the tree
+NEXT_FRAME_WAIT = 0.1  # the longest refresh_views waits for a pane's repaint (_next_frame)
 OLD_COLLECTION_DELAY = 1.0  # seconds after a turn before the full garbage collection (gc_pacing)
 
 
@@ -489,15 +491,36 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 self._fill_panel(projection)
         else:
             self.panel.show(self._panel_model())
-        await asyncio.sleep(0)  # let waiting keys in between the panes (a big session takes a while)
+        await self._next_frame()  # keys typed meanwhile, and the panel's repaint, before the tree
         self.session_tree.show_session(
             TreeState.build(self.index, self.projection), cursor or self.selected_id
         )
-        await asyncio.sleep(0)
+        await self._next_frame()
         await self.chat.sync(self.projection)
         self.update_status()
         self.refreshed = (len(self.index), self.index.leaf_id)
         self._schedule_edit_preview()
+
+    async def _next_frame(self) -> None:
+        """Wait until what is pending is on screen: one pane's repaint per frame, with the keys
+        typed meanwhile in between (after an append, the panel, the tree and the chat repainted in
+        the same frames: up to 35 ms each at 160x50)."""
+        if self.first_paint_at is None:
+            # opening: this runs in the main screen's mount handler, so no frame can come before
+            # it returns; let the keys in, no more
+            await asyncio.sleep(0)
+            return
+        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def on_screen() -> None:
+            if not drawn.done():
+                drawn.set_result(None)
+
+        if self.main_screen.call_after_refresh(on_screen):
+            with contextlib.suppress(TimeoutError):
+                # a frame comes within one period unless called from a handler of the screen's
+                # own (then no frame can come before it returns): never wait long for it
+                await asyncio.wait_for(drawn, NEXT_FRAME_WAIT)
 
     @work(thread=True, exclusive=True, group="panel", exit_on_error=False, description="count tokens")
     def _fill_panel(self, projection: Projection) -> None:
