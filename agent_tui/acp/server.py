@@ -82,7 +82,7 @@ from agent_tui.acp.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
 from agent_tui.acp.mcp_servers import server_specs
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
-from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
+from agent_tui.agent.prompt_files import PromptFileError, PromptFlags, add_resource_arguments
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.agent.tools import default_tools
@@ -638,6 +638,7 @@ def add_parser(sub: Any) -> None:
         help="add to the system prompt",
     )
     p.add_argument("-nc", "--no-context-files", action="store_true", help="leave AGENTS.md and CLAUDE.md out")
+    add_resource_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ win over the files; ``--no-context-files`` leaves out AGENTS.md / CLAUDE.md.
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -206,6 +207,34 @@ class PromptFlags:
             tuple(str(a) for a in templates),
             bool(getattr(args, "no_prompt_templates", False)),
         )
+
+
+def add_resource_arguments(parser: argparse.ArgumentParser) -> None:
+    """pi's ``--skill`` / ``--prompt-template`` and ``-ns`` / ``-np`` (the app, print mode and ACP
+    take them alike; :meth:`PromptFlags.of` reads them back)."""
+    parser.add_argument(
+        "--skill",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="load a skill: a SKILL.md (or other .md) file, or a folder searched for them; repeatable",
+    )
+    parser.add_argument(
+        "-ns", "--no-skills", action="store_true", help="load no discovered skills (--skill paths still load)"
+    )
+    parser.add_argument(
+        "--prompt-template",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="load a prompt template: a .md file, or a folder's .md files; repeatable",
+    )
+    parser.add_argument(
+        "-np",
+        "--no-prompt-templates",
+        action="store_true",
+        help="load no discovered prompt templates (--prompt-template paths still load)",
+    )
 
 
 def system_prompt_files(places: Places, flags: PromptFlags | None = None) -> SystemPromptFiles:

@@ -261,29 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="leave AGENTS.md and CLAUDE.md out of the prompt",
     )
-    parser.add_argument(
-        "--skill",
-        metavar="PATH",
-        action="append",
-        default=[],
-        help="load a skill: a SKILL.md (or other .md) file, or a folder searched for them; repeatable",
-    )
-    parser.add_argument(
-        "-ns", "--no-skills", action="store_true", help="load no discovered skills (--skill paths still load)"
-    )
-    parser.add_argument(
-        "--prompt-template",
-        metavar="PATH",
-        action="append",
-        default=[],
-        help="load a prompt template: a .md file, or a folder's .md files; repeatable",
-    )
-    parser.add_argument(
-        "-np",
-        "--no-prompt-templates",
-        action="store_true",
-        help="load no discovered prompt templates (--prompt-template paths still load)",
-    )
+    from agent_tui.agent.prompt_files import add_resource_arguments
+
+    add_resource_arguments(parser)
     parser.add_argument(
         "--mode",
         choices=("text", "json", "rpc"),

@@ -109,3 +109,23 @@ def test_the_app_loads_the_same_paths(tmp_path: Path) -> None:
     )
     resources = start_loading(args, work, tmp_path / "config" / "config.toml").get()
     assert list(resources.skills) == ["release"] and list(resources.templates) == ["ship"]
+
+
+def test_acp_takes_the_same_flags() -> None:
+    import argparse
+
+    from agent_tui.acp import server
+    from agent_tui.agent.prompt_files import PromptFlags
+
+    parser = argparse.ArgumentParser(prog="agent-tui")
+    server.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(
+        ["acp", "--skill", "a", "--skill", "b", "-ns", "--prompt-template", "t.md", "-np"]
+    )
+    flags = PromptFlags.of(args)
+    assert (flags.skill_paths, flags.no_skills, flags.template_paths, flags.no_templates) == (
+        ("a", "b"),
+        True,
+        ("t.md",),
+        True,
+    )
