@@ -95,6 +95,8 @@ BACKGROUND_PANEL_MESSAGES = 2000
 #: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
 EDIT_PREVIEW_DELAY = 0.12
 DOUBLE_ESCAPE = 0.5  # seconds between two presses of Esc that open the tree
+TYPING_PAUSE = 0.3  # seconds without a key before the panel's thread fills it (a big session)
+TYPING_PATIENCE = 2.0  # ... or this long after the change, whatever the typing
 NEXT_FRAME_WAIT = 0.1  # the longest refresh_views waits for a pane's repaint (_next_frame)
 OLD_COLLECTION_DELAY = 1.0  # seconds after a turn before the full garbage collection (gc_pacing)
 
@@ -488,7 +490,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 self.panel.show_pending(len(projection.messages))
                 self.call_after_refresh(lambda: self._fill_panel(projection))
             else:
-                self._fill_panel(projection)
+                self._fill_panel_when_typing_pauses(projection, time.monotonic())
         else:
             self.panel.show(self._panel_model())
         await self._next_frame()  # keys typed meanwhile, and the panel's repaint, before the tree
@@ -521,6 +523,20 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 # a frame comes within one period unless called from a handler of the screen's
                 # own (then no frame can come before it returns): never wait long for it
                 await asyncio.wait_for(drawn, NEXT_FRAME_WAIT)
+
+    def _fill_panel_when_typing_pauses(self, projection: Projection, since: float) -> None:
+        """Fill the panel once no key has come for :data:`TYPING_PAUSE` (or :data:`TYPING_PATIENCE`
+        after ``since`` at the latest): its thread works out the whole request (about 60 ms of
+        Python for 10,000 messages), and while it runs the event loop gets half the interpreter,
+        so each frame of the typing takes twice as long."""
+        if projection is not self.projection:
+            return  # a later refresh fills it
+        now = time.monotonic()
+        wait = self.composer.typed_at + TYPING_PAUSE - now
+        if wait > 0 and now - since < TYPING_PATIENCE:
+            self.set_timer(wait, lambda: self._fill_panel_when_typing_pauses(projection, since))
+        else:
+            self._fill_panel(projection)
 
     @work(thread=True, exclusive=True, group="panel", exit_on_error=False, description="count tokens")
     def _fill_panel(self, projection: Projection) -> None:

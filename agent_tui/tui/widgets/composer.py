@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,9 @@ class Composer(InertTextArea):
         self._pastes: dict[int, str] = {}
         self._images: dict[int, Path] = {}
         self._paste_count = 0
+        #: When a key last reached the composer (``time.monotonic``): the app holds back heavy
+        #: background work while someone types.
+        self.typed_at = 0.0
         #: The folder ``@`` and Tab complete in (the app points it at the session's cwd).
         self.root: Callable[[], Path] = Path.cwd
         #: The ``@`` picker's file list (the app sets one; None: no picker).
@@ -113,6 +117,7 @@ class Composer(InertTextArea):
     # -- keys ------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        self.typed_at = time.monotonic()
         menu = self.menu if self.menu is not None and self.menu.shown else None
         key = event.key
         if menu is not None and key in ("up", "down", "tab", "enter", "escape"):
