@@ -19,8 +19,7 @@ from typing import Any
 
 from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpCapabilities, McpServerStdio
 
-from agent_tui.agent.mcp.config import ServerSpec
-from agent_tui.store.redact import register_secret
+from agent_tui.agent.mcp.config import ServerSpec, register_secrets
 from agent_tui.terminal_text import visible_line
 
 #: What ``initialize`` advertises: the transports :func:`server_specs` connects.
@@ -41,11 +40,7 @@ def _name(raw: str, taken: set[str]) -> str:
 
 def _pairs(items: Sequence[EnvVariable | HttpHeader] | None) -> dict[str, str]:
     found = {item.name: item.value for item in items or ()}
-    for value in found.values():
-        register_secret(value, "mcp-secret")
-        scheme, _, token = value.partition(" ")
-        if scheme.lower() in ("bearer", "basic", "token"):
-            register_secret(token, "mcp-secret")
+    register_secrets(found.values())
     return found
 
 

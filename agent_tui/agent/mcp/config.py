@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,16 @@ def _table(value: Any, what: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()}
 
 
+def register_secrets(values: Iterable[str]) -> None:
+    """Every ``env`` and ``headers`` value of a server is a secret, redacted wherever agent-tui
+    writes (an ``Authorization: Bearer …`` header's token on its own too)."""
+    for value in values:
+        register_secret(value, "mcp-secret")
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() in ("bearer", "basic", "token"):
+            register_secret(token, "mcp-secret")
+
+
 def parse_server(
     name: str, raw: Any, source: str, *, base: Path, env: Mapping[str, str], project: bool = False
 ) -> ServerSpec:
@@ -157,11 +167,7 @@ def parse_server(
         url = expand(url, env, missing)
     if missing:
         raise ValueError(f"the environment variable {missing[0]} is not set")
-    for value in [*server_env.values(), *headers.values()]:
-        register_secret(value, "mcp-secret")
-        scheme, _, token = value.partition(" ")
-        if scheme.lower() in ("bearer", "basic", "token"):
-            register_secret(token, "mcp-secret")
+    register_secrets([*server_env.values(), *headers.values()])
     return ServerSpec(
         name=name,
         source=source,
@@ -269,4 +275,5 @@ __all__ = [
     "parse_server",
     "project_files",
     "read_servers",
+    "register_secrets",
 ]
