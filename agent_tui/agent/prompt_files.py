@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,6 +177,26 @@ def flag_path(value: str, cwd: Path) -> Path:
     return cwd / Path(value.strip()).expanduser()
 
 
+def flag_files(
+    values: Sequence[str],
+    cwd: Path,
+    flag: str,
+    folder_files: Callable[[Path], Iterable[Path]],
+    warnings: list[str],
+) -> Iterator[Path]:
+    """The files a repeatable path flag names, in order: a folder's (``folder_files``) or a Markdown
+    file itself; each value that is neither is one line in ``warnings`` (``--skill x: skipped: …``)."""
+    for raw in values:
+        target = flag_path(raw, cwd)
+        if target.is_dir():
+            yield from folder_files(target)
+        elif target.is_file() and target.suffix == ".md":
+            yield target
+        else:
+            what = "not a Markdown file or a folder" if target.exists() else "no such file or folder"
+            warnings.append(f"{flag} {raw}: skipped: {what}")
+
+
 @dataclass(frozen=True, slots=True)
 class PromptFlags:
     """``--system-prompt``, ``--append-system-prompt`` (repeatable), ``--no-context-files``, and pi's
@@ -286,6 +306,7 @@ __all__ = [
     "PromptFlags",
     "SystemPromptFiles",
     "find_prompt_file",
+    "flag_files",
     "flag_text",
     "parse_frontmatter",
     "read_text",

@@ -27,7 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.agent.prompt_files import FrontmatterError, Places, flag_path, parse_frontmatter, read_text
+from agent_tui.agent.prompt_files import FrontmatterError, Places, flag_files, parse_frontmatter, read_text
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -161,16 +161,8 @@ def load_skills(
         if folder.is_dir():
             for path in _skill_files(folder):
                 add(path)
-    for raw in paths:
-        target = flag_path(raw, places.cwd)
-        if target.is_dir():
-            for path in _skill_files(target):
-                add(path)
-        elif target.is_file() and target.suffix == ".md":
-            add(target)
-        else:
-            what = "not a Markdown file or a folder" if target.exists() else "no such file or folder"
-            warnings.append(f"--skill {raw}: skipped: {what}")
+    for path in flag_files(paths, places.cwd, "--skill", _skill_files, warnings):
+        add(path)
     return list(skills.values()), warnings
 
 

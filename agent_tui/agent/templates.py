@@ -28,7 +28,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.agent.prompt_files import FrontmatterError, Places, flag_path, parse_frontmatter, read_text
+from agent_tui.agent.prompt_files import FrontmatterError, Places, flag_files, parse_frontmatter, read_text
 
 DESCRIPTION_CHARS = 60  # pi cuts a description taken from the body's first line here
 MAX_TEMPLATES_PER_DIR = 500
@@ -225,16 +225,10 @@ def load_templates(
         if folder.is_dir():
             for path in _markdown_files(folder, recursive):
                 add(path)
-    for raw in paths:
-        target = flag_path(raw, places.cwd)
-        if target.is_dir():
-            for path in _markdown_files(target, False):
-                add(path)
-        elif target.is_file() and target.suffix == ".md":
-            add(target)
-        else:
-            what = "not a Markdown file or a folder" if target.exists() else "no such file or folder"
-            warnings.append(f"--prompt-template {raw}: skipped: {what}")
+    for path in flag_files(
+        paths, places.cwd, "--prompt-template", lambda folder: _markdown_files(folder, False), warnings
+    ):
+        add(path)
     return templates, warnings
 
 
