@@ -46,6 +46,15 @@ from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.terminal_text import for_terminal
 
 
+def _response(cmd: JSONObject | None, name: str, success: bool) -> JSONObject:
+    """A response's head: the command's ``id`` (when it has one), ``type``, ``command``, ``success``."""
+    record: JSONObject = {}
+    if cmd is not None and isinstance(cmd.get("id"), str | int):
+        record["id"] = cmd["id"]
+    record.update({"type": "response", "command": name, "success": success})
+    return record
+
+
 class RpcServer:
     """One RPC session: reads commands, answers them, streams the runs' events."""
 
@@ -75,28 +84,19 @@ class RpcServer:
         self, cmd: JSONObject | None, name: str, data: JSONObject | None = None, *, null: bool = False
     ) -> None:
         """A success response, with ``data`` when given (``null``: ``"data": null``)."""
-        record: JSONObject = {}
-        if cmd is not None and isinstance(cmd.get("id"), str | int):
-            record["id"] = cmd["id"]
-        record.update({"type": "response", "command": name, "success": True})
+        record = _response(cmd, name, True)
         if data is not None or null:
             record["data"] = data
         self.lines.write(record)
 
     def respond_encoded(self, cmd: JSONObject | None, name: str, data: bytes) -> None:
         """A success response whose ``data`` is already JSON (a tree too deep for :func:`json.dumps`)."""
-        record: JSONObject = {}
-        if cmd is not None and isinstance(cmd.get("id"), str | int):
-            record["id"] = cmd["id"]
-        record.update({"type": "response", "command": name, "success": True})
-        head = encode_record(record)  # ...}\n: the data goes before the closing brace
+        head = encode_record(_response(cmd, name, True))  # ...}\n: the data goes before the closing brace
         self.lines.write_encoded(head[:-2] + b',"data":' + data + b"}\n")
 
     def fail(self, cmd: JSONObject | None, name: str, error: str) -> None:
-        record: JSONObject = {}
-        if cmd is not None and isinstance(cmd.get("id"), str | int):
-            record["id"] = cmd["id"]
-        record.update({"type": "response", "command": name, "success": False, "error": _redact(error)})
+        record = _response(cmd, name, False)
+        record["error"] = _redact(error)
         self.lines.write(record)
 
     # -- input --------------------------------------------------------------------------------
