@@ -177,10 +177,6 @@ class Agent:
         :meth:`abort`, which ends it as aborted). False when no retry is being waited for."""
         return self.loop.abort_retry()
 
-    @property
-    def auto_retry(self) -> bool:
-        return self.loop.config.retry.max_retries > 0
-
     def carry_switches(self, other: Agent) -> None:
         """Take ``other``'s auto-compaction and auto-retry choices (a session switch keeps them)."""
         self._auto_compaction, self._auto_retry = other._auto_compaction, other._auto_retry
