@@ -43,7 +43,8 @@ class EventView:
 
     async def _reply(self) -> StreamingReply:
         if self.reply is None:
-            self.reply = await self.app.chat.start_reply()
+            composer = self.app.composer
+            self.reply = await self.app.chat.start_reply(lambda: composer.typed_at)
         return self.reply
 
     async def finish_reply(self) -> None:

@@ -85,7 +85,7 @@ from agent_tui.tui.tree_state import TreeState
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
-from agent_tui.tui.widgets.composer import Composer
+from agent_tui.tui.widgets.composer import TYPING_PAUSE, Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel, TokenCache, build_panel_model
 from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree
@@ -95,8 +95,7 @@ BACKGROUND_PANEL_MESSAGES = 2000
 #: The edit preview waits until the tree's cursor rests this long (moving it stays instant).
 EDIT_PREVIEW_DELAY = 0.12
 DOUBLE_ESCAPE = 0.5  # seconds between two presses of Esc that open the tree
-TYPING_PAUSE = 0.3  # seconds without a key before the panel's thread fills it (a big session)
-TYPING_PATIENCE = 2.0  # ... or this long after the change, whatever the typing
+TYPING_PATIENCE = 2.0  # the longest a big panel's recount waits for a pause in the typing
 NEXT_FRAME_WAIT = 0.1  # the longest refresh_views waits for a pane's repaint (_next_frame)
 OLD_COLLECTION_DELAY = 1.0  # seconds after a turn before the full garbage collection (gc_pacing)
 

@@ -12,6 +12,7 @@ import pytest
 
 from agent_tui.tui import app as app_module
 from agent_tui.tui.app import AgentTuiApp
+from agent_tui.tui.widgets.composer import TYPING_PAUSE
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, linear_session, make_app
 
@@ -49,7 +50,7 @@ async def test_the_panels_recount_waits_until_typing_pauses(
         await wait_for(pilot, lambda: bool(fills), "the recount", 500)
         last_key = app.composer.typed_at
         assert last_key == typed[-1]
-        assert all(f >= last_key + app_module.TYPING_PAUSE * 0.9 for f in fills), (
+        assert all(f >= last_key + TYPING_PAUSE * 0.9 for f in fills), (
             "recounted while the keys came",
             [round(f - last_key, 3) for f in fills],
         )

@@ -42,7 +42,11 @@ async def test_a_long_open_fence_is_frozen_in_chunks_and_the_live_tail_stays_sho
         assert "".join(chunks) + live == reply.tail_text
         assert reply.tail_text.startswith("```python\n    value_0")
         factory.turns[0].release.set()
-        await wait_for(pilot, lambda: not app.busy and not reply.rendering, "the turn and the fence's render")
+        await wait_for(
+            pilot,
+            lambda: not app.busy and not reply.rendering and bool(reply.query(".code.highlighted")),
+            "the turn and the fence's render",
+        )
         await pilot.pause()
         chunks, live = plain(reply)
         assert chunks == [] and live == "", "once highlighted, the plain copy is gone"

@@ -8,7 +8,7 @@ view changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import get_args
 
 from textual import on
@@ -203,9 +203,10 @@ class ChatView(VerticalScroll):
         for c in tools:
             c.collapsed = not expand
 
-    async def start_reply(self) -> StreamingReply:
+    async def start_reply(self, typed_at: Callable[[], float] | None = None) -> StreamingReply:
+        """The reply being streamed (``typed_at``: see :class:`StreamingReply`)."""
         if self.streaming is None:
-            self.streaming = StreamingReply()
+            self.streaming = StreamingReply(typed_at)
             await self.mount(self.streaming)
             self.anchor()
         return self.streaming

@@ -52,6 +52,11 @@ SEARCH_BUDGET = 0.03
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 
 
+#: Seconds without a key that count as a pause in the typing: the work that would slow the typing
+#: down (a big panel's recount, a long fence's highlighting) waits for one.
+TYPING_PAUSE = 0.3
+
+
 class Composer(InertTextArea):
     DEFAULT_CSS = """
     Composer { height: auto; min-height: 3; max-height: 12; }
@@ -98,8 +103,8 @@ class Composer(InertTextArea):
         self._pastes: dict[int, str] = {}
         self._images: dict[int, Path] = {}
         self._paste_count = 0
-        #: When a key last reached the composer (``time.monotonic``): the app holds back heavy
-        #: background work while someone types.
+        #: When a key last reached the composer (``time.monotonic``): heavy background work waits
+        #: for a pause in the typing (:data:`TYPING_PAUSE`).
         self.typed_at = 0.0
         #: The folder ``@`` and Tab complete in (the app points it at the session's cwd).
         self.root: Callable[[], Path] = Path.cwd

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -50,11 +51,15 @@ from agent_tui.tui.widgets.chat_entry import (
     markdown_renderable,
     tool_call_widget,
 )
+from agent_tui.tui.widgets.composer import TYPING_PAUSE
 
 #: Each flush grows the reply and scrolls the chat: a frame of 10-40 ms with a big session. At
 #: 0.08 s, a key typed meanwhile reached the screen in 19 ms (median) / 57 ms (p95); at 0.15 s in
 #: 10 / 45 ms (bench/tui_bench.py), and the text still arrives several times a second.
 FLUSH_SECONDS = 0.15
+#: While keys come in (none for ``TYPING_PAUSE`` is a pause), at most this often: each flush is a
+#: frame that repaints the whole chat, and a key typed as it begins waits for it.
+TYPING_FLUSH_SECONDS = 0.3
 
 
 def stable_length(text: str) -> int:
@@ -211,8 +216,12 @@ class StreamingReply(Vertical):
     StreamingReply Collapsible > Contents { padding: 0 0 0 2; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, typed_at: Callable[[], float] | None = None) -> None:
+        """``typed_at``: when a key was last typed (``time.monotonic``), to flush less often meanwhile."""
         super().__init__()
+        self._typed_at = typed_at
+        self._flushed_at = 0.0
+        self._later: Timer | None = None  # a flush once the typing pauses (a long fence waits)
         self.text = ""
         self.thinking = ""
         self._sent = 0  # characters of ``text`` given to the Markdown widget
@@ -239,7 +248,18 @@ class StreamingReply(Vertical):
         yield Static(id="reply-tail", markup=False)
 
     def on_mount(self) -> None:
-        self._timer = self.set_interval(FLUSH_SECONDS, self.flush)
+        self._timer = self.set_interval(FLUSH_SECONDS, self._flush_due)
+
+    def _typing(self) -> bool:
+        return self._typed_at is not None and time.monotonic() - self._typed_at() < TYPING_PAUSE
+
+    async def _flush_due(self) -> None:
+        if not self._typing() or time.monotonic() - self._flushed_at >= TYPING_FLUSH_SECONDS:
+            await self.flush()
+
+    async def _flush_later(self) -> None:
+        self._later = None
+        await self.flush()
 
     def add_text(self, delta: str) -> None:
         self.text += delta
@@ -285,6 +305,7 @@ class StreamingReply(Vertical):
         line.set_class(is_error, "error")
 
     async def flush(self) -> None:
+        self._flushed_at = time.monotonic()
         async with self._lock:  # the timer's flush and a finished fence's do not interleave
             if len(self.thinking) != self._shown_thinking:
                 self._shown_thinking = len(self.thinking)
@@ -340,7 +361,13 @@ class StreamingReply(Vertical):
             return
         for kind, part in split_blocks(self.text[self._sent : stable], final=self._finished):
             if kind == "code":
-                # It stays in the plain tail, with what follows, until its lines are ready.
+                # It stays in the plain tail, with what follows, until its lines are ready; and
+                # while someone types, until they pause: the thread's Pygments holds the
+                # interpreter in 5 ms turns, so every frame of the typing would take twice as long.
+                if self._typing():
+                    if self._later is None:  # (while streaming, the next flush tries again too)
+                        self._later = self.set_timer(TYPING_PAUSE, self._flush_later)
+                    return
                 self._rendering = self.run_worker(
                     self._highlight(part),
                     group="highlight",
@@ -353,6 +380,8 @@ class StreamingReply(Vertical):
                 self._markdown = Markdown()
                 await self.mount(self._markdown, before=self._plain_start())
             await self._markdown.append(visible(part))
+            if self.entry is not None and (headers := self._code_headers(part)):
+                await self.mount_all(headers)  # shown after the reply was adopted (see adopt)
 
     async def _highlight(self, fence: str) -> None:
         """Render ``fence`` in a thread, mount it before the tail, then show what follows it."""
@@ -407,17 +436,24 @@ class StreamingReply(Vertical):
             tool_call_widget(b) for b in blocks or [] if isinstance(b, dict) and b.get("type") == "toolCall"
         ]
         # the code blocks that streamed through Markdown (short ones) get their copy line here,
-        # in order, after the text (the long ones got theirs above their lines)
-        shown = {h.code.rstrip("\n") for h in self.query(CodeHeader)}
-        parts = markdown_parts(self.text)
-        for i, (kind, info, _) in enumerate(parts):
-            if kind == "code" and i + 1 < len(parts) and parts[i + 1][2].rstrip("\n") not in shown:
-                widgets.append(CodeHeader(info.split(" ")[0], parts[i + 1][2]))
+        # in order, after the text (the long ones got theirs above their lines); what is still
+        # plain (after a long fence waiting for its highlighting) gets its own when it is shown
+        widgets.extend(self._code_headers(self.text[: self._sent]))
         if message.get("stopReason") in ("error", "aborted"):
             reason = message.get("errorMessage") or message.get("stopReason")
             widgets.append(Static(Text(f"✗ {visible(str(reason))}"), classes="error"))
         if widgets:
             await self.mount_all(widgets)
+
+    def _code_headers(self, markdown: str) -> list[CodeHeader]:
+        """Copy lines for the code blocks of ``markdown`` that have none yet."""
+        shown = {h.code.rstrip("\n") for h in self.query(CodeHeader)}
+        parts = markdown_parts(markdown)
+        return [
+            CodeHeader(info.split(" ")[0], parts[i + 1][2])
+            for i, (kind, info, _) in enumerate(parts)
+            if kind == "code" and i + 1 < len(parts) and parts[i + 1][2].rstrip("\n") not in shown
+        ]
 
     async def finish(self) -> None:
         """The reply is complete: its last block goes to Markdown too (or, when a long fence is
