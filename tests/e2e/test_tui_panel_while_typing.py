@@ -33,6 +33,9 @@ async def test_the_panels_recount_waits_until_typing_pauses(
         return original(self, projection)
 
     monkeypatch.setattr(AgentTuiApp, "_fill_panel", recording)
+    # the pause alone is checked: on a loaded machine the 8 keys may take longer than the 2 s the
+    # app waits at most, and then it rightly recounts while they come
+    monkeypatch.setattr(app_module, "TYPING_PATIENCE", 600.0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(
             pilot, lambda: bool(fills) and app.refreshed[0] == len(app.index), "the first count", 500
