@@ -19,6 +19,7 @@ from agent_tui.agent.prompt_files import Places, PromptFlags, SystemPromptFiles,
 from agent_tui.agent.skills import Skill, expand_skill, load_skills, skills_prompt
 from agent_tui.agent.templates import Template, load_templates
 from agent_tui.agent.templates import expand as expand_template
+from agent_tui.projection.describe import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +79,9 @@ class Resources:
         if not prompt.context_files:
             parts.append("no context files")
         if self.templates:
-            parts.append(f"{len(self.templates)} template{'s' if len(self.templates) != 1 else ''}")
+            parts.append(plural(len(self.templates), "template"))
         if self.skills:
-            parts.append(f"{len(self.skills)} skill{'s' if len(self.skills) != 1 else ''}")
+            parts.append(plural(len(self.skills), "skill"))
         return " · ".join(parts)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, extend, project_path
+from agent_tui.projection.describe import plural
 from agent_tui.projection.request import prepare, system_prompt
 from agent_tui.projection.tokens import estimate_message, estimate_tools
 from agent_tui.store.record import Entry
@@ -96,10 +97,10 @@ class Change:
             parts.append(f"the request takes back {_ids(self.returned, 'message')}")
         if self.placeholders > 0:
             n = self.placeholders
-            parts.append(f"adds {n} placeholder tool result{'s' if n != 1 else ''}")
+            parts.append(f"adds {plural(n, 'placeholder tool result')}")
         elif self.placeholders < 0:
             n = -self.placeholders
-            parts.append(f"{n} placeholder tool result{'s' if n != 1 else ''} fewer")
+            parts.append(f"{plural(n, 'placeholder tool result')} fewer")
         return parts
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.agent.attachments import attachment_line, compose
 from agent_tui.agent.queue import MessageQueue, restored_text
 from agent_tui.agent.user_bash import UserCommand, parse_user_command, run_user_command
+from agent_tui.projection.describe import plural
 from agent_tui.providers.events import StopReason
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
@@ -75,9 +76,7 @@ class ComposerActions:
         """Alt+Up."""
         n = self.take_back()
         self.app.notify(
-            f"Restored {n} queued message{'s' if n != 1 else ''} to the composer"
-            if n
-            else "No queued messages"
+            f"Restored {plural(n, 'queued message')} to the composer" if n else "No queued messages"
         )
 
     def aborting(self) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.prompt_files import PromptFileError
+from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui import user_commands
 from agent_tui.tui.agent_bridge import make_extensions
@@ -68,7 +69,7 @@ async def _reload_extensions(actions: SessionActions, turns: Any) -> str:
         actions.notify(visible_line(line), title="reload", severity="warning", timeout=10, markup=False)
     servers = len(fresh.mcp.servers) if fresh.mcp is not None else 0
     hooks = len(fresh.hooks.commands)
-    return f"; {servers} MCP server{'s' if servers != 1 else ''}, {hooks} hook{'s' if hooks != 1 else ''}"
+    return f"; {plural(servers, 'MCP server')}, {plural(hooks, 'hook')}"
 
 
 __all__ = ["reload"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolError, ToolResult, number_arg
 from agent_tui.projection.context import ContextEntry, Projection, Status, project
+from agent_tui.projection.describe import plural
 from agent_tui.projection.surgery import (
     Surgery,
     apply,
@@ -74,7 +75,7 @@ class ContextTool(Tool):
         verb = "Hid" if action == "hide" else "Restored"
         n = len(surgery.edits)
         return ToolResult.text(
-            f"{verb} {n} tool result{'s' if n != 1 else ''} ({', '.join(surgery.targets)}): context "
+            f"{verb} {plural(n, 'tool result')} ({', '.join(surgery.targets)}): context "
             f"≈ {surgery.estimated_before:,} → {surgery.tokens_after:,} tokens.",
             {"record": record.id, "targets": surgery.targets},
         )

@@ -17,6 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.dialog import Dialog
 
@@ -30,7 +31,7 @@ def server_line(row: Any) -> Text:
     line.append("  ")
     line.append(row.state, style=STATE_STYLE.get(row.state, ""))
     if row.state == "ready":
-        line.append(f"  {len(row.tools)} tool{'s' if len(row.tools) != 1 else ''}")
+        line.append(f"  {plural(len(row.tools), 'tool')}")
     line.append(f"\n  {visible_line(row.source)}", style="dim")
     return line
 

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import clip, visible, visible_line
 from agent_tui.tui.screens.dialog import Dialog
 
@@ -83,7 +84,7 @@ class PermissionScreen(Dialog[str | None]):
             )
             with VerticalScroll(id="permission-call"):
                 yield Static(Text(call, overflow="fold"), id="permission-call-text", markup=False)
-            size = f"{lines} line{'s' if lines != 1 else ''}, {len(self.details):,} characters"
+            size = f"{plural(lines, 'line')}, {len(self.details):,} characters"
             yield Label(Text(size), id="permission-size", markup=False)
             scope = self.scope
             if scope == f"bash:{self.details.strip()}":

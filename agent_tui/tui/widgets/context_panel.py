@@ -105,7 +105,7 @@ class ContextPanel(Vertical):
             summary.append(f"\n= {visible(model.context)}", style=Style(dim=True))
         sent = len(model.message_rows)
         left_out = sum(1 for r in model.rows if r.status == "left out")
-        summary.append(f"\n{sent} message{'s' if sent != 1 else ''} sent")
+        summary.append(f"\n{plural(sent, 'message')} sent")
         if left_out:
             summary.append(f" · {left_out} left out")
         summary.append(" · Enter on a row shows its full text", style=Style(dim=True))
