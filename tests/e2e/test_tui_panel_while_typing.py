@@ -12,11 +12,12 @@ import pytest
 
 from agent_tui.tui import app as app_module
 from agent_tui.tui.app import AgentTuiApp
-from agent_tui.tui.widgets.composer import TYPING_PAUSE
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, linear_session, make_app
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]  # a Textual app per test
+
+PAUSE = 3.0  # seconds without a key before the recount, for this test
 
 
 async def test_the_panels_recount_waits_until_typing_pauses(
@@ -33,8 +34,10 @@ async def test_the_panels_recount_waits_until_typing_pauses(
         return original(self, projection)
 
     monkeypatch.setattr(AgentTuiApp, "_fill_panel", recording)
-    # the pause alone is checked: on a loaded machine the 8 keys may take longer than the 2 s the
-    # app waits at most, and then it rightly recounts while they come
+    # The pause alone is checked, made long enough that a loaded machine's slow keys (and the
+    # Enter's own handling before the first of them) are still "typing": with the app's 0.3 s a
+    # gap of 0.3 s between two pilot keys rightly recounts, and the test failed on load alone.
+    monkeypatch.setattr(app_module, "TYPING_PAUSE", PAUSE)
     monkeypatch.setattr(app_module, "TYPING_PATIENCE", 600.0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(
@@ -53,7 +56,7 @@ async def test_the_panels_recount_waits_until_typing_pauses(
         await wait_for(pilot, lambda: bool(fills), "the recount", 500)
         last_key = app.composer.typed_at
         assert last_key == typed[-1]
-        assert all(f >= last_key + TYPING_PAUSE * 0.9 for f in fills), (
+        assert all(f >= last_key + PAUSE * 0.9 for f in fills), (
             "recounted while the keys came",
             [round(f - last_key, 3) for f in fills],
         )
