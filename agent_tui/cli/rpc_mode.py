@@ -159,7 +159,7 @@ class RpcServer:
             except Exception as e:  # the loop said so in its events (TurnError, TurnDone) first
                 print(
                     _redact(f"agent-tui: internal error: {type(e).__name__}: {e}"),
-                    file=sys.stderr,
+                    file=for_terminal(sys.stderr),  # the message may quote a model's or a file's text
                     flush=True,
                 )
                 return
