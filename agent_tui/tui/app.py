@@ -16,7 +16,6 @@ a turn's events are shown by :mod:`agent_tui.tui.agent_events`. Build the app wi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import importlib
 import inspect
@@ -56,7 +55,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui import gc_pacing, settings, symbols, user_commands
+from agent_tui.tui import frame_timer, gc_pacing, settings, symbols, user_commands
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
@@ -503,25 +502,14 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._schedule_edit_preview()
 
     async def _next_frame(self) -> None:
-        """Wait until what is pending is on screen: one pane's repaint per frame, with the keys
-        typed meanwhile in between (after an append, the panel, the tree and the chat repainted in
-        the same frames: up to 35 ms each at 160x50)."""
+        """One pane's repaint per frame after an append, with the keys typed meanwhile in between
+        (the panel, the tree and the chat repainted in the same frames: up to 35 ms each at 160x50)."""
         if self.first_paint_at is None:
-            # opening: this runs in the main screen's mount handler, so no frame can come before
-            # it returns; let the keys in, no more
+            # opening: this runs in the main screen's mount handler, where no frame can come
+            # before it returns; let the keys in, no more
             await asyncio.sleep(0)
             return
-        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def on_screen() -> None:
-            if not drawn.done():
-                drawn.set_result(None)
-
-        if self.main_screen.call_after_refresh(on_screen):
-            with contextlib.suppress(TimeoutError):
-                # a frame comes within one period unless called from a handler of the screen's
-                # own (then no frame can come before it returns): never wait long for it
-                await asyncio.wait_for(drawn, NEXT_FRAME_WAIT)
+        await frame_timer.next_frame(self.main_screen, NEXT_FRAME_WAIT)
 
     def _fill_panel_when_typing_pauses(self, projection: Projection, since: float) -> None:
         """Fill the panel once no key has come for :data:`TYPING_PAUSE` (or :data:`TYPING_PATIENCE`

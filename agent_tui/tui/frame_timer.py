@@ -6,14 +6,18 @@ slot it waits for the slot after the next one: a key typed just after a 10 ms fr
 reply scrolls the chat several times a second) waited up to two intervals, 33 ms at 60 fps, before
 the frame that shows it even began (``bench/tui_bench.py``, "until the frame that shows it").
 :class:`FrameTimer` keeps only the rate limit: a frame begins when the timer is resumed, or one
-interval after the previous frame began, whichever is later.
+interval after the previous frame began, whichever is later. :func:`next_frame` waits for a
+screen's next frame (the app repaints one pane per frame after an append).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from typing import Any
 
+from textual.screen import Screen
 from textual.timer import EventTargetGone, Timer
 
 
@@ -42,3 +46,18 @@ class FrameTimer(Timer):
                 await self._tick(next_timer=last_frame, count=count)
             except EventTargetGone:  # the screen is gone
                 return
+
+
+async def next_frame(screen: Screen[Any], wait: float) -> None:
+    """Return once ``screen`` has drawn what is pending, or after ``wait`` seconds: a frame comes
+    within one interval, unless this is awaited in a handler of the screen's own, where none can
+    come before it returns."""
+    drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_screen() -> None:
+        if not drawn.done():
+            drawn.set_result(None)
+
+    if screen.call_after_refresh(on_screen):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drawn, wait)

@@ -1,14 +1,18 @@
-"""What the session tree shows, as plain data: its nodes (:class:`TreeItem`) and what their labels
-need from the store and the projection (:class:`TreeState`); the widget is ``widgets/session_tree``."""
+"""What the session tree shows, as plain data: its nodes (:class:`TreeItem`), what their labels
+need from the store and the projection (:class:`TreeState`) and what a row says of its entry
+(:func:`describe`); the widget is ``widgets/session_tree``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from agent_tui.projection.context import Projection, Status
+from agent_tui.projection.describe import first_line, is_permission, kind
 from agent_tui.projection.surgery import edit_authors
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.kinds import entry_type, kind_info
 from agent_tui.store.record import Entry
+from agent_tui.store.session import BRANCH_MARKER
 
 
 @dataclass(slots=True, eq=False)
@@ -73,3 +77,34 @@ def other_roots(index: SessionIndex, main_root: str | None) -> list[Entry]:
         if e.parent_id is not None and e.parent_id not in by_id and e.id != main_root and by_id.get(e.id) is e
     )
     return roots
+
+
+#: The mark an entry's status in the model's view puts on its row, and its colour.
+STATUS_BADGES = {
+    Status.HIDDEN: ("hidden", "error"),
+    Status.REPLACED: ("replaced", "warning"),
+    Status.RESTORED: ("restored", "success"),
+    Status.SUMMARY: ("summary", "accent"),
+}
+
+
+def is_branch_marker(entry: Entry) -> bool:
+    """Whether ``entry`` is the marker a branch leaves ("continued here")."""
+    return entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER
+
+
+def describe(entry: Entry) -> str:
+    """What the tree says of ``entry`` after its marks: its first line, with its kind's name."""
+    k = kind(entry)
+    line = first_line(entry, 60)
+    if is_branch_marker(entry):
+        return "continued here"
+    if is_permission(entry):
+        return line
+    if entry.type == "message" and k in ("user", "assistant"):
+        return line or f"({k})"
+    if entry.type == "message" and k == "toolResult":
+        return line or "tool result"
+    known = entry_type(entry.type)
+    prefix = kind_info(known).tree_name if known is not None and known != "custom" else k
+    return f"{prefix}: {line}" if line else prefix

@@ -24,23 +24,21 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from agent_tui.projection.context import Status
-from agent_tui.projection.describe import first_line, is_permission, kind
-from agent_tui.store.kinds import entry_type, kind_info
+from agent_tui.projection.describe import first_line, kind
 from agent_tui.store.record import Entry
-from agent_tui.store.session import BRANCH_MARKER
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.symbols import SYMBOLS
-from agent_tui.tui.tree_state import TreeItem, TreeState, other_roots
+from agent_tui.tui.tree_state import (
+    STATUS_BADGES,
+    TreeItem,
+    TreeState,
+    describe,
+    is_branch_marker,
+    other_roots,
+)
 
 FLAT_TAIL = 200
 RANGE_SIZE = 500
-
-_STATUS_BADGES = {
-    Status.HIDDEN: ("hidden", "error"),
-    Status.REPLACED: ("replaced", "warning"),
-    Status.RESTORED: ("restored", "success"),
-    Status.SUMMARY: ("summary", "accent"),
-}
 
 
 class SessionTree(Tree[TreeItem]):
@@ -167,10 +165,8 @@ class SessionTree(Tree[TreeItem]):
             self.reveal(target)
 
     def _extend(self, state: TreeState) -> bool:
-        """Add the entries that continue the active path from its leaf, the common change (a turn's
-        appends), rather than rebuild: a rebuild walks the whole file (about 30 ms for 20,000
-        entries, a stall in the typing at every append). False, changing nothing, for any other
-        change."""
+        """Add the entries that continue the active path from its leaf (a turn's appends) rather
+        than rebuild (30 ms for 20,000 entries at every append). False, changing nothing, otherwise."""
         old = self._state
         if old is None or old.index is not state.index or not old.path:
             return False
@@ -179,9 +175,9 @@ class SessionTree(Tree[TreeItem]):
         if not added or state.path[len(old.path) - 1].id != leaf.id:
             return False
         # nothing else was appended (every new entry is on the path), and the old leaf did not fork
-        if len(state.index) != self._indexed + len(added):
-            return False
-        if [c.id for c in state.index.children.get(leaf.id, ())] != [added[0].id]:
+        if len(state.index) != self._indexed + len(added) or [
+            c.id for c in state.index.children.get(leaf.id, ())
+        ] != [added[0].id]:
             return False
         node = self._entry_nodes.get(leaf.id)
         if node is None or node.data is None or node.parent is not self.root:
@@ -409,9 +405,8 @@ class SessionTree(Tree[TreeItem]):
     # -- labels -------------------------------------------------------------------
 
     def get_label_width(self, node: TreeNode[TreeItem]) -> int:
-        """Not measured: the tree never scrolls sideways (``overflow-x: hidden``; a label longer than
-        the pane is cut), and Textual's default renders every label each time the lines change, about
-        10 ms per append for the 200 entries shown flat."""
+        """Not measured: the tree never scrolls sideways (a long label is cut), and Textual's default
+        renders every label whenever the lines change (10 ms per append for 200 flat entries)."""
         return 0
 
     def render_label(self, node: TreeNode[TreeItem], base_style: Style, style: Style) -> Text:
@@ -457,7 +452,7 @@ class SessionTree(Tree[TreeItem]):
         if item.kind == "branch":
             size = self._branch_size(entry)
             text = Text(f"{SYMBOLS['fork']} ", style=self._colour("secondary"))
-            text.append(visible_line(_describe(entry)), style=Style(italic=True))
+            text.append(visible_line(describe(entry)), style=Style(italic=True))
             text.append(f"  ({size} {'entry' if size == 1 else 'entries'})", style=Style(dim=True))
             return text
         return self._entry_label(entry, item)
@@ -467,7 +462,7 @@ class SessionTree(Tree[TreeItem]):
         state = self._state
         on_path = entry.id in state.active
         k = kind(entry)
-        glyph = SYMBOLS.get(k) or SYMBOLS["marker" if _is_marker(entry) else "other"]
+        glyph = SYMBOLS.get(k) or SYMBOLS["marker" if is_branch_marker(entry) else "other"]
         glyph_style = self._colour("primary") if on_path else Style(dim=True)
         text = Text(glyph + " ", style=glyph_style)
         if entry.id == state.leaf_id:
@@ -476,8 +471,8 @@ class SessionTree(Tree[TreeItem]):
         if label:
             text.append(f"#{visible_line(label)} ", style=self._colour("secondary") + Style(bold=True))
         status = state.status.get(entry.id)
-        if status in _STATUS_BADGES and not (status is Status.SUMMARY and entry.type == "compaction"):
-            badge, colour = _STATUS_BADGES[status]
+        if status in STATUS_BADGES and not (status is Status.SUMMARY and entry.type == "compaction"):
+            badge, colour = STATUS_BADGES[status]
             text.append(f"[{badge}] ", style=self._colour(colour))
         if entry.type == "compaction":
             text.append("[compaction] ", style=self._colour("accent") + Style(bold=True))
@@ -498,7 +493,7 @@ class SessionTree(Tree[TreeItem]):
             body_style += Style(dim=True)
         if entry.type == "compaction":
             body_style += self._colour("accent")
-        text.append(visible_line(_describe(entry)), style=body_style)
+        text.append(visible_line(describe(entry)), style=body_style)
         return text
 
     def _branch_size(self, entry: Entry) -> int:
@@ -507,23 +502,3 @@ class SessionTree(Tree[TreeItem]):
             size = sum(1 for _ in self._state.index.walk(entry))
             self._branch_sizes[entry.id] = size
         return size or 0
-
-
-def _is_marker(entry: Entry) -> bool:
-    return entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER
-
-
-def _describe(entry: Entry) -> str:
-    k = kind(entry)
-    line = first_line(entry, 60)
-    if _is_marker(entry):
-        return "continued here"
-    if is_permission(entry):
-        return line
-    if entry.type == "message" and k in ("user", "assistant"):
-        return line or f"({k})"
-    if entry.type == "message" and k == "toolResult":
-        return line or "tool result"
-    known = entry_type(entry.type)
-    prefix = kind_info(known).tree_name if known is not None and known != "custom" else k
-    return f"{prefix}: {line}" if line else prefix

@@ -13,7 +13,8 @@ fence closes, a worker (``run_worker``, an async worker awaiting
 fence as the chat renders it after a rebuild (``chat_entry.markdown_renderable``:
 Rich Markdown, the same code theme), and its lines for the widget's width are
 made there, pausing every :data:`RENDER_SLICE` segments so the thread leaves the
-GIL to the event loop. Meanwhile the fence and everything after it stay in the
+GIL to the event loop; while someone types, the render waits for a pause in the typing
+(Pygments' lexing does not pause, and frames would take twice as long meanwhile). Meanwhile the fence and everything after it stay in the
 plain tail; when the lines are ready, the highlighted fence is mounted before
 the tail and the blocks after it are shown, so blocks never change order and
 the loop only replays ready lines. The worker belongs to this widget: if the
