@@ -20,16 +20,11 @@ from agent_tui.tui.agent_bridge import ModelChoice, make_extensions
 from agent_tui.tui.launch import start_loading
 from tests.support.agent_support import make_config
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.files import write
 from tests.support.pilot import notices, wait_for
 from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]  # an MCP server starts
-
-
-def write(path: Path, content: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
-    return path
 
 
 async def send(pilot: Pilot[None], value: str) -> None:

@@ -15,16 +15,11 @@ from agent_tui.tui.commands import NAMES
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.text_view import TextViewScreen
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
+from tests.support.files import write
 from tests.support.pilot import notices, wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def write(path: Path, content: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
-    return path
 
 
 async def type_text(pilot: Pilot[None], value: str) -> None:

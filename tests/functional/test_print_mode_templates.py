@@ -10,26 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.files import write
 from tests.support.print_env import Env
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
-
-
-def write(path: Path, content: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
-    return path
-
-
-def user_messages(env: Env) -> list[str]:
-    """The text of each user message the session stores."""
-    (path,) = env.sessions()
-    out = []
-    for e in env.entries(path):
-        if e["type"] == "message" and e["message"]["role"] == "user":
-            content = e["message"]["content"]
-            out.append(content if isinstance(content, str) else "".join(b.get("text", "") for b in content))
-    return out
 
 
 @pytest.fixture
@@ -49,7 +33,7 @@ def test_print_mode_expands_a_template_and_stores_the_expanded_text(
     result = env.run("-p", '/review src/x.py "error handling"')
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Looks fine."
-    assert user_messages(env) == ["Review src/x.py for error handling."]
+    assert env.user_texts() == ["Review src/x.py for error handling."]
     sent = server.requests[0].body["messages"][-1]["content"]
     assert "Review src/x.py for error handling." in json.dumps(sent)
     warnings = [line for line in result.stderr.splitlines() if "broken.md" in line]
@@ -74,7 +58,7 @@ def test_print_mode_skill_command_and_prompt_flags(env: Env, server: FakeModelSe
         "-nc",
     )
     assert result.returncode == 0, result.stderr
-    (message,) = user_messages(env)
+    (message,) = env.user_texts()
     assert (
         message.startswith('<skill name="deploy"') and "Run make ship." in message and message.endswith("now")
     )

@@ -10,25 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.files import write
 from tests.support.print_env import Env
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
-
-
-def write(path: Path, content: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
-    return path
-
-
-def user_texts(env: Env) -> list[str]:
-    (path,) = env.sessions()
-    out = []
-    for e in env.entries(path):
-        if e["type"] == "message" and e["message"]["role"] == "user":
-            content = e["message"]["content"]
-            out.append(content if isinstance(content, str) else "".join(b.get("text", "") for b in content))
-    return out
 
 
 def system_text(server: FakeModelServer) -> str:
@@ -66,7 +51,7 @@ def test_explicit_skill_and_template_paths_load_with_discovery_off(
         "-np",
     )
     assert result.returncode == 0, result.stderr
-    assert user_texts(env) == ["Ship v2 now."]
+    assert env.user_texts() == ["Ship v2 now."]
     system = system_text(server)
     assert "<name>release</name>" in system and "<name>notes</name>" in system
     assert "<name>found</name>" not in system
@@ -76,7 +61,7 @@ def test_explicit_skill_and_template_paths_load_with_discovery_off(
     server.push(anthropic_stream(text("ok")))
     again = env.run("-p", "/found x", "-np", "-c")
     assert again.returncode == 0, again.stderr
-    assert user_texts(env)[-1] == "/found x"
+    assert env.user_texts()[-1] == "/found x"
 
 
 def test_a_skill_path_loads_after_the_discovered_ones(tmp_path: Path, server: FakeModelServer) -> None:
@@ -90,7 +75,7 @@ def test_a_skill_path_loads_after_the_discovered_ones(tmp_path: Path, server: Fa
     assert result.returncode == 0, result.stderr
     assert "The discovered one." in system_text(server) and "The explicit one." not in system_text(server)
     assert f"skill {tmp_path / 'extra/dup/SKILL.md'}: skipped: 'dup' is already" in result.stderr
-    assert user_texts(env)[0].endswith("A\n</skill>\n\ngo")
+    assert env.user_texts()[0].endswith("A\n</skill>\n\ngo")
 
 
 def test_the_app_loads_the_same_paths(tmp_path: Path) -> None:

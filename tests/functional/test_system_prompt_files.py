@@ -18,12 +18,7 @@ from agent_tui.projection.context import project
 from agent_tui.projection.request import prepare
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
-
-
-def write(path: Path, content: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
-    return path
+from tests.support.files import write
 
 
 def make_places(tmp_path: Path) -> Places:

@@ -54,3 +54,15 @@ class Env:
 
     def entries(self, path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+    def user_texts(self) -> list[str]:
+        """The text of each user message the (one) session stores."""
+        (path,) = self.sessions()
+        out = []
+        for e in self.entries(path):
+            if e["type"] == "message" and e["message"]["role"] == "user":
+                content = e["message"]["content"]
+                out.append(
+                    content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+                )
+        return out
