@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -162,7 +163,7 @@ def test_listed_costs_follow_a_price_change_in_the_config_file(tmp_path: Path) -
 
 
 _IN_PROCESSES = """
-import json, sys
+import json, sys, threading
 from pathlib import Path
 import agent_tui.library.search_index as search_index
 from agent_tui.library.search import Library
@@ -170,7 +171,7 @@ from agent_tui.store.session import Session
 
 folder, db = Path(sys.argv[1]), Path(sys.argv[2])
 search_index.PARALLEL_BYTES, search_index.PARALLEL_FILES = 0, 1  # these small files are a large batch
-out = {}
+out = {"threads": [t.name for t in threading.enumerate()]}  # forking needs this program's one thread
 with Library([folder], db_path=db) as lib:
     stats = lib.refresh(text=False, jobs=2)
     out["first"] = [stats.processes, stats.indexed, stats.unreadable]
@@ -210,6 +211,7 @@ def test_summaries_worked_out_in_other_processes_are_the_same(folder: Path, tmp_
         check=True,
     )
     out = json.loads(done.stdout)
+    assert out["threads"] == ["MainThread"]  # whatever threads the tests left: not this program's
     assert out["first"] == [2, expected.indexed, expected.unreadable] == [2, 8, 1]
     assert out["listed"] == json.loads(json.dumps(listed))
     assert out["grown"] == [2, 1, 0] and out["entries"] == 5
@@ -218,6 +220,28 @@ def test_summaries_worked_out_in_other_processes_are_the_same(folder: Path, tmp_
     assert out["chunks"] == 8  # one per readable file: nothing twice
     assert out["again"] == [2, 1, 0] and out["pelican"] == ["one.jsonl"]
     assert out["chunks again"] == 9
+
+
+def test_a_program_with_other_threads_reads_the_files_itself(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.library.search_index as search_index
+
+    monkeypatch.setattr(search_index, "PARALLEL_BYTES", 0)  # these small files are a large batch
+    monkeypatch.setattr(search_index, "PARALLEL_FILES", 1)
+    for n in range(4):
+        _session(folder, f"more-{n}", f"word{n}")
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, name="another thread", daemon=True)
+    other.start()  # as a UI's would be: a fork would copy only the calling one
+    try:
+        with Library([folder], db_path=tmp_path / "db.sqlite3") as lib:
+            stats = lib.refresh(jobs=2)
+            assert [stats.processes, stats.indexed] == [1, 6]
+            assert [Path(h.session.path).name for h in lib.search("word2_helper")] == ["more-2.jsonl"]
+    finally:
+        release.set()
+        other.join()
 
 
 _WORKER_DIES = """
