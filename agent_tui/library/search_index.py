@@ -361,6 +361,15 @@ class IndexDatabase:
             stats.seconds = time.perf_counter() - started
         return stats
 
+    def text_pending(self) -> int:
+        """How many files under the roots the full-text index does not hold whole yet (as the
+        summaries know them): what the next ``refresh(text=True)`` reads for a search."""
+        return sum(
+            1
+            for path, size, text_size in self.db.execute("SELECT path, size, text_size FROM files")
+            if text_size != size and self._under_roots(path)
+        )
+
     def _under_roots(self, path: str) -> bool:
         parent = Path(path).parent
         return any(parent == root or (self.nested and parent.parent == root) for root in self.roots)

@@ -2,9 +2,13 @@
 
 The list and the search come from the session library's index
 (``library.search.Library``): names, labels, message text and tool output, with
-"phrases" and -exclusions. Refreshing the index (a new or grown file is read
-once) and each search run in a thread, so typing never waits for them; a search
-overtaken by the next keystroke is dropped.
+"phrases" and -exclusions. Opening lists at once from the summaries
+(``refresh(text=False)``: a new or grown file is summarized once); the full-text
+index is brought up to date only when a search is typed, in a thread, while the
+list stays usable and the title says "indexing N sessions…" (a search typed
+meanwhile is answered from what is indexed so far, and again when it is done).
+Each search runs in a thread too, so typing never waits; a search overtaken by
+the next keystroke is dropped.
 """
 
 from __future__ import annotations
@@ -67,7 +71,10 @@ class SessionPicker(Dialog[str | None]):
         self.library = library
         self.title_text = title
         self.shown: list[SessionSummary] = []
-        self.ready = False  # the index is up to date with the files
+        self.ready = False  # the summaries are up to date with the files: the list is shown
+        self.text_ready = False  # the full-text index is too: a search finds every hit
+        self.indexing = False  # the full-text index is being brought up to date
+        self.text_failed = False
         self.query_text = ""
         self.searched: str | None = None  # the query the list shows results for
         self._open_when_shown = False
@@ -95,28 +102,61 @@ class SessionPicker(Dialog[str | None]):
     def _title(self, text: str) -> None:
         self.query_one("#picker-title", Label).update(Text(visible(text)))
 
+    def _unusable(self, error: Exception) -> None:
+        self._title(
+            f"{self.title_text}: the session index at {self.library.db_path} cannot be used ({error})"
+        )
+
     @work(exclusive=True, group="picker-index", exit_on_error=False)
     async def _load(self) -> None:
+        """The summaries only: what the list shows (the text index waits for a search)."""
         try:
-            await asyncio.to_thread(self.library.refresh)
+            await asyncio.to_thread(self.library.refresh, text=False)
         except (sqlite3.Error, OSError) as e:  # e.g. a data dir that cannot be written
-            self._title(
-                f"{self.title_text}: the session index at {self.library.db_path} cannot be used ({e})"
-            )
+            self._unusable(e)
             return
-        count = len(self.library.sessions())
-        for notice in self.library.notices:  # e.g. a damaged index, rebuilt
-            self.notify(notice, severity="warning")
-        self._title(f"{self.title_text} ({count})")
+        self._notices()
+        self._title(f"{self.title_text} ({len(self.library.sessions())})")
         self.ready = True
         self._search(self.query_text)
 
+    def _notices(self) -> None:
+        for notice in self.library.notices:  # e.g. a damaged index, rebuilt
+            self.notify(notice, severity="warning")
+        self.library.notices.clear()
+
+    @work(exclusive=True, group="picker-text", exit_on_error=False)
+    async def _index_text(self) -> None:
+        """The full-text index, for the first search typed: the list stays usable meanwhile."""
+        self.indexing = True
+        try:
+            pending = await asyncio.to_thread(self.library.text_pending)
+            if pending:
+                self._title(f"{self.title_text} (indexing {plural(pending, 'session', 'sessions')}…)")
+            await asyncio.to_thread(self.library.refresh)
+        except (sqlite3.Error, OSError) as e:
+            self.text_failed = True  # said in the title; not tried again on every keystroke
+            self._unusable(e)
+            return
+        finally:
+            self.indexing = False
+        self._notices()
+        self._title(f"{self.title_text} ({len(self.library.sessions())})")
+        self.text_ready = True
+        if self.query_text.strip():
+            self._search(self.query_text)  # again: with every file's text
+
     @work(exclusive=True, group="picker-search", exit_on_error=False)
     async def _search(self, query: str) -> None:
+        """Show what ``query`` finds; ``searched`` says the list is complete for it (with a
+        search, once the text index is: until then the hits are those of what it holds)."""
         rows: list[tuple[int, SessionSummary, str | None]]
+        complete = self.text_ready or self.text_failed or not query.strip()
         if not query.strip():
             rows = [(depth, s, None) for node in self.library.tree() for depth, s in node.walk()]
         else:
+            if not (self.text_ready or self.indexing or self.text_failed):
+                self._index_text()
             hits: list[SearchHit] = await asyncio.to_thread(
                 self.library.search, query, SEARCH_LIMIT, locate=SNIPPETS
             )
@@ -124,6 +164,8 @@ class SessionPicker(Dialog[str | None]):
         if query != self.query_text:
             return  # a later keystroke's search will show its own
         self._show(rows)
+        if not complete:
+            return  # shown meanwhile; searched again when the text index is ready
         self.searched = query
         if self._open_when_shown and self.shown:
             self.dismiss(self.shown[0].path)
