@@ -13,9 +13,9 @@ import os
 import uuid
 from pathlib import Path
 
+from agent_tui.library.latest import latest_session
 from agent_tui.projection.context import Projection, project
 from agent_tui.store.clock import now_iso
-from agent_tui.store.listing import latest_session
 from agent_tui.store.paths import session_dir_for, session_file_name
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.session import Session, write_new_session

@@ -1,13 +1,16 @@
-"""The latest session of a folder, for ``-c``: a cheap path that needs no index.
+"""The latest session of a folder, for ``-c``, by reading its files' last entries.
 
-Every other listing (``agent-tui sessions`` with or without ``--search``, the ``-r``
+Every listing (``agent-tui sessions`` with or without ``--search``, the ``-r``
 picker) goes through :class:`agent_tui.library.search.Library` and its one summary
-type, ``SessionSummary``. ``-c`` needs one path only: reading the folder's files is
-cheaper than bringing a cold search index up to date (see README, "Sessions").
+type, ``SessionSummary``. ``-c`` needs one path only:
+:func:`agent_tui.library.latest.latest_session` takes each file's last activity from
+those summaries where they are current, and from :func:`last_activity` (the file
+read) elsewhere; :func:`latest_session` here reads every file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_tui.store.errors import StoreError
@@ -35,14 +38,20 @@ def last_activity(path: Path) -> str | None:
     return str(loaded.header.get("timestamp") or "")
 
 
-def latest_session(cwd: str, *, session_dir: str | None = None) -> Path | None:
+def latest_session(
+    cwd: str | Path,
+    *,
+    session_dir: str | Path | None = None,
+    stamp_of: Callable[[Path], str | None] = last_activity,
+) -> Path | None:
     """The session of ``cwd`` (or in ``session_dir``) with the most recent activity; None: none readable.
 
     The order is ``SessionSummary.modified``'s (the last entry's timestamp), ties to the later file name.
+    ``stamp_of(path)``: a file's last activity (None: unreadable); by default the file is read.
     """
     best: tuple[str, Path] | None = None
     for path in session_files(session_dir_for(cwd, session_dir)):
-        stamp = last_activity(path)
+        stamp = stamp_of(path)
         if stamp is not None and (best is None or stamp > best[0]):
             best = (stamp, path)
     return best[1] if best is not None else None

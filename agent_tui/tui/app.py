@@ -41,6 +41,7 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import cwd_notice
 from agent_tui.agent.resources import Loading
 from agent_tui.config import next_model
+from agent_tui.library.latest import latest_session
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
 from agent_tui.projection.figures import FigureSource, StatusFigures, session_title
@@ -50,7 +51,6 @@ from agent_tui.projection.tokens import ContextTokens, context_tokens
 from agent_tui.providers.base import preload_sdk
 from agent_tui.store.errors import SessionLockedError, StoreError
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.listing import latest_session
 from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
@@ -256,7 +256,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if config.session_file is not None:
             self.open_session(config.session_file)
         elif config.continue_last:
-            latest = latest_session(str(config.cwd), session_dir=str(config.session_dir))
+            latest = latest_session(config.cwd, session_dir=config.session_dir, db_path=config.search_index)
             if latest is not None:
                 self.open_session(latest)
             else:
