@@ -73,16 +73,28 @@ async def test_a_long_fence_is_highlighted_once_the_typing_pauses(tmp_path: Path
         await wait_for(pilot, lambda: bool(factory.turns) and factory.turns[0].holding.is_set(), "streaming")
         reply = app.chat.streaming
         assert reply is not None
-        typing = asyncio.ensure_future(type_for(app, pilot, 1.2))
-        await asyncio.sleep(0.2)
+        stop = asyncio.Event()
+
+        async def typing() -> float:
+            """Keys until ``stop``: the composer told of one every 20 ms (see ``type_for``)."""
+            await type_for(app, pilot, 0.0)
+            while not stop.is_set():
+                app.composer.typed_at = time.monotonic()
+                await asyncio.sleep(0.02)
+            return app.composer.typed_at
+
+        keys = asyncio.ensure_future(typing())
         factory.turns[0].release.set()  # the fence closes while the keys come
-        await asyncio.sleep(0.6)
+
+        def plain() -> str:
+            parts = [*reply.query(".reply-chunk").results(Static), reply.query_one("#reply-tail", Static)]
+            return "".join(str(w.render()) for w in parts)
+
+        await wait_for(pilot, lambda: "After the code." in plain(), "the fence and what follows, plain")
+        assert "value_79 = compute(79)" in plain()
         assert not reply.rendering and not reply.query(".code.highlighted"), "not while typing"
-        assert "value_79 = compute(79)" in "".join(
-            str(w.render())
-            for w in [*reply.query(".reply-chunk").results(Static), reply.query_one("#reply-tail")]
-        ), "shown plain meanwhile"
-        last_key = await typing
+        stop.set()
+        last_key = await keys
         await wait_for(
             pilot, lambda: bool(reply.query(".code.highlighted")), "highlighted after the pause", 400
         )
