@@ -174,6 +174,8 @@ async def open_model_picker(pilot: Pilot[None]) -> None:
     picker = pilot.app.screen
     assert isinstance(picker, ModelPickerScreen)
     await wait_for(pilot, lambda: bool(picker.shown), "the models")
+    # the servers' lists come from a thread: the screen is what it shows once they are in
+    await wait_for(pilot, lambda: not any(w.is_running for w in picker.workers), "the servers' lists")
 
 
 async def open_compaction_preview(pilot: Pilot[None]) -> None:
