@@ -119,3 +119,25 @@ async def test_while_the_text_is_indexed_the_title_says_so_and_the_list_stays_us
         assert _title(picker) == "Resume a session (2)"
         await pilot.press("enter")
         await wait_for(pilot, lambda: chosen == [str(first)], "opened")
+
+
+async def test_enter_while_the_text_is_indexed_opens_the_first_complete_hit(tmp_path: Path) -> None:
+    first = sample_session(tmp_path, "2026-01-01_first.jsonl")
+    _second(tmp_path)
+    library = _HeldText([tmp_path / "sessions"], db_path=tmp_path / "index.sqlite3")
+    app = make_app(tmp_path, None)
+    async with app.run_test(size=SIZE) as pilot:
+        picker = SessionPicker(library)
+        chosen: list[str | None] = []
+        app.push_screen(picker, chosen.append)
+        await wait_for(pilot, lambda: picker.searched == "" and len(picker.shown) == 2, "listed")
+        try:
+            await pilot.press(*"parser")  # in the first's first message, and in its tool call
+            await wait_for(pilot, lambda: "indexing 2 sessions…" in _title(picker), "indexing, said")
+            await wait_for(pilot, lambda: [s.path for s in picker.shown] == [str(first)], "summary hits")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert chosen == [] and isinstance(app.screen, SessionPicker)  # waits for the whole answer
+        finally:
+            library.release.set()
+        await wait_for(pilot, lambda: chosen == [str(first)], "opened once complete")
