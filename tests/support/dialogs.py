@@ -129,6 +129,9 @@ def dialog_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialog: str) -> 
     for name in KEYS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setitem(extensions._shared, "app", StubMcp())
+    # the model picker asks every provider's server for its list: whatever listens on this machine's
+    # default ports (an Ollama, a test's server) would be on screen
+    monkeypatch.setattr("agent_tui.tui.session_actions.server_catalog", lambda *args, **kwargs: [])
     if dialog == "queue":
         counter = iter(range(1, 1000))  # the ids of the entries the turn appends, fixed
         monkeypatch.setattr("agent_tui.store.clock.new_id", lambda taken=None: f"new{next(counter):05d}")

@@ -163,6 +163,8 @@ class ModelPickerScreen(Dialog[str | None]):
         self.app.call_from_thread(self.add_models, listed)
 
     def add_models(self, listed: list[CatalogModel]) -> None:
+        if not listed:
+            return  # no server answered: the list stays as it is (and where the user moved in it)
         self.models = merge(self.models, listed)
         if self.is_mounted:
             self.refilter(self.query_one(Input).value)
