@@ -39,8 +39,14 @@ from tests.support.fake_model_server import (
 pytestmark = pytest.mark.timeout(30)
 
 SUMMARY = "## Goal\nRead the files.\n\n## Progress\n### Done\n- [x] read a.txt"
-register(ModelInfo("anthropic", "tiny-window", 8_000, 1_000))
-register(ModelInfo("anthropic", "micro-window", 6_000, 1_000))
+
+
+@pytest.fixture(autouse=True)
+def _small_windows() -> None:
+    """The small-window models these tests use, for each test only (the model table is
+    restored after every test; registered at import, they were in every other test's too)."""
+    register(ModelInfo("anthropic", "tiny-window", 8_000, 1_000))
+    register(ModelInfo("anthropic", "micro-window", 6_000, 1_000))
 
 
 def harness(server: FakeModelServer, tmp_path: Path, model: str, settings: CompactionSettings) -> Harness:

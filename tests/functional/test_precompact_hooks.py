@@ -30,7 +30,14 @@ from tests.support.fake_model_server import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]  # each hook is a shell process
 
-register(ModelInfo("anthropic", "precompact-window", 8_000, 1_000))
+
+@pytest.fixture(autouse=True)
+def _small_windows() -> None:
+    """The small-window models these tests use, for each test only (the model table is
+    restored after every test; registered at import, they were in every other test's too)."""
+    register(ModelInfo("anthropic", "precompact-window", 8_000, 1_000))
+
+
 SUMMARY = "## Goal\nRead the files."
 
 

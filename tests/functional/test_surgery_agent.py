@@ -20,7 +20,14 @@ from tests.support.fake_model_server import Block, FakeModelServer, anthropic_st
 
 pytestmark = pytest.mark.timeout(30)
 
-register(ModelInfo("anthropic", "prune-window", 9_000, 1_000))
+
+@pytest.fixture(autouse=True)
+def _small_windows() -> None:
+    """The small-window models these tests use, for each test only (the model table is
+    restored after every test; registered at import, they were in every other test's too)."""
+    register(ModelInfo("anthropic", "prune-window", 9_000, 1_000))
+
+
 SETTINGS = CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400, prune_before_summarizing=True)
 SUMMARY = "## Goal\nRead the files."
 
