@@ -74,6 +74,7 @@ from agent_tui.tui.crash import OneLineCrash
 from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
 from agent_tui.tui.keymap import binding_ids, load_keymap
+from agent_tui.tui.screens.dialog import ask
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
 from agent_tui.tui.screens.trust import ask_trust
@@ -907,26 +908,13 @@ class AgentTuiApp(OneLineCrash, App[None]):
         """Ask about one gated tool call (a modal); answers allow-once, allow-session or deny.
 
         Escape, or an abort while the question is open, denies."""
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[str | None] = loop.create_future()
-
-        def done(value: str | None) -> None:
-            if not answer.done():
-                answer.set_result(value)
-
         screen = PermissionScreen(
             str(request.tool), str(request.reason), request.details(), str(getattr(request, "scope", ""))
         )
         reply = self.chat.streaming
         if reply is not None:
             reply.tool_waiting(request.call_id)
-        self.push_screen(screen, done)
-        try:
-            value = await answer
-        except asyncio.CancelledError:
-            if screen.is_attached:
-                screen.dismiss(None)
-            raise
+        value = await ask(self, screen)
         decision = value or "deny"
         if reply is not None:
             reply.tool_answered(request.call_id, decision)

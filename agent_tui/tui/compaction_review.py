@@ -6,7 +6,7 @@ one would have). Escape appends nothing."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.compaction import (
     CompactionError,
@@ -31,20 +31,29 @@ if TYPE_CHECKING:
 CANCELLED = "Compaction cancelled: nothing was appended."
 
 
+def summarizing_agent(actions: SessionActions) -> tuple[Any, Callable[[], Summarizer]] | None:
+    """The session's agent and its summarizer factory, or None once the user was told why not."""
+    try:
+        turns = actions.app.turns_for_session()
+    except AgentUnavailable as e:
+        actions.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+        return None
+    make_summarizer = getattr(turns, "summarizer", None)
+    if not callable(make_summarizer):
+        actions.notify("This agent cannot compact.", severity="warning")
+        return None
+    return turns, make_summarizer
+
+
 def review(actions: SessionActions, focus: str | None) -> None:
     """Have the model write the summary (in a worker), then open the editor on it."""
     app = actions.app
     if not actions.can_append():
         return
-    try:
-        turns = app.turns_for_session()
-    except AgentUnavailable as e:
-        actions.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+    found = summarizing_agent(actions)
+    if found is None:
         return
-    make_summarizer = getattr(turns, "summarizer", None)
-    if not callable(make_summarizer):
-        actions.notify("This agent cannot compact.", severity="warning")
-        return
+    turns, make_summarizer = found
     get_settings = getattr(turns, "compaction_settings", None)
     settings = get_settings() if callable(get_settings) else CompactionSettings()
     hooks = getattr(turns, "pre_compact", None)

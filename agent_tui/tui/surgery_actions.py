@@ -26,7 +26,7 @@ from agent_tui.projection.surgery import (
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
-from agent_tui.tui.agent_bridge import AgentUnavailable
+from agent_tui.tui.compaction_review import summarizing_agent
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 
@@ -182,15 +182,10 @@ def compact_span(actions: SessionActions, first: str, last: str, focus: str | No
             done,
         )
         return
-    try:
-        turns = app.turns_for_session()
-    except AgentUnavailable as e:
-        actions.notify(str(e), title="cannot compact", severity="warning", timeout=10)
+    found = summarizing_agent(actions)
+    if found is None:
         return
-    make_summarizer = getattr(turns, "summarizer", None)
-    if not callable(make_summarizer):
-        actions.notify("This agent cannot compact.", severity="warning")
-        return
+    _, make_summarizer = found
     app.run_worker(
         _summarize_span(actions, make_summarizer(), first, last, focus.strip() or None), exit_on_error=False
     )

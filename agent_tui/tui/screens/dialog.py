@@ -8,7 +8,13 @@ so at 80x24 every dialog shows its title, its body and its hint (what to press) 
 
 from __future__ import annotations
 
-from textual.screen import ModalScreen, ScreenResultType
+import asyncio
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.screen import ModalScreen, Screen, ScreenResultType
+
+ResultType = TypeVar("ResultType")
 
 #: From this many rows on, dialogs have room for padding and blank lines.
 TALL = 32
@@ -24,4 +30,22 @@ class Dialog(ModalScreen[ScreenResultType]):
         super().__init__(classes="modal")
 
 
-__all__ = ["TALL", "WIDE", "Dialog"]
+async def ask(app: App[Any], screen: Screen[ResultType]) -> ResultType | None:
+    """Push ``screen`` and wait for its answer (None when dismissed without one). Cancelled meanwhile
+    (an abort), it closes the screen and lets the cancellation through."""
+    answer: asyncio.Future[ResultType | None] = asyncio.get_running_loop().create_future()
+
+    def done(value: ResultType | None) -> None:
+        if not answer.done():
+            answer.set_result(value)
+
+    app.push_screen(screen, done)
+    try:
+        return await answer
+    except asyncio.CancelledError:
+        if screen.is_attached:
+            screen.dismiss(None)
+        raise
+
+
+__all__ = ["TALL", "WIDE", "Dialog", "ask"]

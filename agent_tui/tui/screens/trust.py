@@ -7,22 +7,15 @@ remembered per folder. Escape answers no for now, remembered nowhere (asked agai
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.dialog import ask
 
 
 async def ask_trust(app: Any, folder: str, resources: list[str]) -> bool | None:
     """Show the question; True / False (remembered), None when dismissed with Escape."""
-    loop = asyncio.get_running_loop()
-    answer: asyncio.Future[str | None] = loop.create_future()
-
-    def done(value: str | None) -> None:
-        if not answer.done():
-            answer.set_result(value)
-
     lines = "\n".join(f"  {visible_line(r)}" for r in resources)
     # The folder on a line of its own: a long path wraps there, not in the middle of the question.
     title = f"This folder has its own programs to run:\n{lines}\nTrust this folder?\n  {visible_line(folder)}"
@@ -31,13 +24,7 @@ async def ask_trust(app: Any, folder: str, resources: list[str]) -> bool | None:
         [("yes", "Yes: load them (remembered for this folder)"), ("no", "No: skip them (remembered)")],
         "no",
     )
-    app.push_screen(screen, done)
-    try:
-        value = await answer
-    except asyncio.CancelledError:
-        if screen.is_attached:
-            screen.dismiss(None)
-        raise
+    value = await ask(app, screen)
     return None if value is None else value == "yes"
 
 
