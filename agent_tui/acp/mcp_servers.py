@@ -2,9 +2,9 @@
 :class:`~agent_tui.agent.mcp.config.ServerSpec`.
 
 ACP defines three transports: stdio (every agent must take it), HTTP (streamable HTTP, when the
-agent advertises ``mcpCapabilities.http``) and the old SSE transport (``mcpCapabilities.sse``).
-agent-tui's MCP layer speaks stdio and streamable HTTP, so ``initialize`` advertises ``http``
-and not ``sse``; an SSE server (or the unstable ``acp`` transport) is skipped with one warning.
+agent advertises ``mcpCapabilities.http``) and the legacy SSE transport (``mcpCapabilities.sse``).
+agent-tui's MCP layer speaks all three, so ``initialize`` advertises ``http`` and ``sse``; a
+server of another kind (the unstable ``acp`` transport) is skipped with one warning.
 The editor's values are taken as they are (no ``${VAR}`` expansion: the editor already did what
 it does). Every ``env`` and ``headers`` value is a secret, registered for redaction as the
 config's are. The servers start at once (``startup = "eager"``): the editor connects them for
@@ -17,13 +17,20 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpCapabilities, McpServerStdio
+from acp.schema import (
+    EnvVariable,
+    HttpHeader,
+    HttpMcpServer,
+    McpCapabilities,
+    McpServerStdio,
+    SseMcpServer,
+)
 
 from agent_tui.agent.mcp.config import ServerSpec, register_secrets
 from agent_tui.terminal_text import visible_line
 
 #: What ``initialize`` advertises: the transports :func:`server_specs` connects.
-CAPABILITIES = McpCapabilities(http=True, sse=False)
+CAPABILITIES = McpCapabilities(http=True, sse=True)
 SOURCE = "the editor"  # where ``/session`` and the notices say the server was configured
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -62,7 +69,7 @@ def server_specs(servers: Sequence[Any] | None) -> tuple[list[ServerSpec], list[
                     startup="eager",
                 )
             )
-        elif isinstance(server, HttpMcpServer):
+        elif isinstance(server, HttpMcpServer | SseMcpServer):
             specs.append(
                 ServerSpec(
                     name=_name(server.name, taken),
@@ -70,13 +77,14 @@ def server_specs(servers: Sequence[Any] | None) -> tuple[list[ServerSpec], list[
                     url=server.url,
                     headers=_pairs(server.headers),
                     startup="eager",
+                    sse=isinstance(server, SseMcpServer),
                 )
             )
         else:
             kind = getattr(server, "type", type(server).__name__)
             warnings.append(
                 f"MCP server {shown!r} from the editor skipped: its transport {kind!r} is not "
-                "supported (stdio or http)"
+                "supported (stdio, http or sse)"
             )
     return specs, warnings
 

@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 from acp import text_block
-from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+from acp.schema import (
+    AcpMcpServer,
+    EnvVariable,
+    HttpHeader,
+    HttpMcpServer,
+    McpServerStdio,
+    SseMcpServer,
+)
 
 from tests.support.acp_editor import AcpEnv, EditorClient
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
@@ -57,7 +64,7 @@ async def test_the_editors_stdio_server_is_connected_and_its_tool_asks_the_edito
     async with env.agent(client) as conn:
         assert env.init is not None and env.init.agent_capabilities is not None
         mcp = env.init.agent_capabilities.mcp_capabilities
-        assert mcp is not None and mcp.http is True and mcp.sse is False
+        assert mcp is not None and mcp.http is True and mcp.sse is True
         session = await conn.new_session(cwd=str(env.work), mcp_servers=[time_server()])
         response = await conn.prompt(session_id=session.session_id, prompt=[text_block("time in UTC?")])
         assert response.stop_reason == "end_turn"
@@ -97,21 +104,25 @@ async def test_a_denied_mcp_call_is_not_run(env: AcpEnv, server: FakeModelServer
     assert result["isError"] is True and "datetime" not in result["content"][0]["text"]
 
 
-@pytest.fixture
-def http_server() -> Iterator[tuple[str, str]]:
-    """Our streamable-HTTP MCP server, wanting a bearer token: (url, token)."""
+@pytest.fixture(params=["streamable-http", "sse"])
+def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str, str]]:
+    """Our MCP server over streamable HTTP or the legacy SSE transport, wanting a bearer token:
+    (url, token, transport)."""
     token = "web-tok-9f8e7d6c5b4a3210"
-    with http_mcp_server(token) as url:
-        yield url, token
+    with http_mcp_server(token, request.param) as url:
+        yield url, token, request.param
 
 
 async def test_the_editors_http_server_gets_its_headers_which_never_reach_the_session(
-    env: AcpEnv, server: FakeModelServer, http_server: tuple[str, str]
+    env: AcpEnv, server: FakeModelServer, http_server: tuple[str, str, str]
 ) -> None:
-    url, token = http_server
+    url, token, transport = http_server
     server.push(anthropic_stream(tool_use("toolu_w", "mcp__web__whoami", {})), anthropic_stream(text("ok")))
-    web = HttpMcpServer(
-        type="http", name="web", url=url, headers=[HttpHeader(name="Authorization", value=f"Bearer {token}")]
+    headers = [HttpHeader(name="Authorization", value=f"Bearer {token}")]
+    web: HttpMcpServer | SseMcpServer = (
+        SseMcpServer(type="sse", name="web", url=url, headers=headers)
+        if transport == "sse"
+        else HttpMcpServer(type="http", name="web", url=url, headers=headers)
     )
     client = EditorClient()
     async with env.agent(client, args=("--permissions", "auto")) as conn:
@@ -134,7 +145,7 @@ async def test_load_session_connects_its_servers_and_says_which_it_skipped(
         anthropic_stream(text("Done.")),
     )
     client = EditorClient()
-    sse = SseMcpServer(type="sse", name="old-sse", url="http://127.0.0.1:9/sse", headers=[])
+    other = AcpMcpServer(type="acp", name="over-acp", server_id="s1")
     secret_env = EnvVariable(name="CLOCK_TOKEN", value="clock-secret-0a1b2c3d4e5f")
     clock = McpServerStdio(name="my clock", command=PY, args=["-m", "mcp_server_time"], env=[secret_env])
     async with env.agent(client, args=("--permissions", "auto")) as conn:
@@ -142,12 +153,13 @@ async def test_load_session_connects_its_servers_and_says_which_it_skipped(
         await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
         # No servers in this session: the first request offered no MCP tool.
         assert not [t for t in server.requests[0].body["tools"] if t["name"].startswith("mcp__")]
-        await conn.load_session(cwd=str(env.work), session_id=session.session_id, mcp_servers=[clock, sse])
+        await conn.load_session(cwd=str(env.work), session_id=session.session_id, mcp_servers=[clock, other])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("time?")])
     (result,) = tool_results(env)
     assert result["toolName"] == "mcp__my_clock__get_current_time" and not result["isError"]
     assert "mcp__my_clock__convert_time" in {t["name"] for t in server.requests[1].body["tools"]}
-    # The SSE server (a transport we do not advertise) was skipped, in one line the editor saw.
-    assert "'old-sse' from the editor skipped" in client.thought_text()
+    # The server over ACP itself (a transport we do not advertise) was skipped, in one line the
+    # editor saw.
+    assert "'over-acp' from the editor skipped" in client.thought_text()
     (path,) = env.sessions()
     assert "clock-secret-0a1b2c3d4e5f" not in path.read_text()

@@ -3,8 +3,8 @@
 Read, in this order (the first that names a server wins):
 
 - the config file's ``[mcp.servers.NAME]`` tables (``command``, ``args``, ``env``, ``cwd`` for a
-  stdio server; ``url``, ``headers`` for streamable HTTP; ``startup = "lazy" | "eager"``,
-  ``timeout``, ``enabled``);
+  stdio server; ``url``, ``headers`` for streamable HTTP, and ``type = "sse"`` with them for the
+  legacy SSE transport; ``startup = "lazy" | "eager"``, ``timeout``, ``enabled``);
 - the project's ``.mcp.json`` (Claude Code) and ``.pi/mcp.json`` (pi), only when the folder is
   trusted (they start programs);
 - the user's ``~/.claude.json`` (its ``mcpServers``, and the ``projects[cwd].mcpServers`` Claude
@@ -32,6 +32,8 @@ DEFAULT_TIMEOUT = 60.0  # seconds per request (pi's default)
 DEFAULT_STARTUP_TIMEOUT = 30.0  # seconds for the process to start and answer initialize
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
+#: The ``type`` values meaning streamable HTTP (Claude Code writes "http"; others the long names).
+HTTP_TYPES = ("http", "streamable-http", "streamableHttp")
 #: Project files that start programs: read only in a trusted folder.
 PROJECT_FILES = (".mcp.json", ".pi/mcp.json")
 
@@ -53,10 +55,11 @@ class ServerSpec:
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     enabled: bool = True
     project: bool = False  # from a project file (needed the folder's trust)
+    sse: bool = False  # a url served with the legacy SSE transport (``"type": "sse"``)
 
     @property
     def transport(self) -> str:
-        return "stdio" if self.command else "http"
+        return "stdio" if self.command else "sse" if self.sse else "http"
 
     def key(self) -> tuple[Any, ...]:
         """What identifies the running server: a change restarts it."""
@@ -67,6 +70,7 @@ class ServerSpec:
             tuple(sorted(self.env.items())),
             self.cwd,
             self.url,
+            self.sse,
             tuple(sorted(self.headers.items())),
             self.timeout,
             self.startup_timeout,
@@ -134,8 +138,8 @@ def parse_server(
     if not isinstance(raw, Mapping):
         raise ValueError("must be a table")
     kind = raw.get("type")
-    if kind is not None and kind not in ("stdio", "http", "streamable-http", "streamableHttp"):
-        raise ValueError(f"type {kind!r} is not supported (stdio or http; the old SSE transport is not)")
+    if kind is not None and kind not in (*HTTP_TYPES, "stdio", "sse"):
+        raise ValueError(f"type {kind!r} is not supported (stdio, http or sse)")
     missing: list[str] = []
     command = raw.get("command")
     url = raw.get("url")
@@ -144,7 +148,9 @@ def parse_server(
     if url is not None and not isinstance(url, str):
         raise ValueError("url must be a string")
     if not command and not url:
-        raise ValueError("needs a command (stdio) or a url (streamable HTTP)")
+        raise ValueError("needs a command (stdio) or a url (streamable HTTP or SSE)")
+    if kind == "sse" and not url:
+        raise ValueError('type "sse" needs a url')
     args = [expand(a, env, missing) for a in _strings(raw.get("args"), "args")]
     server_env = {k: expand(v, env, missing) for k, v in _table(raw.get("env"), "env").items()}
     headers = {k: expand(v, env, missing) for k, v in _table(raw.get("headers"), "headers").items()}
@@ -182,6 +188,7 @@ def parse_server(
         startup_timeout=startup_timeout,
         enabled=raw.get("enabled", raw.get("disabled") is not True) is not False,
         project=project,
+        sse=kind == "sse" and not command,
     )
 
 

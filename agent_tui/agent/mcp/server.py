@@ -6,9 +6,15 @@ answers ``initialize`` and lists its tools within ``startup_timeout`` seconds, o
 server's stderr goes to a private temporary file, never to the terminal. Tool calls come from
 other tasks; a server that dies under a call gives that call one error and turns ``failed``.
 
-A server that dies while idle (its stdout closes: it exited or was killed) turns ``failed`` when
-it happens, not at its next call: the connection task watches the stream the session reads. A
-server that was ready and then died is ``restartable``: its tools stay offered, and the next
+Three transports: stdio, streamable HTTP and the legacy SSE one (``"type": "sse"``); the HTTP
+ones send the configured headers, secrets never shown (the SDK's log goes nowhere unless the face
+configured logging, as ``agent-tui acp`` does to its stderr, and it names no header).
+
+A server that dies while idle turns ``failed`` when it happens, not at its next call: the
+connection task watches the stream the session reads, which ends when a stdio server's stdout
+closes or an SSE server's event stream does; a streamable-HTTP server is seen gone when it
+refuses the connection its client reopens for the server's messages (a second after it dropped,
+see :class:`_GoneWatch`). A server that was ready and then died is ``restartable``: its tools stay offered, and the next
 call to one starts it again (at most :data:`MAX_RESTARTS` times per process) or fails with one
 error saying why.
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable
@@ -29,7 +36,12 @@ from agent_tui.terminal_text import visible_line
 
 STATES = ("starting", "ready", "failed", "disabled", "stopped")
 STDERR_TAIL = 300  # characters of a failed server's stderr (its last 3 lines) shown in its reason
+HTTP_TIMEOUT = 30.0  # seconds to connect to (and send to) a streamable-HTTP or SSE server
 MAX_RESTARTS = 3  # times a call restarts a server that died after it was ready, per process
+
+# The SDK logs a dropped HTTP connection as an error with its traceback: with no handler of the
+# face's, Python's last resort would print it on the terminal (over the TUI's screen).
+logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 
 class McpCallError(Exception):
@@ -134,7 +146,7 @@ class McpServer:
                 self._set("ready")
                 await _first(self._stop.wait(), self._ended.wait())
                 if not self._stop.is_set():  # the server went away by itself: say so now
-                    self._crashed("the connection closed" if self._calls else "the server exited while idle")
+                    self._crashed("the connection closed" if self._calls else self._idle_death())
         except asyncio.CancelledError:
             raise
         except BaseException as e:  # anything the SDK or the process throws is one line
@@ -161,13 +173,21 @@ class McpServer:
                 encoding_error_handler="replace",
             )
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
+        elif self.spec.sse:
+            from mcp.client.sse import sse_client
+
+            read, write = await stack.enter_async_context(
+                sse_client(
+                    str(self.spec.url),
+                    headers=dict(self.spec.headers),
+                    timeout=HTTP_TIMEOUT,
+                    httpx_client_factory=self._http_client,
+                )
+            )
         else:
-            import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            client = httpx2.AsyncClient(
-                headers=dict(self.spec.headers), timeout=httpx2.Timeout(30.0, read=300.0)
-            )
+            client = self._http_client(dict(self.spec.headers))
             await stack.enter_async_context(client)
             read, write = await stack.enter_async_context(
                 streamable_http_client(str(self.spec.url), http_client=client)
@@ -176,6 +196,22 @@ class McpServer:
         return await stack.enter_async_context(
             ClientSession(watched, write, read_timeout_seconds=self.spec.timeout)
         )
+
+    def _http_client(
+        self, headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+    ) -> Any:
+        """The HTTP client of a streamable-HTTP or SSE connection (the SDK's factory signature):
+        no read timeout (an SSE stream is quiet while the server is idle; a call has its own), and
+        a server that stops taking connections ends the connection at once (see :class:`_GoneWatch`)."""
+        import httpx2
+
+        transport: Any = _GoneWatch(httpx2.AsyncHTTPTransport(), self._ended)
+        return httpx2.AsyncClient(
+            headers=headers, auth=auth, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None), transport=transport
+        )
+
+    def _idle_death(self) -> str:
+        return "the server exited while idle" if self.spec.command else "the server went away while idle"
 
     def _fail(self, reason: str) -> None:
         tail = self.stderr_tail()
@@ -280,6 +316,38 @@ class McpServer:
         self._offered = list(self.tools)
         self.restartable = True
         self._fail(detail)
+
+
+class _GoneWatch:
+    """An HTTP transport noting when the server is gone: a connection it refuses (nothing listens
+    any more: it exited, was killed).
+
+    A streamable-HTTP server that dies while idle is otherwise said nowhere: the SDK reconnects
+    its server-to-client stream (the GET) a second later, fails, and gives up silently, so the
+    death would show only at the next call. That reconnect is what this sees."""
+
+    def __init__(self, inner: Any, gone: asyncio.Event) -> None:
+        self._inner = inner
+        self._gone = gone
+
+    async def handle_async_request(self, request: Any) -> Any:
+        import httpx2
+
+        try:
+            return await self._inner.handle_async_request(request)
+        except httpx2.ConnectError:
+            self._gone.set()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _GoneWatch:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._inner.__aexit__(*exc)
 
 
 class _EndWatch:
