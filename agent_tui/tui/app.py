@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -82,6 +82,7 @@ from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.surgery_actions import span_preview_lines
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
 from agent_tui.tui.tree_state import TreeState
+from agent_tui.tui.typed_keys import redirect_typed_key
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
@@ -301,6 +302,18 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.notify(problem, title="keys", severity="warning", timeout=10)
         if self.keymap:
             self.set_keymap(self.keymap)
+
+    async def on_event(self, event: events.Event) -> None:
+        # text typed in a pane goes to the composer as it is read, before the keys behind it
+        screen = self._main_screen
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and screen is not None
+            and redirect_typed_key(screen, event)
+        ):
+            return
+        await super().on_event(event)
 
     def on_unmount(self) -> None:
         if self._gc_thresholds is not None:
