@@ -145,9 +145,9 @@ def _model_tables_restored() -> Iterator[None]:
     models.MODELS.update(saved_models)
     pricing.PRICES.clear()
     pricing.PRICES.update(saved_prices)
-    loop = sys.modules.get("agent_tui.agent.loop")
-    if loop is not None:
-        loop._ASKED.clear()  # servers asked for a window, once per process
+    probe = sys.modules.get("agent_tui.agent.window_probe")
+    if probe is not None:
+        probe._ASKED.clear()  # servers asked for a window, once per process
 
 
 @pytest.fixture

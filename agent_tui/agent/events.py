@@ -8,6 +8,7 @@ turn failed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,11 +142,15 @@ AgentEvent = (
     | CompactionFailed
 )
 
+#: Where a run's events go (None: the run is over).
+Emit = Callable[[AgentEvent | None], None]
+
 __all__ = [
     "AgentEvent",
     "CompactionFailed",
     "CompactionFinished",
     "CompactionStarted",
+    "Emit",
     "EntryAppended",
     "Notice",
     "Retrying",

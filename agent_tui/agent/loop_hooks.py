@@ -5,29 +5,38 @@ gives each event Claude Code's fields. Here each answer becomes what the turn do
 user (one :class:`~agent_tui.agent.events.Notice` each), context for the model (the fields of one
 ``custom_message`` entry, which the loop appends), a call's refusal or new arguments and its
 permission vote, a Stop hook's reason to go on, a PreCompact hook's reason to block a compaction.
-Nothing here appends: the loop does, so every entry goes through its one ``_append``.
+Nothing here appends: the loop does, so every entry goes through its one ``TurnIO.append``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui.agent.events import AgentEvent, Notice
+from agent_tui.agent.events import Emit, Notice
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.hooks import HookOutcome
-from agent_tui.agent.permissions import HookVote
+from agent_tui.agent.permissions import HookVote, Permissions
 from agent_tui.agent.tools.base import Tool, ToolError, ToolResult, validate_arguments
 from agent_tui.store.record import JSONObject
+from agent_tui.store.session import Session
 
-Emit = Callable[[AgentEvent | None], None]
 CUSTOM_TYPE = "agent-tui.hook"
 
 
 def say(lines: Sequence[str], emit: Emit) -> None:
     for line in lines:
         emit(Notice(line))
+
+
+def bind(ext: Extensions, session: Session, permissions: Permissions | None) -> None:
+    """The fields every hook event carries (the session's id and file, the permission mode), and
+    the tools ask mode trusts (the MCP servers' read-only ones, when so configured)."""
+    if permissions is not None:
+        permissions.trusted_tools = ext.auto_allowed()
+        ext.hooks.set_permission_mode(permissions.mode.value)
+    ext.hooks.common.update(session_id=session.id, transcript_path=str(session.path))
 
 
 def context_entry(texts: Sequence[str], event: str) -> JSONObject | None:
@@ -150,9 +159,27 @@ async def pre_compact(ext: Extensions, trigger: str, focus: str | None, emit: Em
     return outcome.reason or "a PreCompact hook blocked it"
 
 
+async def compaction_blocked(
+    ext: Extensions,
+    session: Session,
+    permissions: Permissions | None,
+    trigger: str,
+    focus: str | None,
+    emit: Emit,
+) -> str | None:
+    """:func:`pre_compact` for a compaction of ``session``, whoever makes it (the loop, the face's
+    reviewed one, a range's, the command line's): the hooks read (trust settled as the extensions
+    settle it), the fields every event carries bound, then why they block it, or None."""
+    await ext.load()
+    bind(ext, session, permissions)
+    return await pre_compact(ext, trigger, focus, emit)
+
+
 __all__ = [
     "CUSTOM_TYPE",
     "ToolGate",
+    "bind",
+    "compaction_blocked",
     "context_entry",
     "post_tool",
     "pre_compact",
