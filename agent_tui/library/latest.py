@@ -1,12 +1,17 @@
-"""The latest session of a folder, for ``-c``: from the listing's summaries where they are current.
+"""The latest session of a folder, for ``-c``, from the listing's summaries where they are current;
+and :func:`record_session`, the summary of a session a face wrote, made when it closes it.
 
 The session library's index (:mod:`agent_tui.library.search_index`) keeps, per file, its
 size, mtime and summary, whose ``modified`` is the last entry's timestamp. A file whose
 size and mtime are still the ones its summary was made from counts by that summary; any
 other (no index, a file new or changed since its summary, an index that cannot be read)
 is read for its last entry, as :func:`agent_tui.store.listing.latest_session` reads them
-all. The index is only read here (opened read-only, never created or written): the next
-listing brings it up to date.
+all. :func:`latest_session` only reads the index (opened read-only, never created or written).
+
+Every face closing a session it may have written (the app, print, JSON and RPC modes; a new
+session, ``-c``, ``--resume``, ``--session``) calls :func:`record_session`: that one file's summary
+and text are brought up to date in the index, when there is one, so the next ``sessions``,
+search or ``-c`` reads nothing again.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-from agent_tui.library.search_index import INDEX_VERSION, default_db_path
+from agent_tui.library.search_index import INDEX_VERSION, IndexDatabase, default_db_path
 from agent_tui.store import listing
+from agent_tui.store.errors import StoreError
 from agent_tui.store.listing import last_activity
 from agent_tui.store.paths import session_dir_for
+from agent_tui.store.session import Session
 
 #: What the index says of a file: size, mtime_ns, last activity.
 _Known = tuple[int, int, str]
@@ -40,6 +47,29 @@ def latest_session(
         return _current_stamp(path, known.get(path.name)) or last_activity(path)
 
     return listing.latest_session(cwd, session_dir=session_dir, stamp_of=stamp_of)
+
+
+def record_session(path: str | Path, *, db_path: str | Path | None = None) -> None:
+    """Bring ``path``'s summary and text up to date in the index (``db_path``, default the data
+    dir's), if that index exists (none is created here). The index is a cache: a failure (locked,
+    damaged, a full disk) changes nothing and is said nowhere; the next listing does it."""
+    db = Path(db_path) if db_path is not None else default_db_path()
+    if not db.is_file():
+        return
+    try:
+        file = Path(path).resolve()
+        with IndexDatabase([file.parent], db_path=db) as index:
+            index.refresh_file(file)
+    except (sqlite3.Error, OSError, StoreError):
+        return
+
+
+def close_and_record(session: Session, *, db_path: str | Path | None = None) -> None:
+    """Close ``session``; if it was open for writing, :func:`record_session` it."""
+    wrote = session.writer is not None
+    session.close()
+    if wrote:
+        record_session(session.path, db_path=db_path)
 
 
 def _current_stamp(path: Path, known: _Known | None) -> str | None:

@@ -361,6 +361,34 @@ class IndexDatabase:
             stats.seconds = time.perf_counter() - started
         return stats
 
+    def refresh_file(self, path: Path, *, text: bool = True) -> RefreshStats:
+        """Bring one file's row up to date (its summary, and with ``text`` its text), as
+        :meth:`refresh` would, without looking at any other file: what a face does for the
+        session it wrote, when it closes it, so that the next listing or search reads nothing."""
+        started = time.perf_counter()
+        stats = RefreshStats(files=1)
+        try:
+            st = path.stat()
+        except OSError:
+            return stats
+        row = self.db.execute(
+            "SELECT size, mtime_ns, text_size FROM files WHERE path=?", (str(path),)
+        ).fetchone()
+        repriced = self._meta("prices") != _prices_fingerprint()
+        if (
+            repriced
+            or row is None
+            or tuple(row[:2]) != (st.st_size, st.st_mtime_ns)
+            or (text and row[2] != st.st_size)
+        ):
+            try:
+                self._index_file(path, st, stats, text=text, prices=_prices_fingerprint())
+            except (StoreError, OSError):
+                stats.unreadable += 1
+            self._cache = None
+        stats.seconds = time.perf_counter() - started
+        return stats
+
     def text_pending(self) -> int:
         """How many files under the roots the full-text index does not hold whole yet (as the
         summaries know them): what the next ``refresh(text=True)`` reads for a search."""

@@ -13,7 +13,7 @@ import os
 import uuid
 from pathlib import Path
 
-from agent_tui.library.latest import latest_session
+from agent_tui.library.latest import close_and_record, latest_session
 from agent_tui.projection.context import Projection, project
 from agent_tui.store.clock import now_iso
 from agent_tui.store.paths import session_dir_for, session_file_name
@@ -221,7 +221,9 @@ class SessionHandle:
     # -- closing ------------------------------------------------------------------------------
 
     def close(self) -> None:
-        self.store.close()
+        """Release the write lock; what was written is summarized in the session library's index
+        (when there is one), so the next listing or search reads nothing again."""
+        close_and_record(self.store)
 
     def __enter__(self) -> SessionHandle:
         return self

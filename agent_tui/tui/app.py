@@ -41,7 +41,7 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import cwd_notice
 from agent_tui.agent.resources import Loading
 from agent_tui.config import next_model
-from agent_tui.library.latest import latest_session
+from agent_tui.library.latest import close_and_record, latest_session
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
 from agent_tui.projection.figures import FigureSource, StatusFigures, session_title
@@ -321,7 +321,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if self._preview_timer is not None:
             self._preview_timer.stop()
         if self.session is not None:
-            self.session.close()
+            close_and_record(self.session, db_path=self.config.search_index)
 
     def _painted(self) -> None:
         """The first frame with the session in it is on screen (the benchmark reads this)."""
@@ -412,7 +412,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def set_session(self, session: Session | None) -> None:
         if self.session is not None and self.session is not session and self.session is not self.turn_session:
-            self.session.close()
+            close_and_record(self.session, db_path=self.config.search_index)
         self.session = session
         self.index = session.index if session is not None else _empty_index()
         self._projector = Projector(self.index)
