@@ -29,6 +29,8 @@ DENY = "deny"
 KEYS = {"y": ALLOW_ONCE, "a": ALLOW_SESSION, "n": DENY}
 SCOPE_SHOWN = 160
 CALL_MIN = 3  # rows of the command's box (its border and one line) however small the terminal
+SIZE_ROWS = 1  # the "N lines, M characters" line
+CHOICES_BORDER = 2  # the choices' border, top and bottom
 
 
 def answer_line(decision: str, tool: str, summary: str) -> str:
@@ -50,6 +52,7 @@ class PermissionScreen(Dialog[str | None]):
     }
     PermissionScreen #permission-call-text { width: 100%; }
     PermissionScreen #permission-size { color: $text-muted; }
+    PermissionScreen #permission-choices.-flat { border: none; }
     """
 
     BINDINGS = [  # noqa: RUF012
@@ -85,7 +88,7 @@ class PermissionScreen(Dialog[str | None]):
             with VerticalScroll(id="permission-call"):
                 yield Static(Text(call, overflow="fold"), id="permission-call-text", markup=False)
             size = f"{plural(lines, 'line')}, {len(self.details):,} characters"
-            yield Label(Text(size), id="permission-size", markup=False)
+            yield Label(Text(size), id="permission-size", markup=False)  # one row
             scope = self.scope
             if scope == f"bash:{self.details.strip()}":
                 session = "Allow for this session: this exact command"
@@ -115,17 +118,28 @@ class PermissionScreen(Dialog[str | None]):
     def _fit_call(self) -> None:
         """The command's box gets the rows the rest of the dialog leaves (at least
         :data:`CALL_MIN`): the choices and the hint are always on screen, and the command
-        scrolls in its box when it is longer."""
+        scrolls in its box when it is longer. Where even that does not fit (60x15, with a long
+        tool name or folder wrapping), the size line goes, then the choices' border."""
         box = self.query_one("#permission-call", VerticalScroll)
         dialog = box.parent
         if not isinstance(dialog, Widget) or not self.is_attached:
             return
+        size = self.query_one("#permission-size", Label)
+        choices = self.query_one(OptionList)
         others = sum(
-            w.outer_size.height + w.styles.margin.height
+            # a squeezed list is as tall as its content wants (its virtual size), not as it is now
+            max(w.outer_size.height, w.virtual_size.height + w.styles.gutter.height) + w.styles.margin.height
             for w in dialog.children
             if w is not box and w.display
         )
+        # what the others take with the size line and the choices' border shown
+        others += (0 if size.display else SIZE_ROWS) + (CHOICES_BORDER if choices.has_class("-flat") else 0)
         room = self.size.height - dialog.styles.gutter.height - others
+        hide_size = room < CALL_MIN
+        flat = room + SIZE_ROWS < CALL_MIN
+        size.display = not hide_size
+        choices.set_class(flat, "-flat")
+        room += (SIZE_ROWS if hide_size else 0) + (CHOICES_BORDER if flat else 0)
         box.styles.max_height = max(CALL_MIN, room)
 
     @on(OptionList.OptionSelected)

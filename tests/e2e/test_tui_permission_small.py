@@ -1,0 +1,59 @@
+"""The permission question on the smallest terminal the app supports (60x15): whatever wraps (a long
+tool name, a long folder in "allow for this session", a long command), the choices and the key
+hint stay on screen; the command's box is what gives way (it scrolls)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.containers import VerticalScroll
+from textual.widgets import Label, OptionList
+
+from agent_tui.tui.screens.permission import PermissionScreen
+from tests.support.dialogs import LONG_COMMAND
+from tests.support.pilot import wait_for
+from tests.support.screen_text import assert_on_screen, assert_whole
+from tests.support.tui_fixtures import make_app, sample_session
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
+
+LONG_FOLDER = "/home/someone/projects/a-project-with-a-rather-long-folder-name/services/api/generated"
+QUESTIONS = {
+    "write outside": (
+        "write",
+        "writes a file outside the project",
+        f"{LONG_FOLDER}/client.py\n" + "x = 1\n" * 40,
+        f"file:{LONG_FOLDER}/client.py",
+    ),
+    "mcp tool": (
+        "mcp__a-server-with-a-long-name__write_multiple_files_at_once_in_a_batch",
+        "an MCP server's tool",
+        LONG_COMMAND,
+        "tool:mcp__a-server-with-a-long-name__write_multiple_files_at_once_in_a_batch",
+    ),
+}
+
+
+@pytest.mark.parametrize("size", [(60, 15), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("question", list(QUESTIONS))
+async def test_the_choices_and_the_hint_stay_on_screen(
+    tmp_path: Path, question: str, size: tuple[int, int]
+) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        app.push_screen(PermissionScreen(*QUESTIONS[question]))
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
+        for _ in range(3):
+            await pilot.pause()
+        screen = app.screen
+        hint = screen.query_one(".dialog-hint", Label)
+        assert_on_screen(app, hint)
+        assert_whole(app, hint, str(hint.render()))
+        assert_on_screen(app, screen.query_one(OptionList))
+        options = screen.query_one(OptionList)
+        assert options.virtual_size.height <= options.size.height, "every choice is shown, none scrolled away"
+        box = screen.query_one("#permission-call", VerticalScroll)
+        assert_on_screen(app, box)
+        assert box.size.height >= 1, "a line of the command is still shown"
