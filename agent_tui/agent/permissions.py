@@ -347,9 +347,9 @@ class Permissions:
         if tool in READ_TOOLS:
             reason = "reads files"
         elif tool.startswith("mcp__"):
-            reason = "an MCP server's tool"
+            reason = "calls an MCP server's tool"
         else:
-            reason = "a tool that may change things"
+            reason = "may change things"
         return PermissionRequest(tool, call_id, arguments, summary, reason, f"tool:{tool}", cwd)
 
     def write_guard(self, cwd: str, approved: str | None = None) -> WriteGuard:

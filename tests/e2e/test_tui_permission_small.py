@@ -10,6 +10,7 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Label, OptionList
 
+from agent_tui.agent.permissions import Permissions
 from agent_tui.tui.screens.permission import PermissionScreen
 from tests.support.dialogs import LONG_COMMAND
 from tests.support.pilot import wait_for
@@ -28,7 +29,7 @@ QUESTIONS = {
     ),
     "mcp tool": (
         "mcp__a-server-with-a-long-name__write_multiple_files_at_once_in_a_batch",
-        "an MCP server's tool",
+        "calls an MCP server's tool",
         LONG_COMMAND,
         "tool:mcp__a-server-with-a-long-name__write_multiple_files_at_once_in_a_batch",
     ),
@@ -57,3 +58,18 @@ async def test_the_choices_and_the_hint_stay_on_screen(
         box = screen.query_one("#permission-call", VerticalScroll)
         assert_on_screen(app, box)
         assert box.size.height >= 1, "a line of the command is still shown"
+
+
+@pytest.mark.parametrize(
+    ("tool", "title"),
+    [
+        ("mcp__files__write_file", "Allow mcp__files__write_file? It calls an MCP server's tool:"),
+        ("my_extension_tool", "Allow my_extension_tool? It may change things:"),
+        ("bash", "Allow bash? It runs a shell command:"),
+    ],
+)
+def test_the_question_reads_as_a_sentence(tmp_path: Path, tool: str, title: str) -> None:
+    arguments = {"command": "ls"} if tool == "bash" else {"path": "x"}
+    request = Permissions.describe(tool, arguments, str(tmp_path))
+    screen = PermissionScreen(request.tool, request.reason, request.details(), request.scope)
+    assert screen.title_text == title

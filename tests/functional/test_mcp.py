@@ -173,7 +173,9 @@ async def test_ask_mode_asks_for_every_mcp_tool_unless_read_only_hints_are_trust
         await h.run("a picture")
     finally:
         await ext.close()
-    assert [r.tool for r in asked] == ["mcp__edge__picture"] and asked[0].reason == "an MCP server's tool"
+    assert [r.tool for r in asked] == ["mcp__edge__picture"] and asked[
+        0
+    ].reason == "calls an MCP server's tool"
     records = [e["data"] for e in h.entries() if e.get("customType") == "agent-tui.permission"]
     assert [(r["tool"], r["decision"]) for r in records] == [("mcp__edge__picture", "allow-once")]
 

@@ -72,6 +72,11 @@ class PermissionScreen(Dialog[str | None]):
         self.scope = scope
 
     @property
+    def title_text(self) -> str:
+        """The question: ``Allow bash? It runs a shell command:`` (the reason is a verb phrase)."""
+        return f"Allow {visible_line(self.tool)}? It {visible_line(self.reason)}:"
+
+    @property
     def shown_call(self) -> str:
         """The call as the dialog shows it (for tests)."""
         return visible(self.details, exact=True)
@@ -81,7 +86,7 @@ class PermissionScreen(Dialog[str | None]):
         lines = call.count("\n") + 1
         with Vertical(classes="dialog permission-dialog"):
             yield Label(
-                Text(f"Allow {visible_line(self.tool)}? It {visible_line(self.reason)}:"),
+                Text(self.title_text),
                 classes="dialog-title",
                 markup=False,
             )
