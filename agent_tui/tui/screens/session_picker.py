@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -30,6 +33,8 @@ from agent_tui.terminal_text import clip, visible, visible_line
 from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.symbols import SYMBOLS
 from agent_tui.tui.widgets.inert_lines import InertInput
+
+T = TypeVar("T")
 
 #: Rows a search shows, and how many of them get the entry and snippet that matched.
 SEARCH_LIMIT = 50
@@ -78,6 +83,11 @@ class SessionPicker(Dialog[str | None]):
         self.query_text = ""
         self.searched: str | None = None  # the query the list shows results for
         self._open_when_shown = False
+        # Library calls running in threads: the library is closed when the last has returned (a
+        # thread cannot be cancelled; closing under it broke its connection and leaked a new one)
+        self._calls = 0
+        self._calls_lock = threading.Lock()
+        self._closing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
@@ -111,7 +121,7 @@ class SessionPicker(Dialog[str | None]):
     async def _load(self) -> None:
         """The summaries only: what the list shows (the text index waits for a search)."""
         try:
-            await asyncio.to_thread(self.library.refresh, text=False)
+            await self._in_thread(lambda: self.library.refresh(text=False))
         except (sqlite3.Error, OSError) as e:  # e.g. a data dir that cannot be written
             self._unusable(e)
             return
@@ -130,10 +140,10 @@ class SessionPicker(Dialog[str | None]):
         """The full-text index, for the first search typed: the list stays usable meanwhile."""
         self.indexing = True
         try:
-            pending = await asyncio.to_thread(self.library.text_pending)
+            pending = await self._in_thread(self.library.text_pending)
             if pending:
                 self._title(f"{self.title_text} (indexing {plural(pending, 'session', 'sessions')}…)")
-            await asyncio.to_thread(self.library.refresh)
+            await self._in_thread(self.library.refresh)
         except (sqlite3.Error, OSError) as e:
             self.text_failed = True  # said in the title; not tried again on every keystroke
             self._unusable(e)
@@ -157,8 +167,8 @@ class SessionPicker(Dialog[str | None]):
         else:
             if not (self.text_ready or self.indexing or self.text_failed):
                 self._index_text()
-            hits: list[SearchHit] = await asyncio.to_thread(
-                self.library.search, query, SEARCH_LIMIT, locate=SNIPPETS
+            hits: list[SearchHit] = await self._in_thread(
+                lambda: self.library.search(query, SEARCH_LIMIT, locate=SNIPPETS)
             )
             rows = [(0, hit.session, hit.snippet) for hit in hits]
         if query != self.query_text:
@@ -204,5 +214,31 @@ class SessionPicker(Dialog[str | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    async def _in_thread(self, call: Callable[[], T]) -> T:
+        """``call`` (a library call) in a thread, counted so that closing waits for it."""
+
+        def run() -> T:
+            with self._calls_lock:
+                if self._closing:  # closed before this thread started: the library is not opened again
+                    raise sqlite3.ProgrammingError("the session picker is closed")
+                self._calls += 1
+            try:
+                return call()
+            finally:
+                self._returned()
+
+        return await asyncio.to_thread(run)
+
+    def _returned(self) -> None:
+        with self._calls_lock:
+            self._calls -= 1
+            close = self._closing and self._calls == 0
+        if close:
+            self.library.close()  # the picker closed while this call ran: its last user closes it
+
     def on_unmount(self) -> None:
-        self.library.close()
+        with self._calls_lock:
+            self._closing = True
+            close = self._calls == 0
+        if close:
+            self.library.close()
