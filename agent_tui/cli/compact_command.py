@@ -1,6 +1,11 @@
 """``agent-tui compact FILE [--focus TEXT] [--preview | --undo | --review]``: compaction from the
 command line (``--review``: the model's summary is printed and opened in ``$VISUAL`` / ``$EDITOR``;
-what the file holds when the editor exits is the summary appended)."""
+what the file holds when the editor exits is the summary appended).
+
+A compaction here (whole, reviewed, or of a range) runs the ``PreCompact`` hooks first, as the
+agent runs them before every compaction (trigger ``manual``): a hook that blocks it (exit 2, or
+``{"decision": "block"}``) leaves the file as it is and the command exits 1. The folder's own hooks
+run only with ``--trust-project`` or a remembered yes (this command never asks), as in print mode."""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from agent_tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from agent_tui.agent.compaction import CompactionOutcome, DraftCompaction
+    from agent_tui.agent.events import AgentEvent
+    from agent_tui.config import Config
     from agent_tui.store.session import Session
 
 
@@ -46,11 +53,44 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "becomes the summary, the rest is hidden; undo with `agent-tui edit FILE RECORD --undo`",
     )
     p.add_argument("--to", dest="range_to", metavar="ID", help="the range's last entry (with --from)")
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="run this folder's own PreCompact hooks (.claude/settings.json) without asking",
+    )
 
 
 def _print(text: str, file: TextIO | None = None) -> None:
     """Entry ids, file names and errors quote the session: printed inert."""
     print(visible(text), file=file or sys.stdout)
+
+
+async def _hooks_allow(session: Session, config: Config, args: argparse.Namespace) -> bool:
+    """The PreCompact hooks of this compaction (their notices on stderr); False, said, when one
+    blocks it."""
+    import os
+
+    from agent_tui.agent import loop_hooks
+    from agent_tui.agent.events import Notice
+    from agent_tui.agent.extensions import Extensions
+    from agent_tui.store.redact import StreamRedactor, redact_text
+
+    def say(text: str) -> None:  # a hook's words may quote a secret, as print mode's notices
+        _print(redact_text(text)[0] if StreamRedactor().enabled else text, file=sys.stderr)
+
+    def emit(event: AgentEvent | None) -> None:
+        if isinstance(event, Notice):
+            say(f"agent-tui: {event.text}")
+
+    ext = Extensions.from_config_file(config.config_path, os.getcwd(), trust_project=args.trust_project)
+    try:
+        blocked = await loop_hooks.compaction_blocked(ext, session, None, "manual", args.focus, emit)
+    finally:
+        await ext.close()
+    if blocked is None:
+        return True
+    say(f"agent-tui: {args.file}: compaction blocked by a PreCompact hook: {blocked}")
+    return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,6 +195,8 @@ def _run(args: argparse.Namespace) -> int:
         async def go() -> int:
             summarizer = Summarizer(provider, model, config.retry, context_window=window)
             try:
+                if not await _hooks_allow(session, config, args):
+                    return 1
                 if args.review:
                     outcome = _reviewed(
                         session, await draft_compaction(session, summarizer, settings, focus=args.focus)
@@ -226,6 +268,8 @@ def _run_range(session: Session, args: argparse.Namespace) -> int:
 
     async def go() -> int:
         try:
+            if not await _hooks_allow(session, config, args):
+                return 1
             outcome = await compact_range(
                 session,
                 Summarizer(provider, model, config.retry),

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 CANCELLED = "Compaction cancelled: nothing was appended."
 
+#: The agent's PreCompact hooks for a compaction the face makes itself: focus -> (why they block
+#: it, or None; their notices) (``AgentLoop.pre_compact``).
+PreCompact = Callable[[str | None], Awaitable[tuple[str | None, list[str]]]]
+
 
 def summarizing_agent(actions: SessionActions) -> tuple[Any, Callable[[], Summarizer]] | None:
     """The session's agent and its summarizer factory, or None once the user was told why not."""
@@ -45,6 +49,32 @@ def summarizing_agent(actions: SessionActions) -> tuple[Any, Callable[[], Summar
     return turns, make_summarizer
 
 
+def pre_compact_of(turns: Any) -> PreCompact | None:
+    """The agent's PreCompact hooks (None: an agent without hooks)."""
+    hooks = getattr(turns, "pre_compact", None)
+    return hooks if callable(hooks) else None
+
+
+async def hooks_allow(actions: SessionActions, pre_compact: PreCompact | None, focus: str | None) -> bool:
+    """Run the agent's PreCompact hooks, as for any manual compaction: their notices shown; False
+    (and the user told why) when one blocks it."""
+    if pre_compact is None:
+        return True
+    blocked, notices = await pre_compact(focus)
+    for line in notices:
+        actions.notify(line, title="agent-tui", severity="warning", timeout=8, markup=False)
+    if blocked is None:
+        return True
+    actions.notify(
+        f"compaction blocked by a PreCompact hook: {blocked}",
+        title="compact",
+        severity="warning",
+        timeout=10,
+        markup=False,
+    )
+    return False
+
+
 def review(actions: SessionActions, focus: str | None) -> None:
     """Have the model write the summary (in a worker), then open the editor on it."""
     app = actions.app
@@ -56,10 +86,8 @@ def review(actions: SessionActions, focus: str | None) -> None:
     turns, make_summarizer = found
     get_settings = getattr(turns, "compaction_settings", None)
     settings = get_settings() if callable(get_settings) else CompactionSettings()
-    hooks = getattr(turns, "pre_compact", None)
     app.run_worker(
-        _draft(actions, make_summarizer(), settings, focus, hooks if callable(hooks) else None),
-        exit_on_error=False,
+        _draft(actions, make_summarizer(), settings, focus, pre_compact_of(turns)), exit_on_error=False
     )
 
 
@@ -68,7 +96,7 @@ async def _draft(
     summarizer: Summarizer,
     settings: CompactionSettings,
     focus: str | None,
-    pre_compact: Callable[[str | None], Awaitable[tuple[str | None, list[str]]]] | None,
+    pre_compact: PreCompact | None,
 ) -> None:
     """The agent's PreCompact hooks first (they may block it, as for any manual compaction), then
     the model's summary, then the editor."""
@@ -76,19 +104,8 @@ async def _draft(
     app.busy = True
     app.set_notice("Writing the summary to review…")
     try:
-        if pre_compact is not None:
-            blocked, notices = await pre_compact(focus)
-            for line in notices:
-                actions.notify(line, title="agent-tui", severity="warning", timeout=8, markup=False)
-            if blocked is not None:
-                actions.notify(
-                    f"compaction blocked by a PreCompact hook: {blocked}",
-                    title="compact",
-                    severity="warning",
-                    timeout=10,
-                    markup=False,
-                )
-                return
+        if not await hooks_allow(actions, pre_compact, focus):
+            return
         draft = await draft_compaction(app.ensure_session(), summarizer, settings, focus=focus)
     except NothingToCompact as e:
         actions.notify(str(e), title="compact", markup=False)

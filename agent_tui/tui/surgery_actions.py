@@ -26,13 +26,14 @@ from agent_tui.projection.surgery import (
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
-from agent_tui.tui.compaction_review import summarizing_agent
+from agent_tui.tui.compaction_review import hooks_allow, pre_compact_of, summarizing_agent
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
     from agent_tui.agent.compaction import Summarizer
     from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.compaction_review import PreCompact
     from agent_tui.tui.session_actions import SessionActions
 
 
@@ -185,21 +186,33 @@ def compact_span(actions: SessionActions, first: str, last: str, focus: str | No
     found = summarizing_agent(actions)
     if found is None:
         return
-    _, make_summarizer = found
+    turns, make_summarizer = found
     app.run_worker(
-        _summarize_span(actions, make_summarizer(), first, last, focus.strip() or None), exit_on_error=False
+        _summarize_span(
+            actions, make_summarizer(), first, last, focus.strip() or None, pre_compact_of(turns)
+        ),
+        exit_on_error=False,
     )
 
 
 async def _summarize_span(
-    actions: SessionActions, summarizer: Summarizer, first: str, last: str, focus: str | None
+    actions: SessionActions,
+    summarizer: Summarizer,
+    first: str,
+    last: str,
+    focus: str | None,
+    pre_compact: PreCompact | None,
 ) -> None:
+    """The agent's PreCompact hooks first (they may block it, as for any manual compaction), then
+    the model's summary of the span, applied as one surgery."""
     from agent_tui.agent.compaction import CompactionError
     from agent_tui.agent.range_compaction import compact_range
 
     app = actions.app
     app.busy = True
     try:
+        if not await hooks_allow(actions, pre_compact, focus):
+            return
         outcome = await compact_range(app.ensure_session(), summarizer, first, last, focus=focus)
     except (CompactionError, SurgeryError, StoreError) as e:
         actions.notify(f"compacting {first}..{last} failed: {e}", severity="error", timeout=10)

@@ -1,0 +1,91 @@
+"""Compacting a marked span (v, then Ctrl+G) runs the PreCompact hooks first, as every manual
+compaction does: a hook that blocks it (a real script, exit 2) stops it before the model is asked
+for a summary, the user reads why, and the session is untouched."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.trust import TrustStore
+from agent_tui.store.session import Session
+from agent_tui.tui.app import AgentTuiApp
+from agent_tui.tui.screens.prompt import PromptScreen
+from tests.support.agent_support import make_config
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.pilot import notices, select, wait_for
+from tests.support.session_builder import Builder, assistant, user
+from tests.support.tui_fixtures import SIZE, make_app, reopen
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app and a hook process
+
+
+def _session(tmp_path: Path) -> Path:
+    b = Builder()
+    b.message(user("fix the parser"))
+    b.message(assistant("the bug is the missing strip"))
+    b.message(user("now add a test"))
+    b.message(assistant("added test_parse_strips"))
+    b.message(user("run the tests"))
+    b.message(assistant("all green"))
+    return b.write(tmp_path / "s.jsonl")
+
+
+async def test_ctrl_g_on_a_marked_span_runs_precompact_hooks_that_block_it(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "precompact.jsonl"
+    script = tmp_path / "precompact.py"
+    script.write_text(
+        "import json, sys\nevent = json.load(sys.stdin)\n"
+        f"open({str(log)!r}, 'a').write(json.dumps(event) + '\\n')\n"
+        "print('a release is being cut', file=sys.stderr); sys.exit(2)\n"
+    )
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    hooks = {"PreCompact": [{"matcher": "manual", "hooks": [{"command": command}]}]}
+    config = make_config(server)
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def factory(session: Session, choice: object) -> AgentLoop:
+        ext = Extensions(
+            str(work),
+            {"hooks": hooks},
+            home=tmp_path / "home",
+            trust_store=TrustStore(tmp_path / "trust.json"),
+        )
+        return AgentLoop(session, make_provider(config), [], config=config, cwd=str(work), extensions=ext)
+
+    path = _session(tmp_path)
+    before = path.read_bytes()
+    server.push(anthropic_stream(text("## Goal\nthe first run")))  # what the model would say, were it asked
+    app: AgentTuiApp = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "e0002")
+        await pilot.press("v")
+        await pilot.press("down")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "the span's focus prompt")
+        prompt = app.screen
+        assert isinstance(prompt, PromptScreen) and "Compact e0001..e0004" in prompt.title_text
+        prompt.dismiss("parser")
+        blocked = "compaction blocked by a PreCompact hook: a release is being cut"
+        await wait_for(pilot, lambda: blocked in notices(app), "the hook's refusal")
+        await wait_for(pilot, lambda: not app.busy, "the worker done")
+    assert server.requests == []  # the model was never asked for a summary
+    (event,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (event["hook_event_name"], event["trigger"], event["custom_instructions"]) == (
+        "PreCompact",
+        "manual",
+        "parser",
+    )
+    assert event["transcript_path"] == str(path)
+    assert path.read_bytes() == before
+    with reopen(path) as session:
+        assert not any(e.type == "custom" for e in session.index.entries)  # no surgery record
