@@ -335,12 +335,9 @@ class SessionActions:
         if name is not None:
             app.run_worker(done(name), exit_on_error=False)
             return
-        now = app.index.name
+        # the name now, selected: typing replaces it, an arrow key keeps it to be corrected
         app.push_screen(
-            PromptScreen(
-                "Rename the session", "", now or "a name for this session", hint=f"now: {now}" if now else ""
-            ),
-            done,
+            PromptScreen("Rename the session", app.index.name or "", "a name for this session"), done
         )
 
     # -- files: fork, export, resume, new ------------------------------------------------

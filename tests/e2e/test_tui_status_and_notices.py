@@ -211,23 +211,32 @@ async def test_a_second_enter_does_not_stack_continued_here_markers(tmp_path: Pa
         assert any("Already there" in str(n.message) for n in app._notifications)
 
 
-async def test_the_rename_dialog_starts_empty(tmp_path: Path) -> None:
+async def test_the_rename_dialog_has_the_name_selected_typing_replaces_it(tmp_path: Path) -> None:
     b = Builder()
     b.message(user("q"))
     b.add("session_info", name="old name")
     app = make_app(tmp_path, b.write(tmp_path / "s.jsonl"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.action_rename()
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)),
-            "the dialog",
-        )
-        field = app.screen.query_one(Input)
-        assert field.value == "" and field.placeholder == "old name"
+
+        async def open_dialog() -> Input:
+            app.action_rename()
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, PromptScreen) and bool(app.screen.query(Input)),
+                "the dialog",
+            )
+            await pilot.pause()
+            return app.screen.query_one(Input)
+
+        field = await open_dialog()
+        assert field.value == "old name", "the name to correct is there"
         await pilot.press(*"new", "enter")
         await wait_for(pilot, lambda: app.index.name == "new", "renamed to what was typed, not 'old namenew'")
+        field = await open_dialog()
+        assert field.value == "new"
+        await pilot.press("end", *"er", "enter")
+        await wait_for(pilot, lambda: app.index.name == "newer", "the name corrected in place")
 
 
 async def test_exports_go_to_the_exports_folder_by_default_and_the_hint_fits(tmp_path: Path) -> None:
