@@ -17,7 +17,7 @@ from agent_tui.library.marks import Mark, branch_marks
 from agent_tui.library.new_file import write_new_file
 from agent_tui.library.text import args_json, fence, longest_run, tool_calls_by_id
 from agent_tui.projection.context import Projection, project
-from agent_tui.projection.describe import first_line, kind, tokens_before
+from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
 from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.errors import StoreError
@@ -204,10 +204,10 @@ class _MarkdownWriter:
             lines.append("- Model: " + _md_inline(f"{model.get('provider')}/{model.get('modelId')}"))
         branches = len(_leaves(index))
         lines.append(
-            f"- Branch: leaf {_code(projection.leaf_id)}, {len(projection.path)} entries"
+            f"- Branch: leaf {_code(projection.leaf_id)}, {plural(len(projection.path), 'entry', 'entries')}"
             + (f" (the file has {branches} branches)" if branches > 1 else "")
         )
-        lines.append(f"- Model's view: {len(projection.messages)} messages")
+        lines.append(f"- Model's view: {plural(len(projection.messages), 'message')}")
         return "\n".join(lines)
 
     def entry(self, entry: Entry, mark: Mark | None) -> str:

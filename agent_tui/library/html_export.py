@@ -37,7 +37,7 @@ from pygments.util import ClassNotFound
 from agent_tui.library.marks import CODES, branch_marks
 from agent_tui.library.text import args_json, tool_calls_by_id
 from agent_tui.projection.context import Projection, project_path
-from agent_tui.projection.describe import first_line, kind, tokens_before
+from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
 from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.index import SessionIndex
@@ -230,7 +230,7 @@ class Renderer:
                 state = "cancelled"
             note = " · not sent to the model" if message.get("excludeFromContext") else ""
             return self.code("$ " + command, _lexer_by_name("bash"), "cmd") + self._details(
-                f"output · {output.count(chr(10)) + 1 if output else 0} lines · {state}{note}",
+                f"output · {plural(output.count(chr(10)) + 1 if output else 0, 'line')} · {state}{note}",
                 self.code(output or "(no output)", None),
                 "result",
                 open_=output.count("\n") < OPEN_RESULT_LINES,

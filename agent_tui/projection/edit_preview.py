@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, Status
+from agent_tui.projection.describe import plural
 from agent_tui.projection.preview import Change, TokenCount, compare, hypothetical, signed
 from agent_tui.projection.tokens import estimate_message
 from agent_tui.store.errors import StoreError
@@ -130,7 +131,7 @@ class EditPreview:
             lines.append(hide.describe("hide", target_id))
             now = self.tokens_now(target_id)
             lines.append(
-                f"replace {target_id}: {f'{now:,} tokens now' if now else 'not in view now'} "
+                f"replace {target_id}: {plural(now, 'token') + ' now' if now else 'not in view now'} "
                 "(the editor counts as you type)"
             )
             restore = self.change("restore", target_id)
@@ -157,7 +158,7 @@ class EditPreview:
         base = self.estimated if self.estimated is not None else change.tokens_before
         own = change.tokens_after - base
         line = (
-            f"replacement {now + own:,} tokens (now {now:,}, {signed(own)}) · "
+            f"replacement {plural(now + own, 'token')} (now {now:,}, {signed(own)}) · "
             f"context {change.tokens_before:,} → {change.tokens_after:,}"
         )
         return "; ".join([line, *change.notes(target_id)])

@@ -43,6 +43,7 @@ from agent_tui.agent.resources import Loading
 from agent_tui.config import next_model
 from agent_tui.library.latest import close_and_record, latest_session
 from agent_tui.projection.context import Projection, Projector, project
+from agent_tui.projection.describe import plural
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
 from agent_tui.projection.figures import FigureSource, StatusFigures, session_title
 from agent_tui.projection.models import lookup
@@ -800,14 +801,14 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if selected:
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
-            self.notify(f"Copied {len(selected):,} characters.")
+            self.notify(f"Copied {plural(len(selected), 'character')}.")
             return
         if self.composer_actions.cancel_command():
             return
         focused = self.focused
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
-            self.notify(f"Copied {len(focused.selected_text):,} characters.")
+            self.notify(f"Copied {plural(len(focused.selected_text), 'character')}.")
             return
         if self.busy:
             self.abort_turn()

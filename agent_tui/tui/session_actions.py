@@ -560,7 +560,7 @@ class SessionActions:
         text = replies[-n]
         app.copy_to_clipboard(text)
         which = "the last reply" if n == 1 else f"reply {n} from the end"
-        self.notify(f"Copied {which} ({len(text):,} characters).")
+        self.notify(f"Copied {which} ({plural(len(text), 'character')}).")
 
     def cycle_thinking(self) -> None:
         """pi's Shift+Tab: the next thinking level the model supports (after the last, the first)."""
