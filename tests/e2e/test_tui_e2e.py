@@ -66,6 +66,12 @@ def branch_at(tmux: Tmux, path: Path, entry_id: str, attempts: int = 3) -> None:
             e.get("customType") == BRANCH_MARKER and e.get("parentId") == entry_id for e in entries(path)
         )
 
+    # The spinner stops before the turn's last refresh of the views has run: that refresh puts the
+    # cursor back on the leaf, and the preview follows it only once the cursor rests. Until the
+    # preview names the leaf, what it names is not where the cursor is (Enter there branched
+    # elsewhere, or said "Already there", on every try of a slow run).
+    leaf = entries(path)[-1]["id"]
+    tmux.wait(lambda s: _SELECTED.findall(s)[-1:] == [leaf], f"the views caught up: the preview of {leaf}")
     for _ in range(attempts):
         select_in_tree(tmux, entry_id)
         tmux.keys("Enter")
