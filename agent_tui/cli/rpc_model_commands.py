@@ -1,6 +1,7 @@
-"""pi's RPC commands for the model and the run's switches: ``get_available_models``,
-``cycle_model``, ``cycle_thinking_level``, ``set_auto_compaction``, ``set_auto_retry``,
-``abort_retry``, and ``get_commands`` (what a ``prompt`` can start with ``/``).
+"""pi's RPC commands for the model and the run's switches: ``set_model``, ``get_available_models``,
+``cycle_model``, ``set_thinking_level``, ``cycle_thinking_level``, ``get_available_thinking_levels``,
+``set_steering_mode``, ``set_follow_up_mode``, ``compact``, ``set_auto_compaction``,
+``set_auto_retry``, ``abort_retry``, and ``get_commands`` (what a ``prompt`` can start with ``/``).
 
 The available models are pi's ``getAvailableSnapshot``: the model table and the config file's
 ``[models]``, those whose provider has a key (or needs none, at a base URL of one's own), with the
@@ -10,17 +11,19 @@ was given (pi's scoped models), else through the available models.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from agent_tui.cli.rpc_registry import NULL, bool_field, command
+from agent_tui.cli.rpc_registry import LATER, NULL, CommandError, bool_field, command, text_field
 from agent_tui.projection import registry
 from agent_tui.projection.models import lookup, supported_thinking_levels
 from agent_tui.projection.pricing import price_for
+from agent_tui.sdk import PiEventStream
 from agent_tui.store.record import JSONObject
 
 if TYPE_CHECKING:
-    from agent_tui.cli.rpc_mode import RpcServer
+    from agent_tui.cli.rpc_server import RpcServer
 
 
 def model_object(
@@ -177,6 +180,79 @@ def _source_info(path: Path | str, cwd: Path) -> JSONObject:
         "scope": "project" if project else "user",
         "origin": "top-level",
     }
+
+
+@command("set_model")
+async def _set_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    model = text_field(cmd, "modelId")
+    provider = text_field(cmd, "provider", required=False)
+    assert model is not None
+    server.idle("set_model")
+    server.agent.set_model(model, provider)
+    return server.model_object()
+
+
+@command("set_thinking_level")
+async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    level = text_field(cmd, "level")
+    assert level is not None
+    server.agent.set_thinking_level(level)
+    server.lines.write({"type": "thinking_level_changed", "level": level})
+    return None
+
+
+@command("get_available_thinking_levels")
+async def _get_available_thinking_levels(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    return {"levels": supported_thinking_levels(lookup(server.agent.model))}
+
+
+@command("set_steering_mode")
+async def _set_steering_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.loop.queue.steering_mode = _queue_mode(cmd)
+    return None
+
+
+@command("set_follow_up_mode")
+async def _set_follow_up_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    server.agent.loop.queue.follow_up_mode = _queue_mode(cmd)
+    return None
+
+
+def _queue_mode(cmd: JSONObject) -> Literal["all", "one-at-a-time"]:
+    mode = cmd.get("mode")
+    if mode == "all":
+        return "all"
+    if mode == "one-at-a-time":
+        return "one-at-a-time"
+    raise CommandError(f'{cmd["type"]}: \'mode\' must be "all" or "one-at-a-time"')
+
+
+@command("compact")
+async def _compact(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    focus = text_field(cmd, "customInstructions", required=False)
+    server.idle("compact")
+    results: list[JSONObject] = []
+
+    async def run() -> None:
+        server.compacting = True
+        stream = PiEventStream(server.session.store.index, server.agent.model_info, kind="compact")
+        try:
+            async for event in server.agent.compact(focus):
+                for record in stream.feed(event):
+                    server.lines.write(record)
+                    if record["type"] == "compaction_end":
+                        results.append(record)
+        finally:
+            server.compacting = False
+        end = results[-1] if results else {}
+        if "result" in end:
+            server.respond(cmd, "compact", end["result"])
+        else:
+            server.fail(cmd, "compact", str(end.get("errorMessage") or "compaction aborted"))
+
+    server.run_task = asyncio.ensure_future(run())
+    server.later(server.run_task)
+    return LATER
 
 
 __all__ = ["available", "model_object"]

@@ -1,12 +1,13 @@
 """The RPC commands' table: :func:`command` registers a handler under pi's command name.
 
-A handler gets the :class:`~agent_tui.cli.rpc_mode.RpcServer` and the command (a JSON object) and
-returns the response's ``data`` (None: a response without it), or :data:`LATER` when a task it
-started answers by itself; :class:`CommandError` is a response with ``success: false``. The
-handlers live in :mod:`agent_tui.cli.rpc_mode` (prompting, state, edits, bash),
-:mod:`agent_tui.cli.rpc_session_commands` (the tree, forks and clones, exports) and
-:mod:`agent_tui.cli.rpc_model_commands` (models, thinking, retry and compaction switches, the
-commands one can prompt with).
+A handler gets the :class:`~agent_tui.cli.rpc_server.RpcServer` and the command (a JSON object)
+and returns the response's ``data`` (None: a response without it), or :data:`LATER` when a task
+it started answers by itself; :class:`CommandError` is a response with ``success: false``. The
+handlers are grouped as pi's command reference groups them: :mod:`agent_tui.cli.rpc_prompt_commands`
+(prompting, the queue, bash), :mod:`agent_tui.cli.rpc_state_commands` (state, messages, entries),
+:mod:`agent_tui.cli.rpc_session_commands` (the tree, edits, switching, forks and clones, exports)
+and :mod:`agent_tui.cli.rpc_model_commands` (models, thinking, queue modes, compaction, the retry
+and compaction switches, the commands one can prompt with).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 from agent_tui.store.record import JSONObject
 
 if TYPE_CHECKING:
-    from agent_tui.cli.rpc_mode import RpcServer
+    from agent_tui.cli.rpc_server import RpcServer
 
 
 class CommandError(Exception):

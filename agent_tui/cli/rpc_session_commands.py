@@ -1,6 +1,7 @@
 """pi's RPC commands on the session tree and its files: ``get_tree`` (pi's nested nodes),
-``fork`` (before a user message, as pi does), ``clone``, ``get_fork_messages``, ``new_session``
-and ``export_html``.
+``fork`` (before a user message, as pi does), ``clone``, ``get_fork_messages``, ``new_session``,
+``export_html``, ``switch_session`` and ``set_session_name``, and agent-tui's ``branch`` (move
+the leaf) and ``edit`` (hide, replace or restore an entry in the model's view).
 
 A fork or a clone writes a new session file beside the current one (its header naming it as
 ``parentSession``) and continues in it: the old file is closed first, so there is never a second
@@ -21,7 +22,7 @@ from agent_tui.cli.rpc_registry import LATER, CommandError, bool_field, command,
 from agent_tui.store.record import JSONObject
 
 if TYPE_CHECKING:
-    from agent_tui.cli.rpc_mode import RpcServer
+    from agent_tui.cli.rpc_server import RpcServer
 
 
 def _dumps(value: Any) -> str:
@@ -167,6 +168,59 @@ async def _export_html(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
     server.later(run())
     return LATER
+
+
+@command("branch")
+async def _branch(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    entry_id = text_field(cmd, "entryId")
+    assert entry_id is not None
+    server.idle("branch")
+    marker = server.session.branch(entry_id)
+    return {"markerId": marker, "leafId": server.session.leaf_id}
+
+
+@command("switch_session")
+async def _switch_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    target = text_field(cmd, "sessionPath")
+    assert target is not None
+    server.idle("switch_session")
+    path = Path(target).expanduser()
+    if not path.is_file():
+        raise CommandError(f"switch_session: no session file {target!r}")
+    await server.switch(path)
+    return {"cancelled": False}
+
+
+@command("edit")
+async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    entry_id = text_field(cmd, "entryId")
+    action = text_field(cmd, "action")
+    assert entry_id is not None
+    server.idle("edit")
+    if action == "hide":
+        edit_id = server.session.hide(entry_id)
+    elif action == "restore":
+        edit_id = server.session.restore(entry_id)
+    elif action == "replace":
+        content = cmd.get("content")
+        if not isinstance(content, str | list):
+            raise CommandError("edit: 'replace' needs 'content' (text, or a list of content blocks)")
+        edit_id = server.session.replace(entry_id, content)
+    else:
+        raise CommandError('edit: \'action\' must be "hide", "replace" or "restore"')
+    return {"editId": edit_id, "leafId": server.session.leaf_id}
+
+
+@command("set_session_name")
+async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    name = text_field(cmd, "name")
+    assert name is not None
+    if not name.strip():
+        raise CommandError("Session name cannot be empty")  # pi's words
+    server.idle("set_session_name")
+    server.session.rename(name)
+    server.lines.write({"type": "session_info_changed", "name": server.session.name})
+    return None
 
 
 __all__ = ["encode_tree", "user_text"]

@@ -1,0 +1,110 @@
+"""pi's RPC commands that read the session's state: ``get_state``, ``get_session_stats``,
+``get_messages``, ``get_last_assistant_text`` (pi's State), and agent-tui's ``get_context`` (the
+model's view at a leaf) and ``get_entries`` (the file's entries, or those after ``since``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_tui.cli.rpc_registry import CommandError, command, text_field
+from agent_tui.store.record import JSONObject
+
+if TYPE_CHECKING:
+    from agent_tui.cli.rpc_server import RpcServer
+
+
+@command("get_state")
+async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    agent, session = server.agent, server.session
+    data: JSONObject = {
+        "model": server.model_object(),
+        "thinkingLevel": agent.thinking_level,
+        "isStreaming": server.busy and not server.compacting,
+        "isCompacting": server.compacting,
+        "steeringMode": agent.loop.queue.steering_mode,
+        "followUpMode": agent.loop.queue.follow_up_mode,
+        "sessionFile": str(session.path),
+        "sessionId": session.id,
+        "leafId": session.leaf_id,
+        "autoCompactionEnabled": agent.config.compaction_settings(agent.model).enabled,
+        "messageCount": len(session.projection().messages),
+        "pendingMessageCount": len(agent.loop.queue),
+    }
+    if session.name:
+        data["sessionName"] = session.name
+    return data
+
+
+@command("get_session_stats")
+async def _get_session_stats(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    from agent_tui.projection.pricing import session_usage
+
+    session = server.session
+    entries = session.store.index.entries
+    totals = session_usage(entries)
+    roles = [e.role for e in entries if e.type == "message"]
+    calls = sum(
+        1
+        for e in entries
+        if e.role == "assistant"
+        for b in (e.message or {}).get("content") or []
+        if isinstance(b, dict) and b.get("type") == "toolCall"
+    )
+    tokens, window = server.agent.loop.context_usage()
+    return {
+        "sessionFile": str(session.path),
+        "sessionId": session.id,
+        "userMessages": roles.count("user"),
+        "assistantMessages": roles.count("assistant"),
+        "toolCalls": calls,
+        "toolResults": roles.count("toolResult"),
+        "totalMessages": len(roles),
+        "tokens": {
+            "input": totals.input,
+            "output": totals.output,
+            "cacheRead": totals.cache_read,
+            "cacheWrite": totals.cache_write,
+            "total": totals.tokens,
+        },
+        "cost": totals.cost if totals.priced else None,
+        "contextUsage": {
+            "tokens": tokens,
+            "contextWindow": window,
+            "percent": round(100 * tokens / window, 1),
+        },
+    }
+
+
+@command("get_messages")
+async def _get_messages(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    return {"messages": server.session.messages()}
+
+
+@command("get_context")
+async def _get_context(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    return server.session.context(text_field(cmd, "leafId", required=False))
+
+
+@command("get_entries")
+async def _get_entries(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    since = text_field(cmd, "since", required=False)
+    entries = server.session.entries()
+    if since is not None:
+        ids = [e.get("id") for e in entries]
+        if since not in ids:
+            raise CommandError(f"get_entries: no entry {since!r}")
+        entries = entries[ids.index(since) + 1 :]
+    return {"entries": entries, "leafId": server.session.leaf_id}
+
+
+@command("get_last_assistant_text")
+async def _get_last_assistant_text(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    for message in reversed(server.session.messages()):
+        if message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        texts = [b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+        if any(texts):
+            return {"text": "".join(texts)}
+    return {"text": None}
