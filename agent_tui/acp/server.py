@@ -16,38 +16,34 @@ included). Slash commands (``/compact``, ``/name``, ``/session``, then the user'
 and ``/skill:NAME``, expanded as the app expands them) are advertised with
 ``available_commands_update``. The permission modes are the session's modes
 (``session/set_mode``), and ``session/list`` lists what ``agent-tui sessions`` lists.
-The ``mcpServers`` of ``session/new`` and ``session/load`` (stdio and streamable HTTP, as
-``initialize`` advertises: :mod:`agent_tui.acp.mcp_servers`) are connected for that session, with
+The ``mcpServers`` of ``session/new`` and ``session/load`` (stdio, streamable HTTP and legacy
+SSE, as ``initialize`` advertises: :mod:`agent_tui.acp.mcp_servers`) are connected for that session, with
 the config file's servers and hooks as print mode loads them; their tools are gated like any
 MCP tool, and a server that fails is one thought line.
 
-stdout carries only the protocol: file descriptor 1 is pointed at stderr before anything runs,
-so nothing a library or a child process prints can corrupt the stream.
+This module is the agent (:class:`AgentTuiAcp`, the SDK's ``acp.interfaces.Agent`` methods);
+:mod:`agent_tui.acp.turn` streams one run's events to the editor, :mod:`agent_tui.acp.sessions`
+finds and lists session files, and :mod:`agent_tui.acp.stdio` is the process (the command line,
+the protocol's stdout: nothing else is written there).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import logging
-import os
 import sqlite3
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any
 
 from acp import (
     PROTOCOL_VERSION,
     RequestError,
-    run_agent,
     text_block,
     tool_content,
     update_agent_message_text,
-    update_agent_thought_text,
 )
 from acp.helpers import update_available_commands
 from acp.interfaces import Client
@@ -64,14 +60,12 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
-    SessionInfo,
     SessionInfoUpdate,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
     ToolCallUpdate,
-    UsageUpdate,
 )
 
 from agent_tui import __version__
@@ -80,46 +74,32 @@ from agent_tui.acp.client_fs import client_tools
 from agent_tui.acp.content import PromptBlock, prompt_text, user_content
 from agent_tui.acp.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
 from agent_tui.acp.mcp_servers import server_specs
+from agent_tui.acp.sessions import find_session, listed_sessions
+from agent_tui.acp.turn import pump
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
-from agent_tui.agent.prompt_files import PromptFileError, PromptFlags, add_resource_arguments
+from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.agent.tools import default_tools
 from agent_tui.providers.base import preload_sdk
 from agent_tui.sdk import (
     Agent,
-    AgentEvent,
-    CompactionFailed,
-    CompactionFinished,
-    CompactionStarted,
     Config,
     ConfigError,
     Decision,
-    Notice,
     PermissionMode,
     PermissionRequest,
     Permissions,
-    Retrying,
     SessionHandle,
     StoreError,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStreaming,
-    ToolFinished,
-    ToolStarted,
-    ToolUpdate,
-    TurnDone,
-    TurnError,
     create_agent,
     load_config,
     open_session,
 )
-from agent_tui.store.paths import session_dir_for, sessions_root
-from agent_tui.store.redact import StreamRedactor, redact_text
+from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
 
-STOP_REASONS = {"stop": "end_turn", "toolUse": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
 PERMISSION_OPTIONS = [
     PermissionOption(option_id=Decision.ALLOW_ONCE.value, name="Allow once", kind="allow_once"),
     PermissionOption(
@@ -353,25 +333,8 @@ class AgentTuiAcp:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """The sessions of ``cwd`` (every folder's without it), most recent first, as ``sessions`` lists them."""
-        from agent_tui.config import load_model_table
-        from agent_tui.library.search import Library
-
-        def read() -> list[SessionInfo]:
-            # the config file's prices, as the CLI's listing has them: the index's summaries are
-            # priced by one table, else each listing here and there would price them all again
-            load_model_table()
-            library = Library.for_cwd(
-                cwd or os.getcwd(), all_dirs=cwd is None, session_dir=self.options.session_dir
-            )
-            with library:
-                library.refresh(text=False)  # a listing: no full-text index
-                return [
-                    SessionInfo(session_id=s.id, cwd=s.cwd, title=s.title, updated_at=s.modified or None)
-                    for s in library.sessions()
-                ]
-
         try:
-            found = await asyncio.to_thread(read)
+            found = await asyncio.to_thread(listed_sessions, cwd, self.options.session_dir)
         except (OSError, sqlite3.Error) as e:
             raise RequestError.internal_error({"message": f"the session index cannot be read: {e}"}) from None
         start = int(cursor) if cursor and cursor.isdigit() else 0
@@ -402,7 +365,7 @@ class AgentTuiAcp:
             raise RequestError.invalid_params({"message": str(e)}) from None
         if expanded is not None:  # a prompt template or a skill: its text replaces what was typed
             content = [{"type": "text", "text": expanded}, *(b for b in content if b.get("type") != "text")]
-        return await self._pump(session_id, live, live.agent.prompt(content))
+        return await pump(self.conn, session_id, live, live.agent.prompt(content))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.sessions.get(session_id)
@@ -433,83 +396,7 @@ class AgentTuiAcp:
                 f"Entries: {len(live.session.entries())}\nContext: {used:,} of {window:,} tokens",
             )
             return PromptResponse(stop_reason="end_turn")
-        return await self._pump(session_id, live, live.agent.compact(argument or None))
-
-    async def _pump(self, session_id: str, live: Live, events: AsyncIterator[AgentEvent]) -> PromptResponse:
-        """Stream one run's events to the editor; the response's stop reason, or an error."""
-        send = self.conn.session_update
-        text, thought = StreamRedactor(), StreamRedactor()
-        announced: set[str] = set()
-        error: str | None = None
-        stop = "stop"
-
-        async def flush() -> None:
-            for redactor, make in ((text, update_agent_message_text), (thought, update_agent_thought_text)):
-                rest = redactor.flush()
-                if rest:
-                    await send(session_id, make(rest))
-
-        async for event in events:
-            if isinstance(event, TextDelta):
-                chunk = text.feed(event.text)
-                if chunk:
-                    await send(session_id, update_agent_message_text(chunk))
-            elif isinstance(event, ThinkingDelta):
-                chunk = thought.feed(event.text)
-                if chunk:
-                    await send(session_id, update_agent_thought_text(chunk))
-            elif isinstance(event, ToolCallStreaming):
-                await flush()
-                announced.add(event.call_id)
-                await send(session_id, updates.call_started(event.call_id, event.name, None, live.cwd))
-            elif isinstance(event, ToolStarted):
-                await flush()
-                live.calls[event.call_id] = (event.name, event.arguments)
-                if event.call_id not in announced:
-                    announced.add(event.call_id)
-                    await send(
-                        session_id, updates.call_started(event.call_id, event.name, event.arguments, live.cwd)
-                    )
-                await send(
-                    session_id, updates.call_running(event.call_id, event.name, event.arguments, live.cwd)
-                )
-            elif isinstance(event, ToolUpdate):  # a running bash's output so far
-                progress = updates.call_output(event.call_id, event.partial)
-                if progress is not None:
-                    await send(session_id, progress)
-            elif isinstance(event, ToolFinished):
-                _, arguments = live.calls.pop(event.call_id, (event.name, {}))
-                result = live.session.entry(event.entry_id).get("message")
-                await send(
-                    session_id, updates.call_finished(event.call_id, event.name, arguments, result, live.cwd)
-                )
-            elif isinstance(event, Retrying):
-                of = f" of {event.of}" if event.of else ""
-                note = f"retrying in {event.delay:.1f}s (attempt {event.attempt}{of}): {event.reason}\n"
-                await send(session_id, update_agent_thought_text(redact_text(note)[0]))
-            elif isinstance(event, CompactionStarted):
-                note = f"compacting the context ({event.reason}, {event.tokens_before:,} tokens)\n"
-                await send(session_id, update_agent_thought_text(note))
-            elif isinstance(event, CompactionFinished):
-                note = f"Compacted: {event.tokens_before:,} -> {event.tokens_after:,} tokens"
-                await send(session_id, update_agent_message_text(note))
-            elif isinstance(event, CompactionFailed):
-                await send(session_id, update_agent_message_text(redact_text(event.message)[0]))
-            elif isinstance(event, Notice):  # an MCP server failed, a hook spoke, what was not loaded
-                line = visible_line(redact_text(event.text)[0])
-                print(f"agent-tui: {line}", file=sys.stderr)
-                await send(session_id, update_agent_thought_text(f"agent-tui: {line}\n"))
-            elif isinstance(event, TurnError):
-                error = event.message
-            elif isinstance(event, TurnDone):
-                stop = event.stop_reason
-        await flush()
-        with contextlib.suppress(Exception):  # a figure for the editor's status, never a reason to fail
-            used, window = live.agent.loop.context_usage()
-            await send(session_id, UsageUpdate(session_update="usage_update", used=used, size=window))
-        if stop == "error":
-            raise RequestError.internal_error({"message": redact_text(error or "the turn failed")[0]})
-        return PromptResponse(stop_reason=cast(Any, STOP_REASONS.get(stop, "end_turn")))
+        return await pump(self.conn, session_id, live, live.agent.compact(argument or None))
 
     # -- permissions ---------------------------------------------------------------------------
 
@@ -561,104 +448,4 @@ class AgentTuiAcp:
                 await task
 
 
-def find_session(session_id: str, cwd: str, session_dir: str | None = None) -> Path | None:
-    """A session file by its path, or by its id: in the cwd's folder first, then in any folder."""
-    path = Path(session_id).expanduser()
-    if session_id.endswith(".jsonl") and path.is_file():
-        return path
-    if not session_id or any(c in session_id for c in "/\\*?[]"):
-        return None
-    pattern = f"*_{session_id}.jsonl"
-    for found in sorted(session_dir_for(cwd, session_dir).glob(pattern)):
-        return found
-    if session_dir is None:
-        for found in sorted(sessions_root().glob(f"*/{pattern}")):
-            return found
-    return None
-
-
-# -- stdio -------------------------------------------------------------------------------------
-
-
-def protocol_stdout() -> BinaryIO:
-    """The real stdout, for the protocol alone; fd 1 becomes a copy of stderr from now on."""
-    sys.stdout.flush()
-    out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return out
-
-
-class _WriteProtocol(asyncio.streams.FlowControlMixin):
-    pass
-
-
-async def stdio_streams(out: BinaryIO) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(_WriteProtocol, out)
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
-
-
-async def serve(options: Options, out: BinaryIO) -> None:
-    agent = AgentTuiAcp(options)
-    reader, writer = await stdio_streams(out)
-    try:
-        await run_agent(cast(Any, agent), writer, reader)
-    finally:
-        await agent.shutdown()
-
-
-def add_parser(sub: Any) -> None:
-    p = sub.add_parser("acp", help="an Agent Client Protocol agent on stdio (Zed, Toad, JetBrains)")
-    p.add_argument("--provider", help="the provider (agent-tui --list-models shows them with their models)")
-    p.add_argument(
-        "--model", help="model: provider/id, an unambiguous part of an id, with :level for thinking"
-    )
-    p.add_argument("--base-url", help="the API's base URL")
-    p.add_argument("--thinking", help="thinking level")
-    p.add_argument(
-        "--permissions",
-        choices=("ask", "auto", "read-only"),
-        help="ask the editor before commands and writes outside the cwd (the default), auto, or read-only",
-    )
-    p.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
-    p.add_argument(
-        "--trust-project",
-        action="store_true",
-        help="load this folder's own MCP servers (.mcp.json) and hooks (the editor's servers need no trust)",
-    )
-    p.add_argument("--system-prompt", metavar="TEXT|@FILE", help="replace the default system prompt")
-    p.add_argument(
-        "--append-system-prompt",
-        metavar="TEXT|@FILE",
-        action="append",
-        default=[],
-        help="add to the system prompt",
-    )
-    p.add_argument("-nc", "--no-context-files", action="store_true", help="leave AGENTS.md and CLAUDE.md out")
-    add_resource_arguments(p)
-
-
-def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    options = Options(
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        thinking=args.thinking,
-        permissions=args.permissions,
-        session_dir=args.session_dir,
-        trust_project=args.trust_project,
-        prompt_flags=PromptFlags.of(args),
-    )
-    out = protocol_stdout()
-    try:
-        asyncio.run(serve(options, out))
-    except KeyboardInterrupt:
-        return 130
-    return 0
-
-
-__all__ = ["AgentTuiAcp", "Options", "add_parser", "find_session", "run"]
+__all__ = ["COMMAND_NAMES", "AgentTuiAcp", "Live", "Options"]

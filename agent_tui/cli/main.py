@@ -182,10 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve(args[1:])
     if args and args[0] == "acp":
-        from agent_tui.acp import server  # the protocol package is imported only on this path
+        from agent_tui.acp import stdio as acp_stdio  # the protocol package is imported only on this path
 
         acp_parser = argparse.ArgumentParser(prog="agent-tui")
-        server.add_parser(acp_parser.add_subparsers(dest="command", required=True))
+        acp_stdio.add_parser(acp_parser.add_subparsers(dest="command", required=True))
         parsed_acp = acp_parser.parse_args(args)
         from agent_tui.cli import model_flags
 
@@ -193,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem is not None:
             print(visible_line(problem), file=sys.stderr)
             return 1
-        return server.run(parsed_acp)
+        return acp_stdio.run(parsed_acp)
     from agent_tui import __version__
 
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")

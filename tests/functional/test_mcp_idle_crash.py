@@ -3,7 +3,6 @@ when it happens, not at its next call; the next call starts it again, or fails s
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -16,7 +15,7 @@ import pytest
 from agent_tui.agent.events import Notice
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.trust import TrustStore
-from tests.support.agent_support import Harness
+from tests.support.agent_support import Harness, until
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.support.print_env import Env
 from tests.support.processes import children
@@ -39,14 +38,6 @@ def time_server(tmp: Path) -> tuple[dict[str, Any], Path]:
         "runpy.run_module('mcp_server_time', run_name='__main__')\n"
     )
     return {"command": PY, "args": [str(launcher)], "startup_timeout": 60}, blocked
-
-
-async def until(condition: Any, what: str, seconds: float = 60) -> None:
-    for _ in range(int(seconds * 20)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def kill_the_server() -> int:

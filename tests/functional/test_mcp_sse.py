@@ -4,7 +4,6 @@ process on 127.0.0.1, its tools called by the model through the fake model serve
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -18,7 +17,7 @@ from agent_tui.agent.trust import TrustStore
 from agent_tui.library.export import export_jsonl, export_markdown
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
-from tests.support.agent_support import Harness
+from tests.support.agent_support import Harness, until
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.support.mcp_http import http_mcp_server
 from tests.support.processes import children
@@ -49,14 +48,6 @@ def extensions(h: Harness, servers: dict[str, Any], said: list[str] | None = Non
 def web(url: str, transport: str) -> dict[str, Any]:
     kind = {"sse": "sse", "streamable-http": "http"}[transport]
     return {"type": kind, "url": url, "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}
-
-
-async def until(condition: Any, what: str, seconds: float = 60) -> None:
-    for _ in range(int(seconds * 20)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def free_port() -> int:

@@ -99,11 +99,11 @@ def test_the_app_loads_the_same_paths(tmp_path: Path) -> None:
 def test_acp_takes_the_same_flags() -> None:
     import argparse
 
-    from agent_tui.acp import server
+    from agent_tui.acp import stdio
     from agent_tui.agent.prompt_files import PromptFlags
 
     parser = argparse.ArgumentParser(prog="agent-tui")
-    server.add_parser(parser.add_subparsers(dest="command", required=True))
+    stdio.add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(
         ["acp", "--skill", "a", "--skill", "b", "-ns", "--prompt-template", "t.md", "-np"]
     )

@@ -9,12 +9,13 @@ the session as it was at that moment.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import json
 import sys
 import threading
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,16 @@ def context_body(path: Path, fmt: str, model: str | None = None, api: str | None
     finally:
         sys.stdout = real
     return json.loads(buffer.getvalue())
+
+
+async def until(condition: Callable[[], object], what: str, seconds: float = 60) -> None:
+    """Poll ``condition`` every 50 ms until it holds, or fail saying ``what`` did not happen within
+    ``seconds`` (a loaded machine is slow, not wrong)."""
+    for _ in range(int(seconds * 20)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 @dataclass
