@@ -534,6 +534,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
         so each frame of the typing takes twice as long."""
         if projection is not self.projection:
             return  # a later refresh fills it
+        if self._closing_views():
+            return
         now = time.monotonic()
         wait = self.composer.typed_at + TYPING_PAUSE - now
         if wait > 0 and now - since < TYPING_PATIENCE:
@@ -637,6 +639,12 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     # -- the edit preview: what h / e / u / p would do to the selected entry ----------
 
+    def _closing_views(self) -> bool:
+        """Whether the main screen's widgets are gone or going: the app's own timers outlive them
+        while it closes, and one falling due then must not look them up."""
+        screen = self._main_screen
+        return screen is None or not screen.is_attached or screen.query_one_optional(Composer) is None
+
     def _schedule_edit_preview(self) -> None:
         """Work the preview out once the cursor rests (each move restarts the wait)."""
         if self._preview_timer is not None:
@@ -646,7 +654,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def _show_edit_preview(self) -> None:
         started = time.perf_counter()
         self._preview_timer = None
-        if self._main_screen is None or not self._main_screen.is_attached:  # the app is closing
+        if self._closing_views():
             return
         panel = self.panel
         target = self.selected_id

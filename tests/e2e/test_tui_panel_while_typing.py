@@ -60,3 +60,20 @@ async def test_the_panels_recount_waits_until_typing_pauses(
             "recounted while the keys came",
             [round(f - last_key, 3) for f in fills],
         )
+
+
+async def test_a_recount_due_while_the_app_closes_does_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recount's timer belongs to the app, which outlives its screen's widgets while it closes:
+    a recount falling due then found no composer and the app died with a traceback."""
+    path = linear_session(tmp_path / "sessions" / "big.jsonl", 20)
+    app = make_app(tmp_path, path, agent_factory=ScriptedFactory(reply="Done."))
+    fills: list[Any] = []
+    monkeypatch.setattr(AgentTuiApp, "_fill_panel", lambda self, projection: fills.append(projection))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.refreshed[0] == len(app.index), "the first view")
+        await app.composer.remove()  # what closing does first
+        app._fill_panel_when_typing_pauses(app.projection, time.monotonic())
+        await pilot.pause()
+        assert fills == []
