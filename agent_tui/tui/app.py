@@ -31,7 +31,7 @@ from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, TextArea
@@ -171,8 +171,11 @@ class AgentTuiApp(OneLineCrash, App[None]):
         ),
     ]
 
-    selected_id: reactive[str | None] = reactive(None)
-    busy: reactive[bool] = reactive(False)
+    # vars, not reactives: the App draws nothing, and a reactive's change repaints the whole screen
+    # (a full update: every widget redrawn, 15-20 ms at 160x50, at each turn's start and end and
+    # at every tree row the cursor passed)
+    selected_id: var[str | None] = var(None)
+    busy: var[bool] = var(False)
 
     def __init__(self, config: TuiConfig) -> None:
         super().__init__()
@@ -518,14 +521,17 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._schedule_edit_preview()
 
     async def _next_frame(self) -> None:
-        """One pane's repaint per frame after an append, with the keys typed meanwhile in between
-        (the panel, the tree and the chat repainted in the same frames: up to 35 ms each at 160x50)."""
+        """One pane's repaint per frame after an append, with a frame for the keys typed meanwhile
+        in between (the panel, the tree and the chat repainted in the same frames: up to 35 ms each
+        at 160x50; and a key typed while one pane was drawn, drawn with the next pane, waited for
+        two such frames)."""
         if self.first_paint_at is None:
             # opening: this runs in the main screen's mount handler, where no frame can come
             # before it returns; let the keys in, no more
             await asyncio.sleep(0)
             return
-        await frame_timer.next_frame(self.main_screen, NEXT_FRAME_WAIT)
+        await frame_timer.next_frame(self.main_screen, NEXT_FRAME_WAIT)  # the pane's
+        await frame_timer.next_frame(self.main_screen, NEXT_FRAME_WAIT)  # the keys'
 
     def _fill_panel_when_typing_pauses(self, projection: Projection, since: float) -> None:
         """Fill the panel once no key has come for :data:`TYPING_PAUSE` (or :data:`TYPING_PATIENCE`

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from agent_tui.tui.frame_timer import FrameTimer
+from agent_tui.tui.region_compositor import RegionCompositor
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
@@ -83,6 +84,7 @@ class MainScreen(Screen[None]):
         on_wanted: Callable[[Pane, bool], None] | None = None,
     ) -> None:
         super().__init__(id="main-screen")
+        self._compositor = RegionCompositor()  # a frame renders what changed, not a box around it
         self._history = history
         self._on_ready = on_ready  # run once the panes are mounted (the app opens its session)
         self._on_wanted = on_wanted  # the user showed or hid a pane that fits (the app saves it)

@@ -21,6 +21,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from agent_tui.tui.widgets import steady_scrollbars
+
 RowRenderer = Callable[[int], Text]
 
 
@@ -32,6 +34,8 @@ class RowList(ScrollView, can_focus=True):
     """
 
     COMPONENT_CLASSES = {"row-list--cursor"}  # noqa: RUF012
+
+    _size_updated = steady_scrollbars.size_updated  # no scrollbar redraw at every layout
 
     BINDINGS = [  # noqa: RUF012
         Binding("up", "cursor(-1)", "Up", show=False),

@@ -36,6 +36,7 @@ from agent_tui.tui.tree_state import (
     is_branch_marker,
     other_roots,
 )
+from agent_tui.tui.widgets import steady_scrollbars
 
 FLAT_TAIL = 200
 RANGE_SIZE = 500
@@ -48,6 +49,8 @@ class SessionTree(Tree[TreeItem]):
     #: The label colours, one per theme colour the labels use (``_colour("accent")``).
     COLOURS: ClassVar[tuple[str, ...]] = ("primary", "secondary", "accent", "warning", "error", "success")
     COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {f"session-tree--{c}" for c in COLOURS}
+
+    _size_updated = steady_scrollbars.size_updated  # no scrollbar redraw at every layout
 
     DEFAULT_CSS = """
     SessionTree { scrollbar-size-vertical: 1; overflow-x: hidden; }
