@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import urllib.request
 from typing import Any
 
 import pytest
@@ -122,3 +123,37 @@ async def test_an_http_server_that_dies_while_idle_is_said_when_it_happens_and_t
             assert len(said) == 1
     finally:
         await ext.close()
+
+
+async def test_a_streamable_http_session_the_server_ended_is_said_and_the_next_call_starts_another(
+    h: Harness, server: FakeModelServer
+) -> None:
+    """The server ends our session while we are idle (as a server started again at the same address
+    knows none of the old ones): every request naming it gets 404. That is one line when it happens,
+    and the next call starts a new session, where before every later call failed."""
+    said: list[str] = []
+    with http_mcp_server(TOKEN) as url:
+        ext = extensions(h, {"web": web(url, "streamable-http")}, said)
+        server.push(
+            anthropic_stream(tool_use("toolu_1", "mcp__web__session_id", {})), anthropic_stream(text("a"))
+        )
+        try:
+            await h.run("which session?")
+            first = h.messages("toolResult")[0]["content"][0]["text"]
+            assert first.strip() and "(" not in first
+            ended = urllib.request.Request(url, method="DELETE", headers={"mcp-session-id": first})
+            with urllib.request.urlopen(ended, timeout=30) as response:
+                assert response.status in (200, 204)
+            await until(lambda: said, "the line about the ended session")
+            assert said == [
+                'MCP server "web" failed: the server went away while idle (its next call starts it again)'
+            ]
+            server.push(
+                anthropic_stream(tool_use("toolu_2", "mcp__web__session_id", {})), anthropic_stream(text("b"))
+            )
+            await h.run("and now?")
+            again = h.messages("toolResult")[-1]
+            assert not again["isError"] and again["content"][0]["text"] not in ("", first)
+            assert ext.mcp is not None and ext.mcp.servers["web"].state == "ready"
+        finally:
+            await ext.close()

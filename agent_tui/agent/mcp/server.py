@@ -13,10 +13,11 @@ configured logging, as ``agent-tui acp`` does to its stderr, and it names no hea
 A server that dies while idle turns ``failed`` when it happens, not at its next call: the
 connection task watches the stream the session reads, which ends when a stdio server's stdout
 closes or an SSE server's event stream does; a streamable-HTTP server is seen gone when it
-refuses the connection its client reopens for the server's messages (a second after it dropped,
-see :class:`_GoneWatch`). A server that was ready and then died is ``restartable``: its tools stay offered, and the next
-call to one starts it again (at most :data:`MAX_RESTARTS` times per process) or fails with one
-error saying why.
+refuses the connection its client reopens for the server's messages (a second after it dropped),
+or answers it 404, our session being over (see :class:`GoneWatch`). A server that was ready and
+then died is ``restartable``: its tools stay offered, and the next call to one starts it again
+(a new session; at most :data:`MAX_RESTARTS` times per process) or fails with one error saying
+why.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from agent_tui.terminal_text import visible_line
 
 STATES = ("starting", "ready", "failed", "disabled", "stopped")
 STDERR_TAIL = 300  # characters of a failed server's stderr (its last 3 lines) shown in its reason
+SESSION_HEADER = "mcp-session-id"  # streamable HTTP's session id, on every request after initialize
 HTTP_TIMEOUT = 30.0  # seconds to connect to (and send to) a streamable-HTTP or SSE server
 MAX_RESTARTS = 3  # times a call restarts a server that died after it was ready, per process
 
@@ -202,10 +204,10 @@ class McpServer:
     ) -> Any:
         """The HTTP client of a streamable-HTTP or SSE connection (the SDK's factory signature):
         no read timeout (an SSE stream is quiet while the server is idle; a call has its own), and
-        a server that stops taking connections ends the connection at once (see :class:`_GoneWatch`)."""
+        a server that stops taking connections ends the connection at once (see :class:`GoneWatch`)."""
         import httpx2
 
-        transport: Any = _GoneWatch(httpx2.AsyncHTTPTransport(), self._ended)
+        transport: Any = GoneWatch(httpx2.AsyncHTTPTransport(), self._ended)
         return httpx2.AsyncClient(
             headers=headers, auth=auth, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None), transport=transport
         )
@@ -318,13 +320,15 @@ class McpServer:
         self._fail(detail)
 
 
-class _GoneWatch:
+class GoneWatch:
     """An HTTP transport noting when the server is gone: a connection it refuses (nothing listens
-    any more: it exited, was killed).
+    any more: it exited, was killed), or a 404 to a request naming the session (the spec's "that
+    session is over": a server started again at the same address knows only new sessions).
 
     A streamable-HTTP server that dies while idle is otherwise said nowhere: the SDK reconnects
     its server-to-client stream (the GET) a second later, fails, and gives up silently, so the
-    death would show only at the next call. That reconnect is what this sees."""
+    death would show only at the next call, and a server started again meanwhile would answer
+    every later call "session terminated". That reconnect is what this sees."""
 
     def __init__(self, inner: Any, gone: asyncio.Event) -> None:
         self._inner = inner
@@ -334,15 +338,18 @@ class _GoneWatch:
         import httpx2
 
         try:
-            return await self._inner.handle_async_request(request)
+            response = await self._inner.handle_async_request(request)
         except httpx2.ConnectError:
             self._gone.set()
             raise
+        if response.status_code == 404 and SESSION_HEADER in request.headers:
+            self._gone.set()
+        return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    async def __aenter__(self) -> _GoneWatch:
+    async def __aenter__(self) -> GoneWatch:
         await self._inner.__aenter__()
         return self
 
@@ -433,4 +440,4 @@ def _describe(error: BaseException) -> str:
     return visible_line(redact_text(text)[0])
 
 
-__all__ = ["MAX_RESTARTS", "STATES", "McpCallError", "McpServer"]
+__all__ = ["MAX_RESTARTS", "STATES", "GoneWatch", "McpCallError", "McpServer"]
