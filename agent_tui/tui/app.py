@@ -306,6 +306,11 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.notify(problem, title="keys", severity="warning", timeout=10)
         if self.keymap:
             self.set_keymap(self.keymap)
+            palette = self.keymap.get("palette")
+            if palette:
+                # the footer's right-hand key is whatever binds this attribute's key: the
+                # palette's own (else, with pi's keys, Ctrl+P's "Next model" sat there)
+                self.COMMAND_PALETTE_BINDING = palette.split(",")[0]  # type: ignore[misc]
 
     async def on_event(self, event: events.Event) -> None:
         # text typed in a pane goes to the composer as it is read, before the keys behind it
