@@ -106,6 +106,7 @@ class EditPreview:
         if fields.get("type") == "context_edit" and self.estimated is not None:
             # after the edit the figure is all estimated (the reported usage predates it)
             change = compare(self.projection, after, self.estimated, self._count)
+            change.estimated_before = self.estimated
             change.tokens_before = self.total
             return change
         return compare(self.projection, after, self.total, self._count)
@@ -154,9 +155,7 @@ class EditPreview:
         if isinstance(change, str):
             return change
         now = self.tokens_now(target_id)
-        # the entry's own difference (the context figure may also lose its reported usage)
-        base = self.estimated if self.estimated is not None else change.tokens_before
-        own = change.tokens_after - base
+        own = change.delta  # the entry's own difference (the figure may also lose its reported usage)
         line = (
             f"replacement {plural(now + own, 'token')} (now {now:,}, {signed(own)}) · "
             f"context {change.tokens_before:,} → {change.tokens_after:,}"

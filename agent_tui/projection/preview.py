@@ -52,10 +52,20 @@ class Change:
     placeholders: int = 0  # more (or, negative, fewer) "No result provided" results prepare adds
     repairs_added: list[str] = field(default_factory=list)
     repairs_removed: list[str] = field(default_factory=list)
+    #: The estimate the change is worked out from, when ``tokens_before`` is a reported figure the
+    #: edit ends (the context after an edit is all estimated): the delta is the edit's own.
+    estimated_before: int | None = None
 
     @property
     def delta(self) -> int:
-        return self.tokens_after - self.tokens_before
+        """What the edit itself adds (negative: takes out), whatever the figure is made of."""
+        base = self.tokens_before if self.estimated_before is None else self.estimated_before
+        return self.tokens_after - base
+
+    @property
+    def becomes_estimate(self) -> bool:
+        """The context figure changes from reported to estimated by more than the edit's own delta."""
+        return self.estimated_before is not None and self.estimated_before != self.tokens_before
 
     @property
     def unchanged(self) -> bool:
@@ -80,7 +90,10 @@ class Change:
             f"{action} {target}: {signed(self.delta)} {noun} "
             f"(context {self.tokens_before:,} → {self.tokens_after:,})"
         )
-        return "; ".join([head, *self.notes(target)])
+        notes = self.notes(target)
+        if self.becomes_estimate:
+            notes.append("the figure becomes an estimate (the reported usage is from before the edit)")
+        return "; ".join([head, *notes])
 
     def notes(self, target: str) -> list[str]:
         """What else changes, beyond the target's own tokens."""
