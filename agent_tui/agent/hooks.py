@@ -24,8 +24,10 @@ Exit code 0: the stdout may be Claude Code's JSON (``decision``/``reason``, ``co
 Exit code 2 blocks: its stderr is the reason. Any other failure, and a timeout, is one line for the
 user and blocks nothing.
 
-``PreToolUse`` decides as Claude Code documents (several hooks: deny over ask over allow):
-``deny`` (or exit 2) blocks the call, the reason going to the model; ``ask`` puts agent-tui's
+``PreToolUse`` decides as Claude Code documents (several hooks: deny over defer over ask over
+allow): ``deny`` (or exit 2) blocks the call, the reason going to the model; ``defer`` hands the
+call back to whoever runs ``agent-tui -p`` (see ``agent.deferred_calls``; its reason and
+``updatedInput`` are ignored); ``ask`` puts agent-tui's
 permission question even where nothing would have asked; ``allow`` skips the question, but only
 from a hook of a source the user trusts (:attr:`HookCommand.trusted`: the user's config, the
 user's Claude Code settings, a trusted folder's settings) and never for what no hook may approve
@@ -98,7 +100,7 @@ class HookOutcome:
     blocked: bool = False
     reason: str = ""  # why it was blocked (exit 2's stderr, or the JSON reason)
     context: list[str] = field(default_factory=list)  # text for the model
-    decision: str | None = None  # PreToolUse: "allow" or "ask" (a deny is ``blocked``)
+    decision: str | None = None  # PreToolUse: "allow", "ask" or "defer" (a deny is ``blocked``)
     decision_reason: str = ""  # the ask's (or allow's) permissionDecisionReason, for the user
     updated_input: dict[str, Any] | None = None
     notices: list[str] = field(default_factory=list)  # one line each, for the user
@@ -316,18 +318,22 @@ def _merge(
     if hook.event == "PreToolUse":
         permission = specific.get("permissionDecision")
         legacy = {"approve": "allow", "block": "deny"}.get(str(decision)) if decision else None
-        permission = permission if permission in ("allow", "deny", "ask") else legacy
+        permission = permission if permission in ("allow", "deny", "ask", "defer") else legacy
         why = str(specific.get("permissionDecisionReason") or reason)
         if permission == "deny":
             outcome.blocked = True
             outcome.reason = f"{outcome.reason}\n{why or f'denied by {name}'}".strip()
+        elif permission == "defer":  # over ask and allow; its reason is not shown to anyone
+            outcome.decision, outcome.decision_reason = "defer", ""
         elif permission == "allow" and not hook.trusted:  # never widens a permission
             outcome.notices.append(f"{name} from {hook.source} said allow: ignored (not a source you trust)")
-        elif outcome.decision != "ask" and (permission == "ask" or (permission and outcome.decision is None)):
+        elif outcome.decision not in ("ask", "defer") and (
+            permission == "ask" or (permission and outcome.decision is None)
+        ):
             # ask wins over allow; the first ask's (or allow's) reason is kept
             outcome.decision, outcome.decision_reason = permission, _line(why)
         updated = specific.get("updatedInput")
-        if isinstance(updated, Mapping):
+        if isinstance(updated, Mapping) and permission != "defer":
             outcome.updated_input = dict(updated)
     elif decision == "block":
         outcome.blocked = True

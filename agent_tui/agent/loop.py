@@ -37,6 +37,7 @@ from pathlib import Path
 from agent_tui.agent import loop_hooks, turn_prepare
 from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.compaction_run import compact_at_threshold, run_branch_summary, run_compaction
+from agent_tui.agent.deferred_calls import deferred_call
 from agent_tui.agent.events import (
     AgentEvent,
     Emit,
@@ -136,6 +137,9 @@ class AgentLoop:
         #: show them; off by default, so the app's event loop is not woken for them
         self.tool_updates = False
         self.stop_hook_limit = 5  # continuations a Stop hook may ask for in one turn
+        #: hand a call a PreToolUse hook deferred back (print mode: agent.deferred_calls); off in the
+        #: app, where a deferral is ignored with a warning, as in Claude Code's interactive sessions
+        self.defer_tool_calls = False
         self._threshold_blocked = False  # a PreCompact hook blocked this turn's threshold compaction
 
     def projection(self) -> Projection:
@@ -237,12 +241,20 @@ class AgentLoop:
 
     async def _turn(self, prompt: str | list[JSONObject] | None, io: TurnIO) -> StopReason:
         self._threshold_blocked = False
+        # a call a PreToolUse hook deferred, run first when the session is continued without a prompt
+        resumed = deferred_call(self.session.index.active_path()) if prompt is None else None
         await self._prepare_settings(io)
-        ext = self.extensions
-        if ext is not None and not await turn_prepare.prepare_extensions(
-            ext, self.permissions, self.projection(), io
-        ):
-            return "aborted"
+        start_context: list[str] = []  # what SessionStart hooks add (after a resumed call's result)
+        if self.extensions is not None:
+            found = await turn_prepare.prepare_extensions(
+                self.extensions, self.permissions, self.projection(), io
+            )
+            if found is None:
+                return "aborted"
+            start_context = found
+        if resumed is None:
+            await turn_prepare.add_context(start_context, "SessionStart", io)
+            start_context = []
         await turn_prepare.prepare_system(
             io, self.projection(), self.cwd, self.active_tools(), self.resources, self.global_context_dir
         )
@@ -255,16 +267,26 @@ class AgentLoop:
             await turn_prepare.add_context(context, "UserPromptSubmit", io)
         # pi polls the steering queue once before the first call (typed while the turn was starting)
         pending = self.queue.drain("steer")
-        if prompt is None and not pending:
+        if prompt is None and not pending and resumed is None:
             pending = self.queue.drain("follow_up")
-        if prompt is None and not pending:
+        if prompt is None and not pending and resumed is None:
             last = prepare(self.projection().messages).messages
             if not last or last[-1].role == "assistant":
                 io.emit(TurnError("nothing to continue: the last message is the model's (send a prompt)"))
                 return "error"
+        calls, reason = ([resumed[0]], resumed[1]) if resumed is not None else ([], "stop")
         overflows = 0  # context overflows this turn: each is compacted until the request fits, then retried
         stop_hooks = 0  # continuations Stop hooks asked for
         while True:
+            if calls:
+                if await run_tool_calls(calls, reason, self._tool_setup(), io) is not None:
+                    return "stop"  # a PreToolUse hook deferred the call: handed back, the turn ends
+                if io.aborted:
+                    return "aborted"
+                await turn_prepare.add_context(start_context, "SessionStart", io)
+                start_context = []
+                # Every call of this message has its result: steering typed meanwhile goes in now.
+                pending = [*pending, *self.queue.drain("steer")]
             await self._deliver(pending, io)
             pending = []
             if io.aborted:
@@ -279,6 +301,7 @@ class AgentLoop:
                     outcome, self._overflow_setup(io), io, last_try=overflows >= MAX_OVERFLOW_RETRIES
                 )
                 if problem is None:
+                    calls = []
                     continue
                 io.emit(TurnError(problem))
                 return "aborted" if io.aborted else "error"
@@ -289,12 +312,9 @@ class AgentLoop:
                 return reason
             calls = [b for b in outcome.message["content"] if b.get("type") == "toolCall"]
             if calls:
-                await run_tool_calls(calls, reason, self._tool_setup(), io)
-                if io.aborted:
-                    return "aborted"
-            # Every call of this message has its result: steering typed meanwhile goes in now.
+                continue  # run at the top, then the next model call
             pending = self.queue.drain("steer")
-            if calls or pending:
+            if pending:
                 continue
             # The agent would stop here: a follow-up continues it (pi's outer loop).
             pending = self.queue.drain("follow_up")
@@ -321,6 +341,7 @@ class AgentLoop:
             self.extensions,
             updates=self.tool_updates,
             grace=self.tool_grace,
+            defer=self.defer_tool_calls,
         )
 
     def _overflow_setup(self, io: TurnIO) -> OverflowSetup:

@@ -80,11 +80,13 @@ async def prompt_submit(
 @dataclass(frozen=True, slots=True)
 class ToolGate:
     """A tool call after its ``PreToolUse`` hooks: the arguments it runs with and the hooks' vote
-    for the permission check, or the error result that replaces it."""
+    for the permission check, or the error result that replaces it; ``deferred`` when a hook
+    deferred it (:mod:`agent_tui.agent.deferred_calls`: the arguments unchanged, no vote)."""
 
     args: JSONObject
     vote: HookVote | None = None
     refusal: ToolResult | None = None
+    deferred: bool = False
 
 
 def _vote(outcome: HookOutcome) -> HookVote | None:
@@ -98,7 +100,8 @@ def _vote(outcome: HookOutcome) -> HookVote | None:
 async def pre_tool(ext: Extensions, tool: Tool, args: JSONObject, call_id: str, emit: Emit) -> ToolGate:
     """``PreToolUse``: exit 2 (its stderr) and ``permissionDecision: "deny"`` (its reason) refuse the
     call, the reason going to the model; ``updatedInput`` replaces the arguments (validated again);
-    ``ask`` / ``allow`` are the vote :meth:`Permissions.check` weighs."""
+    ``ask`` / ``allow`` are the vote :meth:`Permissions.check` weighs; ``defer`` marks the call
+    deferred (what comes of it is the tool pipeline's to say)."""
     if not ext.hooks.has("PreToolUse"):
         return ToolGate(args)
     outcome = await ext.pre_tool(tool.name, args, call_id)
@@ -107,6 +110,8 @@ async def pre_tool(ext: Extensions, tool: Tool, args: JSONObject, call_id: str, 
         return ToolGate(
             args, refusal=ToolResult.text(f"Blocked by a PreToolUse hook: {outcome.reason}", is_error=True)
         )
+    if outcome.decision == "defer":
+        return ToolGate(args, deferred=True)
     if outcome.updated_input is not None:
         try:
             args = validate_arguments(tool, outcome.updated_input)

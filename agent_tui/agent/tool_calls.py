@@ -6,7 +6,8 @@ message, an abort, an unknown tool or bad arguments give the call its error resu
 is the call's error result) and *executed* (a task: the started calls run concurrently). Then each
 result is *finalized* in call order once it is in: the ``PostToolUse`` hooks of a call that ran,
 its ``toolResult`` entry appended, ``ToolFinished``. An abort gives every call still running
-:attr:`ToolSetup.grace` seconds to stop by itself, then cancels it; no call is left without a result.
+:attr:`ToolSetup.grace` seconds to stop by itself, then cancels it; no call is left without a result,
+but one a ``PreToolUse`` hook deferred (:mod:`agent_tui.agent.deferred_calls`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent_tui.agent import loop_hooks
+from agent_tui.agent import deferred_calls, loop_hooks
 from agent_tui.agent.events import ToolFinished, ToolStarted, ToolUpdate
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import HookVote, Permissions
@@ -49,6 +50,7 @@ class ToolSetup:
     extensions: Extensions | None = None  # the hooks (None: no hooks)
     updates: bool = False  # emit ToolUpdate events (a running tool's partial output)
     grace: float = 2.0  # seconds a running tool gets to stop by itself after an abort
+    defer: bool = False  # a deferred call is handed back (print mode); else the deferral is ignored
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,20 +64,36 @@ class PreparedCall:
     guard: WriteGuard | None = None
 
 
-async def run_tool_calls(calls: list[JSONObject], stop_reason: str, setup: ToolSetup, io: TurnIO) -> None:
-    """Run the message's ``calls`` (its stop reason ``stop_reason``): one result entry each, in order."""
+class Deferred:
+    """A call a PreToolUse hook deferred, handed back (:attr:`ToolSetup.defer`, a lone call)."""
+
+
+DEFERRED = Deferred()
+
+
+async def run_tool_calls(
+    calls: list[JSONObject], stop_reason: str, setup: ToolSetup, io: TurnIO
+) -> JSONObject | None:
+    """Run the message's ``calls`` (its stop reason ``stop_reason``): one result entry each, in order.
+    Returns the call a PreToolUse hook deferred (nothing run, its marker entry appended), else None."""
     by_name = {t.name: t for t in setup.tools}
     started: list[tuple[JSONObject, asyncio.Task[ToolResult] | ToolResult]] = []
     try:
         for call in calls:
             args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
             io.emit(ToolStarted(str(call.get("id")), str(call.get("name")), dict(args or {})))
-            started.append((call, await _start(call, stop_reason, by_name, setup, io)))
+            item = await _start(call, stop_reason, by_name, setup, io, alone=len(calls) == 1)
+            if isinstance(item, Deferred):
+                await io.append(deferred_calls.marker(call))
+                loop_hooks.say([deferred_calls.handed_back(call)], io.emit)
+                return call
+            started.append((call, item))
         for call, item in started:
             result = item if isinstance(item, ToolResult) else await wait_result(item, io, setup.grace)
             await finalize_call(call, result, not isinstance(item, ToolResult), setup, io)
         if setup.extensions is not None:
             loop_hooks.say(setup.extensions.take_notices(), io.emit)
+        return None
     finally:  # the calls still running must not outlive the turn
         for _, item in started:
             if isinstance(item, asyncio.Task) and not item.done():
@@ -83,14 +101,14 @@ async def run_tool_calls(calls: list[JSONObject], stop_reason: str, setup: ToolS
 
 
 async def _start(
-    call: JSONObject, stop_reason: str, by_name: dict[str, Tool], setup: ToolSetup, io: TurnIO
-) -> asyncio.Task[ToolResult] | ToolResult:
-    """The call prepared and permitted, then started; or its immediate (error) result."""
+    call: JSONObject, stop_reason: str, by_name: dict[str, Tool], setup: ToolSetup, io: TurnIO, *, alone: bool
+) -> asyncio.Task[ToolResult] | ToolResult | Deferred:
+    """The call prepared and permitted, then started; or its immediate (error) result; or deferred."""
     prepared = prepare_call(call, stop_reason, by_name, io.aborted)
     if isinstance(prepared, ToolResult):
         return prepared
-    permitted = await permit(prepared, setup, io)
-    if isinstance(permitted, ToolResult):
+    permitted = await permit(prepared, setup, io, alone=alone)
+    if isinstance(permitted, (ToolResult, Deferred)):
         return permitted
     return asyncio.create_task(execute(permitted, setup, io))
 
@@ -115,9 +133,13 @@ def prepare_call(
     return PreparedCall(tool, prepared, str(call.get("id")))
 
 
-async def permit(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> PreparedCall | ToolResult:
-    """The ``PreToolUse`` hooks (a refusal, new arguments, a vote), then the permission policy with
-    that vote, its decision recorded: the call with the guard it runs with, or its refusal."""
+async def permit(
+    prepared: PreparedCall, setup: ToolSetup, io: TurnIO, *, alone: bool = True
+) -> PreparedCall | ToolResult | Deferred:
+    """The ``PreToolUse`` hooks (a refusal, new arguments, a vote, a deferral), then the permission
+    policy with that vote, its decision recorded: the call with the guard it runs with, or its
+    refusal. A deferral is handed back when the face can (:attr:`ToolSetup.defer`) and the call
+    is ``alone`` in its message; otherwise it is ignored with a warning, as Claude Code does."""
     vote: HookVote | None = None
     if setup.extensions is not None:
         gate = await loop_hooks.pre_tool(
@@ -125,6 +147,10 @@ async def permit(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> Prepar
         )
         if gate.refusal is not None:
             return gate.refusal
+        if gate.deferred:
+            if setup.defer and alone:
+                return DEFERRED
+            loop_hooks.say([deferred_calls.ignored(prepared.tool.name, interactive=not setup.defer)], io.emit)
         prepared, vote = replace(prepared, args=gate.args), gate.vote
     refusal, guard = await _check(prepared, vote, setup, io)
     if refusal is not None:
@@ -229,7 +255,9 @@ async def finalize_call(
 
 __all__ = [
     "ABORTED_TEXT",
+    "DEFERRED",
     "TRUNCATED_CALL_TEXT",
+    "Deferred",
     "PreparedCall",
     "ToolSetup",
     "execute",

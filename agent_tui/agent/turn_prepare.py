@@ -48,17 +48,17 @@ async def record_settings(
 
 async def prepare_extensions(
     ext: Extensions, permissions: Permissions | None, projection: Projection, io: TurnIO
-) -> bool:
-    """Trust, MCP servers (started, briefly waited for), SessionStart hooks; False when aborted."""
+) -> list[str] | None:
+    """Trust, MCP servers (started, briefly waited for), SessionStart hooks: the context those add
+    (for :func:`add_context`, the caller choosing where it goes); None when aborted."""
     try:
         await io.abortable(ext.prepare())
     except Aborted:
-        return False
+        return None
     loop_hooks.bind(ext, io.session, permissions)
     loop_hooks.say(ext.take_notices(), io.emit)
     spoken = any(m.role in ("user", "assistant") for m in projection.messages)
-    await add_context(await loop_hooks.session_start(ext, spoken, io.emit), "SessionStart", io)
-    return True
+    return await loop_hooks.session_start(ext, spoken, io.emit)
 
 
 async def add_context(texts: Sequence[str], event: str, io: TurnIO) -> None:

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
+from agent_tui.agent.deferred_calls import deferred_call
 from agent_tui.agent.events import (
     CompactionFailed,
     CompactionFinished,
@@ -319,7 +320,7 @@ def _print_turn(agent: Agent, prompt: str | None, ack: Callable[[str], None] | N
 
 
 async def _main(
-    agent: Agent, prompt: str, steer_stdin: bool = False, run_turn: TurnRunner = _print_turn
+    agent: Agent, prompt: str | None, steer_stdin: bool = False, run_turn: TurnRunner = _print_turn
 ) -> int:
     event_loop = asyncio.get_running_loop()
     interrupts = 0
@@ -442,7 +443,12 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
         return _fail("--steer-stdin reads steering lines from stdin: give the prompt as an argument, not '-'")
     if from_stdin:
         prompt = sys.stdin.read()
-    if not prompt.strip():
+    # no prompt: only to continue a session a PreToolUse hook deferred a tool call in
+    resume = not prompt.strip()
+    named = (
+        getattr(args, "session", None) or getattr(args, "file", None) or getattr(args, "continue_last", False)
+    )
+    if resume and not named:
         return _fail("empty prompt")
 
     if getattr(args, "resume", False):
@@ -456,7 +462,7 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
         resources, prompt = load_and_expand(args, config, cwd, prompt)
     except (PromptFileError, SkillError) as e:
         return _fail(str(e))
-    if not prompt.strip():
+    if not resume and not prompt.strip():
         return _fail("the prompt template expands to nothing")
     try:
         session = open_session(args, cwd)
@@ -472,8 +478,11 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
             return _fail(session.read_only_reason or f"{session.path}: read-only")
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
+        if resume and deferred_call(session.store.index.active_path()) is None:
+            return _fail("empty prompt (only a session with a deferred tool call is continued without one)")
         agent = headless_agent(args, session, config, permissions, cwd, resources)
-        code = asyncio.run(_main(agent, prompt, steer_stdin, run_turn))
+        agent.loop.defer_tool_calls = True  # Claude Code honours a PreToolUse defer only with -p
+        code = asyncio.run(_main(agent, None if resume else prompt, steer_stdin, run_turn))
         print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
     except StoreError as e:
