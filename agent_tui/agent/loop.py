@@ -35,6 +35,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from agent_tui.agent import loop_hooks, turn_prepare
+from agent_tui.agent.build import build_agent, make_provider, resolve_model
 from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.compaction_run import compact_at_threshold, run_branch_summary, run_compaction
 from agent_tui.agent.deferred_calls import deferred_call
@@ -51,7 +52,6 @@ from agent_tui.agent.model_call import request_body as model_request_body
 from agent_tui.agent.model_stream import ModelStream
 from agent_tui.agent.overflow_recovery import MAX_OVERFLOW_RETRIES, OverflowSetup, recover
 from agent_tui.agent.permissions import Permissions
-from agent_tui.agent.provider_setup import make_provider, resolve_model
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.tool_calls import ToolSetup, run_tool_calls
@@ -65,7 +65,7 @@ from agent_tui.projection.compaction import (
     context_tokens,
     fit_to_window,
 )
-from agent_tui.projection.context import Projection, Projector, project
+from agent_tui.projection.context import Projection, Projector
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import prepare
 from agent_tui.projection.tokens import estimate_request
@@ -501,45 +501,6 @@ class AgentLoop:
         """The body the next model call sends: the session's projection, prepared, for this provider."""
         projection = projection if projection is not None else self.projection()
         return model_request_body(self.provider, self.model, projection)
-
-
-def build_agent(
-    session: Session,
-    config: Config,
-    tools: Sequence[Tool] | None = None,
-    *,
-    permissions: Permissions | None = None,
-    cwd: str | None = None,
-    resources: Resources | None = None,
-    extensions: Extensions | None = None,
-) -> AgentLoop:
-    """An AgentLoop with the configured provider and the default tools, keeping the session's model
-    unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
-    tools run in ``cwd`` (None: the process's); ``extensions`` adds MCP servers and hooks."""
-    from agent_tui.agent.tools import default_tools
-
-    model = resolve_model(config, project(session.index), config.provider)
-    probe = probe_context_window(config, model)
-    provider = make_provider(config, model)
-    if tools is None:
-        tools = default_tools()
-        if config.context_tool:  # [tools] context = true
-            from agent_tui.agent.tools.context import ContextTool
-
-            tools.append(ContextTool(session))
-    return AgentLoop(
-        session,
-        provider,
-        tools,
-        config=config,
-        model=model,
-        permissions=permissions,
-        cwd=cwd,
-        resources=resources,
-        window_cache=WindowCache.default(),
-        extensions=extensions,
-        window_probe=probe,
-    )
 
 
 __all__ = [

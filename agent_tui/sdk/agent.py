@@ -81,8 +81,9 @@ class Agent:
         return self.loop.run(prompt)
 
     def resume(self) -> AsyncIterator[AgentEvent]:
-        """A run without a new prompt: delivers what is queued, or continues a session whose last
-        message is not the model's."""
+        """A run without a new prompt: delivers what is queued, runs a tool call a PreToolUse hook
+        deferred (``agent.deferred_calls``), or continues a session whose last message is not the
+        model's."""
         return self.loop.run(None)
 
     def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
