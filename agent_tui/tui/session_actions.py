@@ -491,11 +491,14 @@ class SessionActions:
                 app.set_notice(problem)
                 self.notify(problem, title="model", severity="error", timeout=10)
                 return
-            if await self.append(
-                lambda s: s.append({"type": "model_change", "provider": prov, "modelId": model_id})
-            ):
+
+            def switch(session: Session) -> None:
+                session.append({"type": "model_change", "provider": prov, "modelId": model_id})
+                # before the redraw: the status line and the panel name the model the next send uses
                 app.config.model.provider = prov
                 app.config.model.model = model_id
+
+            if await self.append(switch):
                 app.turns = None
                 self.notify(f"Model: {prov}/{model_id}")
                 if level is not None:
@@ -583,12 +586,14 @@ class SessionActions:
             if value not in THINKING_LEVELS:
                 self.notify(f"thinking level must be one of {', '.join(THINKING_LEVELS)}", severity="error")
                 return
-            if await self.append(
-                lambda s: s.append({"type": "thinking_level_change", "thinkingLevel": value})
-            ):
+
+            def switch(session: Session) -> None:
+                session.append({"type": "thinking_level_change", "thinkingLevel": value})
                 if app.config.model.thinking is not None:  # a --thinking flag must not undo this choice
-                    app.config.model.thinking = value
+                    app.config.model.thinking = value  # before the redraw, which shows it
                     app.turns = None
+
+            if await self.append(switch):
                 self.notify(f"Thinking level: {value}")
 
         if level is not None:
