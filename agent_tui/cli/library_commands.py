@@ -26,7 +26,11 @@ _encode = msgspec.json.Encoder().encode
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="write a session as HTML, Markdown or JSONL")
     p.add_argument("file")
-    p.add_argument("--format", choices=("html", "md", "jsonl"), default="html")
+    p.add_argument(
+        "--format",
+        choices=("html", "md", "jsonl"),
+        help="default: by the -o file's extension (.md, .jsonl), else html",
+    )
     scope = p.add_mutually_exclusive_group()
     scope.add_argument(
         "--branch", action="store_true", help="only the active branch (the default for md and jsonl)"
@@ -79,6 +83,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from agent_tui.store.reader import read_file
 
     source = Path(args.file)
+    if args.format is None:  # as the app's export prompt: the output file's extension picks it
+        suffix = Path(args.output).suffix.lower() if args.output and args.output != "-" else ""
+        args.format = {".md": "md", ".jsonl": "jsonl"}.get(suffix, "html")
     index = SessionIndex(read_file(source), args.file)
     whole = args.all or (args.format == "html" and not args.branch)
     if args.format == "jsonl" and args.all and args.leaf:
