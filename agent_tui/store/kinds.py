@@ -129,6 +129,10 @@ def _message_line(data: dict[str, Any]) -> str:
     text = _content_line(message.get("content"))
     if not text and message.get("role") == "bashExecution":
         text = f"$ {message.get('command', '')}"
+    if not text and message.get("role") == "system":  # pi keeps the prompt's text in ``sections``
+        sections = message.get("sections")
+        if isinstance(sections, dict):
+            text = next((v for v in sections.values() if isinstance(v, str) and v.strip()), "")
     if message.get("role") == "toolResult":
         text = f"{message.get('toolName', '')}: {text}"
     return text

@@ -105,6 +105,8 @@ def describe(entry: Entry) -> str:
         return line or f"({k})"
     if entry.type == "message" and k == "toolResult":
         return line or "tool result"
+    if entry.type == "message" and k == "system":
+        return f"system prompt: {line}" if line else "system prompt"
     known = entry_type(entry.type)
     prefix = kind_info(known).tree_name if known is not None and known != "custom" else k
     return f"{prefix}: {line}" if line else prefix
