@@ -10,9 +10,10 @@ import pytest
 from textual._compositor import Compositor
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
+from textual.widgets import Collapsible
 
 from tests.support.pilot import wait_for
-from tests.support.tui_fixtures import ScriptedFactory, linear_session, make_app
+from tests.support.tui_fixtures import ScriptedFactory, linear_session, make_app, sample_session
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]  # a Textual app per test
 
@@ -74,3 +75,42 @@ async def test_a_layout_that_changes_no_size_leaves_the_scrollbars_alone(
         await pilot.resize_terminal(160, 40)
         await wait_for(pilot, lambda: bar.window_size == tree.scrollable_content_region.height, "the resize")
         assert "SessionTree" in drawn
+
+
+async def test_the_chat_entries_are_not_rearranged_when_the_chat_gets_shorter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing a second line grows the composer and shortens the chat: the entries' heights do not
+    depend on it, and were all worked out again (Textual arranges a container of auto-height
+    children at its container's height)."""
+    import textual.widget
+
+    from agent_tui.tui.widgets.chat_entry import ChatEntry
+
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
+    arranged: list[str] = []
+    original = textual.widget.arrange
+
+    def counting(widget: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(widget, ChatEntry):
+            arranged.append(widget.entry.id)
+        return original(widget, *args, **kwargs)
+
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_for(pilot, lambda: app.refreshed[0] == len(app.index), "the first view")
+        await pilot.pause()
+        entries = list(app.chat.query(ChatEntry))
+        assert entries
+        height = app.chat.size.height
+        monkeypatch.setattr(textual.widget, "arrange", counting)
+        app.composer.load_text("one\ntwo\nthree")
+        await wait_for(pilot, lambda: app.chat.size.height < height, "a shorter chat")
+        await pilot.pause()
+        assert arranged == []
+        # a change inside an entry still changes its height
+        thinking = next(e for e in entries if e.query(Collapsible))
+        box = thinking.query_one(Collapsible)
+        before = thinking.size.height
+        box.collapsed = not box.collapsed
+        await wait_for(pilot, lambda: thinking.size.height != before, "the entry's new height")
+        assert thinking.entry.id in arranged
