@@ -83,13 +83,14 @@ async def test_the_chat_entries_are_not_rearranged_when_the_chat_gets_shorter(
     """Typing a second line grows the composer and shortens the chat: the entries' heights do not
     depend on it, and were all worked out again (Textual arranges a container of auto-height
     children at its container's height)."""
+    import textual._arrange
     import textual.widget
 
     from agent_tui.tui.widgets.chat_entry import ChatEntry
 
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
     arranged: list[str] = []
-    original = textual.widget.arrange
+    original = textual._arrange.arrange  # what Widget.arrange calls when its cache misses
 
     def counting(widget: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(widget, ChatEntry):
