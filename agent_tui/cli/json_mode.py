@@ -15,8 +15,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import BinaryIO
 
-from agent_tui.agent.events import EntryAppended, TurnDone, TurnError
-from agent_tui.cli.print_mode import exit_code, report_cut_off, report_end, run_print
+from agent_tui.agent.events import EntryAppended, Notice, TurnDone, TurnError
+from agent_tui.cli.print_mode import exit_code, report_cut_off, report_end, report_notice, run_print
 from agent_tui.sdk import Agent, PiEventStream
 from agent_tui.store.record import JSONObject
 from agent_tui.terminal_text import for_terminal
@@ -70,6 +70,8 @@ async def json_turn(
     async for event in events:
         if isinstance(event, EntryAppended) and ack is not None:
             ack(event.entry_id)
+        elif isinstance(event, Notice):  # stdout is the protocol: notices go where print mode's go
+            report_notice(event, for_terminal(sys.stderr))
         elif isinstance(event, TurnError):
             error = event.message
         elif isinstance(event, TurnDone):

@@ -167,7 +167,7 @@ async def stream_turn(
             prefix = "" if event.nothing_to_do or event.blocked else "compaction failed: "
             print(_redact(prefix + event.message), file=err, flush=True)
         elif isinstance(event, Notice):
-            print(_redact(f"agent-tui: {event.text}"), file=err, flush=True)
+            report_notice(event, err)
         elif isinstance(event, TurnError):
             error = event.message
         elif isinstance(event, TurnDone):
@@ -189,6 +189,11 @@ def report_cut_off(agent: Agent, err: TextIO) -> None:
         file=err,
         flush=True,
     )
+
+
+def report_notice(notice: Notice, err: TextIO) -> None:
+    """A line for the user (a hook's, an MCP server's, a deferred tool call's) on ``err``, redacted."""
+    print(_redact(f"agent-tui: {notice.text}"), file=err, flush=True)
 
 
 def exit_code(stop_reason: str) -> int:

@@ -204,3 +204,22 @@ def test_agent_tui_p_continues_a_deferred_call_without_a_prompt(
     again = env.run("-p", "", "--continue")  # nothing deferred any more: an empty prompt is refused
     assert again.returncode == 1 and "empty prompt" in again.stderr
     assert len(server.requests) == 2
+
+
+def test_json_mode_says_a_deferral_on_stderr_and_keeps_stdout_protocol(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    env = Env(tmp_path, server)
+    command, answer, _ = answering_hook(tmp_path)
+    (env.user_home / ".claude").mkdir()
+    hooks = {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]}
+    (env.user_home / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    answer.write_text(reply("defer"))
+    server.push(anthropic_stream(tool_use("toolu_d", "bash", {"command": "echo hi"})))
+    result = env.run("-p", "deploy it", "--mode", "json")
+    assert result.returncode == 0, result.stderr
+    assert "agent-tui: a PreToolUse hook deferred bash (call toolu_d): it was not run" in result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]  # every line is a record
+    assert not any(r.get("type") == "tool_execution_end" for r in records)
+    (path,) = env.sessions()
+    assert env.entries(path)[-1]["customType"] == CUSTOM_TYPE
