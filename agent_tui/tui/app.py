@@ -155,6 +155,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             id="palette",
         ),
         Binding("question_mark", "help", "Help", show=False, priority=True, id="help"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit"),  # Textual's, with an id
         Binding("ctrl+o", "resume", "Resume", id="resume"),
         Binding("ctrl+n", "new_session", "New", id="new"),
         Binding("ctrl+g", "compact", "Compact", id="compact"),

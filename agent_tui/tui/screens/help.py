@@ -45,6 +45,9 @@ _FIXED = (
     ),
     HelpRow("In the tree", "Enter, double click", "Continue from the entry (a branch; the old branch stays)"),
     HelpRow("In the tree", "other letters", "Go to the composer, as text"),
+    HelpRow("In the panel", "Up / Down, click", "Select a row: its entry is the one /hide, /pin... act on"),
+    HelpRow("In the panel", "Enter, double click", "Show the full text the row sends"),
+    HelpRow("In the panel", "other letters", "Go to the composer, as text"),
     HelpRow("Anywhere", "Esc Esc", "Open the tree (on an idle, empty screen)"),
     HelpRow(
         "Anywhere",

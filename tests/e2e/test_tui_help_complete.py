@@ -1,0 +1,33 @@
+"""The help screen lists how to quit (Ctrl+Q, remappable as the binding ``quit``) and what the
+panel's keys do, beside the rest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tui.screens.help import help_rows
+from tests.support.tui_fixtures import make_app, sample_session
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
+
+
+async def test_help_lists_quit_and_the_panels_enter(tmp_path: Path) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = {(r.section, r.keys, r.what) for r in help_rows(app)}
+        assert ("Anywhere", "^q", "Quit") in rows
+        assert any(section == "In the panel" and "full text" in what for section, _, what in rows), rows
+
+
+async def test_quit_can_be_remapped_by_id(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('[keys]\nquit = "f12"\n')
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert ("Anywhere", "f12", "Quit") in {(r.section, r.keys, r.what) for r in help_rows(app)}
+        await pilot.press("f12")
+        await pilot.pause()
+    assert app.return_code == 0
