@@ -87,6 +87,7 @@ class ToolGate:
     vote: HookVote | None = None
     refusal: ToolResult | None = None
     deferred: bool = False
+    context: tuple[str, ...] = ()  # additionalContext: added to the result the model reads
 
 
 def _vote(outcome: HookOutcome) -> HookVote | None:
@@ -101,25 +102,34 @@ async def pre_tool(ext: Extensions, tool: Tool, args: JSONObject, call_id: str, 
     """``PreToolUse``: exit 2 (its stderr) and ``permissionDecision: "deny"`` (its reason) refuse the
     call, the reason going to the model; ``updatedInput`` replaces the arguments (validated again);
     ``ask`` / ``allow`` are the vote :meth:`Permissions.check` weighs; ``defer`` marks the call
-    deferred (what comes of it is the tool pipeline's to say)."""
+    deferred (what comes of it is the tool pipeline's to say); ``additionalContext`` goes with the
+    call's result (:func:`with_context`), but for a deferred call."""
     if not ext.hooks.has("PreToolUse"):
         return ToolGate(args)
     outcome = await ext.pre_tool(tool.name, args, call_id)
     say(outcome.notices, emit)
+    context = tuple(outcome.context)
     if outcome.blocked:
-        return ToolGate(
-            args, refusal=ToolResult.text(f"Blocked by a PreToolUse hook: {outcome.reason}", is_error=True)
-        )
+        refusal = ToolResult.text(f"Blocked by a PreToolUse hook: {outcome.reason}", is_error=True)
+        return ToolGate(args, refusal=with_context(refusal, context))
     if outcome.decision == "defer":
         return ToolGate(args, deferred=True)
     if outcome.updated_input is not None:
         try:
             args = validate_arguments(tool, outcome.updated_input)
         except ToolError as e:
-            return ToolGate(
-                args, refusal=ToolResult.text(f"A PreToolUse hook changed the arguments: {e}", is_error=True)
-            )
-    return ToolGate(args, _vote(outcome))
+            refusal = ToolResult.text(f"A PreToolUse hook changed the arguments: {e}", is_error=True)
+            return ToolGate(args, refusal=with_context(refusal, context))
+    return ToolGate(args, _vote(outcome), context=context)
+
+
+def with_context(result: ToolResult, texts: Sequence[str]) -> ToolResult:
+    """``result`` with what hooks add for the model after its content (one text block)."""
+    if not texts:
+        return result
+    return ToolResult(
+        [*result.content, {"type": "text", "text": "\n\n".join(texts)}], result.details, result.is_error
+    )
 
 
 async def post_tool(ext: Extensions, call: Mapping[str, Any], result: ToolResult, emit: Emit) -> ToolResult:
@@ -133,11 +143,7 @@ async def post_tool(ext: Extensions, call: Mapping[str, Any], result: ToolResult
     )
     say(outcome.notices, emit)
     extra = ([f"PostToolUse hook: {outcome.reason}"] if outcome.blocked else []) + outcome.context
-    if not extra:
-        return result
-    return ToolResult(
-        [*result.content, {"type": "text", "text": "\n\n".join(extra)}], result.details, result.is_error
-    )
+    return with_context(result, extra)
 
 
 async def stop(ext: Extensions, continued: int, emit: Emit) -> str | None:
@@ -193,4 +199,5 @@ __all__ = [
     "say",
     "session_start",
     "stop",
+    "with_context",
 ]

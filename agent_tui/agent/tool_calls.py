@@ -62,6 +62,7 @@ class PreparedCall:
     args: JSONObject
     call_id: str
     guard: WriteGuard | None = None
+    context: tuple[str, ...] = ()  # what PreToolUse hooks add to the result the model reads
 
 
 class Deferred:
@@ -151,10 +152,10 @@ async def permit(
             if setup.defer and alone:
                 return DEFERRED
             loop_hooks.say([deferred_calls.ignored(prepared.tool.name, interactive=not setup.defer)], io.emit)
-        prepared, vote = replace(prepared, args=gate.args), gate.vote
+        prepared, vote = replace(prepared, args=gate.args, context=gate.context), gate.vote
     refusal, guard = await _check(prepared, vote, setup, io)
     if refusal is not None:
-        return ToolResult.text(refusal, is_error=True)
+        return loop_hooks.with_context(ToolResult.text(refusal, is_error=True), prepared.context)
     return replace(prepared, guard=guard)
 
 
@@ -190,13 +191,14 @@ async def execute(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> ToolR
     """Run the permitted call: a tool's failure is the model's to read, not the loop's."""
     ctx = ToolContext(setup.cwd, io.abort, prepared.call_id, prepared.guard, _updater(prepared, setup, io))
     try:
-        return await prepared.tool.execute(prepared.args, ctx)
+        result = await prepared.tool.execute(prepared.args, ctx)
     except ToolError as e:
-        return ToolResult.text(str(e), is_error=True)
+        result = ToolResult.text(str(e), is_error=True)
     except asyncio.CancelledError:
         raise
     except Exception as e:
-        return ToolResult.text(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__, is_error=True)
+        result = ToolResult.text(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__, is_error=True)
+    return loop_hooks.with_context(result, prepared.context)
 
 
 def _updater(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> Callable[[JSONObject], None] | None:
