@@ -191,8 +191,10 @@ async def _ask(
     task = asyncio.create_task(app.approve(request))
     await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
     await pilot.pause(0.1)
-    assert isinstance(app.screen, PermissionScreen)
-    return task, app.screen
+    screen = app.screen
+    assert isinstance(screen, PermissionScreen)
+    await wait_for(pilot, lambda: screen.answerable, "the question on screen long enough to answer")
+    return task, screen
 
 
 async def test_the_dialog_shows_the_whole_command_markup_and_all(tmp_path: Path) -> None:

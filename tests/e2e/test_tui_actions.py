@@ -793,6 +793,7 @@ async def test_a_gated_tool_call_asks_in_a_modal(tmp_path: Path) -> None:
         answer = asyncio.create_task(app.approve(request))
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
         assert app.screen.shown_call == "rm -rf build"  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
         await pilot.press("up", "enter")  # the cursor starts on deny
         assert await answer == "allow-session"
         enter = asyncio.create_task(app.approve(request))

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import Label, OptionList
 
 from agent_tui.agent.permissions import Permissions
-from agent_tui.tui.screens.permission import PermissionScreen
+from agent_tui.tui.screens.permission import ANSWER_GRACE, PermissionScreen
 from tests.support.dialogs import LONG_COMMAND
 from tests.support.pilot import wait_for
 from tests.support.screen_text import assert_on_screen, assert_whole
@@ -73,3 +74,40 @@ def test_the_question_reads_as_a_sentence(tmp_path: Path, tool: str, title: str)
     request = Permissions.describe(tool, arguments, str(tmp_path))
     screen = PermissionScreen(request.tool, request.reason, request.details(), request.scope)
     assert screen.title_text == title
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _question(pilot: Pilot[None], clock: _Clock, answers: list[str | None]) -> None:
+    pilot.app.push_screen(
+        PermissionScreen("bash", "runs a shell command", "rm -rf build", "bash:rm -rf build", clock=clock),
+        answers.append,
+    )
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen), "the question")
+
+
+async def test_an_allow_key_typed_as_the_question_appears_is_not_an_answer(tmp_path: Path) -> None:
+    """Typing a message while the agent works ("yes, and..."), the question can appear under the
+    fingers: a y or an a in its first moments must not run the command; deny still answers at once."""
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        clock = _Clock()
+        answers: list[str | None] = []
+        await _question(pilot, clock, answers)
+        await pilot.press("y", "a")
+        await pilot.press("up", "up", "enter")  # allow once chosen with the arrows: too soon as well
+        await pilot.pause()
+        assert answers == [] and isinstance(app.screen, PermissionScreen)
+        clock.now += ANSWER_GRACE  # the question has been on screen long enough to be read
+        await pilot.press("y")
+        await wait_for(pilot, lambda: answers == ["allow-once"], "allowed once")
+        await _question(pilot, clock, answers)
+        await pilot.press("n")  # deny is never held back
+        await wait_for(pilot, lambda: answers == ["allow-once", "deny"], "denied")

@@ -4,10 +4,15 @@ What the model asks to run is shown whole: every line of the command, wrapped,
 in a box that scrolls when it is long, with control characters and bidi
 overrides made visible (``terminal_text.visible``, exact: a carriage return is
 shown too). Nothing of it is ever markup. Deny is highlighted, so an Enter on a
-reflex runs nothing; Escape denies.
+reflex runs nothing; Escape denies. The question can appear while the user is typing (a
+message queued while the agent works: "yes, and..."): for :data:`ANSWER_GRACE` after it is
+shown, an allow (y, a, or one chosen with the arrows) is not taken; deny always is.
 """
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on
@@ -28,6 +33,7 @@ DENY = "deny"
 #: One-key answers, as print mode's terminal question takes them.
 KEYS = {"y": ALLOW_ONCE, "a": ALLOW_SESSION, "n": DENY}
 SCOPE_SHOWN = 160
+ANSWER_GRACE = 0.5  # seconds after the question appears during which an allow is not taken
 CALL_MIN = 3  # rows of the command's box (its border and one line) however small the terminal
 SIZE_ROWS = 1  # the "N lines, M characters" line
 CHOICES_BORDER = 2  # the choices' border, top and bottom
@@ -64,12 +70,16 @@ class PermissionScreen(Dialog[str | None]):
         Binding("pagedown", "scroll_call(1)", show=False, priority=True),
     ]
 
-    def __init__(self, tool: str, reason: str, details: str, scope: str) -> None:
+    def __init__(
+        self, tool: str, reason: str, details: str, scope: str, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.tool = tool
         self.reason = reason
         self.details = details
         self.scope = scope
+        self.clock = clock
+        self._shown_at: float | None = None
 
     @property
     def title_text(self) -> str:
@@ -115,6 +125,7 @@ class PermissionScreen(Dialog[str | None]):
         options = self.query_one(OptionList)
         options.highlighted = 2  # Deny: an Enter on a reflex must not run a command
         options.focus()
+        self._shown_at = self.clock()
         self.call_after_refresh(self._fit_call)
 
     def on_resize(self) -> None:
@@ -150,9 +161,22 @@ class PermissionScreen(Dialog[str | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self._answer(event.option.id or DENY)
 
     def action_answer(self, decision: str) -> None:
+        self._answer(decision)
+
+    @property
+    def answerable(self) -> bool:
+        """Whether an allow is taken now (the question has been on screen :data:`ANSWER_GRACE`)."""
+        return self._shown_at is not None and self.clock() - self._shown_at >= ANSWER_GRACE
+
+    def _answer(self, decision: str) -> None:
+        """Dismiss with ``decision``, unless it allows and the question has only just appeared
+        (keys typed for something else): then nothing, and the bell."""
+        if decision != DENY and not self.answerable:
+            self.app.bell()
+            return
         self.dismiss(decision)
 
     def action_scroll_call(self, pages: int) -> None:
