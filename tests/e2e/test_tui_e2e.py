@@ -197,8 +197,9 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         tmux.type("second question")
         tmux.keys("Enter")
         tmux.wait(lambda s: "Allow bash?" in s and "echo e2e-ok" in s, "the permission dialog")
+        tmux.keys("Up", "Up")  # from deny (the default) up to allow once
         for _ in range(20):  # an allow is taken once the question has been on screen half a second
-            tmux.keys("Up", "Up", "Enter")  # from deny (the default) up to allow once
+            tmux.keys("Enter")
             try:
                 tmux.wait(lambda s: "Allow bash?" not in s, "the question answered", timeout=2)
                 break
