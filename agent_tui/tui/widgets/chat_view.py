@@ -19,6 +19,7 @@ from agent_tui.projection.context import Projection
 from agent_tui.store.content import content_text
 from agent_tui.store.kinds import EntryType, kind_info
 from agent_tui.store.record import Entry
+from agent_tui.tui.widgets import one_layout_pass
 from agent_tui.tui.widgets.chat_entry import ChatEntry
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
 
@@ -41,6 +42,8 @@ class ChatView(VerticalScroll):
     ChatView { height: 1fr; padding: 0 1; }
     ChatView > #chat-more { width: 100%; margin: 0 0 1 0; }
     """
+
+    _size_updated = one_layout_pass.size_updated  # growing costs one layout, not two
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

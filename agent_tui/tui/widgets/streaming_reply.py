@@ -46,6 +46,8 @@ from textual.worker import Worker
 from agent_tui.store.content import args_summary
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
+from agent_tui.tui import frame_timer
+from agent_tui.tui.widgets import one_layout_pass
 from agent_tui.tui.widgets.chat_entry import (
     CodeHeader,
     markdown_parts,
@@ -61,6 +63,8 @@ FLUSH_SECONDS = 0.15
 #: While keys come in (none for ``TYPING_PAUSE`` is a pause), at most this often: each flush is a
 #: frame that repaints the whole chat, and a key typed as it begins waits for it.
 TYPING_FLUSH_SECONDS = 0.3
+#: The longest such a flush waits for the frame that draws the keys typed before it.
+KEYS_FIRST_WAIT = 0.05
 
 
 def stable_length(text: str) -> int:
@@ -202,7 +206,15 @@ def fence_body(fence: str) -> str:
     return "".join(lines).rstrip("\n")
 
 
+class ReplyText(Static):
+    """Plain text of the reply (its live tail, a frozen chunk of it)."""
+
+    _size_updated = one_layout_pass.size_updated  # growing costs one layout, not two
+
+
 class StreamingReply(Vertical):
+    _size_updated = one_layout_pass.size_updated  # growing costs one layout, not two
+
     DEFAULT_CSS = """
     StreamingReply { height: auto; padding: 0 1; margin: 0 0 1 0; }
     StreamingReply Markdown { margin: 0; padding: 0; }
@@ -246,7 +258,7 @@ class StreamingReply(Vertical):
             yield Static(id="reply-thinking-text")
         self._markdown = Markdown()
         yield self._markdown
-        yield Static(id="reply-tail", markup=False)
+        yield ReplyText(id="reply-tail", markup=False)
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(FLUSH_SECONDS, self._flush_due)
@@ -255,7 +267,13 @@ class StreamingReply(Vertical):
         return self._typed_at is not None and time.monotonic() - self._typed_at() < TYPING_PAUSE
 
     async def _flush_due(self) -> None:
-        if not self._typing() or time.monotonic() - self._flushed_at >= TYPING_FLUSH_SECONDS:
+        if not self._typing():
+            await self.flush()
+        elif time.monotonic() - self._flushed_at >= TYPING_FLUSH_SECONDS:
+            # The keys typed so far are drawn first, in a frame of their own (a few ms): a key
+            # drawn in the flush's frame (15-20 ms at 160x50) waited for it, on top of the frame
+            # it came in during.
+            await frame_timer.next_frame(self.screen, KEYS_FIRST_WAIT)
             await self.flush()
 
     async def _flush_later(self) -> None:
@@ -335,7 +353,7 @@ class StreamingReply(Vertical):
         chunks: list[Static] = []
         while live.count("\n") > 2 * TAIL_CHUNK_LINES:
             cut = _after_line(live, TAIL_CHUNK_LINES)
-            chunks.append(Static(plain_tail(live[:cut], fence), classes="reply-chunk"))
+            chunks.append(ReplyText(plain_tail(live[:cut], fence), classes="reply-chunk"))
             self._frozen_to += cut
             live = live[cut:]
         tail_widget = self.query_one("#reply-tail", Static)
