@@ -154,6 +154,12 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.apply_layout()
+        self.call_after_refresh(self._focus_if_lost)
+
+    def _focus_if_lost(self) -> None:
+        """A pane the resize hid took the focus with it (Textual leaves none): the composer has it."""
+        if self.focused is None and self.is_current:
+            self.set_focus(self.composer)
 
     # -- the panes' keys --------------------------------------------------------------
     # Focus at once (``Widget.focus`` is deferred, so keys typed right after would go elsewhere).
