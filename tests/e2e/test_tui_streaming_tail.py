@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from agent_tui.tui.widgets.streaming_reply import TAIL_CHUNK_LINES, StreamingReply
+from agent_tui.tui.widgets.streaming_reply import MERGED_CHUNKS, TAIL_CHUNK_LINES, StreamingReply
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
 
+MERGED = TAIL_CHUNK_LINES * MERGED_CHUNKS
 CODE = "".join(f"    value_{i} = compute({i})  # line {i}\n" for i in range(150))
 
 
@@ -36,7 +37,9 @@ async def test_a_long_open_fence_is_frozen_in_chunks_and_the_live_tail_stays_sho
         await reply.flush()
         chunks, live = plain(reply)
         assert chunks, "the fence's older lines are frozen"
-        assert all(c.count("\n") == TAIL_CHUNK_LINES for c in chunks), [c.count("\n") for c in chunks]
+        assert all(c.count("\n") in (TAIL_CHUNK_LINES, MERGED) for c in chunks), [
+            c.count("\n") for c in chunks
+        ]
         assert live.count("\n") <= 2 * TAIL_CHUNK_LINES
         # together they show the whole open fence, in order, once
         assert "".join(chunks) + live == reply.tail_text
@@ -87,3 +90,21 @@ async def test_a_reply_that_ends_inside_a_long_fence_is_highlighted_off_the_loop
         assert getattr(header, "code", "").endswith("value_149 = compute(149)  # line 149\n"), (
             "the last line kept"
         )
+
+
+async def test_a_very_long_open_fence_is_frozen_in_few_widgets(tmp_path: Path) -> None:
+    """Every chunk is a widget each layout of the screen places again: small chunks are merged."""
+    app = make_app(tmp_path, None, agent_factory=ScriptedFactory())
+    async with app.run_test(size=SIZE) as pilot:
+        reply = await app.chat.start_reply()
+        code = "```python\n" + "".join(f"x_{i} = {i}\n" for i in range(1000))
+        for at in range(0, len(code), 997):  # as it streams, flush after flush
+            reply.add_text(code[at : at + 997])
+            await reply.flush()
+        await pilot.pause()
+        chunks, live = plain(reply)
+        assert "".join(chunks) + live == reply.tail_text == code
+        sizes = [c.count("\n") for c in chunks]
+        assert sizes.count(MERGED) >= 9, sizes
+        assert len(chunks) <= 1000 // MERGED + MERGED_CHUNKS, sizes  # 50 chunks of 20 lines before
+        assert sizes == sorted(sizes, reverse=True), "merged ones first, in order"
