@@ -20,7 +20,8 @@ def _big(lines: int, tag: str) -> str:
 
 
 async def test_a_big_message_is_shown_capped_with_show_more(tmp_path: Path) -> None:
-    from agent_tui.tui.widgets.chat_entry import HEAD_CHARS, PAGE_CHARS, TAIL_CHARS, CappedText, ChatEntry
+    from agent_tui.tui.widgets.capped_text import HEAD_CHARS, PAGE_CHARS, TAIL_CHARS, CappedText
+    from agent_tui.tui.widgets.chat_entry import ChatEntry
 
     big_user = _big(30_000, "u")  # 2.3 MB
     big_reply = _big(15_000, "a") + "THE END"
@@ -67,7 +68,7 @@ async def test_a_big_message_is_shown_capped_with_show_more(tmp_path: Path) -> N
 
 
 async def test_show_more_reaches_the_end_and_the_whole_text_is_shown(tmp_path: Path) -> None:
-    from agent_tui.tui.widgets.chat_entry import CappedText
+    from agent_tui.tui.widgets.capped_text import CappedText
 
     text = _big(1_500, "m")  # 117 KB: capped; the middle is two pages
     b = Builder()
@@ -87,7 +88,7 @@ async def test_show_more_reaches_the_end_and_the_whole_text_is_shown(tmp_path: P
 
 
 def test_head_and_tail_cut_at_lines_and_characters() -> None:
-    from agent_tui.tui.widgets.chat_entry import HEAD_LINES, TAIL_LINES, head_and_tail, is_big
+    from agent_tui.tui.widgets.capped_text import HEAD_LINES, TAIL_LINES, head_and_tail, is_big
 
     text = "".join(f"line {i}\n" for i in range(1000))
     head, tail, hidden, chars = head_and_tail(text)

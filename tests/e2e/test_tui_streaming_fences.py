@@ -16,7 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.tui.widgets.chat_entry import ChatEntry, markdown_renderable
-from agent_tui.tui.widgets.streaming_reply import HighlightedFence, StreamingReply
+from agent_tui.tui.widgets.reply_blocks import HighlightedFence
+from agent_tui.tui.widgets.streaming_reply import StreamingReply
 from tests.support.pilot import notices, wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 

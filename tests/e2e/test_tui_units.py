@@ -14,7 +14,7 @@ from agent_tui.tui.commands import COMMANDS, parse_slash
 from agent_tui.tui.settings import read_theme, write_theme
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, ThemeFileError, load_theme, load_themes
 from agent_tui.tui.widgets.context_panel import meter
-from agent_tui.tui.widgets.streaming_reply import BIG_FENCE_LINES, split_blocks, stable_length
+from agent_tui.tui.widgets.reply_blocks import BIG_FENCE_LINES, split_blocks, stable_length
 
 
 def test_stable_length_stops_before_an_open_fence_and_an_unfinished_line() -> None:
@@ -149,7 +149,7 @@ def test_the_panel_fills_the_token_cache_it_is_given(tmp_path: Path) -> None:
 
 
 def test_an_open_code_fence_in_the_streaming_tail_is_cropped_not_wrapped() -> None:
-    from agent_tui.tui.widgets.streaming_reply import plain_tail
+    from agent_tui.tui.widgets.reply_blocks import plain_tail
 
     code = plain_tail("```python\n" + "x = 1  # " + "long " * 50 + "\n")
     assert code.no_wrap and code.overflow == "crop"

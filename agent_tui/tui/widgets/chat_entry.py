@@ -5,10 +5,8 @@ arguments (an ``edit`` call shows its edits as a diff); tool results are
 collapsible; errors are shown in the error colour. Entries the model no
 longer sees carry their status (hidden, replaced, summarized).
 
-A text too big to lay out at once (more than :data:`CAP_CHARS` characters or :data:`CAP_LINES`
-lines: a 20 MB pasted log, a huge tool output) is shown capped, as plain text: its first and last
-lines around a "show more" button (:class:`CappedText`) that lays out one page more at a time, so
-opening it costs what the shown part costs.
+A text too big to lay out at once (a 20 MB pasted log, a huge tool output) is shown capped, as
+plain text (:mod:`~agent_tui.tui.widgets.capped_text`).
 """
 
 from __future__ import annotations
@@ -21,13 +19,12 @@ from typing import Any
 from rich.markdown import Markdown as RichMarkdown
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
-from textual.widgets import Button, Collapsible, Static
+from textual.widgets import Collapsible, Static
 
 from agent_tui.agent.attachments import image_line
 from agent_tui.projection.describe import first_line, is_permission, plural
@@ -37,109 +34,11 @@ from agent_tui.store.content import EDIT_TOOLS, args_summary, content_text, edit
 from agent_tui.store.kinds import BRANCH_MARKER, entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.tui.widgets.capped_text import CappedText, is_big, plain
 
 MAX_RESULT_LINES = 400
 MAX_ARG_CHARS = 20_000
 CODE_THEME = "ansi_dark"
-#: A text over this many characters, or lines, is shown capped (see :class:`CappedText`).
-CAP_CHARS = 20_000
-CAP_LINES = 400
-#: What a capped text shows: its first and last lines, each part cut to so many characters.
-HEAD_LINES, HEAD_CHARS = 150, 12_000
-TAIL_LINES, TAIL_CHARS = 50, 4_000
-#: Each press of "show more" lays out this much more of the hidden middle (a page: laying out
-#: text costs about 6 s a megabyte, so a page stays well under a second).
-PAGE_LINES, PAGE_CHARS = 1_000, 64_000
-
-
-def is_big(text: str) -> bool:
-    return len(text) > CAP_CHARS or text.count("\n", 0, CAP_CHARS * 2) >= CAP_LINES
-
-
-def head_and_tail(text: str) -> tuple[str, str, int, int]:
-    """The first and last lines of ``text`` (each part cut to its character cap), and how many
-    lines and characters lie between them. Costs a few scans of the text, never a split of it."""
-    end = 0
-    for _ in range(HEAD_LINES):
-        found = text.find("\n", end, HEAD_CHARS)
-        if found < 0:
-            end = min(len(text), HEAD_CHARS)
-            break
-        end = found + 1
-    low = max(end, len(text) - TAIL_CHARS)
-    pos = len(text) - 1 if text.endswith("\n") else len(text)  # a final newline ends no line
-    start = low
-    for _ in range(TAIL_LINES):
-        found = text.rfind("\n", low, pos)
-        if found < 0:
-            break
-        pos = found
-        start = found + 1
-    hidden = text.count("\n", end, start)
-    return text[:end], text[start:], hidden, start - end
-
-
-def page_end(text: str, start: int, stop: int) -> int:
-    """Where a page of ``text`` that starts at ``start`` ends: after :data:`PAGE_LINES` lines, or
-    the last whole line within :data:`PAGE_CHARS` characters (a longer line is cut there), never
-    past ``stop``."""
-    limit = min(stop, start + PAGE_CHARS)
-    if limit == stop and text.count("\n", start, stop) < PAGE_LINES:
-        return stop
-    end = start
-    for _ in range(PAGE_LINES):
-        found = text.find("\n", end, limit)
-        if found < 0:
-            return end if end > start else limit
-        end = found + 1
-    return end
-
-
-class CappedText(Vertical):
-    """A big text, shown as its first and last lines around a "show more" button; each press lays
-    out one more page of the middle (:data:`PAGE_LINES` lines or :data:`PAGE_CHARS` characters),
-    so no press costs more than a page. Never markup: plain ``Text`` throughout."""
-
-    DEFAULT_CSS = """
-    CappedText { height: auto; }
-    CappedText > Button.show-more { width: auto; margin: 0; color: $text-muted; }
-    """
-
-    def __init__(self, text: str, style: str = "", *, classes: str = "") -> None:
-        super().__init__(classes=classes)
-        self.text = text
-        self.style = style
-        head, tail, _, _ = head_and_tail(text)
-        self._head, self._tail = head, tail
-        self.shown = len(head)  # the hidden middle is text[shown:tail_start]
-        self.tail_start = len(text) - len(tail)
-
-    def compose(self) -> ComposeResult:
-        yield Static(plain(self._head.rstrip("\n"), style=self.style), classes="capped-head")
-        yield Button(self._label(), classes="show-more", compact=True)
-        if self._tail:
-            yield Static(plain(self._tail, style=self.style), classes="capped-tail")
-
-    def _label(self) -> str:
-        chars = self.tail_start - self.shown
-        lines = self.text.count("\n", self.shown, self.tail_start)
-        hidden = f"{lines:,} more lines ({chars:,} characters)" if lines else f"{chars:,} more characters"
-        return f"… {hidden}: show more"
-
-    @on(Button.Pressed, ".show-more")
-    async def show_more(self, event: Button.Pressed) -> None:
-        event.stop()
-        button = event.button
-        end = page_end(self.text, self.shown, self.tail_start)
-        page = self.text[self.shown : end]
-        self.shown = end
-        await self.mount(
-            Static(plain(page.rstrip("\n"), style=self.style), classes="capped-page"), before=button
-        )
-        if self.shown >= self.tail_start:
-            await button.remove()
-        else:
-            button.label = self._label()
 
 
 def text_widget(text: str, style: str = "", *, classes: str = "") -> Widget:
@@ -161,11 +60,6 @@ def markdown_renderable(text: str) -> RichMarkdown:
     """Finished markdown as the chat shows it (the streamed reply renders its long fences with it too);
     terminal controls in it are made visible first."""
     return RichMarkdown(visible(text), code_theme=CODE_THEME)
-
-
-def plain(text: str, style: str = "") -> Text:
-    """Untrusted text as a renderable: never markup, its terminal controls made visible."""
-    return Text(visible(text), style=style)
 
 
 def title_content(title: str) -> Content:

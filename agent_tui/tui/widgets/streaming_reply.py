@@ -32,9 +32,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
-from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -48,13 +45,17 @@ from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui import frame_timer
 from agent_tui.tui.widgets import one_layout_pass
-from agent_tui.tui.widgets.chat_entry import (
-    CodeHeader,
-    markdown_parts,
-    markdown_renderable,
-    tool_call_widget,
-)
+from agent_tui.tui.widgets.chat_entry import CodeHeader, markdown_parts, tool_call_widget
 from agent_tui.tui.widgets.composer import TYPING_PAUSE
+from agent_tui.tui.widgets.reply_blocks import (
+    RENDER_PAUSE,
+    HighlightedFence,
+    after_line,
+    fence_body,
+    plain_tail,
+    split_blocks,
+    stable_length,
+)
 
 #: Each flush grows the reply and scrolls the chat: a frame of 10-40 ms with a big session. At
 #: 0.08 s, a key typed meanwhile reached the screen in 19 ms (median) / 57 ms (p95); at 0.15 s in
@@ -67,145 +68,11 @@ TYPING_FLUSH_SECONDS = 0.3
 KEYS_FIRST_WAIT = 0.05
 
 
-def stable_length(text: str) -> int:
-    """How much of ``text`` is made of finished markdown blocks."""
-    stable = 0
-    in_fence = False
-    fence = ""
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        pos += len(line)
-        if not line.endswith("\n"):
-            break  # the last, unfinished line
-        stripped = line.strip()
-        if in_fence:
-            if stripped.startswith(fence) and stripped.strip("`~") == "":
-                in_fence = False
-                stable = pos
-        elif stripped.startswith("```") or stripped.startswith("~~~"):
-            in_fence = True
-            fence = stripped[:3]
-        elif not stripped:
-            stable = pos
-    return stable
-
-
-BIG_FENCE_LINES = 40
-RENDER_SLICE = 200  # segments rendered between two pauses of a fence's thread
-RENDER_PAUSE = 0.003
 #: The plain tail freezes its older lines in chunks of this many: a long open fence re-rendered whole
 #: at each flush (300 lines: a 40-50 ms frame) held typed keys back (bench/tui_bench.py).
 TAIL_CHUNK_LINES = 20
 #: ...and every this many chunks are merged into one (:meth:`StreamingReply._merge_small`).
 MERGED_CHUNKS = 5
-
-
-def split_blocks(chunk: str, final: bool = False) -> list[tuple[str, str]]:
-    """Finished markdown as ("md", text) and ("code", fenced block) parts, in order.
-
-    Only fences longer than :data:`BIG_FENCE_LINES` are split out: they are shown as
-    plain text, since highlighting a long block would stall the stream. With ``final``
-    (the reply is complete), a long fence left open at the end is split out too.
-    """
-    parts: list[tuple[str, str]] = []
-    current: list[str] = []
-    fence: list[str] | None = None
-    marker = ""
-    for line in chunk.splitlines(keepends=True):
-        stripped = line.strip()
-        if fence is None:
-            if stripped.startswith("```") or stripped.startswith("~~~"):
-                fence, marker = [line], stripped[:3]
-            else:
-                current.append(line)
-            continue
-        fence.append(line)
-        if stripped.startswith(marker) and stripped.strip("`~") == "":
-            if len(fence) - 2 > BIG_FENCE_LINES:
-                if current:
-                    parts.append(("md", "".join(current)))
-                    current = []
-                parts.append(("code", "".join(fence)))
-            else:
-                current.extend(fence)
-            fence = None
-    if fence is not None and final and len(fence) - 1 > BIG_FENCE_LINES:
-        if current:
-            parts.append(("md", "".join(current)))
-            current = []
-        parts.append(("code", "".join(fence)))
-    elif fence is not None:
-        current.extend(fence)
-    if current:
-        parts.append(("md", "".join(current)))
-    return parts
-
-
-class HighlightedFence:
-    """A closed fence rendered as the chat renders it after a rebuild, its lines kept per width.
-
-    :meth:`render_lines` is the costly part (Pygments, wrapping) and touches no widget,
-    so it runs in a thread; rendering afterwards at the same width only replays the lines.
-    """
-
-    def __init__(self, fence: str) -> None:
-        self.fence = fence
-        self.renderable = markdown_renderable(fence)
-        self._lines: dict[int, list[list[Segment]]] = {}
-
-    def render_lines(
-        self, console: Console, options: ConsoleOptions, pause: float = 0.0
-    ) -> list[list[Segment]]:
-        """The lines at ``options.max_width``; with ``pause``, sleep that long every
-        :data:`RENDER_SLICE` segments, so a thread leaves the GIL to the event loop."""
-        width = options.max_width
-        lines = self._lines.get(width)
-        if lines is None:
-            segments: list[Segment] = []
-            for segment in console.render(self.renderable, options):
-                segments.append(segment)
-                if pause and len(segments) % RENDER_SLICE == 0:
-                    time.sleep(pause)
-            lines = list(Segment.split_and_crop_lines(segments, width, pad=False, include_new_lines=True))
-            self._lines[width] = lines
-        return lines
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for line in self.render_lines(console, options):
-            yield from line
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement.get(console, options, self.renderable)
-
-
-def plain_tail(tail: str, fence: bool | None = None) -> Text:
-    """The unfinished end of the reply (or a chunk of it) as plain text. An open code fence
-    (``fence``; by default, whether ``tail`` opens one) is not wrapped but cropped, as its
-    highlighted block will be: re-wrapping a few hundred lines at every flush was most of a
-    frame, and keys typed meanwhile waited (bench/tui_bench.py)."""
-    if fence is None:
-        fence = tail.lstrip().startswith(("```", "~~~"))
-    tail = visible(tail)
-    if fence:
-        return Text(tail, no_wrap=True, overflow="crop")
-    return Text(tail)
-
-
-def _after_line(text: str, lines: int) -> int:
-    """The offset just after the ``lines``-th newline of ``text`` (it has that many)."""
-    at = -1
-    for _ in range(lines):
-        at = text.index("\n", at + 1)
-    return at + 1
-
-
-def fence_body(fence: str) -> str:
-    """The code of a fenced block, without its fence lines (a reply may end before the closing one)."""
-    lines = fence.splitlines(keepends=True)[1:]
-    marker = fence.lstrip()[:3]
-    if lines and lines[-1].strip().startswith(marker) and lines[-1].strip().strip("`~") == "":
-        lines = lines[:-1]
-    return "".join(lines).rstrip("\n")
 
 
 class ReplyText(Static):
@@ -356,7 +223,7 @@ class StreamingReply(Vertical):
         live = self.text[self._frozen_to :]
         chunks: list[Static] = []
         while live.count("\n") > 2 * TAIL_CHUNK_LINES:
-            cut = _after_line(live, TAIL_CHUNK_LINES)
+            cut = after_line(live, TAIL_CHUNK_LINES)
             chunks.append(ReplyText(plain_tail(live[:cut], fence), classes="reply-chunk"))
             self._small.append(live[:cut])
             self._frozen_to += cut
