@@ -5,22 +5,16 @@ model is asked for a summary, and the user reads why."""
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
-from agent_tui.agent.extensions import Extensions
-from agent_tui.agent.loop import AgentLoop, make_provider
-from agent_tui.agent.trust import TrustStore
-from agent_tui.store.session import Session
 from agent_tui.tui.app import AgentTuiApp
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
-from tests.support.agent_support import make_config
 from tests.support.fake_model_server import FakeModelServer
 from tests.support.pilot import notices, wait_for
+from tests.support.precompact_hooks import hooked_agent, precompact_hook
 from tests.support.session_builder import Builder, assistant, user
 from tests.support.tui_fixtures import SIZE, make_app, reopen
 
@@ -39,33 +33,9 @@ def _session(tmp_path: Path) -> Path:
 async def test_ctrl_r_in_the_preview_runs_precompact_hooks_that_block_it(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
-    log = tmp_path / "precompact.jsonl"
-    script = tmp_path / "precompact.py"
-    script.write_text(
-        "import json, sys\nevent = json.load(sys.stdin)\n"
-        f"open({str(log)!r}, 'a').write(json.dumps(event) + '\\n')\n"
-        "print('a release is being cut', file=sys.stderr); sys.exit(2)\n"
-    )
-    hooks = {
-        "PreCompact": [
-            {
-                "matcher": "manual",
-                "hooks": [{"command": f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"}],
-            }
-        ]
-    }
-    config = make_config(server)
-    work = tmp_path / "work"
-    work.mkdir()
-
-    def factory(session: Session, choice: object) -> AgentLoop:
-        ext = Extensions(
-            str(work),
-            {"hooks": hooks},
-            home=tmp_path / "home",
-            trust_store=TrustStore(tmp_path / "trust.json"),
-        )
-        return AgentLoop(session, make_provider(config), [], config=config, cwd=str(work), extensions=ext)
+    command, log = precompact_hook(tmp_path, block="exit2")
+    hooks = {"PreCompact": [{"matcher": "manual", "hooks": [{"command": command}]}]}
+    factory = hooked_agent(server, tmp_path, hooks)
 
     path = _session(tmp_path)
     before = path.read_bytes()

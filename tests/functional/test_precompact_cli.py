@@ -6,14 +6,13 @@ exits 1 before the model is asked; the folder's own hooks run only when the fold
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.precompact_hooks import precompact_hook
 from tests.support.print_env import Env
 from tests.support.session_builder import Builder, assistant, user
 
@@ -29,23 +28,6 @@ def _session(env: Env) -> Path:
     b.message(user("now add a test"))
     b.message(assistant("added test_parse_strips"))
     return b.write(env.tmp / "s.jsonl")
-
-
-def _hook(env: Env, *, block: str | None) -> tuple[str, Path]:
-    """A PreCompact hook that logs each event it gets; ``block``: "exit2" (a reason on stderr),
-    "json" (``decision: "block"``) or None (it lets the compaction through)."""
-    log = env.tmp / "precompact.jsonl"
-    script = env.tmp / "precompact.py"
-    reply = {
-        "exit2": "print('a release is being cut', file=sys.stderr); sys.exit(2)\n",
-        "json": "print(json.dumps({'decision': 'block', 'reason': 'a release is being cut'}))\n",
-        None: "",
-    }[block]
-    script.write_text(
-        "import json, sys\nevent = json.load(sys.stdin)\n"
-        f"open({str(log)!r}, 'a').write(json.dumps(event) + '\\n')\n" + reply
-    )
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}", log
 
 
 def _settings(folder: Path, command: str) -> None:
@@ -74,7 +56,7 @@ def test_a_precompact_hook_that_blocks_it_leaves_the_file_untouched(
     server: FakeModelServer, tmp_path: Path, flags: tuple[str, ...], block: str
 ) -> None:
     env = Env(tmp_path, server)
-    command, log = _hook(env, block=block)
+    command, log = precompact_hook(env.tmp, block=block)
     _settings(env.user_home, command)  # the user's own hooks: trusted without asking
     path = _session(env)
     before = path.read_bytes()
@@ -99,7 +81,7 @@ def test_a_precompact_hook_that_lets_it_through_is_run_before_the_summary(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
     env = Env(tmp_path, server)
-    command, log = _hook(env, block=None)
+    command, log = precompact_hook(env.tmp, block=None)
     _settings(env.user_home, command)
     path = _session(env)
     server.push(anthropic_stream(text(SUMMARY)))
@@ -114,7 +96,7 @@ def test_the_folders_own_precompact_hooks_run_only_when_it_is_trusted(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
     env = Env(tmp_path, server)
-    command, log = _hook(env, block="exit2")
+    command, log = precompact_hook(env.tmp, block="exit2")
     _settings(env.work, command)  # the project's hooks: they need the folder's trust
     path = _session(env)
     server.push(anthropic_stream(text(SUMMARY)))
