@@ -19,7 +19,9 @@
 (d) **the same with long fences**: about 22 s of a reply with three closed
     300-line ```python fences between paragraphs, at 200 tokens/s (4 characters
     a token), so each fence is highlighted while the reply is still streaming
-    and typing goes on. ``--keystrokes-only`` runs (c) and (d) alone.
+    and typing goes on.
+(e) **(c) at 80x24**, where the chat is the whole screen. (c) and (d) run at 160x50, with the
+    tree and the panel beside the chat. ``--keystrokes-only`` runs (c), (d) and (e) alone.
 
 Targets: first paint < 1 s; no keystroke waits more than 50 ms.
 """
@@ -58,6 +60,13 @@ TOKENS_PER_SECOND = 200
 STREAM_SECONDS = 10.0
 KEY_INTERVAL = 0.025
 SIZE = (160, 50)  # the keystroke runs
+SMALL = (80, 24)  # and one at 80x24
+#: The keystroke runs: result key, what the reports call it (twice), and the terminal size.
+KEY_RUNS = (
+    ("keystrokes", "", "", SIZE),
+    ("keystrokes_fences", ", three 300-line fences", " (long fences)", SIZE),
+    ("keystrokes_80x24", ", at 80x24", " (80x24)", SMALL),
+)
 PAINT_SIZES = ((80, 24), (200, 50))  # the first-paint runs: 80x24 first, and a wide terminal
 
 
@@ -235,7 +244,7 @@ def _shown_at(frames: list[tuple[float, int]], base: int, keys: int) -> list[flo
     return shown
 
 
-async def _keystrokes(path: Path, tmp: Path, tokens: list[str]) -> dict[str, Any]:
+async def _keystrokes(path: Path, tmp: Path, tokens: list[str], size: tuple[int, int]) -> dict[str, Any]:
     turns: list[_StreamingTurns] = []
 
     def factory(session: Session, choice: ModelChoice) -> _StreamingTurns:
@@ -256,7 +265,7 @@ async def _keystrokes(path: Path, tmp: Path, tokens: list[str]) -> dict[str, Any
             await asyncio.sleep(0.002)
             stalls.append(time.perf_counter() - before - 0.002)
 
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         app.composer.load_text("stream please")
         await pilot.press("enter")
@@ -302,12 +311,14 @@ async def _keystrokes(path: Path, tmp: Path, tokens: list[str]) -> dict[str, Any
         }
 
 
-def keystroke_latency(path: Path, tokens: list[str] | None = None) -> dict[str, Any]:
+def keystroke_latency(
+    path: Path, tokens: list[str] | None = None, size: tuple[int, int] = SIZE
+) -> dict[str, Any]:
     """On a copy of ``path``: the turn appends to the session."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "session.jsonl"
         shutil.copyfile(path, copy)
-        return asyncio.run(_keystrokes(copy, Path(tmp), tokens or _reply_tokens()))
+        return asyncio.run(_keystrokes(copy, Path(tmp), tokens or _reply_tokens(), size))
 
 
 # -- report ---------------------------------------------------------------------------------
@@ -341,7 +352,7 @@ def _key_summary(keys: dict[str, Any]) -> dict[str, Any]:
 def run_tui_bench(
     session: Path, runs: int = 5, process_runs: int = 5, keystrokes_only: bool = False
 ) -> dict[str, Any]:
-    """All four measurements on ``session`` (or (c) and (d) only); every figure in seconds."""
+    """All the measurements on ``session`` (or the keystroke runs only); every figure in seconds."""
     results: dict[str, Any] = {}
     if not keystrokes_only:
         for size in PAINT_SIZES:
@@ -352,8 +363,9 @@ def run_tui_bench(
             results[f"first_paint_process_{label}"] = (
                 _summary(process) if isinstance(process, list) else process
             )
-    results["keystrokes"] = _key_summary(keystroke_latency(session))
-    results["keystrokes_fences"] = _key_summary(keystroke_latency(session, _fence_reply_tokens()))
+    for key, _, _, size in KEY_RUNS:
+        tokens = _fence_reply_tokens() if key == "keystrokes_fences" else None
+        results[key] = _key_summary(keystroke_latency(session, tokens, size))
     return results
 
 
@@ -377,7 +389,7 @@ def print_report(results: dict[str, Any]) -> None:
             )
         else:
             print(f"TUI first paint at {w}x{h}, whole program: skipped ({pp})")
-    for key, what in (("keystrokes", ""), ("keystrokes_fences", ", three 300-line fences")):
+    for key, what, _, _ in KEY_RUNS:
         k = results[key]
         print(
             f"TUI keystrokes while streaming at {k['tokens_per_second']:.0f} tokens/s{what}: "
@@ -398,7 +410,7 @@ def print_report(results: dict[str, Any]) -> None:
         if isinstance(pp, dict):
             verdict = "PASS" if pp["median"] < FIRST_PAINT_TARGET else "MISS"
             print(f"  first paint < 1 s at {w}x{h} (whole program): {verdict}")
-    for key, what in (("keystrokes", ""), ("keystrokes_fences", " (long fences)")):
+    for key, _, what, _ in KEY_RUNS:
         k = results[key]
         ok = k["over_50ms"] == 0 and k["answered"] == k["keys"]
         print(f"  no keystroke waits > 50 ms{what}: {'PASS' if ok else 'MISS'}")
@@ -433,7 +445,7 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str]]:
             )
         else:
             out.append((f"first paint, {w}x{h}, whole program in tmux", f"skipped: {pp}"))
-    for key, what in (("keystrokes", ""), ("keystrokes_fences", ", three 300-line fences")):
+    for key, what, _, _ in KEY_RUNS:
         k = results[key]
         ok = k["over_50ms"] == 0 and k["answered"] == k["keys"]
         out.append(
@@ -468,7 +480,7 @@ def main() -> int:
     parser.add_argument("--process-runs", type=int, default=5)
     parser.add_argument("--session", help="a session file (default: bench/data's 20,000-entry session)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--keystrokes-only", action="store_true", help="only (c) and (d)")
+    parser.add_argument("--keystrokes-only", action="store_true", help="only (c), (d) and (e)")
     args = parser.parse_args()
     if args.session:
         path = Path(args.session)
