@@ -83,7 +83,7 @@ from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.surgery_actions import span_preview_lines
 from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
 from agent_tui.tui.tree_state import TreeState
-from agent_tui.tui.typed_keys import redirect_typed_key
+from agent_tui.tui.typed_keys import redirect_paste, redirect_typed_key
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
@@ -316,13 +316,11 @@ class AgentTuiApp(OneLineCrash, App[None]):
     async def on_event(self, event: events.Event) -> None:
         # text typed in a pane goes to the composer as it is read, before the keys behind it
         screen = self._main_screen
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and screen is not None
-            and redirect_typed_key(screen, event)
-        ):
-            return
+        if screen is not None and not event.is_forwarded:
+            if isinstance(event, events.Key) and redirect_typed_key(screen, event):
+                return
+            if isinstance(event, events.Paste) and redirect_paste(screen, event):
+                return
         await super().on_event(event)
 
     def on_unmount(self) -> None:

@@ -7,6 +7,7 @@ from a handler is too late for the rest of the burst ("word⏎" typed in the tre
 the Enter branched). So the app asks here first, in order with the keys: a printable key that no
 widget from the focused one up to the app binds (the tree's h / e / u / p / l / f / v, ``?``)
 closes a drawer, focuses the composer and is inserted there; the keys after it follow the focus.
+A paste there (the terminal's, a middle click) goes to the composer too.
 """
 
 from __future__ import annotations
@@ -38,4 +39,19 @@ def redirect_typed_key(screen: MainScreen, event: events.Key) -> bool:
     composer = screen.composer
     screen.set_focus(composer)
     composer.insert(event.character)
+    return True
+
+
+def redirect_paste(screen: MainScreen, event: events.Paste) -> bool:
+    """A paste where nothing takes text goes to the composer, as its own paste (a long one becomes
+    a ``[paste #N]`` marker there, an image path an attachment): True when it was redirected."""
+    if screen.app.screen is not screen:
+        return False
+    focused = screen.focused
+    if isinstance(focused, TextArea | Input):
+        return False
+    screen.close_drawer()
+    composer = screen.composer
+    screen.set_focus(composer)
+    composer.post_message(events.Paste(event.text))
     return True

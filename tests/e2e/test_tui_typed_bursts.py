@@ -67,3 +67,15 @@ async def test_tree_keys_in_a_burst_stay_tree_keys(tmp_path: Path) -> None:
         burst(app, "h")
         await wait_for(pilot, lambda: path.read_text().count("\n") == before + 1, "the hide")
         assert app.composer.text == ""
+
+
+@pytest.mark.parametrize("pane", ["f1", "f3"])
+async def test_a_paste_in_a_pane_goes_to_the_composer(tmp_path: Path, pane: str) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(pane)
+        assert app.focused is not app.composer
+        app.post_message(events.Paste("pasted from the terminal"))
+        await wait_for(pilot, lambda: app.composer.text == "pasted from the terminal", "the paste")
+        assert app.focused is app.composer
