@@ -35,22 +35,32 @@ _ROW = re.compile(r"^\s*(\d+|-)\s+(\S+)\s+([0-9a-f]{8})\s+(\S+)")
 _SELECTED = re.compile(r"If you act on ([0-9a-f]{8})")  # the panel's edit preview names the selection
 
 
-def select_in_tree(tmux: Tmux, entry_id: str) -> None:
-    """Focus the tree and move its cursor up, one key at a time, until ``entry_id`` is selected."""
+def select_in_tree(tmux: Tmux, path: Path, entry_id: str) -> None:
+    """Focus the tree and move its cursor, one key at a time, until ``entry_id`` is selected.
+
+    The preview (which names the selection once the cursor rests) is the only sign of where the
+    cursor is, and a refresh of the views can move the cursor back to the leaf after a key: so each
+    key is chosen from where the preview says the cursor is now (Up above the target on the active
+    path, Down below it), and a key whose move the preview never shows is pressed again."""
+    with Session.open(path, write=False) as session:
+        order = [e.id for e in session.index.path_to(session.index.leaf_id or "")]
     tmux.keys("F1")
-    for _ in range(30):
-        screen = tmux.screen()
-        current = _SELECTED.findall(screen)
+    for _ in range(60):
+        current = _SELECTED.findall(tmux.screen())
         if current and current[-1] == entry_id:
             return
-        tmux.keys("Up")
+        here = order.index(current[-1]) if current and current[-1] in order else len(order)
+        tmux.keys("Up" if here > order.index(entry_id) else "Down")
         before = current[-1] if current else None
-        tmux.wait(
-            lambda s, before=before: (m := _SELECTED.findall(s)) != [] and m[-1] != before,  # type: ignore[misc]
-            "the cursor to move",
-            timeout=20,
-        )
-    raise AssertionError(f"could not select {entry_id}")
+        try:
+            tmux.wait(
+                lambda s, before=before: (m := _SELECTED.findall(s)) != [] and m[-1] != before,  # type: ignore[misc]
+                "the cursor to move",
+                timeout=5,
+            )
+        except AssertionError:
+            continue  # the key's move was undone by a refresh (or is slow to show): look again
+    raise AssertionError(f"could not select {entry_id}; the screen:\n{tmux.screen()}")
 
 
 def branch_at(tmux: Tmux, path: Path, entry_id: str, attempts: int = 3) -> None:
@@ -73,7 +83,7 @@ def branch_at(tmux: Tmux, path: Path, entry_id: str, attempts: int = 3) -> None:
     leaf = entries(path)[-1]["id"]
     tmux.wait(lambda s: _SELECTED.findall(s)[-1:] == [leaf], f"the views caught up: the preview of {leaf}")
     for _ in range(attempts):
-        select_in_tree(tmux, entry_id)
+        select_in_tree(tmux, path, entry_id)
         tmux.keys("Enter")
         try:
             wait_until(marked, "the branch marker", timeout=30)
@@ -239,7 +249,7 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
 
         # 4. hide the first question from the model
         first_user = next(e for e in entries(path) if e.get("message", {}).get("role") == "user")
-        select_in_tree(tmux, first_user["id"])
+        select_in_tree(tmux, path, first_user["id"])
         tmux.keys("h")
         wait_until(lambda: entries(path)[-1].get("type") == "context_edit", "the hide")
         assert entries(path)[-1]["targetId"] == first_user["id"] and entries(path)[-1]["replacement"] is None
