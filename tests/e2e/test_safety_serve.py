@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 
 from agent_tui.tui.serve import GuardedServer
-from tests.support.serve_support import served
+from tests.support.serve_support import held_image, served
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -102,20 +102,24 @@ def test_in_a_browser_the_printed_url_connects_and_another_page_cannot(tmp_path:
             timeout=60,
         )
         assert server.wait_for(rb'GET /ws\?width=\d+&height=\d+ HTTP/1.1" 101') is not None, server.output
+        refused = rb'GET /ws\?width=80&height=24&token=\S+ HTTP/1.1" 403'
         page = tmp_path / "elsewhere.html"
-        page.write_text(
-            "<html><body><pre id=out>pending</pre><script>"
-            f"var ws = new WebSocket('ws://127.0.0.1:{server.port}/ws?width=80&height=24&token={server.token}');"
-            "ws.onopen = function () { document.getElementById('out').textContent = 'OPEN'; };"
-            "ws.onerror = function () { document.getElementById('out').textContent = 'REFUSED'; };"
-            "</script></body></html>"
-        )
-        dom = subprocess.run(
-            [chromium(), *FLAGS, "--virtual-time-budget=8000", "--dump-dom", page.as_uri()],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        ).stdout
+        with held_image(lambda: server.wait_for(refused, timeout=20)) as image:
+            # the image's answer waits for the handshake's: a websocket keeps no page from loading,
+            # and Chromium dumped the DOM and quit before it had even connected, on a busy machine
+            page.write_text(
+                "<html><body><pre id=out>pending</pre><script>"
+                f"var ws = new WebSocket('ws://127.0.0.1:{server.port}/ws?width=80&height=24&token={server.token}');"
+                "ws.onopen = function () { document.getElementById('out').textContent = 'OPEN'; };"
+                "ws.onerror = function () { document.getElementById('out').textContent = 'REFUSED'; };"
+                f"</script><img src='{image}'></body></html>"
+            )
+            dom = subprocess.run(
+                [chromium(), *FLAGS, "--virtual-time-budget=8000", "--dump-dom", page.as_uri()],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            ).stdout
         # the server refused the handshake (the page may dump its DOM before the error event fires)
-        assert server.wait_for(rb'GET /ws\?width=80&height=24&token=\S+ HTTP/1.1" 403') is not None
+        assert server.wait_for(refused) is not None
         assert '<pre id="out">OPEN</pre>' not in dom

@@ -8,10 +8,12 @@ import select
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 
@@ -69,3 +71,27 @@ def served(cwd: Path, *extra: str) -> Iterator[Served]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@contextmanager
+def held_image(until: Callable[[], object]) -> Iterator[str]:
+    """The URL of an image on 127.0.0.1 whose answer waits for ``until()`` to return: a page
+    that shows it does not finish loading (nor a headless browser dump its DOM) before then."""
+
+    class Held(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            until()
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    http = ThreadingHTTPServer(("127.0.0.1", 0), Held)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{http.server_address[1]}/held.png"
+    finally:
+        http.shutdown()
+        http.server_close()
