@@ -21,7 +21,6 @@ from typing import Any
 from textual.screen import Screen
 from textual.timer import EventTargetGone, Timer
 
-
 #: After a frame that took less than a quarter of the interval, the next may begin sooner: four
 #: times that frame's time after it began, and at least half an interval. A frame of 2 ms (a
 #: scrollbar redrawn after a reply's flush) held the next one, with the key typed meanwhile,
