@@ -234,7 +234,9 @@ _FIELDS: list[tuple[str, Callable[[StatusFigures], list[str]]]] = [
     ("cost", _cost),
 ]
 _DROP_ORDER = ("turn", "name", "cost", "model")
-_SHORTEN_ORDER = ("model", "context", "turn", "name", "name", "name", "cost", "model", "context")
+# The context keeps its figures ("≈1.8k/128k 1%") until every field that can go has gone; only then
+# is it a bare percentage.
+_SHORTEN_ORDER = ("model", "context", "turn", "name", "name", "name", "cost", "model")
 
 
 def format_status(figures: StatusFigures, width: int, working: str | None = None) -> str:
@@ -260,6 +262,8 @@ def format_status(figures: StatusFigures, width: int, working: str | None = None
             chosen[key] = len(forms[key]) - 1
             if len(line()) > width:
                 del chosen[key]
+    if len(line()) > width and "context" in chosen:
+        chosen["context"] = len(forms["context"]) - 1
     text = line()
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
