@@ -49,3 +49,24 @@ async def test_the_preview_and_the_copy_notice_say_1_token_and_1_character(tmp_p
         await app.run_slash("copy", "")
         await wait_for(pilot, lambda: any("Copied the last reply" in n for n in notices(app)), "copied")
         assert "Copied the last reply (1 character)." in notices(app)
+
+
+@pytest.mark.slow
+async def test_the_chat_says_1_character_and_1_more_line(tmp_path: Path) -> None:
+    """The streamed thinking's title, a capped text's "show more", a clipped tool result."""
+    from agent_tui.tui.widgets.capped_text import CappedText
+    from agent_tui.tui.widgets.chat_entry import clip_lines
+
+    assert clip_lines("a\nb\nc", limit=2).endswith("… 1 more line")
+    assert clip_lines("a\nb\nc\nd", limit=2).endswith("… 2 more lines")
+    capped = CappedText("x" * 30_001)  # one line: the hidden middle is characters only
+    capped.shown = capped.tail_start - 1
+    assert capped._label() == "… 1 more character: show more"
+    app = make_app(tmp_path)
+    async with app.run_test() as pilot:
+        reply = await app.chat.start_reply()
+        reply.add_thinking("h")
+        await reply.flush()
+        await pilot.pause()
+        title = str(reply.query_one("#reply-thinking").title)
+        assert "(1 character)" in title, title

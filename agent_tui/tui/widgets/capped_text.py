@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Static
 
+from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import visible
 
 
@@ -100,7 +101,11 @@ class CappedText(Vertical):
     def _label(self) -> str:
         chars = self.tail_start - self.shown
         lines = self.text.count("\n", self.shown, self.tail_start)
-        hidden = f"{lines:,} more lines ({chars:,} characters)" if lines else f"{chars:,} more characters"
+        hidden = (
+            f"{plural(lines, 'more line')} ({plural(chars, 'character')})"
+            if lines
+            else plural(chars, "more character")
+        )
         return f"… {hidden}: show more"
 
     @on(Button.Pressed, ".show-more")

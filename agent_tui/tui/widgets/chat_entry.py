@@ -86,7 +86,7 @@ def split_attachments(content: Any) -> tuple[str, str]:
         text = block.get("text")
         if block.get("type") == "text" and isinstance(text, str) and text.startswith('<file name="'):
             name = text[len('<file name="') :].split('"', 1)[0].rsplit("/", 1)[-1]
-            files.append(f"{name} ({estimate_text(text):,} tokens)")
+            files.append(f"{name} ({plural(estimate_text(text), 'token')})")
             named = name
             continue
         if block.get("type") == "image":
@@ -104,7 +104,7 @@ def clip_lines(text: str, limit: int = MAX_RESULT_LINES) -> str:
     lines = text.splitlines()
     if len(lines) <= limit:
         return text
-    return "\n".join(lines[:limit]) + f"\n… {len(lines) - limit} more lines"
+    return "\n".join(lines[:limit]) + f"\n… {plural(len(lines) - limit, 'more line')}"
 
 
 def text_diff(old: str, new: str, name: str) -> str:
@@ -156,7 +156,7 @@ class CodeHeader(Static):
 
     def on_click(self) -> None:
         self.app.copy_to_clipboard(self.code)
-        self.app.notify(f"Copied the code block ({len(self.code):,} characters).")
+        self.app.notify(f"Copied the code block ({plural(len(self.code), 'character')}).")
 
 
 def markdown_widgets(text: str) -> list[Widget]:

@@ -40,6 +40,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.worker import Worker
 
+from agent_tui.projection.describe import plural
 from agent_tui.store.content import args_summary
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
@@ -200,7 +201,7 @@ class StreamingReply(Vertical):
                 self._shown_thinking = len(self.thinking)
                 box = self.query_one("#reply-thinking", Collapsible)
                 box.display = True
-                box.title = f"thinking… ({len(self.thinking):,} characters)"
+                box.title = f"thinking… ({plural(len(self.thinking), 'character')})"
                 self.query_one("#reply-thinking-text", Static).update(
                     Text(visible(self.thinking), style="italic")
                 )
@@ -370,4 +371,4 @@ class StreamingReply(Vertical):
         await self.flush()
         if self.thinking:  # done: the title no longer says it is still going
             box = self.query_one("#reply-thinking", Collapsible)
-            box.title = f"thinking ({len(self.thinking):,} characters)"
+            box.title = f"thinking ({plural(len(self.thinking), 'character')})"
