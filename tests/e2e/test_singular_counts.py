@@ -54,6 +54,8 @@ async def test_the_preview_and_the_copy_notice_say_1_token_and_1_character(tmp_p
 @pytest.mark.slow
 async def test_the_chat_says_1_character_and_1_more_line(tmp_path: Path) -> None:
     """The streamed thinking's title, a capped text's "show more", a clipped tool result."""
+    from textual.widgets import Collapsible
+
     from agent_tui.tui.widgets.capped_text import CappedText
     from agent_tui.tui.widgets.chat_entry import clip_lines
 
@@ -68,5 +70,5 @@ async def test_the_chat_says_1_character_and_1_more_line(tmp_path: Path) -> None
         reply.add_thinking("h")
         await reply.flush()
         await pilot.pause()
-        title = str(reply.query_one("#reply-thinking").title)
+        title = str(reply.query_one("#reply-thinking", Collapsible).title)
         assert "(1 character)" in title, title

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Collapsible, Input, Label
+from textual.widgets import Collapsible, Input, Label, Static
 
 from agent_tui.agent.events import EntryAppended, Retrying, TextDelta, TurnDone
 from agent_tui.projection.preview import Change
@@ -16,7 +16,7 @@ from agent_tui.store.entries import now_ms
 from agent_tui.tui import symbols
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.screens.prompt import PromptScreen
-from agent_tui.tui.widgets.chat_entry import LazyCollapsible
+from agent_tui.tui.widgets.chat_entry import ChatEntry, LazyCollapsible, is_failed_attempt
 from tests.support.pilot import select, wait_for
 from tests.support.screen_text import assert_whole
 from tests.support.session_builder import Builder, assistant, user
@@ -88,9 +88,18 @@ async def test_retries_are_one_updating_status_line_and_failed_attempts_stay_fol
         hold.set()
         await wait_for(pilot, lambda: not app.busy, "turn done")
         assert "retrying" not in app.main_screen.status_line.text
-        folded = [c for c in app.chat.query(LazyCollapsible) if "failed attempt" in str(c.title)]
-        assert len(folded) == 2 and all(c.collapsed for c in folded)
+        # the run of failed attempts is one folded line, the first's; it holds them both
+        failed = [e for e in app.chat.query(ChatEntry) if is_failed_attempt(e.entry)]
+        shown = [e for e in failed if e.display]
+        assert len(failed) == 2 and shown == failed[:1]
+        (folded,) = shown[0].query(LazyCollapsible)
+        assert folded.collapsed
+        assert str(folded.title).startswith("✗ 2 failed attempts, the last: could not reach"), folded.title
         assert not app.chat.query(".error"), "no red blocks in the chat"
+        folded.collapsed = False
+        await wait_for(pilot, lambda: bool(folded.query(Static)), "the attempts shown")
+        inside = "".join(str(w.render()) for w in folded.query(Static))
+        assert inside.count("✗ could not reach api.example.com") == 2, inside
 
 
 async def test_the_status_line_shows_name_model_context_turn_and_cost(tmp_path: Path) -> None:

@@ -228,6 +228,8 @@ class ChatEntry(Vertical):
         self.status = status
         self.original = original  # for context_edit replacements: the target's original text
         self._height: tuple[tuple[int, int], int] | None = None  # (width, children's version), height
+        #: a failed attempt: the run of them this entry shows (the chat folds a run into its first)
+        self.attempts: list[Entry] = [entry]
         kind = entry_type(entry.type)
         if kind == "message":
             css = _ROLE_CLASSES.get(entry.role or "", "note")
@@ -290,14 +292,19 @@ class ChatEntry(Vertical):
             if attached:
                 yield Static(plain(attached), classes="attachments")
         elif role == "assistant" and message.get("stopReason") == "error":
-            # a failed attempt (the loop retries it, or the turn ends with an error line): one folded
-            # line, its partial text and the whole error inside
-            reason = str(message.get("errorMessage") or "the model call failed")
-            head = next((ln.strip() for ln in reason.splitlines() if ln.strip()), reason)
-            partial = content_text(content, "\n", image="[image]")
-            body = f"{partial}\n\n✗ {reason}" if partial.strip() else f"✗ {reason}"
+            # failed attempts (the loop retries, or the turn ends with an error line): one folded
+            # line for the run of them (the chat folds the later ones into the first), their
+            # partial text and whole errors inside
+            attempts = [a.message or {} for a in self.attempts]
+            bodies = [_failed_attempt_body(a) for a in attempts]
+            head = _failed_attempt_reason(attempts[-1])
+            head = next((ln.strip() for ln in head.splitlines() if ln.strip()), head)[:90]
+            if len(attempts) == 1:
+                title = f"✗ failed attempt: {head}"
+            else:
+                title = f"✗ {len(attempts)} failed attempts, the last: {head}"
             yield LazyCollapsible(
-                lambda: text_widget(body), title=f"✗ failed attempt: {head[:90]}", classes="failed-attempt"
+                lambda: text_widget("\n\n".join(bodies)), title=title, classes="failed-attempt"
             )
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
@@ -391,6 +398,25 @@ def tool_call_widget(block: dict[str, Any]) -> Widget:
         return Static(Text(clip(pretty, MAX_ARG_CHARS)))
 
     return LazyCollapsible(build, title=title, classes="tool-output")
+
+
+def is_failed_attempt(entry: Entry) -> bool:
+    """A model call that failed (its partial reply and error), recorded as an assistant message."""
+    return (
+        entry.type == "message"
+        and entry.role == "assistant"
+        and (entry.message or {}).get("stopReason") == "error"
+    )
+
+
+def _failed_attempt_reason(message: dict[str, Any]) -> str:
+    return str(message.get("errorMessage") or "the model call failed")
+
+
+def _failed_attempt_body(message: dict[str, Any]) -> str:
+    reason = _failed_attempt_reason(message)
+    partial = content_text(message.get("content"), "\n", image="[image]")
+    return f"{partial}\n\n✗ {reason}" if partial.strip() else f"✗ {reason}"
 
 
 def _note(entry: Entry) -> str:

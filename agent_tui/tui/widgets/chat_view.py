@@ -20,7 +20,7 @@ from agent_tui.store.content import content_text
 from agent_tui.store.kinds import EntryType, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.tui.widgets import one_layout_pass
-from agent_tui.tui.widgets.chat_entry import ChatEntry
+from agent_tui.tui.widgets.chat_entry import ChatEntry, is_failed_attempt
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
 
 WINDOW = 16
@@ -103,6 +103,32 @@ class ChatView(VerticalScroll):
             await self._set_more(before)
         self._shown = ids
         self._status = {i: status.get(i) for i in ids}
+        await self._fold_failed_attempts()
+
+    async def _fold_failed_attempts(self) -> None:
+        """A run of failed attempts (a call retried three times) is one folded line, the first
+        entry's, that holds them all; the others are not displayed (they stay mounted, one widget
+        per entry, for the next sync)."""
+        runs: list[list[ChatEntry]] = []
+        previous_failed = False
+        for child in self.children:
+            if not isinstance(child, ChatEntry):
+                continue
+            failed = is_failed_attempt(child.entry)
+            if failed and previous_failed:
+                runs[-1].append(child)
+            elif failed:
+                runs.append([child])
+            previous_failed = failed
+        for run in runs:
+            first = run[0]
+            attempts = [w.entry for w in run]
+            if [a.id for a in first.attempts] != [a.id for a in attempts]:
+                first.attempts = attempts
+                await first.recompose()
+            first.display = True
+            for later in run[1:]:
+                later.display = False
 
     def _tail(self, path: Sequence[Entry]) -> tuple[list[Entry], int]:
         """The last :attr:`window` entries of ``path`` the chat shows, and how many it shows before

@@ -319,6 +319,8 @@ class StreamingReply(Vertical):
         """Whether this reply shows ``entry`` (the assistant message it streamed) as it is."""
         if entry.type != "message" or entry.role != "assistant" or self.entry is not None:
             return False
+        if (entry.message or {}).get("stopReason") == "error":
+            return False  # a failed attempt: the chat folds it (with the others of its run)
         content = (entry.message or {}).get("content")
         text = (
             "".join(
