@@ -17,6 +17,7 @@ from agent_tui.tui import symbols
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.widgets.chat_entry import ChatEntry, LazyCollapsible, is_failed_attempt
+from agent_tui.tui.widgets.streaming_reply import StreamingReply
 from tests.support.pilot import select, wait_for
 from tests.support.screen_text import assert_whole
 from tests.support.session_builder import Builder, assistant, user
@@ -51,8 +52,11 @@ class RetryingTurns:
         user = self.session.append_message({"role": "user", "content": prompt, "timestamp": now_ms()})
         yield EntryAppended(user.id, "message")
         for attempt in (1, 2):
+            partial = "Here is the sta" if attempt == 1 else ""  # the first dropped mid-stream
+            if partial:
+                yield TextDelta(partial)
             failed = {
-                **assistant(""),
+                **assistant(partial),
                 "stopReason": "error",
                 "errorMessage": "could not reach api.example.com: connection refused",
             }
@@ -96,10 +100,13 @@ async def test_retries_are_one_updating_status_line_and_failed_attempts_stay_fol
         assert folded.collapsed
         assert str(folded.title).startswith("✗ 2 failed attempts, the last: could not reach"), folded.title
         assert not app.chat.query(".error"), "no red blocks in the chat"
+        # the first attempt's streamed text went into the fold: the reply shown is the last one
+        assert [r.text for r in app.chat.query(StreamingReply)] == ["Here at last."]
         folded.collapsed = False
         await wait_for(pilot, lambda: bool(folded.query(Static)), "the attempts shown")
         inside = "".join(str(w.render()) for w in folded.query(Static))
         assert inside.count("✗ could not reach api.example.com") == 2, inside
+        assert "Here is the sta" in inside
 
 
 async def test_the_status_line_shows_name_model_context_turn_and_cost(tmp_path: Path) -> None:
