@@ -41,7 +41,12 @@ TREE_BESIDE = 110  # columns from which the tree fits beside a chat of about 80
 PANEL_BESIDE = 150  # columns from which the panel fits too (the chat keeps about 60)
 
 #: What the empty composer says (a new user's first screen).
-PLACEHOLDER = "Type a message · Enter sends · ? help · F1 tree · F3 what the model sees"
+#: The composer's placeholder, longest first: it shows the longest that fits its width.
+PLACEHOLDERS = (
+    "Type a message · Enter sends · ? help · F1 tree · F3 what the model sees",
+    "Type a message · Enter sends · ? help · F1 tree · F3 context",
+    "Type a message · Enter sends · ? help",
+)
 
 Pane = Literal["tree", "panel"]
 Placement = Literal["beside", "drawer", "hidden"]
@@ -117,7 +122,7 @@ class MainScreen(Screen[None]):
                 yield QueueView(id="queue")
                 yield CompletionMenu(id="completion")
                 composer = Composer(id="composer", history=self._history)
-                composer.placeholder = PLACEHOLDER
+                composer.placeholders = PLACEHOLDERS
                 yield composer
             with Vertical(id="context"):
                 yield Static("What the model sees", id="context-title", markup=False)

@@ -106,6 +106,8 @@ class Composer(InertTextArea):
         #: When a key last reached the composer (``time.monotonic``): heavy background work waits
         #: for a pause in the typing (:data:`TYPING_PAUSE`).
         self.typed_at = 0.0
+        #: what the empty composer says, longest first: the longest that fits is shown
+        self.placeholders: tuple[str, ...] = ()
         #: The folder ``@`` and Tab complete in (the app points it at the session's cwd).
         self.root: Callable[[], Path] = Path.cwd
         #: The ``@`` picker's file list (the app sets one; None: no picker).
@@ -118,6 +120,12 @@ class Composer(InertTextArea):
         self.commands_source: Callable[[], list[tuple[str, str, str]]] | None = None
         self._completing: tuple[str, int] | None = None  # (kind, start column) of the open menu
         self._loaded: str | None = None  # the text set_text put there, until the user types
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.content_size.width
+        fitting = [p for p in self.placeholders if len(p) <= width]
+        if self.placeholders:
+            self.placeholder = fitting[0] if fitting else self.placeholders[-1]
 
     # -- keys ------------------------------------------------------------------------------
 
