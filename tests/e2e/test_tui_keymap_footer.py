@@ -34,3 +34,17 @@ async def test_the_footer_shows_the_palettes_own_key(
             await pilot.pause()
         footer = screen_lines(app)[-1]
         assert shown in footer and not_shown not in footer, footer
+
+
+async def test_quit_moved_in_the_keys_table_leaves_ctrl_q_alone(tmp_path: Path) -> None:
+    """Textual's own Ctrl+Q binding had no id: with ``quit = "f12"`` both keys quit."""
+    (tmp_path / "config.toml").write_text('[keys]\nquit = "f12"\n')
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: "palette" in screen_lines(app)[-1], "the footer")
+        await pilot.press("ctrl+q")
+        for _ in range(3):
+            await pilot.pause()
+        assert app.is_running and app.return_code is None, "Ctrl+Q quit"
+        await pilot.press("f12")
+        await wait_for(pilot, lambda: app.return_code is not None or not app.is_running, "F12 quits")
