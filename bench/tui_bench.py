@@ -114,29 +114,47 @@ def first_paint_process(path: Path, runs: int, size: tuple[int, int]) -> list[fl
         # the status line's first field; its start fits even at 80 columns
         marker = (session.index.name or "")[:8] or "new session"
     times: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for run in range(runs):
-            name = f"agent-tui-bench-{run}"
-            command = f"AGENT_TUI_CONFIG={tmp}/config.toml {exe} {path} --session-dir {tmp}/sessions; sleep 5"
-            start = time.perf_counter()
+    # a session of its own keeps the tmux server up between the runs: killing the last session
+    # stops the server, and the next run's new-session could reach it as it exited ("server
+    # exited unexpectedly")
+    keep = "agent-tui-bench-keep"
+    for _ in range(50):  # (the server a previous call stopped may still be exiting)
+        if (
             subprocess.run(
-                [tmux, "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command],
-                check=True,
-            )
-            try:
-                deadline = start + 20
-                while time.perf_counter() < deadline:
-                    screen = subprocess.run(
-                        [tmux, "capture-pane", "-p", "-t", name], capture_output=True, text=True
-                    ).stdout
-                    if marker in screen:
-                        times.append(time.perf_counter() - start)
-                        break
-                    time.sleep(0.005)
-                else:
-                    return f"the screen never showed {marker!r}"
-            finally:
-                subprocess.run([tmux, "kill-session", "-t", name], capture_output=True)
+                [tmux, "new-session", "-d", "-s", keep, "sleep 600"], capture_output=True
+            ).returncode
+            == 0
+        ):
+            break
+        time.sleep(0.1)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            for run in range(runs):
+                name = f"agent-tui-bench-{run}"
+                command = (
+                    f"AGENT_TUI_CONFIG={tmp}/config.toml {exe} {path} --session-dir {tmp}/sessions; sleep 5"
+                )
+                start = time.perf_counter()
+                subprocess.run(
+                    [tmux, "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command],
+                    check=True,
+                )
+                try:
+                    deadline = start + 20
+                    while time.perf_counter() < deadline:
+                        screen = subprocess.run(
+                            [tmux, "capture-pane", "-p", "-t", name], capture_output=True, text=True
+                        ).stdout
+                        if marker in screen:
+                            times.append(time.perf_counter() - start)
+                            break
+                        time.sleep(0.005)
+                    else:
+                        return f"the screen never showed {marker!r}"
+                finally:
+                    subprocess.run([tmux, "kill-session", "-t", name], capture_output=True)
+        finally:
+            subprocess.run([tmux, "kill-session", "-t", keep], capture_output=True)
     return times
 
 
