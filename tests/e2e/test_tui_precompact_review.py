@@ -14,30 +14,18 @@ from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from tests.support.fake_model_server import FakeModelServer
 from tests.support.pilot import notices, wait_for
-from tests.support.precompact_hooks import hooked_agent, precompact_hook
-from tests.support.session_builder import Builder, assistant, user
+from tests.support.precompact_hooks import blocking_agent, parser_session
 from tests.support.tui_fixtures import SIZE, make_app, reopen
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app and a hook process
 
 
-def _session(tmp_path: Path) -> Path:
-    b = Builder()
-    b.message(user("fix the parser"))
-    b.message(assistant("the bug is the missing strip"))
-    b.message(user("now add a test"))
-    b.message(assistant("added test_parse_strips"))
-    return b.write(tmp_path / "s.jsonl")
-
-
 async def test_ctrl_r_in_the_preview_runs_precompact_hooks_that_block_it(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
-    command, log = precompact_hook(tmp_path, block="exit2")
-    hooks = {"PreCompact": [{"matcher": "manual", "hooks": [{"command": command}]}]}
-    factory = hooked_agent(server, tmp_path, hooks)
+    factory, log = blocking_agent(server, tmp_path)
 
-    path = _session(tmp_path)
+    path = parser_session(tmp_path / "s.jsonl")
     before = path.read_bytes()
     app: AgentTuiApp = make_app(tmp_path, path, agent_factory=factory)
     async with app.run_test(size=SIZE) as pilot:

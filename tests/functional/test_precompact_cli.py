@@ -12,22 +12,12 @@ from typing import Any
 import pytest
 
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
-from tests.support.precompact_hooks import precompact_hook
+from tests.support.precompact_hooks import parser_session, precompact_hook
 from tests.support.print_env import Env
-from tests.support.session_builder import Builder, assistant, user
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]  # the CLI in a subprocess, a hook process
 
 SUMMARY = "## Goal\nfix the parser"
-
-
-def _session(env: Env) -> Path:
-    b = Builder()
-    b.message(user("fix the parser"))
-    b.message(assistant("the bug is the missing strip"))
-    b.message(user("now add a test"))
-    b.message(assistant("added test_parse_strips"))
-    return b.write(env.tmp / "s.jsonl")
 
 
 def _settings(folder: Path, command: str) -> None:
@@ -58,7 +48,7 @@ def test_a_precompact_hook_that_blocks_it_leaves_the_file_untouched(
     env = Env(tmp_path, server)
     command, log = precompact_hook(env.tmp, block=block)
     _settings(env.user_home, command)  # the user's own hooks: trusted without asking
-    path = _session(env)
+    path = parser_session(env.tmp / "s.jsonl")
     before = path.read_bytes()
     server.push(anthropic_stream(text(SUMMARY)))  # what the model would say, were it asked
     out = env.run(
@@ -83,7 +73,7 @@ def test_a_precompact_hook_that_lets_it_through_is_run_before_the_summary(
     env = Env(tmp_path, server)
     command, log = precompact_hook(env.tmp, block=None)
     _settings(env.user_home, command)
-    path = _session(env)
+    path = parser_session(env.tmp / "s.jsonl")
     server.push(anthropic_stream(text(SUMMARY)))
     out = env.run("compact", str(path))
     assert out.returncode == 0, out.stderr
@@ -98,7 +88,7 @@ def test_the_folders_own_precompact_hooks_run_only_when_it_is_trusted(
     env = Env(tmp_path, server)
     command, log = precompact_hook(env.tmp, block="exit2")
     _settings(env.work, command)  # the project's hooks: they need the folder's trust
-    path = _session(env)
+    path = parser_session(env.tmp / "s.jsonl")
     server.push(anthropic_stream(text(SUMMARY)))
     untrusted = env.run("compact", str(path), "--from", "e0001", "--to", "e0002")
     assert untrusted.returncode == 0, untrusted.stderr

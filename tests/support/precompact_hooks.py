@@ -14,8 +14,23 @@ from agent_tui.agent.trust import TrustStore
 from agent_tui.store.session import Session
 from tests.support.agent_support import make_config
 from tests.support.fake_model_server import FakeModelServer
+from tests.support.session_builder import Builder, assistant, user
 
 REASON = "a release is being cut"
+TURNS = (
+    ("fix the parser", "the bug is the missing strip"),
+    ("now add a test", "added test_parse_strips"),
+    ("run the tests", "all green"),
+)
+
+
+def parser_session(path: Path, turns: int = 2) -> Path:
+    """A session of ``turns`` user/assistant exchanges about a parser fix, written to ``path``."""
+    b = Builder()
+    for question, answer in TURNS[:turns]:
+        b.message(user(question))
+        b.message(assistant(answer))
+    return b.write(path)
 
 
 def precompact_hook(folder: Path, *, block: str | None) -> tuple[str, Path]:
@@ -55,3 +70,13 @@ def hooked_agent(
         return AgentLoop(session, make_provider(config), [], config=config, cwd=str(work), extensions=ext)
 
     return factory
+
+
+def blocking_agent(
+    server: FakeModelServer, tmp_path: Path
+) -> tuple[Callable[[Session, object], AgentLoop], Path]:
+    """An agent factory whose manual compactions a PreCompact hook blocks (exit 2, :data:`REASON`),
+    and the hook's log."""
+    command, log = precompact_hook(tmp_path, block="exit2")
+    hooks = {"PreCompact": [{"matcher": "manual", "hooks": [{"command": command}]}]}
+    return hooked_agent(server, tmp_path, hooks), log

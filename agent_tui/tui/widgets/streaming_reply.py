@@ -46,7 +46,7 @@ from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui import frame_timer
 from agent_tui.tui.widgets import one_layout_pass
-from agent_tui.tui.widgets.chat_entry import CodeHeader, markdown_parts, tool_call_widget
+from agent_tui.tui.widgets.chat_entry import CodeHeader, is_failed_attempt, markdown_parts, tool_call_widget
 from agent_tui.tui.widgets.composer import TYPING_PAUSE
 from agent_tui.tui.widgets.reply_blocks import (
     RENDER_PAUSE,
@@ -319,8 +319,8 @@ class StreamingReply(Vertical):
         """Whether this reply shows ``entry`` (the assistant message it streamed) as it is."""
         if entry.type != "message" or entry.role != "assistant" or self.entry is not None:
             return False
-        if (entry.message or {}).get("stopReason") == "error":
-            return False  # a failed attempt: the chat folds it (with the others of its run)
+        if is_failed_attempt(entry):
+            return False  # the chat folds it (with the others of its run)
         content = (entry.message or {}).get("content")
         text = (
             "".join(
