@@ -12,6 +12,7 @@ from textual.screen import Screen
 
 from agent_tui.tui.region_compositor import RegionCompositor
 from agent_tui.tui.screens.main import MainScreen
+from agent_tui.tui.widgets import streaming_reply
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, sample_session
@@ -62,19 +63,22 @@ async def test_while_keys_come_a_flush_waits_for_the_keys_frame(
         await pilot.pause()
         frames: list[float] = []
         flushes: list[float] = []
-        frame = RegionCompositor.render_partial_update
+        frame = RegionCompositor.render_update
         flush = StreamingReply.flush
 
-        def drawing(self: RegionCompositor) -> Any:
-            frames.append(time.monotonic())
-            return frame(self)
+        def drawing(self: RegionCompositor, *args: Any, **kwargs: Any) -> Any:
+            frames.append(time.monotonic())  # any frame, full or partial
+            return frame(self, *args, **kwargs)
 
         async def flushing(self: StreamingReply) -> None:
             flushes.append(time.monotonic())
             await flush(self)
 
-        monkeypatch.setattr(RegionCompositor, "render_partial_update", drawing)
+        monkeypatch.setattr(RegionCompositor, "render_update", drawing)
         monkeypatch.setattr(StreamingReply, "flush", flushing)
+        # The order is what is tested, not the 50 ms: a loaded machine (CI) can take longer
+        # than that to draw a frame, and the flush would then rightly go ahead without it.
+        monkeypatch.setattr(streaming_reply, "KEYS_FIRST_WAIT", 10.0)
         reply.add_text("some more text\n")
         await pilot.press("a")  # the user is typing
         app.composer.insert("b")  # a key handled, not drawn yet
