@@ -81,7 +81,7 @@ from agent_tui.agent.permissions import PermissionModeError, mode_from_config
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
-from agent_tui.agent.tools import default_tools
+from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.providers.base import preload_sdk
 from agent_tui.sdk import (
     Agent,

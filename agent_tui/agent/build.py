@@ -60,7 +60,7 @@ def build_agent(
     unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
     tools run in ``cwd`` (None: the process's); ``extensions`` adds MCP servers and hooks."""
     from agent_tui.agent.loop import AgentLoop  # (the loop module exports this function)
-    from agent_tui.agent.tools import default_tools
+    from agent_tui.agent.tools.builtin import default_tools
 
     model = resolve_model(config, project(session.index), config.provider)
     probe = probe_context_window(config, model)

@@ -51,7 +51,7 @@ SCRIPT = r"""
 import asyncio, json, os, resource, signal, sys
 from agent_tui.agent.events import EntryAppended, TurnDone, TurnError
 from agent_tui.agent.loop import AgentLoop, make_provider
-from agent_tui.agent.tools import default_tools
+from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.config import Config, RetryPolicy
 from agent_tui.store.session import Session
 

@@ -18,8 +18,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from agent_tui.agent.loop import AgentLoop, make_provider
-from agent_tui.agent.tools import default_tools
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult
+from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import AgentTuiApp

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent.system_prompt import build_sections, context_files, current_sections, system_update
-from agent_tui.agent.tools import default_tools
+from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.config import ConfigError, RetryPolicy, load_config
 from agent_tui.projection.models import (
     MODELS,

@@ -12,8 +12,8 @@ import pytest
 
 from agent_tui.agent.events import AgentEvent, ToolStarted, TurnDone
 from agent_tui.agent.queue import MessageQueue, restored_text
-from agent_tui.agent.tools import default_tools
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult
+from agent_tui.agent.tools.builtin import default_tools
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 

@@ -30,7 +30,7 @@ from agent_tui.agent.permissions import (
     resolve_mode,
     scope_covers,
 )
-from agent_tui.agent.tools import default_tools
+from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.projection.context import project
 from agent_tui.store.session import Session
 from tests.support.agent_support import Harness, make_config

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-from agent_tui.agent.tools import ReadTool, ToolContext, ToolError, ToolResult, validate_arguments
+from agent_tui.agent.tools.base import ToolContext, ToolError, ToolResult, validate_arguments
 from agent_tui.agent.tools.images import (
     DEFAULT_IMAGE_MAX_BYTES,
     NOT_RESIZED,
@@ -30,6 +30,7 @@ from agent_tui.agent.tools.images import (
     exif_orientation,
     format_dimension_note,
 )
+from agent_tui.agent.tools.read import ReadTool
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import (
     FakeModelServer,

@@ -16,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.agent.tools import FindTool, GrepTool, LsTool, ToolContext
+from agent_tui.agent.tools.base import ToolContext
+from agent_tui.agent.tools.find import FindTool
 from agent_tui.agent.tools.gitignore import parse_rules, tracked_files, work_tree_top
+from agent_tui.agent.tools.grep import GrepTool
+from agent_tui.agent.tools.ls import LsTool
 from agent_tui.agent.tools.walk import list_tree
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 

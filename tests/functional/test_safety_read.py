@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.agent.tools import GrepTool, ReadTool, ToolContext, ToolError
+from agent_tui.agent.tools.base import ToolContext, ToolError
+from agent_tui.agent.tools.grep import GrepTool
+from agent_tui.agent.tools.read import ReadTool
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 
 pytestmark = pytest.mark.timeout(60)
@@ -49,7 +51,7 @@ async def test_grep_skips_fifos_and_devices(tmp_path: Path) -> None:
 SLOW_TOOL = r"""
 import asyncio, sys, threading
 from agent_tui.agent.loop import AgentLoop, make_provider
-from agent_tui.agent.tools import Tool, ToolResult
+from agent_tui.agent.tools.base import Tool, ToolResult
 from agent_tui.agent.tools.base import in_thread
 from agent_tui.config import Config, RetryPolicy
 from agent_tui.store.session import Session

@@ -14,8 +14,9 @@ import pytest
 
 from agent_tui.agent.events import TurnDone
 from agent_tui.agent.permissions import PermissionMode, Permissions
-from agent_tui.agent.tools import EditTool, ToolContext, ToolError, WriteTool
-from agent_tui.agent.tools.base import Tool
+from agent_tui.agent.tools.base import Tool, ToolContext, ToolError
+from agent_tui.agent.tools.edit import EditTool
+from agent_tui.agent.tools.write import WriteTool
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 

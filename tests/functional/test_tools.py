@@ -12,24 +12,17 @@ from typing import Any
 
 import pytest
 
-from agent_tui.agent.tools import (
-    BashTool,
-    EditTool,
-    FindTool,
-    GrepTool,
-    LsTool,
-    ReadTool,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    WriteTool,
-    default_tools,
-    validate_arguments,
-)
-from agent_tui.agent.tools.bash import OutputAccumulator
+from agent_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+from agent_tui.agent.tools.bash import BashTool, OutputAccumulator
+from agent_tui.agent.tools.builtin import default_tools
+from agent_tui.agent.tools.edit import EditTool
+from agent_tui.agent.tools.find import FindTool
+from agent_tui.agent.tools.grep import GrepTool
+from agent_tui.agent.tools.ls import LsTool
+from agent_tui.agent.tools.read import ReadTool
 from agent_tui.agent.tools.truncate import truncate_head, truncate_tail
 from agent_tui.agent.tools.walk import Glob
+from agent_tui.agent.tools.write import WriteTool
 
 pytestmark = pytest.mark.timeout(30)
 

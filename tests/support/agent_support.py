@@ -22,7 +22,8 @@ from typing import Any
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.loop import AgentLoop, make_provider
-from agent_tui.agent.tools import Tool, default_tools
+from agent_tui.agent.tools.base import Tool
+from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.cli import session_commands
 from agent_tui.config import Config, RetryPolicy
 from agent_tui.store.session import Session
