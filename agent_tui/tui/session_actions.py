@@ -69,7 +69,9 @@ def branch_notice(target: str, old_path: list[str], new_path: set[str]) -> str:
     if not left:
         return f"continuing from {target}"
     noun = "entry is" if left == 1 else "entries are"
-    return f"continuing from {target}; {left} later {noun} now a side branch ⑂"
+    from agent_tui.tui.symbols import SYMBOLS  # the ASCII set's Y with ascii_symbols = true
+
+    return f"continuing from {target}; {left} later {noun} now a side branch {SYMBOLS['fork']}"
 
 
 def keep_settings(session: Session, model: dict[str, Any] | None, thinking: str) -> list[dict[str, Any]]:

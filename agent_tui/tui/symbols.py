@@ -2,7 +2,8 @@
 
 ``⑂`` and a few other marks render as tofu (an empty box) in many terminal fonts;
 the config file's ``ascii_symbols = true`` swaps every symbol for plain ASCII. The
-app calls :func:`use_ascii` once at start; widgets read :data:`SYMBOLS` when they draw.
+app calls :func:`use_ascii` once at start; widgets read :data:`SYMBOLS` when they draw, and
+the chat's lines and the notices pass their leading mark through :func:`lead`.
 """
 
 from __future__ import annotations
@@ -66,3 +67,22 @@ def use_ascii(on: bool) -> None:
 
 def ascii_on() -> bool:
     return SYMBOLS["fork"] == ASCII["fork"]
+
+
+#: The marks that lead a line of the chat or a notice (tool results, failed attempts, the code
+#: copy line, notes), each with the ASCII mark it becomes.
+_LEADS: dict[str, str] = {
+    **{UNICODE[k]: ASCII[k] for k in UNICODE if len(UNICODE[k]) == 1 and not UNICODE[k].isascii()},
+    "⧉": "[]",
+    "✗": "x",
+    "✓": "+",
+}
+
+
+def lead(text: str) -> str:
+    """``text`` with its leading mark (``⚙ model: ...``, ``⑂``, ``✗ failed attempt``) in the set in
+    use: the ASCII one when ``ascii_symbols`` is on. Only the first character is looked at, so
+    the text after the mark (a message's, a file's) is shown as it is."""
+    if text and text[0] in _LEADS and ascii_on():
+        return _LEADS[text[0]] + text[1:]
+    return text

@@ -34,6 +34,7 @@ from agent_tui.store.content import EDIT_TOOLS, args_summary, content_text, edit
 from agent_tui.store.kinds import BRANCH_MARKER, entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import clip, visible, visible_line
+from agent_tui.tui.symbols import lead
 from agent_tui.tui.widgets.capped_text import CappedText, is_big, plain
 
 MAX_RESULT_LINES = 400
@@ -151,7 +152,7 @@ class CodeHeader(Static):
     def __init__(self, language: str, code: str) -> None:
         lines = code.count("\n") + (0 if code.endswith("\n") or not code else 1)
         label = f"⧉ copy {language + ' ' if language else ''}({lines} {'line' if lines == 1 else 'lines'})"
-        super().__init__(Text(visible_line(label)), classes="code-header")
+        super().__init__(Text(lead(visible_line(label))), classes="code-header")
         self.code = code
 
     def on_click(self) -> None:
@@ -304,7 +305,7 @@ class ChatEntry(Vertical):
             else:
                 title = f"✗ {len(attempts)} failed attempts, the last: {head}"
             yield LazyCollapsible(
-                lambda: text_widget("\n\n".join(bodies)), title=title, classes="failed-attempt"
+                lambda: text_widget("\n\n".join(bodies)), title=lead(title), classes="failed-attempt"
             )
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
@@ -328,13 +329,13 @@ class ChatEntry(Vertical):
                     yield tool_call_widget(block)
             if message.get("stopReason") == "aborted":
                 reason = message.get("errorMessage") or "aborted"
-                yield Static(plain(f"✗ {reason}"), classes="error")
+                yield Static(plain(lead(f"✗ {reason}")), classes="error")
         elif role == "toolResult":
             text = content_text(content, "\n", image="[image]")
             name = message.get("toolName", "tool")
             mark = "✗" if message.get("isError") else "↳"
             head = next((ln.strip() for ln in text[:4000].splitlines() if ln.strip()), "(no output)")
-            title = f"{mark} {name}: {head[:70]}"
+            title = lead(f"{mark} {name}: {head[:70]}")
             classes = "tool-output tool-error" if message.get("isError") else "tool-output"
             yield LazyCollapsible(lambda: text_widget(text), title=title, classes=classes)
         elif role == "bashExecution":
@@ -361,7 +362,7 @@ class ChatEntry(Vertical):
         target = data.get("targetId")
         replacement = data.get("replacement")
         if replacement is None:
-            yield Static(plain(f"✎ hid {target} from the model"))
+            yield Static(plain(lead(f"✎ hid {target} from the model")))
             return
         action = "restored" if data.get("restore") else "replaced"
         new = (
@@ -370,9 +371,9 @@ class ChatEntry(Vertical):
             else ""
         )
         if action == "restored" or self.original is None:
-            yield Static(plain(f"✎ {action} {target}"))
+            yield Static(plain(lead(f"✎ {action} {target}")))
             return
-        with Collapsible(title=title_content(f"✎ replaced {target}"), collapsed=False):  # type: ignore[arg-type]
+        with Collapsible(title=title_content(lead(f"✎ replaced {target}")), collapsed=False):  # type: ignore[arg-type]
             diff = visible(text_diff(self.original, new, str(target)))
             yield Static(Syntax(diff, "diff", theme="ansi_dark"))
 
@@ -423,9 +424,9 @@ def _note(entry: Entry) -> str:
     if entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER:
         data = entry.data.get("data")
         origin = data.get("fromId") if isinstance(data, dict) else None
-        return f"↪ continued from {entry.parent_id} (the previous leaf was {origin})"
+        return lead(f"↪ continued from {entry.parent_id} (the previous leaf was {origin})")
     if is_permission(entry):
-        return f"⚿ {first_line(entry, 200)}"
+        return lead(f"⚿ {first_line(entry, 200)}")
     kind = entry_type(entry.type)
     label = kind_info(kind).symbol if kind is not None else entry.type
-    return f"{label}: {first_line(entry, 100)}"
+    return f"{lead(label)}: {first_line(entry, 100)}"

@@ -19,6 +19,7 @@ from agent_tui.projection.context import Projection
 from agent_tui.store.content import content_text
 from agent_tui.store.kinds import EntryType, kind_info
 from agent_tui.store.record import Entry
+from agent_tui.tui.symbols import lead
 from agent_tui.tui.widgets import one_layout_pass
 from agent_tui.tui.widgets.chat_entry import ChatEntry, is_failed_attempt
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
@@ -257,7 +258,7 @@ class ChatView(VerticalScroll):
 
 
 def _more_label(before: int) -> str:
-    return f"⋯ {before} earlier entries: show {min(PAGE, before)} more"
+    return lead(f"⋯ {before} earlier entries: show {min(PAGE, before)} more")
 
 
 def _originals(shown: Sequence[Entry], path: Sequence[Entry]) -> dict[str, str]:

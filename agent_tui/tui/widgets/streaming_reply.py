@@ -45,6 +45,7 @@ from agent_tui.store.content import args_summary
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui import frame_timer
+from agent_tui.tui.symbols import lead
 from agent_tui.tui.widgets import one_layout_pass
 from agent_tui.tui.widgets.chat_entry import CodeHeader, is_failed_attempt, markdown_parts, tool_call_widget
 from agent_tui.tui.widgets.composer import TYPING_PAUSE
@@ -191,7 +192,7 @@ class StreamingReply(Vertical):
         line = self._tools.get(call_id)
         if line is None:
             return
-        line.update(Text(f"{'✗' if is_error else '✓'} {visible_line(name)}"))
+        line.update(Text(lead(f"{'✗' if is_error else '✓'} {visible_line(name)}")))
         line.set_class(is_error, "error")
 
     async def flush(self) -> None:
@@ -349,7 +350,7 @@ class StreamingReply(Vertical):
         widgets.extend(self._code_headers(self.text[: self._sent]))
         if message.get("stopReason") in ("error", "aborted"):
             reason = message.get("errorMessage") or message.get("stopReason")
-            widgets.append(Static(Text(f"✗ {visible(str(reason))}"), classes="error"))
+            widgets.append(Static(Text(lead(f"✗ {visible(str(reason))}")), classes="error"))
         if widgets:
             await self.mount_all(widgets)
 
