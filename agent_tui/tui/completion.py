@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tui.commands import COMMANDS
 from agent_tui.tui.widgets.completion_menu import Candidate
 
 _MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("?)([^\s"]*)$')
@@ -37,11 +36,10 @@ def context_at(line: str, column: int, *, first_line: bool) -> Context | None:
     return None
 
 
-def slash_candidates(query: str, extra: Sequence[tuple[str, str, str]] = ()) -> list[Candidate]:
+def slash_candidates(query: str, rows: Sequence[tuple[str, str, str]]) -> list[Candidate]:
     """The commands whose name starts with ``query``, then those holding it; with usage and help.
-    ``extra``: (name, usage, help) of the user's commands (prompt templates, skills), after the app's."""
+    ``rows``: (name, usage, help) of every command (the app's, then the user's templates and skills)."""
     q = query.lower()
-    rows = [(c.name, c.usage, c.help) for c in COMMANDS] + list(extra)
     first = [r for r in rows if r[0].lower().startswith(q)]
     then = [r for r in rows if q in r[0].lower() and r not in first]
     return [Candidate(f"/{name} ", usage, help) for name, usage, help in first + then]

@@ -93,8 +93,15 @@ def session_text(app: Any) -> str:
     return "\n".join(visible_line(line) for line in lines)
 
 
+def slash_rows(resources: Resources | None) -> list[tuple[str, str, str]]:
+    """(name, usage, help) of every ``/`` command: the app's table, then the user's (the completion)."""
+    from agent_tui.tui.commands import COMMANDS
+
+    return [(c.name, c.usage, c.help) for c in COMMANDS] + command_rows(resources)
+
+
 def _apply(app: AgentTuiApp, resources: Resources) -> None:
-    app.composer.commands_source = lambda: command_rows(resources)
+    app.composer.commands_source = lambda: slash_rows(resources)
     with contextlib.suppress(NoMatches):  # no panel mounted: nothing to say there
         app.panel.sources = resources.summary()
         app.panel.redraw()
@@ -107,6 +114,7 @@ def _apply(app: AgentTuiApp, resources: Resources) -> None:
 
 def attach(app: AgentTuiApp) -> None:
     """Wire the resources in once loaded (now, if they are)."""
+    app.composer.commands_source = lambda: slash_rows(None)  # the app's own until the user's load
     loading = app.config.resources
     if loading is None:
         return
@@ -123,4 +131,12 @@ def attach(app: AgentTuiApp) -> None:
     threading.Thread(target=wait, name="agent-tui-resources-wait", daemon=True).start()
 
 
-__all__ = ["attach", "command_rows", "expand_typed", "ready_resources", "resources_of", "session_text"]
+__all__ = [
+    "attach",
+    "command_rows",
+    "expand_typed",
+    "ready_resources",
+    "resources_of",
+    "session_text",
+    "slash_rows",
+]

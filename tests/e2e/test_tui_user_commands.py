@@ -51,7 +51,13 @@ async def test_templates_and_skills_complete_expand_and_show_in_help_and_session
     app = make_app(tmp_path, None, agent_factory=factory, resources=user_files(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         menu = app.query_one(CompletionMenu)
-        await wait_for(pilot, lambda: app.composer.commands_source is not None, "the user's commands")
+
+        def commands() -> list[str]:
+            source = app.composer.commands_source
+            return [row[0] for row in source()] if source is not None else []
+
+        assert "compact" in commands()  # the app's own, at once
+        await wait_for(pilot, lambda: "review" in commands(), "the user's commands")
         await type_text(pilot, "/rev")
         assert menu.shown and [c.label for c in menu.candidates] == ["/review <path>"]
         assert menu.candidates[0].detail == "Review [bold]a file[/bold]"  # shown as typed, never markup

@@ -63,7 +63,8 @@ def test_completion_contexts_and_candidates(tmp_path: Path) -> None:
     assert context_at("/compact now", 12, first_line=True) is None
     assert context_at("see @src/ma", 11, first_line=False).query == "src/ma"  # type: ignore[union-attr]
     assert context_at("me@example", 10, first_line=False) is None
-    assert [c.insert for c in slash_candidates("unp")] == ["/unpin "]
+    rows = [("pin", "/pin [ID]", "pin"), ("unpin", "/unpin [ID]", "unpin"), ("skill:unpack", "", "")]
+    assert [c.insert for c in slash_candidates("unp", rows)] == ["/unpin ", "/skill:unpack "]
     assert file_insert("a b/c.py") == '@"a b/c.py" ' and file_insert("src/") == "@src/"
     (tmp_path / "alpha.txt").write_text("x")
     (tmp_path / "alps").mkdir()

@@ -116,7 +116,8 @@ class Composer(InertTextArea):
         #: Gives the recall list afresh (the app: session prompts, then the history file); asked
         #: when a walk through the history or a search starts.
         self.history_source: Callable[[], list[str]] | None = None
-        #: The user's own ``/`` commands (templates, skills) as (name, usage, help), for the completion.
+        #: Every ``/`` command as (name, usage, help), for the completion: the app's, then the user's
+        #: templates and skills (the app sets it; the widget knows no command table of its own).
         self.commands_source: Callable[[], list[tuple[str, str, str]]] | None = None
         self._completing: tuple[str, int] | None = None  # (kind, start column) of the open menu
         self._loaded: str | None = None  # the text set_text put there, until the user types
@@ -355,8 +356,8 @@ class Composer(InertTextArea):
             return
         self._completing = (context.kind, context.start)
         if context.kind == "slash":
-            extra = self.commands_source() if self.commands_source is not None else ()
-            self.menu.show(slash_candidates(context.query, extra))
+            rows = self.commands_source() if self.commands_source is not None else []
+            self.menu.show(slash_candidates(context.query, rows))
         elif self.file_index is not None:
             self._search_files(context.query)
 
