@@ -946,7 +946,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         reply = self.chat.streaming
         if reply is not None:
             reply.tool_waiting(request.call_id)
+        said = self.main_screen.status_line.activity("waiting for approval")  # not "streaming…"
         value = await ask(self, screen)
+        self.main_screen.status_line.activity(said)
         decision = value or "deny"
         if reply is not None:
             reply.tool_answered(request.call_id, decision)

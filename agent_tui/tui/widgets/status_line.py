@@ -59,6 +59,15 @@ class StatusLine(Widget):
             self._timer = self.set_interval(TICK, self._tick)
         self.refresh()
 
+    def activity(self, what: str) -> str:
+        """While a turn runs, say ``what`` (``waiting for approval``) instead of what it said, which
+        is returned (to say again after). Idle, nothing changes."""
+        before = self._what
+        if self._started is not None:
+            self._what = what
+            self.refresh()
+        return before
+
     def retrying(self, delay: float, attempt: int, of: int, reason: str) -> None:
         """One updating line for a retry: the countdown, which retry, why."""
         count = f"retry {attempt} of {of}" if of else f"retry {attempt}"
