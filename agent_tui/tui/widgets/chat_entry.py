@@ -221,6 +221,7 @@ class ChatEntry(Vertical):
     ChatEntry Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
     ChatEntry Collapsible > Contents { padding: 0 0 0 2; }
     ChatEntry .tool-error CollapsibleTitle { color: $error; }
+    ChatEntry CollapsibleTitle { max-width: 100%; padding: 0 0 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, entry: Entry, status: str | None = None, original: str | None = None) -> None:
