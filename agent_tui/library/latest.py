@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from urllib.parse import quote
 
@@ -70,6 +71,21 @@ def close_and_record(session: Session, *, db_path: str | Path | None = None) -> 
     session.close()
     if wrote:
         record_session(session.path, db_path=db_path)
+
+
+def close_and_record_later(session: Session, *, db_path: str | Path | None = None) -> threading.Thread | None:
+    """Close ``session`` now (its lock is free at once: it can be opened again), and record it in
+    a thread of its own, which is returned (None: it was read-only, nothing to record). For a face
+    that goes on with another session: recording re-reads the file (0.15 s for 20,000 entries)."""
+    wrote = session.writer is not None
+    session.close()
+    if not wrote:
+        return None
+    thread = threading.Thread(
+        target=record_session, args=(session.path,), kwargs={"db_path": db_path}, name="agent-tui-record"
+    )
+    thread.start()
+    return thread
 
 
 def _current_stamp(path: Path, known: _Known | None) -> str | None:

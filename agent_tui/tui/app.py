@@ -19,6 +19,7 @@ import asyncio
 import gc
 import importlib
 import inspect
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import cwd_notice
 from agent_tui.agent.resources import Loading
 from agent_tui.config import next_model
-from agent_tui.library.latest import close_and_record, latest_session
+from agent_tui.library.latest import close_and_record, close_and_record_later, latest_session
 from agent_tui.projection.context import Projection, Projector, project
 from agent_tui.projection.describe import plural
 from agent_tui.projection.edit_preview import COUNTING, EditPreview
@@ -99,6 +100,7 @@ EDIT_PREVIEW_DELAY = 0.12
 DOUBLE_ESCAPE = 0.5  # seconds between two presses of Esc that open the tree
 TYPING_PATIENCE = 2.0  # the longest a big panel's recount waits for a pause in the typing
 NEXT_FRAME_WAIT = 0.1  # the longest refresh_views waits for a pane's repaint (_next_frame)
+RECORDING_WAIT = 10.0  # the longest the app's end waits for a session left earlier to be recorded
 OLD_COLLECTION_DELAY = 1.0  # seconds after a turn before the full garbage collection (gc_pacing)
 
 
@@ -211,6 +213,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._preview: EditPreview | None = None
         self._main_screen: MainScreen | None = None
         self._last_idle_escape = 0.0
+        self._recording: list[threading.Thread] = []  # sessions left, being recorded in the index
         self.keymap: dict[str, str] = {}  # binding id -> keys, from the config (the help screen shows it)
         self.add_mode("main", self._make_main_screen)
         self._theme_errors = self._setup_themes()  # before the first paint: no flash of another theme
@@ -328,6 +331,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             gc_pacing.restore(self._gc_thresholds)
         if self._preview_timer is not None:
             self._preview_timer.stop()
+        for recording in self._recording:
+            recording.join(RECORDING_WAIT)  # the sessions left earlier, before the process ends
         if self.session is not None:
             close_and_record(self.session, db_path=self.config.search_index)
 
@@ -419,8 +424,16 @@ class AgentTuiApp(OneLineCrash, App[None]):
         return True
 
     def set_session(self, session: Session | None) -> None:
-        if self.session is not None and self.session is not session and self.session is not self.turn_session:
-            close_and_record(self.session, db_path=self.config.search_index)
+        left = self.session
+        if left is not None and left is not session and (left is not self.turn_session or not self.busy):
+            # (a turn's own session stays open while the turn runs; once it has ended it is closed
+            # like any other, else it stayed locked and out of the index until the app ended)
+            if left is self.turn_session:
+                self.turn_session = None
+            # recorded in a thread: the new session opens meanwhile
+            recording = close_and_record_later(left, db_path=self.config.search_index)
+            if recording is not None:
+                self._recording = [t for t in self._recording if t.is_alive()] + [recording]
         self.session = session
         self.index = session.index if session is not None else _empty_index()
         self._projector = Projector(self.index)
