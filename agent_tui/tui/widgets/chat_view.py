@@ -13,6 +13,7 @@ from typing import get_args
 
 from textual import on
 from textual.containers import VerticalScroll
+from textual.scrollbar import ScrollBar
 from textual.widgets import Button, Collapsible
 
 from agent_tui.projection.context import Projection
@@ -45,6 +46,10 @@ class ChatView(VerticalScroll):
     """
 
     _size_updated = one_layout_pass.size_updated  # growing costs one layout, not two
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return one_layout_pass.vertical_scrollbar(self)  # nor does getting shorter
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

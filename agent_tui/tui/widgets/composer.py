@@ -29,6 +29,7 @@ from typing import Any
 from textual import events, work
 from textual.binding import Binding
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import TextArea
 
 from agent_tui.tui.completion import (
@@ -127,6 +128,26 @@ class Composer(InertTextArea):
         fitting = [p for p in self.placeholders if len(p) <= width]
         if self.placeholders:
             self.placeholder = fitting[0] if fitting else self.placeholders[-1]
+
+    def _refresh_size(self) -> None:
+        # No vertical scrollbar while the composer grows to fit its text. Textual showed one as soon
+        # as the text outgrew the old height and hid it again in the layout that made the composer
+        # taller: each time, a second layout (7 ms at 160x50), the whole draft wrapped twice more,
+        # and a frame wrapped a column narrower.
+        lines = self.wrapped_document.height if self.soft_wrap else self.document.line_count
+        overflow = "hidden" if self._grows_to_fit(lines) else "auto"
+        if self.styles.overflow_y != overflow:
+            self.styles.overflow_y = overflow
+        super()._refresh_size()
+
+    def _grows_to_fit(self, lines: int) -> bool:
+        """Whether ``lines`` of text fit in the composer at its tallest (its ``max-height``)."""
+        tallest = self.styles.max_height
+        if tallest is None:
+            return True
+        parent = self.parent
+        container = parent.size if isinstance(parent, Widget) else self.app.size
+        return lines <= int(tallest.resolve(container, self.app.size)) - self.gutter.height
 
     # -- keys ------------------------------------------------------------------------------
 
