@@ -4,12 +4,10 @@ on the way; a scrollbar once the text is taller than the composer can be."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.screen import Screen
 
-from agent_tui.tui.screens.main import MainScreen
+from tests.support.layouts import count_layouts
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, sample_session
 
@@ -30,17 +28,8 @@ async def test_a_line_more_in_the_composer_costs_one_layout(
         for _ in range(4):
             await pilot.pause()
         one_line = composer.size.height
-        layouts: list[bool] = []
         scrollbar: list[bool] = []
-        original = Screen._refresh_layout
-
-        def counting(self: Screen[Any], size: Any = None, scroll: bool = False) -> None:
-            if isinstance(self, MainScreen) and not scroll:
-                layouts.append(True)
-            original(self, size, scroll)
-            scrollbar.append(composer.show_vertical_scrollbar)
-
-        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        layouts = count_layouts(monkeypatch, after=lambda: scrollbar.append(composer.show_vertical_scrollbar))
         composer.insert("yz")  # wraps: a second line
         await wait_for(pilot, lambda: composer.size.height == one_line + 1, "the composer a line taller")
         for _ in range(4):

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.screen import Screen
 
 from agent_tui.tui.region_compositor import RegionCompositor
-from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.widgets import streaming_reply
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
+from tests.support.layouts import count_layouts
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, sample_session
 
@@ -32,15 +31,7 @@ async def test_a_growing_reply_costs_one_layout_per_flush(
         await wait_for(pilot, lambda: app.chat.max_scroll_y > 0, "a chat that scrolls")
         for _ in range(4):
             await pilot.pause()
-        layouts: list[float] = []
-        original = Screen._refresh_layout
-
-        def counting(self: Screen[Any], size: Any = None, scroll: bool = False) -> None:
-            if isinstance(self, MainScreen) and not scroll:  # a scroll alone is no layout
-                layouts.append(time.monotonic())
-            original(self, size, scroll)
-
-        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        layouts = count_layouts(monkeypatch)
         flushes = 4
         for i in range(flushes):
             reply.add_text("".join(f"line {i}.{j} of a reply that grows\n" for j in range(8)))
