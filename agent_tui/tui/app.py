@@ -844,7 +844,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if self.busy:
             self.abort_turn()
             return
-        self.notify("Nothing selected to copy. Esc stops a reply; Ctrl+Q quits.")
+        from agent_tui.tui.keymap import key_name
+
+        stop, quit_key = key_name(self.keymap, "escape", "escape"), key_name(self.keymap, "quit", "ctrl+q")
+        self.notify(f"Nothing selected to copy. {stop} stops a reply; {quit_key} quits.")
 
     def action_help(self) -> None:
         """``?``: the help screen, when the composer is empty (else ``?`` is text)."""

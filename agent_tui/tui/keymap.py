@@ -62,3 +62,24 @@ def binding_ids(*nodes: object) -> set[str]:
         for b in cls.__dict__.get("BINDINGS", ())
         if isinstance(b, Binding) and b.id
     }
+
+
+_NAMES = {"ctrl": "Ctrl", "alt": "Alt", "shift": "Shift", "escape": "Esc", "enter": "Enter", "tab": "Tab"}
+
+
+def _key_part(part: str, alone: bool) -> str:
+    if part in _NAMES:
+        return _NAMES[part]
+    if len(part) == 1:
+        return part if alone else part.upper()  # "h", but "Ctrl+G"
+    if part[0] == "f" and part[1:].isdigit():
+        return part.upper()
+    return part.capitalize()
+
+
+def key_name(keymap: Mapping[str, str], binding_id: str, default: str) -> str:
+    """How a message names the key of ``binding_id`` under ``keymap`` (``default`` when it is not
+    remapped): its first key, as ``Ctrl+G``, ``F8``, ``Esc`` or ``h``."""
+    first = keymap.get(binding_id, default).split(",")[0].strip() or default
+    parts = first.split("+")
+    return "+".join(_key_part(part, len(parts) == 1) for part in parts)

@@ -106,7 +106,12 @@ class SessionActions:
         app = self.app
         target = entry_id or app.selected_id or app.session_tree.cursor_entry_id
         if target is None:
-            self.notify("Select an entry in the tree first (F1, then the arrow keys).", severity="warning")
+            from agent_tui.tui.keymap import key_name
+
+            tree = key_name(app.keymap, "tree", "f1")
+            self.notify(
+                f"Select an entry in the tree first ({tree}, then the arrow keys).", severity="warning"
+            )
             return None
         if target not in app.index:
             self.notify(f"no entry with id {target!r}", severity="error")
@@ -162,9 +167,12 @@ class SessionActions:
             else:
                 composer.set_text(text)
             if entry.parent_id is None:
+                from agent_tui.tui.keymap import key_name
+
+                new = key_name(app.keymap, "new", "ctrl+n")
                 self.notify(
                     "That is the session's first entry: nothing comes before it. "
-                    "Its text is in the composer; Ctrl+N starts a new session."
+                    f"Its text is in the composer; {new} starts a new session."
                 )
                 app.focus_composer()
                 return

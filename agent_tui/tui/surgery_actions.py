@@ -225,10 +225,15 @@ async def _summarize_span(
 
 
 def span_preview_lines(app: AgentTuiApp, first: str, last: str) -> list[str]:
-    """What h, u and Ctrl+G would do to a marked span, with the figures the result will have."""
+    """What h, u and Ctrl+G (or the keys the keymap gives them) would do to a marked span, with the
+    figures the result will have."""
+    from agent_tui.tui.keymap import key_name
+
     projection = app.projection
     lines: list[str] = []
-    for key, restore in (("h", False), ("u", True)):
+    compact = key_name(app.keymap, "compact", "ctrl+g")
+    hide, restore_key = key_name(app.keymap, "tree.hide", "h"), key_name(app.keymap, "tree.restore", "u")
+    for key, restore in ((hide, False), (restore_key, True)):
         try:
             plan = plan_span(projection, first, last, restore=restore)
         except SurgeryError as e:
@@ -239,11 +244,11 @@ def span_preview_lines(app: AgentTuiApp, first: str, last: str) -> list[str]:
     try:
         span = plan_range(projection, first, last)
     except SurgeryError as e:
-        lines.append(f"Ctrl+G: {e}")
+        lines.append(f"{compact}: {e}")
     else:
         widened = f" (widened to whole turns: {span.first_id}..{span.last_id})" if span.notes else ""
         lines.append(
-            f"Ctrl+G: the model summarizes {len(span.hidden_ids) + 1} entries{widened}; the summary replaces "
+            f"{compact}: the model summarizes {len(span.hidden_ids) + 1} entries{widened}; the summary replaces "
             f"{span.carrier_id}"
         )
     return lines

@@ -30,6 +30,7 @@ from agent_tui.projection.context import Status
 from agent_tui.projection.describe import first_line, kind
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible_line
+from agent_tui.tui.keymap import key_name
 from agent_tui.tui.symbols import SYMBOLS
 from agent_tui.tui.tree_state import (
     STATUS_BADGES,
@@ -335,9 +336,19 @@ class SessionTree(Tree[TreeItem]):
             self._mark = None
         else:
             self._mark = cursor
+            keymap: dict[str, str] = getattr(self.app, "keymap", {})
+            keys = {
+                name: key_name(keymap, binding_id, default)
+                for name, binding_id, default in (
+                    ("hide", "tree.hide", "h"),
+                    ("restore", "tree.restore", "u"),
+                    ("compact", "compact", "ctrl+g"),
+                    ("mark", "tree.mark", "v"),
+                )
+            }
             self.app.notify(
-                f"Marked {cursor}: the arrows extend the span; h hides it, u restores it, "
-                "Ctrl+G compacts it (the model summarizes it); v unmarks.",
+                f"Marked {cursor}: the arrows extend the span; {keys['hide']} hides it, {keys['restore']} "
+                f"restores it, {keys['compact']} compacts it (the model summarizes it); {keys['mark']} unmarks.",
                 timeout=8,
             )
         self.refresh()
