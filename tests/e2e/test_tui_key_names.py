@@ -22,12 +22,16 @@ async def test_with_pis_keys_the_span_hints_name_f8_for_compact(tmp_path: Path) 
         await pilot.pause()
         await select(pilot, app, "a2")
         await pilot.press("v")
-        await wait_for(pilot, lambda: any(n.startswith("Marked a2") for n in notices(app)), "the mark's notice")
+        await wait_for(
+            pilot, lambda: any(n.startswith("Marked a2") for n in notices(app)), "the mark's notice"
+        )
         notice = next(n for n in notices(app) if n.startswith("Marked a2"))
         assert "F8 compacts it" in notice and "Ctrl+G" not in notice, notice
         assert "x hides it" in notice and "u restores it" in notice and "v unmarks" in notice, notice
         await pilot.press("up")
-        await wait_for(pilot, lambda: any(line.startswith("F8: ") for line in app.panel.edit_preview), "preview")
+        await wait_for(
+            pilot, lambda: any(line.startswith("F8: ") for line in app.panel.edit_preview), "preview"
+        )
         preview = app.panel.edit_preview
         assert not any(line.startswith("Ctrl+G") for line in preview), preview
         assert any(line.startswith("x: ") for line in preview), preview
