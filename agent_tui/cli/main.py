@@ -232,7 +232,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="with -p: each line read from stdin while the agent works is a steering message",
     )
-    start.add_argument("--session", metavar="FILE", help="the session file to continue (created if missing)")
+    start.add_argument(
+        "--session",
+        metavar="FILE",
+        help="the session file to open (with -p: to continue, created if missing)",
+    )
     parser.add_argument("--leaf", metavar="ID", help="continue from this entry (a new branch)")
     from agent_tui.projection.models import THINKING_LEVELS
 

@@ -24,7 +24,8 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
     from agent_tui.store.paths import session_dir_for
 
     here = (cwd or Path.cwd()).resolve()
-    session_file = Path(args.file).expanduser().resolve() if getattr(args, "file", None) else None
+    named = session_argument(args)
+    session_file = Path(named).expanduser().resolve() if named else None
     resources = start_loading(args, here, default_config_path())
     return TuiConfig(
         reload=lambda: start_loading(args, here, default_config_path()),
@@ -50,6 +51,11 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
     )
 
 
+def session_argument(args: argparse.Namespace) -> str | None:
+    """The session file the command line names: ``agent-tui FILE`` or, as pi's, ``--session FILE``."""
+    return getattr(args, "file", None) or getattr(args, "session", None)
+
+
 def start_loading(args: argparse.Namespace, cwd: Path, config_path: Path) -> Loading:
     """The system prompt's files and flags, read now (a flag's missing file stops the start:
     PromptFileError), then the templates and skills in a thread while the app starts."""
@@ -64,8 +70,9 @@ def start_loading(args: argparse.Namespace, cwd: Path, config_path: Path) -> Loa
 
 
 def run_app(args: argparse.Namespace) -> int:
-    if args.file and not Path(args.file).expanduser().is_file():
-        print(f"agent-tui: {args.file}: no such session file", file=sys.stderr)
+    named = session_argument(args)
+    if named and not Path(named).expanduser().is_file():
+        print(f"agent-tui: {named}: no such session file", file=sys.stderr)
         return 1
     if sys.stdout.isatty():
         # Textual sizes itself with shutil.get_terminal_size(), which prefers an exported
