@@ -4,14 +4,18 @@ and either way it shows what a fresh build shows."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.style import Style
+from textual.cache import LRUCache
+from textual.strip import Strip
 
 from agent_tui.tui.app import AgentTuiApp
 from agent_tui.tui.tree_state import TreeState
 from agent_tui.tui.widgets.session_tree import SessionTree
 from tests.support.pilot import select, wait_for
+from tests.support.screen_text import screen_lines, visible_region
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, linear_session, make_app, sample_session
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
@@ -94,3 +98,59 @@ async def test_after_a_branch_the_next_turn_rebuilds_and_matches_a_fresh_tree(tm
         got = shown(app.session_tree)
         assert any("a question on the new branch" in label for label in got[1].values())
         assert_same(got, fresh(app))
+
+
+class CountingCache(LRUCache[Any, Strip]):
+    """The tree's line cache, counting the rows rendered afresh."""
+
+    built = 0
+
+    def set(self, key: Any, value: Strip) -> None:
+        self.built += 1
+        super().set(key, value)
+
+    __setitem__ = set
+
+
+def tree_rows(app: AgentTuiApp) -> list[str]:
+    region = visible_region(app, app.session_tree)
+    return [row[region.x : region.right] for row in screen_lines(app)[region.y : region.bottom]]
+
+
+async def test_a_turn_renders_only_the_rows_it_changed_and_the_tree_reads_as_redrawn(tmp_path: Path) -> None:
+    path = linear_session(tmp_path / "sessions" / "long.jsonl", 400)
+    app = make_app(tmp_path, path, agent_factory=ScriptedFactory(reply="Done."))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.refreshed[0] == len(app.index), "the first view")
+        tree = app.session_tree
+        cache = tree._line_cache = CountingCache(1024)
+        tree.refresh()
+        await wait_for(pilot, lambda: cache.built >= tree.size.height - 2, "the rows drawn once")
+        for _ in range(4):
+            await pilot.pause()
+        cache.built = 0
+        entries = len(app.index)
+        await send(app, pilot, "one more question")
+        for _ in range(4):
+            await pilot.pause()
+        added = len(app.index) - entries
+        # the new rows, the old leaf's and the cursor's; Textual's add redrew every row shown
+        assert 0 < cache.built <= added + 3 < tree.size.height - 10, cache.built
+        shown_now = tree_rows(app)
+        assert any("Done." in row for row in shown_now)
+        tree._invalidate()  # everything drawn afresh
+        await pilot.pause()
+        await pilot.pause()
+        assert tree_rows(app) == shown_now
+
+
+async def test_a_hide_after_a_turn_shows_on_the_row(tmp_path: Path) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory(reply="Done."))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "a question")
+        hidden = sum("[hidden]" in row for row in tree_rows(app))
+        await select(pilot, app, "a2")
+        await pilot.press("h")
+        await wait_for(
+            pilot, lambda: sum("[hidden]" in row for row in tree_rows(app)) == hidden + 1, "a2 marked"
+        )
