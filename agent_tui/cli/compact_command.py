@@ -239,7 +239,7 @@ def _run_range(session: Session, args: argparse.Namespace) -> int:
 
     from agent_tui.agent.compaction import CompactionError, Summarizer
     from agent_tui.agent.range_compaction import compact_range
-    from agent_tui.config import ConfigError, load_config
+    from agent_tui.config import resolve
     from agent_tui.projection.context import project
     from agent_tui.projection.surgery import SurgeryError, plan_range
 
@@ -256,15 +256,18 @@ def _run_range(session: Session, args: argparse.Namespace) -> int:
     )
     if args.preview:
         return 0
-    try:
-        config = load_config(provider=args.provider, model=args.model, base_url=args.base_url)
-    except ConfigError as e:
-        _print(str(e), file=sys.stderr)
+    # the model a whole compaction (and the next turn) would use: the flags', else the session's
+    resolved = resolve(
+        project(session.index).model, provider=args.provider, model=args.model, base_url=args.base_url
+    )
+    config = resolved.config
+    if config is None:
+        _print(resolved.problem or "agent-tui: no model is configured", file=sys.stderr)
         return 1
-    from agent_tui.agent.loop import make_provider, resolve_model
+    from agent_tui.agent.loop import make_provider
 
-    provider = make_provider(config)
-    model = resolve_model(config, project(session.index), provider.name)
+    model = config.model
+    provider = make_provider(config, model)
 
     async def go() -> int:
         try:
