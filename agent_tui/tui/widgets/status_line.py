@@ -8,6 +8,7 @@ with its countdown ("retrying in 4 s (retry 2 of 3): could not reach ...").
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -71,9 +72,9 @@ class StatusLine(Widget):
     def retrying(self, delay: float, attempt: int, of: int, reason: str) -> None:
         """One updating line for a retry: the countdown, which retry, why."""
         count = f"retry {attempt} of {of}" if of else f"retry {attempt}"
-        self._retry = (self.clock() + delay, f"({count}): {' '.join(reason.split())}")
         if self._started is None:
-            self.start()
+            self.start()  # (before the countdown is set: start clears it)
+        self._retry = (self.clock() + delay, f"({count}): {' '.join(reason.split())}")
         self.refresh()
 
     def retried(self) -> None:
@@ -101,7 +102,8 @@ class StatusLine(Widget):
         spin = frames[int((now - self._started) / TICK) % len(frames)]  # from the clock: a test can stop it
         if self._retry is not None:
             when, what = self._retry
-            return f"{spin} retrying in {max(0, round(when - now))} s {what}"
+            # whole seconds up: "in 1 s" until it is sent, never "in 0 s" half a second before
+            return f"{spin} retrying in {max(0, math.ceil(when - now))} s {what}"
         what = f"{self._what} " if self._what else ""
         return f"{spin} {what}{elapsed_text(now - self._started)}"
 
