@@ -957,7 +957,12 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
         Escape, or an abort while the question is open, denies."""
         screen = PermissionScreen(
-            str(request.tool), str(request.reason), request.details(), str(getattr(request, "scope", ""))
+            str(request.tool),
+            str(request.reason),
+            request.details(),
+            str(getattr(request, "scope", "")),
+            typed_at=self.composer.typed_at,  # letters typed on as it appears are text, not answers
+            on_text=self.composer.insert,
         )
         reply = self.chat.streaming
         if reply is not None:

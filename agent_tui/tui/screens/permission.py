@@ -6,7 +6,11 @@ overrides made visible (``terminal_text.visible``, exact: a carriage return is
 shown too). Nothing of it is ever markup. Deny is highlighted, so an Enter on a
 reflex runs nothing; Escape denies. The question can appear while the user is typing (a
 message queued while the agent works: "yes, and..."): for :data:`ANSWER_GRACE` after it is
-shown, an allow (y, a, or one chosen with the arrows) is not taken; deny always is.
+shown, an allow (y, a, or one chosen with the arrows) is not taken; deny always is. And while
+the user is typing (a printable key less than :data:`TYPING_GAP` after the one before, in the
+composer or here), a letter is text, not an answer: it goes on into the composer, as does any
+printable key that is no answer ("also check the logs please" typed as the question appeared
+allowed the command for the session on the "a" of "please", and lost the words).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -34,6 +38,7 @@ DENY = "deny"
 KEYS = {"y": ALLOW_ONCE, "a": ALLOW_SESSION, "n": DENY}
 SCOPE_SHOWN = 160
 ANSWER_GRACE = 0.5  # seconds after the question appears during which an allow is not taken
+TYPING_GAP = 1.0  # a printable key this soon after the one before is typing, not an answer
 CALL_MIN = 3  # rows of the command's box (its border and one line) however small the terminal
 SIZE_ROWS = 1  # the "N lines, M characters" line
 CHOICES_BORDER = 2  # the choices' border, top and bottom
@@ -71,8 +76,18 @@ class PermissionScreen(Dialog[str | None]):
     ]
 
     def __init__(
-        self, tool: str, reason: str, details: str, scope: str, *, clock: Callable[[], float] = time.monotonic
+        self,
+        tool: str,
+        reason: str,
+        details: str,
+        scope: str,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        typed_at: float | None = None,
+        on_text: Callable[[str], object] | None = None,
     ) -> None:
+        """``typed_at``: when a key last reached the composer (``clock``'s time); ``on_text``
+        takes the text typed here that is no answer (the composer's insert)."""
         super().__init__()
         self.tool = tool
         self.reason = reason
@@ -80,6 +95,8 @@ class PermissionScreen(Dialog[str | None]):
         self.scope = scope
         self.clock = clock
         self._shown_at: float | None = None
+        self._typed_at = typed_at
+        self._on_text = on_text
 
     @property
     def title_text(self) -> str:
@@ -157,6 +174,21 @@ class PermissionScreen(Dialog[str | None]):
         choices.set_class(flat, "-flat")
         room += (SIZE_ROWS if hide_size else 0) + (CHOICES_BORDER if flat else 0)
         box.styles.max_height = max(CALL_MIN, room)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed as part of the user's typing, or that answers nothing, is text:
+        into the composer, and the question stays open."""
+        if not (event.is_printable and event.character):
+            return
+        now = self.clock()
+        typing = self._typed_at is not None and now - self._typed_at < TYPING_GAP
+        if event.key in KEYS and not typing:
+            return  # an answer: the binding takes it
+        self._typed_at = now
+        event.stop()
+        event.prevent_default()
+        if self._on_text is not None:
+            self._on_text(event.character)
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
