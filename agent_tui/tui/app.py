@@ -923,7 +923,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             self.set_notice(f"cannot send: {e}")
             self.notify(str(e), title="cannot send", severity="error", timeout=10)
             return False
-        self.composer.set_text("")
+        self.composer.clear_submitted()  # what was typed after the Enter stays
         self._notice_text = ""  # an earlier error or hint is stale once a turn starts
         self.busy = True
         self.run_events(turns.run(prompt))

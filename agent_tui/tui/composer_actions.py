@@ -144,7 +144,7 @@ class ComposerActions:
             if expanded is not None:
                 slash, text = None, expanded
         if slash is not None:
-            app.composer.set_text("")
+            app.composer.clear_submitted()
             await app.run_slash(*slash)
             return
         command = parse_user_command(text) if expanded is None else None
@@ -194,7 +194,7 @@ class ComposerActions:
         else:
             queue.steer(text, blocks)
         self._remember(typed if typed is not None else text)
-        app.composer.set_text("")
+        app.composer.clear_submitted()
 
     async def send(self, text: str, images: list[Path], *, typed: str | None = None) -> None:
         """Send ``text``; the history keeps ``typed`` (what was typed: ``/review x``, not its expansion)."""
@@ -221,7 +221,7 @@ class ComposerActions:
         if session.read_only:
             app.notify(session.read_only_reason or "read-only session", severity="error")
             return
-        app.composer.set_text("")
+        app.composer.clear_submitted()
         self._remember(typed)
         self.bash_abort = asyncio.Event()
         app.run_user_command(command, session.cwd, self.bash_abort)

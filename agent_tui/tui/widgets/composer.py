@@ -122,6 +122,7 @@ class Composer(InertTextArea):
         self.commands_source: Callable[[], list[tuple[str, str, str]]] | None = None
         self._completing: tuple[str, int] | None = None  # (kind, start column) of the open menu
         self._loaded: str | None = None  # the text set_text put there, until the user types
+        self._submitted: str | None = None  # the text of the last Enter, until it is taken
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.content_size.width
@@ -203,7 +204,15 @@ class Composer(InertTextArea):
             self.input_history.append(text)
         self._history_pos = None
         self.close_menu()
+        self._submitted = raw
         self.post_message(self.Submitted(self, text, follow_up=follow_up, images=images))
+
+    def clear_submitted(self) -> None:
+        """Take out the text that was submitted, once it is sent (or queued, or run): what was
+        typed after the Enter, before the app took the message, stays (it was cleared too)."""
+        raw, self._submitted = self._submitted, None
+        text = self.text
+        self.set_text(text[len(raw) :] if raw and text.startswith(raw) else "")
 
     def action_follow_up(self) -> None:
         self.action_submit(follow_up=True)
