@@ -588,13 +588,25 @@ class SessionActions:
         self.thinking(following)
 
     def thinking(self, level: str | None = None) -> None:
+        """Choose the thinking level among those the next send's model supports (the request would
+        carry another clamped to them, while the status line named it)."""
         app = self.app
+        provider, model_id, _ = app.next_send(app.projection)
+        supported = supported_thinking_levels(lookup(model_id, provider))
 
         async def done(value: str | None) -> None:
             if not value:
                 return
             if value not in THINKING_LEVELS:
                 self.notify(f"thinking level must be one of {', '.join(THINKING_LEVELS)}", severity="error")
+                return
+            if value not in supported:  # said at once, and nothing appended
+                self.notify(
+                    f"{model_id or 'this model'} has no thinking level {value}: "
+                    f"{plural(len(supported), 'level')}, {', '.join(supported)}",
+                    title="thinking",
+                    severity="error",
+                )
                 return
 
             def switch(session: Session) -> None:
@@ -609,7 +621,7 @@ class SessionActions:
         if level is not None:
             app.run_worker(done(level), exit_on_error=False)
             return
-        choices = [(level, level) for level in THINKING_LEVELS]
+        choices = [(level, level) for level in supported]
         app.push_screen(ChoiceScreen("Thinking level", choices, app.projection.thinking_level), done)
 
     # -- compaction -----------------------------------------------------------------

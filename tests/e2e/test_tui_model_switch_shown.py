@@ -23,10 +23,10 @@ async def test_the_status_line_and_the_panel_follow_model_and_thinking(tmp_path:
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause()
         assert "gpt-4o-mini" in app.main_screen.status_line.text
-        await app.run_slash("model", "openai/gpt-4o")
-        await wait_for(pilot, lambda: "Model: openai/gpt-4o" in notices(app), "the switch")
+        await app.run_slash("model", "openai/gpt-5")  # (a model with thinking levels)
+        await wait_for(pilot, lambda: "Model: openai/gpt-5" in notices(app), "the switch")
         line = app.main_screen.status_line.text
-        assert "openai/gpt-4o " in line and "gpt-4o-mini" not in line, line
-        assert app.panel.model is not None and app.panel.model.model_name == "openai/gpt-4o"
+        assert "openai/gpt-5 " in line and "gpt-4o-mini" not in line, line
+        assert app.panel.model is not None and app.panel.model.model_name == "openai/gpt-5"
         await app.run_slash("thinking", "high")
         await wait_for(pilot, lambda: "think high" in app.main_screen.status_line.text, "the level shown")
