@@ -27,7 +27,9 @@ def _assistants(path: Path) -> list[dict[str, Any]]:
     return [e["message"] for e in lines if e.get("message", {}).get("role") == "assistant"]
 
 
-def _wait(condition: Any, what: str, timeout: float = 20) -> None:
+def _wait(condition: Any, what: str, timeout: float = 60) -> None:
+    # (a loaded machine is slow, not wrong: under twice the cores' load the app took over 20 s
+    # to start a turn; the test's timeout bounds a real hang)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
