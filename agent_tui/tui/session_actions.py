@@ -593,6 +593,8 @@ class SessionActions:
         app = self.app
         provider, model_id, _ = app.next_send(app.projection)
         supported = supported_thinking_levels(lookup(model_id, provider))
+        if "off" not in supported:  # "off" sends no level at all: always a choice
+            supported = ["off", *supported]
 
         async def done(value: str | None) -> None:
             if not value:
