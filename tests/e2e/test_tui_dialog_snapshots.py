@@ -15,8 +15,9 @@ import pytest
 from textual.pilot import Pilot
 
 from agent_tui.tui.agent_bridge import ModelChoice
-from tests.support.dialogs import KEYS, OPENERS, dialog_app, open_compaction_review, review_factory, settle
+from tests.support.dialogs import OPENERS, dialog_app, open_compaction_review, review_factory, settle
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.model_env import without_provider_env
 from tests.support.tui_fixtures import make_app, sample_session
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
@@ -41,8 +42,7 @@ def test_dialog(
 def test_first_run_without_a_model(
     snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> None:
-    for name in KEYS:
-        monkeypatch.delenv(name, raising=False)
+    without_provider_env(monkeypatch)
     app = make_app(
         tmp_path, None, model=ModelChoice(config_path=Path("/home/someone/.config/agent-tui/config.toml"))
     )

@@ -12,6 +12,7 @@ import pytest
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from tests.support.fake_model_server import FakeModelServer
+from tests.support.model_env import without_provider_env
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, reopen, sample_session
 
@@ -29,14 +30,7 @@ def grew(path: Path, before: int) -> Callable[[], bool]:
 
 @pytest.fixture(autouse=True)
 def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "ANTHROPIC_API_KEY",
-        "OPENAI_API_KEY",
-        "GEMINI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
+    without_provider_env(monkeypatch)
 
 
 async def test_the_picker_searches_the_table_config_and_server_as_you_type(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.model_env import without_provider_env
 from tests.support.screen_text import assert_whole
 from tests.support.tui_fixtures import make_app
 
@@ -17,14 +18,7 @@ pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]
 async def test_the_no_model_notice_is_whole_on_a_small_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> None:
-    for name in (
-        "ANTHROPIC_API_KEY",
-        "OPENAI_API_KEY",
-        "GEMINI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
+    without_provider_env(monkeypatch)
     (tmp_path / "config.toml").write_text("")
     app = make_app(tmp_path, None, agent_factory=None)
     async with app.run_test(size=size) as pilot:

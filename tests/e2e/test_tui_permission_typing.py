@@ -13,22 +13,15 @@ from textual.app import App
 from agent_tui.agent.permissions import Permissions
 from agent_tui.tui.screens import permission
 from agent_tui.tui.screens.permission import ALLOW_ONCE, DENY, PermissionScreen
+from tests.support.clock import ManualClock
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, sample_session
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def test_letters_typed_on_are_text_and_a_key_after_a_pause_answers() -> None:
-    clock = Clock()
+    clock = ManualClock()
     typed: list[str] = []
     answers: list[str | None] = []
     app: App[None] = App()

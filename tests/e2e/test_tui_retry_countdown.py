@@ -7,20 +7,13 @@ import pytest
 from textual.app import App, ComposeResult
 
 from agent_tui.tui.widgets.status_line import StatusLine
+from tests.support.clock import ManualClock
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class _Status(App[None]):
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: ManualClock) -> None:
         super().__init__()
         self.clock = clock
 
@@ -29,7 +22,7 @@ class _Status(App[None]):
 
 
 async def test_the_countdown_never_says_zero_seconds_before_the_retry() -> None:
-    clock = Clock()
+    clock = ManualClock()
     app = _Status(clock)
     async with app.run_test(size=(80, 3)):
         status = app.query_one(StatusLine)
@@ -45,7 +38,7 @@ async def test_the_countdown_never_says_zero_seconds_before_the_retry() -> None:
 
 
 async def test_a_retry_reported_while_idle_still_shows_its_countdown() -> None:
-    clock = Clock()
+    clock = ManualClock()
     app = _Status(clock)
     async with app.run_test(size=(80, 3)):
         status = app.query_one(StatusLine)

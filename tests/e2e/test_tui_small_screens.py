@@ -16,7 +16,8 @@ from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.permission import PermissionScreen
-from tests.support.dialogs import KEYS, LONG_COMMAND, OPENERS, dialog_app, is_dialog, settle
+from tests.support.dialogs import LONG_COMMAND, OPENERS, dialog_app, is_dialog, settle
+from tests.support.model_env import without_provider_env
 from tests.support.pilot import wait_for
 from tests.support.screen_text import assert_on_screen, assert_whole, shown_in, visible_region
 from tests.support.tui_fixtures import make_app
@@ -58,8 +59,7 @@ async def test_every_dialog_shows_its_title_body_and_hint_whole_on_a_small_termi
 async def test_the_first_run_notice_is_whole_and_short_at_80x24(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in KEYS:
-        monkeypatch.delenv(name, raising=False)
+    without_provider_env(monkeypatch)
     config = Path("/home/someone/.config/agent-tui/config.toml")
     app = make_app(tmp_path, None, model=ModelChoice(config_path=config))
     async with app.run_test(size=(80, 24)) as pilot:

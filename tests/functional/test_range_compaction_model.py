@@ -15,6 +15,7 @@ from tests.support.fake_model_server import (
     responses_stream,
     text,
 )
+from tests.support.model_env import fake_anthropic_env
 from tests.support.session_builder import Builder, assistant, user
 
 
@@ -29,9 +30,7 @@ def _session(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def model_env(server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeModelServer:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
-    monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    fake_anthropic_env(monkeypatch, server, tmp_path / "none.toml")
     return server
 
 
@@ -60,7 +59,7 @@ def test_a_range_is_summarized_through_the_api_of_the_sessions_model(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("AGENT_TUI_CONFIG", str(config))
-    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):  # (openai's are set above)
         monkeypatch.delenv(name, raising=False)
     b = Builder()
     for i in range(3):

@@ -30,6 +30,7 @@ from agent_tui.projection.wire.anthropic_messages import anthropic_request
 from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import Session
 from tests.support.fake_model_server import FakeModelServer, anthropic_error, anthropic_stream, text
+from tests.support.model_env import fake_anthropic_env
 from tests.support.request_validity import anthropic_problems, openai_problems
 from tests.support.session_builder import Builder, assistant, tool_result, user
 
@@ -289,9 +290,7 @@ def test_cli_edit_replace_on_a_compaction_edits_its_summary(
 @pytest.fixture
 def model_env(server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeModelServer:
     """The command line's model is the fake server's; no config file."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
-    monkeypatch.setenv("AGENT_TUI_CONFIG", str(tmp_path / "none.toml"))
+    fake_anthropic_env(monkeypatch, server, tmp_path / "none.toml")
     return server
 
 

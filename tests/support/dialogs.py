@@ -38,10 +38,10 @@ from agent_tui.tui.screens.text_view import TextViewScreen
 from agent_tui.tui.screens.trust import ask_trust
 from tests.support.agent_support import make_config as agent_config
 from tests.support.fake_model_server import FakeModelServer
+from tests.support.model_env import without_provider_env
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, ScriptedTurns, make_app, sample_session
 
-KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 EXPORTS = Path("/data/agent-tui/exports")  # shown in the export prompt, never written
 
 #: A command as long as a model writes them: wrapped lines, then more lines than the box shows.
@@ -126,8 +126,7 @@ def review_factory(server: FakeModelServer) -> tuple[ScriptedFactory, Provider]:
 
 def dialog_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialog: str) -> AgentTuiApp:
     """The sample session's app, with nothing of the machine on screen."""
-    for name in KEYS:
-        monkeypatch.delenv(name, raising=False)
+    without_provider_env(monkeypatch)
     monkeypatch.setitem(extensions._shared, "app", StubMcp())
     # the model picker asks every provider's server for its list: whatever listens on this machine's
     # default ports (an Ollama, a test's server) would be on screen
@@ -340,7 +339,6 @@ def is_dialog(screen: Screen[Any]) -> bool:
 
 
 __all__ = [
-    "KEYS",
     "LONG_COMMAND",
     "OPENERS",
     "StubMcp",
