@@ -68,6 +68,24 @@ async def next_frame(screen: Screen[Any], wait: float) -> None:
         if not drawn.done():
             drawn.set_result(None)
 
+    _hand_over_focused(screen)
     if screen.call_after_refresh(on_screen):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(drawn, wait)
+
+
+def _hand_over_focused(screen: Screen[Any]) -> None:
+    """The focused widget's pending repaint (the keys just typed into the composer), handed to
+    ``screen`` now. A widget tells its screen only from its own idle handler; when the screen
+    was idle first, it ran the after-refresh callback at once, with no frame, and the keys waited
+    for the flush's frame after all (one CI run in three)."""
+    focused = screen.focused
+    if (
+        focused is not None
+        and focused._repaint_required
+        and focused.display
+        and focused in screen._compositor
+    ):
+        focused._repaint_required = False
+        screen._dirty_widgets.add(focused)
+        screen.check_idle()
