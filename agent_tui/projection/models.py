@@ -52,6 +52,13 @@ def supported_thinking_levels(info: ModelInfo) -> list[str]:
     ]
 
 
+def selectable_thinking_levels(info: ModelInfo) -> list[str]:
+    """The levels a user may choose for the model: pi's supported ones with "off" always among them
+    (it sends no level at all, so a level once chosen can always be undone). Every face's rule."""
+    levels = supported_thinking_levels(info)
+    return levels if "off" in levels else ["off", *levels]
+
+
 def clamp_thinking_level(info: ModelInfo, level: str) -> str:
     """pi's clampThinkingLevel: the level if supported, else the next one up, else the next one down."""
     available = supported_thinking_levels(info)
@@ -76,5 +83,6 @@ __all__ = [
     "is_known",
     "lookup",
     "register",
+    "selectable_thinking_levels",
     "supported_thinking_levels",
 ]

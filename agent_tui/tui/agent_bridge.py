@@ -107,12 +107,12 @@ def model_problem(choice: ModelChoice) -> str | None:
 
 
 def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
-    """The real agent loop for ``session``, configured from flags, config file and environment."""
+    """The session core (``agent.agent_session.AgentSession``, every face's) for ``session``, configured from flags, config file and environment."""
     config = load_agent_config(choice)
-    from agent_tui.agent.loop import build_agent
+    from agent_tui.agent.agent_session import create_agent_session
 
     resources = choice.resources.get() if choice.resources is not None else None
-    return build_agent(
+    return create_agent_session(
         session,
         config,
         permissions=make_permissions(config, choice),

@@ -21,7 +21,7 @@ from agent_tui.library.search import Library
 from agent_tui.projection import registry
 from agent_tui.projection.catalog import CatalogModel, ModelChoiceError, choose, split_level
 from agent_tui.projection.describe import plural
-from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup, supported_thinking_levels
+from agent_tui.projection.models import MODELS, THINKING_LEVELS, lookup, selectable_thinking_levels
 from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
@@ -579,7 +579,7 @@ class SessionActions:
         """pi's Shift+Tab: the next thinking level the model supports (after the last, the first)."""
         app = self.app
         _, model_id, _ = app.next_send(app.projection)
-        levels = supported_thinking_levels(lookup(model_id))
+        levels = selectable_thinking_levels(lookup(model_id))
         now = app.projection.thinking_level
         following = levels[(levels.index(now) + 1) % len(levels)] if now in levels else levels[0]
         if following == now:
@@ -592,9 +592,7 @@ class SessionActions:
         carry another clamped to them, while the status line named it)."""
         app = self.app
         provider, model_id, _ = app.next_send(app.projection)
-        supported = supported_thinking_levels(lookup(model_id, provider))
-        if "off" not in supported:  # "off" sends no level at all: always a choice
-            supported = ["off", *supported]
+        supported = selectable_thinking_levels(lookup(model_id, provider))  # every face's rule
 
         async def done(value: str | None) -> None:
             if not value:

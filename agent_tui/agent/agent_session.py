@@ -1,0 +1,330 @@
+"""The session core: the agent loop on one session with the rules every face shares.
+
+pi's ``core/agent-session.ts`` for agent-tui: the app, print and JSON mode, RPC mode, the ACP agent
+and the SDK each drive an :class:`AgentSession` and only adapt it (how to ask a permission, how to
+show an event). What lives here lives once: the model and its thinking level (clamped to the
+levels the model has), the steering and follow-up queues, prompt and abort, compaction (manual;
+the threshold's and the overflow's run inside the loop), the user's ``!cmd``, the auto-compaction
+and auto-retry switches, the permission policy (a face supplies its ``Approver``), the MCP servers
+and hooks (:class:`~agent_tui.agent.extensions.Extensions`, stopped by :meth:`AgentSession.aclose`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+from typing import Self
+
+from agent_tui.agent.build import build_agent, make_provider
+from agent_tui.agent.compaction import Summarizer
+from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.loop import AgentLoop
+from agent_tui.agent.permissions import Permissions
+from agent_tui.agent.queue import MessageQueue
+from agent_tui.agent.resources import Resources
+from agent_tui.agent.tools.base import Tool
+from agent_tui.agent.user_bash import UserCommand, run_user_command
+from agent_tui.config import PROVIDERS, Config, load_config
+from agent_tui.projection.compaction import CompactionSettings
+from agent_tui.projection.context import project
+from agent_tui.projection.models import (
+    THINKING_LEVELS,
+    clamp_thinking_level,
+    lookup,
+    selectable_thinking_levels,
+)
+from agent_tui.providers.base import Provider
+from agent_tui.store.record import JSONObject
+from agent_tui.store.session import Session
+
+
+def thinking_levels(model: str, provider: str | None = None) -> list[str]:
+    """The levels ``model`` can be given (``projection.models.selectable_thinking_levels``)."""
+    return selectable_thinking_levels(lookup(model, provider))
+
+
+def clamp_level(level: str, model: str, provider: str | None = None) -> str:
+    """``level`` as ``model`` takes it: the level if the model has it, else pi's clamp (the next
+    one up, else down); "off" is always kept."""
+    if level == "off":
+        return level
+    return clamp_thinking_level(lookup(model, provider), level)
+
+
+class AgentSession:
+    """The agent loop on one session, with the rules every face shares. One run at a time: a second
+    ``prompt`` while one runs raises RuntimeError; :meth:`steer` and :meth:`follow_up` queue messages
+    for the running one."""
+
+    def __init__(self, store: Session, loop: AgentLoop) -> None:
+        #: The session file (its one writer).
+        self.store = store
+        #: The underlying loop (its events, queue, provider), for what this face does not cover.
+        self.loop = loop
+        self._retired: list[Provider] = []  # providers replaced by set_model, closed by aclose
+        self._auto_compaction: bool | None = None  # set_auto_compaction's choice (None: the config's)
+        self._auto_retry: bool | None = None  # set_auto_retry's choice (None: the config's)
+        self._retry_policy = loop.config.retry  # the config's, restored when retries are switched on
+
+    # -- what it is -----------------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        return self.loop.config
+
+    @property
+    def provider(self) -> str:
+        return self.loop.provider.name
+
+    @property
+    def api(self) -> str:
+        return self.loop.provider.api
+
+    @property
+    def model(self) -> str:
+        return self.loop.model
+
+    @property
+    def thinking_level(self) -> str:
+        """The level the next call uses: the one set here, else the session's, clamped to the
+        model's levels as the request clamps it."""
+        level = self.loop.thinking or project(self.store.index).thinking_level
+        return clamp_level(level, self.model, self.provider)
+
+    @property
+    def running(self) -> bool:
+        return self.loop.running
+
+    def model_info(self) -> JSONObject:
+        """``api``, ``provider`` and ``model`` as an assistant message of this agent carries them."""
+        return {"api": self.api, "provider": self.provider, "model": self.model}
+
+    # -- runs -------------------------------------------------------------------------------------
+
+    def prompt(self, prompt: str | list[JSONObject]) -> AsyncIterator[AgentEvent]:
+        """One run: ``prompt`` (text, or a user message's content blocks) as a new user message, to
+        the model's final stop (tools, steering and follow-ups included). Iterate it to drive it;
+        it ends with one ``TurnDone``, a ``TurnError`` right before it when the run failed."""
+        return self.loop.run(prompt)
+
+    def run(self, prompt: str | list[JSONObject] | None) -> AsyncIterator[AgentEvent]:
+        """:meth:`prompt` with a prompt, :meth:`resume` with None (the app's ``Turns``)."""
+        return self.loop.run(prompt)
+
+    def resume(self) -> AsyncIterator[AgentEvent]:
+        """A run without a new prompt: delivers what is queued, runs a tool call a PreToolUse hook
+        deferred (``agent.deferred_calls``), or continues a session whose last message is not the
+        model's."""
+        return self.loop.run(None)
+
+    def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Compact the session now (optionally focused on ``focus``); ends with ``TurnDone``."""
+        return self.loop.compact(focus)
+
+    def branch_with_summary(self, target_id: str, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        """Move to ``target_id``, leaving a summary of the branch left there (pi's branch summary);
+        ends with ``TurnDone``."""
+        return self.loop.branch_with_summary(target_id, focus)
+
+    async def pre_compact(self, focus: str | None = None) -> tuple[str | None, list[str]]:
+        """The ``PreCompact`` hooks of a compaction a face makes itself (a reviewed one, a marked
+        span's): (why they block it, or None; their notices)."""
+        return await self.loop.pre_compact(focus)
+
+    def summarizer(self, window: int | None = None) -> Summarizer:
+        """A summarizer on this model, its requests fitted to ``window`` (default: the known one)."""
+        return self.loop.summarizer(window)
+
+    def compaction_settings(self) -> CompactionSettings:
+        """The compaction settings of this model, fitted to its window."""
+        return self.loop.compaction_settings()
+
+    @property
+    def queue(self) -> MessageQueue:
+        """The steering and follow-up queues (what an abort or an error leaves is the face's)."""
+        return self.loop.queue
+
+    @property
+    def extensions(self) -> Extensions | None:
+        """The MCP servers and hooks (None: none); ``/reload`` replaces them."""
+        return self.loop.extensions
+
+    @extensions.setter
+    def extensions(self, value: Extensions | None) -> None:
+        self.loop.extensions = value
+
+    @property
+    def resources(self) -> Resources | None:
+        """The user's prompt files, templates and skills; ``/reload`` replaces them."""
+        return self.loop.resources
+
+    @resources.setter
+    def resources(self, value: Resources | None) -> None:
+        self.loop.resources = value
+
+    def steer(self, text: str) -> None:
+        """Queue a steering message: delivered after the current tool calls, before the next call."""
+        self.loop.queue.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        """Queue a follow-up: delivered when the agent would stop."""
+        self.loop.queue.follow_up(text)
+
+    def queued(self) -> JSONObject:
+        """The queues' texts: ``{"steering": [...], "followUp": [...]}`` (pi's queue_update shape)."""
+        items = self.loop.queue.items()
+        return {
+            "steering": [m.text for m in items if m.kind == "steer"],
+            "followUp": [m.text for m in items if m.kind == "follow_up"],
+        }
+
+    def abort(self) -> None:
+        """Stop the running run (safe from any thread or a signal handler): the partial reply is
+        kept with stopReason ``aborted`` and pending tool calls get aborted results."""
+        self.loop.abort()
+
+    async def bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_output: Callable[[str], None] | None = None,
+        abort: asyncio.Event | None = None,
+    ) -> JSONObject:
+        """Run the user's shell command in the agent's cwd (pi's ``!cmd``; ``exclude_from_context``:
+        ``!!cmd``, kept out of the model's view), in its own process group, killed when ``abort`` is
+        set; ``on_output`` gets its output as it comes (not redacted yet). Appends pi's
+        ``bashExecution`` message and returns it as written (redacted). Not while a run is in
+        progress (RuntimeError): its entries would land inside the turn."""
+        if self.running:
+            raise RuntimeError("the agent is running: run the command when it stops")
+        message = await run_user_command(
+            UserCommand(command, exclude_from_context), self.loop.cwd, abort or asyncio.Event(), on_output
+        )
+        entry = self.store.append({"type": "message", "message": message})
+        return entry.message or message
+
+    # -- settings -------------------------------------------------------------------------------
+
+    def set_model(self, model: str, provider: str | None = None) -> None:
+        """Use ``model`` (of ``provider``, default the current one) from the next call on; the session
+        records a ``model_change`` when that call is made. Raises ValueError for an unknown provider."""
+        if self.running:
+            raise RuntimeError("the agent is running: set the model between runs")
+        name = provider or self.provider
+        if name not in PROVIDERS:
+            raise ValueError(f"unknown provider {name!r}: use one of {', '.join(PROVIDERS)}")
+        if not model.strip():
+            raise ValueError("empty model id")
+        if name != self.provider:
+            config = load_config(provider=name, model=model)
+            old = self.loop.provider
+            self.loop.provider = make_provider(config)
+            self.loop.config = replace(config, thinking=self.loop.config.thinking)
+            self._retry_policy = config.retry
+            self._retired.append(old)
+            self._apply_switches()
+        self.loop.model = model
+        if self.loop.thinking is not None:  # pi re-clamps the level for the new model
+            self.loop.thinking = clamp_level(self.loop.thinking, model, name)
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        """Compact automatically near the window's end (the config's ``[compaction] enabled``, every
+        model's) or not, for this agent from now on; ``compact`` still works when it is off."""
+        self._auto_compaction = enabled
+        self._apply_switches()
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        """Retry a failed model call (rate limits, overload, server errors) with the config's
+        ``[retry]`` policy, or fail at the first error, from the next call on."""
+        self._auto_retry = enabled
+        self._apply_switches()
+
+    def abort_retry(self) -> bool:
+        """Call off the retry the running turn waits for: the turn ends with that error (unlike
+        :meth:`abort`, which ends it as aborted). False when no retry is being waited for."""
+        return self.loop.abort_retry()
+
+    def carry_switches(self, other: AgentSession) -> None:
+        """Take ``other``'s auto-compaction and auto-retry choices (a session switch keeps them)."""
+        self._auto_compaction, self._auto_retry = other._auto_compaction, other._auto_retry
+        self._apply_switches()
+
+    def _apply_switches(self) -> None:
+        config = self.loop.config
+        if self._auto_compaction is not None:
+            on = self._auto_compaction
+            c = config.compaction
+            config = replace(
+                config,
+                compaction=replace(
+                    c,
+                    default=replace(c.default, enabled=on),
+                    per_model={k: replace(v, enabled=on) for k, v in c.per_model.items()},
+                ),
+            )
+        if self._auto_retry is not None:
+            policy = self._retry_policy if self._auto_retry else replace(self._retry_policy, max_retries=0)
+            config = replace(config, retry=policy)
+        self.loop.config = config
+
+    def thinking_levels(self) -> list[str]:
+        """The levels the current model can be given ("off" always among them)."""
+        return thinking_levels(self.model, self.provider)
+
+    def set_thinking_level(self, level: str) -> str:
+        """Use ``level`` (off, minimal, low, medium, high, xhigh) from the next call on, clamped to
+        the levels the model has (pi's rule: a model without reasoning gets "off"); returns the
+        level set. Raises ValueError for a name that is no level."""
+        if level not in THINKING_LEVELS:
+            raise ValueError(f"unknown thinking level {level!r}: use one of {', '.join(THINKING_LEVELS)}")
+        self.loop.thinking = clamp_level(level, self.model, self.provider)
+        return self.loop.thinking
+
+    # -- the request ----------------------------------------------------------------------------
+
+    def request_body(self) -> JSONObject:
+        """The body the next model call would send now (the projection, prepared, for this provider)."""
+        return self.loop.request_body()
+
+    # -- closing ---------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client (the session stays open: close it yourself)."""
+        retired, self._retired = self._retired, []
+        for old in retired:
+            await old.aclose()
+        await self.loop.provider.aclose()
+        if self.loop.extensions is not None:
+            await self.loop.extensions.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def create_agent_session(
+    store: Session,
+    config: Config,
+    *,
+    permissions: Permissions | None = None,
+    tools: Sequence[Tool] | None = None,
+    cwd: str | None = None,
+    resources: Resources | None = None,
+    extensions: Extensions | None = None,
+) -> AgentSession:
+    """The session core on ``store`` with ``config``'s model (the session's own model is kept unless
+    one was chosen), ``permissions`` gating tool calls (None: every tool runs), ``tools`` (None: the
+    default ones) run in ``cwd`` (None: the process's), ``resources`` shaping the system prompt and
+    ``extensions`` adding MCP servers and hooks. Every face builds its agent here."""
+    loop = build_agent(
+        store, config, tools, permissions=permissions, cwd=cwd, resources=resources, extensions=extensions
+    )
+    return AgentSession(store, loop)
+
+
+__all__ = ["AgentSession", "clamp_level", "create_agent_session", "thinking_levels"]
