@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, assert_never, cast
 
 from acp import RequestError, update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
@@ -26,10 +26,12 @@ from agent_tui.sdk import (
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
+    EntryAppended,
     Notice,
     Retrying,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
@@ -114,6 +116,10 @@ async def pump(
             error = event.message
         elif isinstance(event, TurnDone):
             stop = event.stop_reason
+        elif isinstance(event, ToolCallDelta | EntryAppended):
+            pass  # a call's arguments go whole with it running; entries are read back when needed
+        else:
+            assert_never(event)  # a new event type must be mapped here (mypy checks)
     await flush()
     with contextlib.suppress(Exception):  # a figure for the editor's status, never a reason to fail
         used, window = live.agent.loop.context_usage()

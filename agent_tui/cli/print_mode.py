@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from typing import TextIO, assert_never
 
 from agent_tui.agent.deferred_calls import deferred_call
 from agent_tui.agent.events import (
@@ -34,8 +34,12 @@ from agent_tui.agent.events import (
     Notice,
     Retrying,
     TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    ToolUpdate,
     TurnDone,
     TurnError,
 )
@@ -173,6 +177,10 @@ async def stream_turn(
         elif isinstance(event, TurnDone):
             code = exit_code(event.stop_reason)
             cut_off = event.stop_reason == "length"
+        elif isinstance(event, ThinkingDelta | ToolCallStreaming | ToolCallDelta | ToolUpdate):
+            pass  # print mode writes the reply's text; a call is one line once it starts
+        else:
+            assert_never(event)  # a new event type must be mapped here (mypy checks)
     end_line()
     if cut_off:
         report_cut_off(agent, err)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, assert_never
 
 from agent_tui.agent.events import (
     AgentEvent,
@@ -30,6 +30,7 @@ from agent_tui.agent.events import (
     CompactionFinished,
     CompactionStarted,
     EntryAppended,
+    Notice,
     Retrying,
     TextDelta,
     ThinkingDelta,
@@ -186,6 +187,10 @@ class PiEventStream:
             self._error = event.message
         elif isinstance(event, TurnDone):
             self._done(out, event.stop_reason)
+        elif isinstance(event, Notice):
+            pass  # no pi record: each face says it where its user reads (stderr for JSON and RPC)
+        else:
+            assert_never(event)  # a new event type must be mapped here (mypy checks)
         return out
 
     def start(self) -> list[JSONObject]:

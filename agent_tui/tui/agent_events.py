@@ -8,7 +8,7 @@ entry. :func:`show_events` is run by the app's ``run_events`` worker.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from agent_tui.agent.events import (
     AgentEvent,
@@ -20,9 +20,11 @@ from agent_tui.agent.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolCallStreaming,
     ToolFinished,
     ToolStarted,
+    ToolUpdate,
     TurnDone,
     TurnError,
 )
@@ -102,8 +104,10 @@ class EventView:
                 self.error(message)
             case TurnDone(stop_reason=stop_reason):
                 self.stop_reason = stop_reason
+            case ToolCallDelta() | ToolUpdate():
+                pass  # the chat shows a call once its arguments are whole, its output when it ends
             case _:
-                pass  # TurnDone and the events only the print mode shows
+                assert_never(event)  # a new event type must be shown here (mypy checks)
 
 
 def show_notice(app: AgentTuiApp, text: str) -> None:
