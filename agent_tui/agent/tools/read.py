@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -29,6 +29,7 @@ from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES,
 
 MAX_READ_BYTES = 1024 * 1024 * 1024  # read never reads more of one file than this
 GROWTH_ALLOWANCE = 1024 * 1024  # past the size the file had when it was opened
+LINE_PIECE = 64 * 1024  # a line is read this much at a time (its memory is bounded, not its length)
 
 
 def open_regular(path: Path) -> tuple[int, int]:
@@ -76,13 +77,32 @@ class _Capped:
         self.left -= len(data)
         return data
 
-    def lines(self) -> Iterator[bytes]:
+    def lines(self, keep: int, check: Callable[[], None] = lambda: None) -> Iterator[tuple[bytes, int, bool]]:
+        """Each line as (its first ``keep`` bytes, its length without the newline, whether a newline
+        ended it). A line is read in pieces of :data:`LINE_PIECE`, so however long it is (a 3 GB file
+        without a newline), it costs ``keep`` bytes of memory, not its length; ``check`` (the
+        abort's) is called every 16 pieces of a line."""
+        head = b""
+        length = 0
+        pieces = 0
         while self.left > 0:
-            line = self.f.readline(self.left)
-            if not line:
-                return
-            self.left -= len(line)
-            yield line
+            piece = self.f.readline(min(self.left, LINE_PIECE))
+            if not piece:
+                break
+            pieces += 1
+            if pieces % 16 == 0:
+                check()
+            self.left -= len(piece)
+            ended = piece.endswith(b"\n")
+            body = piece[:-1] if ended else piece
+            if len(head) < keep:
+                head += body[: keep - len(head)]
+            length += len(body)
+            if ended:
+                yield head, length, True
+                head, length, pieces = b"", 0, 0
+        if length or head:
+            yield head, length, False
 
 
 class ReadTool(Tool):
@@ -175,28 +195,29 @@ class ReadTool(Tool):
         selected = 0
         ends_with_newline = True  # an empty file is one empty line, as JavaScript's split sees it
 
-        def take(raw: bytes) -> None:
+        keep = DEFAULT_MAX_BYTES + 1  # of a line, no more is ever shown
+
+        def take(head: bytes, length: int) -> None:
             nonlocal stored_bytes, past_caps, first_line_bytes, selected
             if selected == 0:
-                first_line_bytes = len(raw)
+                first_line_bytes = length
             if not past_caps:
                 if len(stored) > DEFAULT_MAX_LINES or stored_bytes > DEFAULT_MAX_BYTES:
                     past_caps = True  # one line past the caps is kept so truncation is detected
-                stored.append(raw[: DEFAULT_MAX_BYTES + 1].decode("utf-8", "replace"))
-                stored_bytes += min(len(raw), DEFAULT_MAX_BYTES + 1) + 1
+                stored.append(head.decode("utf-8", "replace"))
+                stored_bytes += min(length, keep) + 1
             selected += 1
 
-        for number, raw in enumerate(source.lines()):
+        for number, (head, length, ended) in enumerate(source.lines(keep, ctx.check)):
             if number % 4096 == 0:
                 ctx.check()
-            ends_with_newline = raw.endswith(b"\n")
-            body = raw[:-1] if ends_with_newline else raw
+            ends_with_newline = ended
             if line_no >= start and (end is None or line_no < end):
-                take(body)
+                take(head, length)
             line_no += 1
         if ends_with_newline:
             if line_no >= start and (end is None or line_no < end):
-                take(b"")
+                take(b"", 0)
             line_no += 1
         total = line_no
         if start >= total:
