@@ -35,34 +35,49 @@ from agent_tui.agent.skills import SkillError
 from agent_tui.cli.json_mode import JsonLines
 from agent_tui.cli.print_mode import headless_agent, load_and_expand, load_settings, open_session
 from agent_tui.cli.rpc_registry import CommandError
-from agent_tui.cli.rpc_server import RpcServer, redacted
+from agent_tui.cli.rpc_server import MAX_COMMAND_BYTES, RpcServer, redacted
 from agent_tui.config import ConfigError
 from agent_tui.sdk import Agent
 from agent_tui.store.errors import StoreError
 from agent_tui.terminal_text import for_terminal
 
 
-def _read_stdin(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
-    """A daemon thread: each LF-terminated line of stdin (bytes, so U+2028 is not a line end), then
-    None at EOF. It reads the file descriptor itself: a thread blocked inside ``sys.stdin.buffer``
+def _read_stdin(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | int | None]) -> None:
+    """A daemon thread: each LF-terminated line of stdin (bytes, so U+2028 is not a line end; the
+    length alone of one over ``MAX_COMMAND_BYTES``), then None at EOF. It reads the file descriptor itself: a thread blocked inside ``sys.stdin.buffer``
     holds its lock, and the interpreter aborts when it exits on a signal meanwhile."""
 
-    def put(item: bytes | None) -> None:
+    def put(item: bytes | int | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop has closed
             loop.call_soon_threadsafe(queue.put_nowait, item)
 
     def read() -> None:
-        pending = b""
+        # the pieces of the line still arriving, joined once it ends (adding each chunk to one bytes
+        # object and splitting it again made a 50 MB line cost 29 s); a line past the largest
+        # command is not kept: its length is put instead, and the server answers it in one line
+        pieces: list[bytes] = []
+        size = 0
+
+        def end_line(last: bytes) -> None:
+            nonlocal pieces, size
+            size += len(last)
+            put(b"".join([*pieces, last]) if size <= MAX_COMMAND_BYTES else size)
+            pieces, size = [], 0
+
         try:
             while chunk := os.read(0, 65536):
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    put(line)
+                *ended, rest = chunk.split(b"\n")
+                for part in ended:
+                    end_line(part)
+                size += len(rest)
+                if size <= MAX_COMMAND_BYTES:
+                    pieces.append(rest)
+                else:
+                    pieces = []
         except OSError:
             pass
-        if pending:
-            put(pending)
+        if size:
+            end_line(b"")
         put(None)
 
     threading.Thread(target=read, name="rpc-stdin", daemon=True).start()
@@ -72,7 +87,7 @@ async def serve(agent: Agent, lines: JsonLines, scoped_models: Sequence[str] = (
     server = RpcServer(agent, lines, scoped_models)
     server.watch_queue()
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+    queue: asyncio.Queue[bytes | int | None] = asyncio.Queue()
     signals = 0
 
     def on_signal() -> None:
@@ -91,6 +106,9 @@ async def serve(agent: Agent, lines: JsonLines, scoped_models: Sequence[str] = (
             raw = await queue.get()
             if raw is None or lines.closed:
                 break
+            if isinstance(raw, int):
+                server.refuse_long_line(raw)
+                continue
             await server.handle_line(raw)
         await server.stop()
         for task in list(server.pending):

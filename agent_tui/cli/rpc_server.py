@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from pathlib import Path
 
 from agent_tui.agent.events import AgentEvent
@@ -44,6 +44,29 @@ def _response(cmd: JSONObject | None, name: str, success: bool) -> JSONObject:
         record["id"] = cmd["id"]
     record.update({"type": "response", "command": name, "success": success})
     return record
+
+
+#: A command line longer than this is refused (a prompt's images, base64, fit well inside it).
+MAX_COMMAND_BYTES = 256 * 1024 * 1024
+#: Commands are a few levels deep; deeper ones are refused before any handler walks them.
+MAX_COMMAND_DEPTH = 64
+
+
+def nesting_over(value: object, limit: int) -> bool:
+    """Is ``value`` (parsed JSON) nested more than ``limit`` levels deep? Iterative: no recursion."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 class RpcServer:
@@ -92,14 +115,27 @@ class RpcServer:
 
     # -- input --------------------------------------------------------------------------------
 
+    def refuse_long_line(self, size: int) -> None:
+        """A command line over ``MAX_COMMAND_BYTES`` (not kept: only its length is known)."""
+        self.fail(None, "parse", f"the command is {size:,} bytes, over {MAX_COMMAND_BYTES:,}")
+
     async def handle_line(self, raw: bytes) -> None:
         line = raw[:-1] if raw.endswith(b"\r") else raw
         if not line.strip():
+            return
+        if len(line) > MAX_COMMAND_BYTES:
+            self.refuse_long_line(len(line))
             return
         try:
             cmd = json.loads(line)
         except ValueError as e:
             self.fail(None, "parse", f"Failed to parse command: {e}")
+            return
+        except RecursionError:  # 5,000 '[' ended the process with a traceback, and the reply with it
+            self.fail(None, "parse", f"Failed to parse command: nested deeper than {MAX_COMMAND_DEPTH}")
+            return
+        if nesting_over(cmd, MAX_COMMAND_DEPTH):
+            self.fail(None, "parse", f"Failed to parse command: nested deeper than {MAX_COMMAND_DEPTH}")
             return
         if not isinstance(cmd, dict):
             self.fail(None, "parse", f"a command is a JSON object, not {type(cmd).__name__}")

@@ -260,6 +260,32 @@ def test_bad_input_gets_an_error_naming_it_and_the_process_goes_on(rpc: RpcClien
     assert code == 0, err
 
 
+def test_deep_and_huge_lines_get_one_error_each_mid_turn(
+    rpc: RpcClient, server: FakeModelServer, session_file: Path
+) -> None:
+    """5,000 '[' ended the process with a traceback (and the reply being streamed with it); a 50 MB
+    line took 29 s to read (each chunk joined to the line and split again)."""
+    server.push(anthropic_stream(text("a slow reply", chunks=6)).slow(20))
+    rpc.send({"id": "p", "type": "prompt", "message": "go"})
+    assert rpc.response("p")["success"] is True
+    rpc.send("[" * 5000)
+    deep = rpc.wait_for(lambda r: r["type"] == "response" and r["command"] == "parse")
+    assert deep["success"] is False and "nested deeper than 64" in deep["error"]
+    rpc.send(json.dumps({"id": "d", "type": "get_state", "x": [[[[[[[[[[0]]]]]]]]]]}))
+    assert rpc.response("d")["success"] is True  # ten levels are a command like any other
+    rpc.send({"id": "n", "type": "get_state", "deep": json.loads("[" * 70 + "]" * 70)})
+    assert "nested deeper than 64" in rpc.wait_for(lambda r: r["type"] == "response")["error"]
+    rpc.send('{"type": "get_state", "pad": "' + "x" * (40 * 1024 * 1024) + '"')  # unterminated
+    big = rpc.wait_for(lambda r: r["type"] == "response" and r["command"] == "parse", timeout=60)
+    assert "Failed to parse command" in big["error"]
+    settle(rpc)
+    messages = [e["message"] for e in entries(session_file) if e["type"] == "message"]
+    assert [m["role"] for m in messages if m["role"] != "system"] == ["user", "assistant"]
+    assert messages[-1]["content"][0]["text"] == "a slow reply" and messages[-1]["stopReason"] == "stop"
+    code, err = rpc.finish()
+    assert code == 0 and "Traceback" not in err, err
+
+
 def test_eof_mid_turn_aborts_records_and_exits_cleanly(
     rpc: RpcClient, server: FakeModelServer, session_file: Path
 ) -> None:
