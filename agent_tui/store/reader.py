@@ -74,6 +74,16 @@ def _decode_repairing(decode: Any, line: memoryview | bytes) -> tuple[Any, memor
         return decode(repaired), repaired
 
 
+def decode_json_line(line: bytes) -> Any:
+    """One line of JSON as the session reader decodes it (an escaped lone surrogate repaired to
+    U+FFFD); None for a line that is not JSON or nests too deeply. For every reader of JSONL files
+    agent-tui did not write (the importers), so each reads a line as the session reader does."""
+    try:
+        return _decode_repairing(_decode_any, line)[0]
+    except _UNREADABLE:
+        return None
+
+
 def read_file(path: Path) -> LoadedFile:
     """Read and parse a session file. Raises StoreError for a missing or headerless file."""
     try:

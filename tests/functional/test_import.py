@@ -375,3 +375,23 @@ def test_folder_import_goes_on_past_a_bad_transcript_and_imports_subagents_as_fo
     parent = Path(headers[forks[0]]["parentSession"])
     assert parent in made and "Read cart.py" in parent.read_text()
     assert "Find every caller of total()" in forks[0].read_text()
+
+
+def test_a_lone_surrogate_or_a_deep_line_loses_nothing(tmp_path: Path) -> None:
+    """A line holding an escaped lone surrogate (JavaScript writes one when it cuts a string inside
+    an emoji) was a malformed line to the importer, and everything before it fell off the active
+    path (a 5-message transcript came out as 2); a valid line nested 3,000 deep crashed it."""
+    whole = [e.message for e in imported(CLAUDE, tmp_path).active_path() if e.type == "message"]
+    lines = CLAUDE.read_bytes().split(b"\n")
+    first_user = next(i for i, line in enumerate(lines) if b'"content":"tests/test_parser.py' in line)
+    lines[first_user] = lines[first_user].replace(b'Can you take a look?"', b'Can you take a look? \\ud83d"')
+    deep = b'{"type":"progress","data":' + b"[" * 3000 + b"]" * 3000 + b"}"
+    lines.insert(first_user + 1, deep)
+    cut = tmp_path / CLAUDE.name
+    cut.write_bytes(b"\n".join(lines))
+    out = tmp_path / "out"
+    out.mkdir()
+    messages = [e.message for e in imported(cut, out).active_path() if e.type == "message"]
+    assert len(messages) == len(whole)
+    assert text_of(messages[0] or {}).endswith("Can you take a look? \ufffd")
+    assert [text_of(m or {}) for m in messages[1:]] == [text_of(m or {}) for m in whole[1:]]

@@ -24,12 +24,12 @@ from agent_tui.library.importers.common import IMPORT_MARKER, ImportResult
 from agent_tui.library.new_file import write_new_file
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import make_private_dirs, session_dir_for, session_file_name
+from agent_tui.store.reader import decode_json_line
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_value, redaction_enabled
 from agent_tui.store.writer import FsyncPolicy, encode_line
 
 FORMATS = ("claude-code", "codex")
-_decode = msgspec.json.Decoder().decode
 
 
 class ImportFormatError(StoreError):
@@ -52,15 +52,11 @@ def read_lines(path: Path) -> list[tuple[int, Any]]:
         raise StoreError(f"{path}: is a directory") from None
     except OSError as e:
         raise StoreError(f"{path}: cannot read: {e.strerror}") from None
-    out: list[tuple[int, Any]] = []
-    for number, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append((number, _decode(line)))
-        except msgspec.DecodeError:
-            out.append((number, None))
-    return out
+    # the session reader's decoding: an escaped lone surrogate (JavaScript cuts strings inside
+    # emoji) was a malformed line here, and everything before it fell off the active path
+    return [
+        (number, decode_json_line(line)) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()
+    ]
 
 
 def detect(path: Path, objects: list[tuple[int, Any]] | None = None) -> str:

@@ -338,7 +338,7 @@ def _arguments(raw: Any) -> JSONObject:
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # arguments nested too deeply are kept as text
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}
     return {"input": raw}
@@ -352,7 +352,7 @@ def _output(raw: Any) -> tuple[str, bool]:
         return json.dumps(raw, ensure_ascii=False), False
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         value = None
     if isinstance(value, dict) and isinstance(value.get("output"), str):
         metadata = value.get("metadata")
