@@ -169,14 +169,21 @@ class Extensions:
         self.mcp = manager
         self._loaded = True
 
-    def start_eager(self) -> None:
-        """At the face's start: the servers configured with ``startup = "eager"``, from what is
-        trusted without asking (the flag, a remembered yes); the first turn settles the rest."""
+    def read_servers(self) -> McpManager | None:
+        """The servers and hooks of what is trusted without asking (the flag, a remembered yes),
+        read and none started (``/mcp`` lists them before the first turn); the first turn settles
+        the rest. None when there is nothing to read."""
         if not self._loaded:
             remembered = self.trust_store.decision(self.cwd) if self.trust_store is not None else None
             self._load(self.trust_project or remembered is True)
-        if self.mcp is not None:
-            self.mcp.start(eager_only=True)
+        return self.mcp
+
+    def start_eager(self) -> None:
+        """At the face's start: the servers configured with ``startup = "eager"``, from what is
+        trusted without asking (the flag, a remembered yes); the first turn settles the rest."""
+        manager = self.read_servers()
+        if manager is not None:
+            manager.start(eager_only=True)
 
     async def load(self) -> None:
         """Settle trust and read the servers and hooks (nothing started): a compaction before the

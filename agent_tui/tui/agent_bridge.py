@@ -163,6 +163,19 @@ def mcp_servers() -> Any:
     return shared_manager()
 
 
+def configured_mcp_servers(choice: ModelChoice) -> Any:
+    """The app's MCP servers; before the first turn, those configured, read and not started (None
+    when no model is configured: nothing is read then)."""
+    manager = mcp_servers()
+    if manager is not None:
+        return manager
+    try:
+        config = load_agent_config(choice)
+    except AgentUnavailable:
+        return None
+    return make_extensions(config, choice).read_servers()
+
+
 def make_permissions(config: Config, choice: ModelChoice) -> Permissions:
     """The app's tool policy: ``ask`` unless --permissions, AGENT_TUI_PERMISSIONS or the config
     file (``config.permissions``) say otherwise. "Allow for this session" lasts as long as this process."""

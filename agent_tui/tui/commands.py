@@ -70,12 +70,12 @@ def _theme(actions: SessionActions, args: SlashArgs) -> None:
 
 
 def _mcp(actions: SessionActions, args: SlashArgs) -> None:
-    from agent_tui.tui.agent_bridge import mcp_servers
+    from agent_tui.tui.agent_bridge import configured_mcp_servers
     from agent_tui.tui.screens.mcp import McpScreen
 
-    manager = mcp_servers()
+    manager = configured_mcp_servers(actions.app.config.model)  # before the first turn: "not started"
     if manager is None:
-        actions.notify("No MCP server has started yet: they start at the first turn.")
+        actions.notify("No MCP servers: no model is configured yet.")
         return
     actions.app.push_screen(McpScreen(manager))
 

@@ -3,6 +3,7 @@ the trust question for a folder's own .mcp.json."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from agent_tui.agent.mcp.manager import McpManager
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.trust import ask_trust
+from tests.support.fake_model_server import FakeModelServer
+from tests.support.model_env import fake_anthropic_env
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 
@@ -80,3 +83,28 @@ async def test_the_trust_question_answers_yes_no_or_not_now(tmp_path: Path) -> N
             await worker.wait()
             answers.append(worker.result)
         assert answers == [False, True, None]
+
+
+async def test_mcp_lists_the_configured_servers_before_the_first_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: FakeModelServer
+) -> None:
+    monkeypatch.setattr(extensions, "_shared", {})  # the app's shared servers: this test's own
+    config_path = tmp_path / "config.toml"
+    config_path.write_text(
+        f"[mcp.servers.edge]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(FIXTURES / 'edge_server.py'))}]\n"
+    )
+    fake_anthropic_env(monkeypatch, server, config_path)
+    app = make_app(tmp_path, None, agent_factory=ScriptedFactory(reply="hi"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/mcp", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the /mcp screen")
+        options = app.screen.query_one(OptionList)
+        lines = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert lines == [f"edge  not started\n  {config_path}"]
+        details = str(app.screen.query_one("#mcp-details", Static).render())
+        assert f"stdio: {sys.executable} {FIXTURES / 'edge_server.py'}" in details
+        manager = extensions.shared_manager()
+        assert manager is not None and manager.servers["edge"].state == "stopped"  # listed, not run
+        assert not server.requests  # no turn was needed
+        await pilot.press("escape")

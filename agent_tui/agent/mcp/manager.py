@@ -3,9 +3,10 @@
 Nothing here blocks: :meth:`McpManager.start` creates a task per server and returns.
 The agent loop calls it at the start of a turn (``startup = "eager"`` servers are started when
 the face starts), then waits at most ``wait`` seconds, abortably, for servers still starting;
-a server not ready by then joins at a later turn. Each failure (did not start, crashed, died
-while idle) is one line, said once and when it happens: to :attr:`McpManager.on_notice` when the
-face set one (the app's notice, print mode's stderr), else kept for :meth:`take_notices`.
+a server not ready by then joins at a later turn, and says so in one line (once per start). Each
+failure (did not start, crashed, died while idle) is one line, said once and when it happens: to
+:attr:`McpManager.on_notice` when the face set one (the app's notice, print, JSON and RPC mode's
+stderr), else kept for :meth:`take_notices` (the loop's ``Notice``: ACP's thought line).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class McpManager:
         self.servers: dict[str, McpServer] = {s.name: McpServer(s, self._changed) for s in self.specs}
         self._notices: list[str] = []
         self._ready_once: set[str] = set()
+        self._late: set[str] = set()  # servers said to be still starting (said again after a new start)
         self.started = False
         #: Called (on the event loop) whenever a server changes state; the face refreshes ``/mcp``.
         self.listeners: list[object] = []
@@ -53,15 +55,20 @@ class McpManager:
     def key(self) -> tuple[object, ...]:
         return (tuple(s.key() for s in self.specs), self.trust_read_only_hints)
 
+    def _say(self, line: str) -> None:
+        if self.on_notice is not None:
+            self.on_notice(line)
+        else:
+            self._notices.append(line)
+
     def _changed(self, server: McpServer) -> None:
+        if server.state != "starting":
+            self._late.discard(server.name)
         if server.state == "failed":
             line = f'MCP server "{server.name}" failed: {server.reason}'
             if server.restartable:
                 line += " (its next call starts it again)"
-            if self.on_notice is not None:
-                self.on_notice(line)
-            else:
-                self._notices.append(line)
+            self._say(line)
         for listener in list(self.listeners):
             if callable(listener):
                 listener(server)
@@ -76,13 +83,25 @@ class McpManager:
                 server.start()  # a no-op while it runs on this event loop
 
     async def wait_started(self, timeout: float | None = None) -> None:
-        """Until no server is starting, or ``timeout`` (default ``wait``) seconds."""
-        starting = [s.wait_settled() for s in self.servers.values() if s.state == "starting"]
-        if starting:
-            await asyncio.wait(
-                [asyncio.ensure_future(w) for w in starting],
-                timeout=self.wait if timeout is None else timeout,
-            )
+        """Until no server is starting, or ``timeout`` (default ``wait``) seconds; each server still
+        starting then is one line (its tools join the turn after it is ready)."""
+        starting = [s for s in self.servers.values() if s.state == "starting"]
+        if not starting:
+            return
+        seconds = self.wait if timeout is None else timeout
+        waits = [asyncio.ensure_future(s.wait_settled()) for s in starting]
+        try:
+            await asyncio.wait(waits, timeout=seconds)
+        finally:
+            for w in waits:
+                w.cancel()
+        for server in starting:
+            if server.state == "starting" and server.name not in self._late:
+                self._late.add(server.name)
+                self._say(
+                    f'MCP server "{server.name}" is still starting after {seconds:g} s: '
+                    "this turn runs without its tools (they join once it is ready)"
+                )
 
     def tools(self) -> list[McpTool]:
         """The tools of every ready server, in config order; names made unique."""
@@ -117,7 +136,7 @@ class McpManager:
                     spec.name,
                     spec.source,
                     spec.transport,
-                    server.state,
+                    "not started" if server.state == "stopped" else server.state,
                     server.reason,
                     tuple(str(t.name) for t in server.tools),
                     target,

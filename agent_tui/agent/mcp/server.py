@@ -117,6 +117,8 @@ class McpServer:
         task = self._task
         self._stop.set()
         if task is not None and not task.done() and self._loop is asyncio.get_running_loop():
+            if self.state == "starting":  # still waiting for initialize: nothing to finish, no 5 s wait
+                task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(task), timeout=5)
             except (TimeoutError, asyncio.CancelledError):

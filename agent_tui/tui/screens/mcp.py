@@ -21,7 +21,13 @@ from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.dialog import Dialog
 
-STATE_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabled": "dim", "stopped": "dim"}
+STATE_STYLE = {
+    "ready": "green",
+    "starting": "yellow",
+    "failed": "red",
+    "disabled": "dim",
+    "not started": "dim",
+}
 
 
 def server_line(row: Any) -> Text:
