@@ -155,8 +155,22 @@ def entry() -> None:
     sys.exit(code)
 
 
+#: ``AGENT_TUI_DEBUG_MODULES=FILE``: when the command ends, the names of every module it imported,
+#: one a line (the tests check that no headless face imports Textual).
+MODULES_ENV = "AGENT_TUI_DEBUG_MODULES"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        target = os.environ.get(MODULES_ENV)
+        if target:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write("".join(f"{name}\n" for name in sorted(sys.modules)))
+
+
+def _main(args: list[str]) -> int:
     if args and args[0] in SESSION_COMMANDS:
         from agent_tui.cli import session_commands
 

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TextIO, assert_never
 
+from agent_tui.agent.app_commands import NAMES as APP_COMMANDS  # the app's win a name, here too
 from agent_tui.agent.deferred_calls import deferred_call
 from agent_tui.agent.events import (
     CompactionFailed,
@@ -432,10 +433,8 @@ def _detach_output() -> None:
 def load_and_expand(args: argparse.Namespace, config: Config, cwd: str, prompt: str) -> tuple[Resources, str]:
     """The user's prompt files, templates and skills (each problem one line on stderr), and the
     prompt with a ``/template`` or ``/skill:name`` expanded, as the app expands it."""
-    from agent_tui.tui.commands import NAMES  # the app's commands win a name, here too
-
     config_dir = config.config_path.parent if config.config_path is not None else None
-    resources = load_resources(cwd, config_dir, flags=PromptFlags.of(args), reserved=NAMES)
+    resources = load_resources(cwd, config_dir, flags=PromptFlags.of(args), reserved=APP_COMMANDS)
     err = for_terminal(sys.stderr)
     for warning in resources.warnings:
         print(f"agent-tui: {visible_line(warning)}", file=err)

@@ -1,5 +1,5 @@
 """Ids and timestamps as pi writes them: standard library only, so what needs a time or an id
-does not import the pydantic entry models (building their validators costs ~0.1 s at start)."""
+does not import the entry schemas (``store.entries``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,77 @@
+"""No face without the app imports Textual or Rich: print mode (``-p``), ``--mode json``,
+``--mode rpc`` and ``agent-tui acp``, each run as a subprocess through a whole turn against the
+fake model server. ``AGENT_TUI_DEBUG_MODULES=FILE`` makes the command list every module it
+imported when it ends (a superset of what the path to the first request imported)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import text_block
+
+from tests.support.acp_editor import AcpEnv, EditorClient
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.print_env import Env
+from tests.support.rpc_client import RpcClient
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+
+#: What a face without a screen must never import.
+APP_ONLY = ("textual", "rich", "agent_tui.tui")
+
+
+def imported(listing: Path) -> set[str]:
+    return set(listing.read_text().split())
+
+
+def app_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in APP_ONLY or m.startswith(APP_ONLY))
+
+
+@pytest.mark.parametrize("mode", [(), ("--mode", "json")], ids=["print", "json"])
+def test_print_and_json_mode_import_no_textual(
+    tmp_path: Path, server: FakeModelServer, mode: tuple[str, ...]
+) -> None:
+    env = Env(tmp_path, server)
+    listing = tmp_path / "modules.txt"
+    server.push(anthropic_stream(text("Hello.")))
+    done = env.run(*mode, "-p", "hi", env={**env.env, "AGENT_TUI_DEBUG_MODULES": str(listing)})
+    assert done.returncode == 0, done.stderr
+    assert "Hello." in done.stdout
+    modules = imported(listing)
+    assert "anthropic" in modules and "agent_tui.cli.print_mode" in modules  # the listing is real
+    assert app_modules(modules) == []
+
+
+def test_rpc_mode_imports_no_textual(tmp_path: Path, server: FakeModelServer) -> None:
+    env = Env(tmp_path, server)
+    listing = tmp_path / "modules.txt"
+    server.push(anthropic_stream(text("Hello.")))
+    rpc = RpcClient([], env.work, {**env.env, "AGENT_TUI_DEBUG_MODULES": str(listing)})
+    try:
+        assert rpc.call({"type": "prompt", "message": "hi"})["success"] is True
+        rpc.wait_for(lambda r: r.get("type") == "agent_end")
+        code, stderr = rpc.finish()
+    finally:
+        rpc.kill()
+    assert code == 0, stderr
+    modules = imported(listing)
+    assert "anthropic" in modules and "agent_tui.cli.rpc_mode" in modules
+    assert app_modules(modules) == []
+
+
+async def test_the_acp_agent_imports_no_textual(tmp_path: Path, server: FakeModelServer) -> None:
+    env = AcpEnv(tmp_path, server)
+    listing = tmp_path / "modules.txt"
+    env.env["AGENT_TUI_DEBUG_MODULES"] = str(listing)
+    server.push(anthropic_stream(text("Hello.")))
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert response.stop_reason == "end_turn"
+    assert client.message_text() == "Hello."
+    modules = imported(listing)
+    assert "anthropic" in modules and "agent_tui.acp.server" in modules
+    assert app_modules(modules) == []
