@@ -163,3 +163,24 @@ async def test_load_session_connects_its_servers_and_says_which_it_skipped(
     assert "'over-acp' from the editor skipped" in client.thought_text()
     (path,) = env.sessions()
     assert "clock-secret-0a1b2c3d4e5f" not in path.read_text()
+
+
+async def test_a_slow_server_is_one_line_the_editor_sees_and_the_turn_runs_without_it(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    config = env.tmp / "config.toml"
+    config.write_text(config.read_text().replace("wait = 60", "wait = 1"))
+    slow = Path(__file__).parents[1] / "fixtures" / "mcp" / "slow_server.py"
+    server.push(anthropic_stream(text("Hello without it.")))
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        slow_server = McpServerStdio(name="slow", command=PY, args=[str(slow), "15"], env=[])
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[slow_server])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert response.stop_reason == "end_turn"
+    line = 'agent-tui: MCP server "slow" is still starting after 1 s: this turn runs without its tools'
+    assert client.thought_text().startswith(line) and client.thought_text().count("slow") == 1
+    assert client.message_text() == "Hello without it."
+    (said,) = [x for x in env.stderr_path.read_text().splitlines() if "slow" in x]
+    assert said.startswith(line)
+    assert not [t for t in server.requests[0].body["tools"] if t["name"].startswith("mcp__")]
