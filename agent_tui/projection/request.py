@@ -205,6 +205,9 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
                 continue
             out.append(PreparedMessage("user", content, pm.source_id, message))
     close_pending()
+    if not out:  # every API refuses an empty conversation (OpenAI's messages: [], a Responses input)
+        repairs.append("added a user message: nothing else is left to send, and every API requires one")
+        out.append(PreparedMessage("user", [{"type": "text", "text": CONTINUE_TEXT}], None, {"role": "user"}))
     return Prepared(system, tools, out, repairs, left_out, added)
 
 
