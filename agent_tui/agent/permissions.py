@@ -42,7 +42,9 @@ when a hook voted. Those entries are a record, never a grant: an
 
 The face decides how to ask: an :data:`Approver` is an async callback from a
 :class:`PermissionRequest` to a :class:`Decision` (the app shows a modal; print
-mode asks on the terminal, or refuses when stdin is not one).
+mode asks on the terminal, or refuses when stdin is not one). An approver that fails (an
+editor answering with an error, a lost connection) is a refusal, recorded as ``deny``: a question
+is never answered by accident, and the turn goes on with the call's refusal as its result.
 """
 
 from __future__ import annotations
@@ -68,7 +70,32 @@ READ_TOOLS = frozenset({"read", "ls", "grep", "find"})
 FILE_TOOLS = frozenset({"write", "edit"})
 SUMMARY_LIMIT = 200
 #: Files that decide what git runs (hooks, config, submodule URLs): writing them always asks.
-GIT_FILES = frozenset({".gitconfig", ".gitmodules"})
+GIT_FILES = frozenset({".gitconfig", ".gitmodules", ".gitattributes"})
+#: Folders every file of which decides what agent-tui (or git) runs or allows, wherever they are:
+#: hooks and permission rules (``.claude``), MCP servers, prompt templates, skills, SYSTEM.md
+#: (``.pi``, ``.agent-tui``, ``.agents``), git's hooks (``.git``, ``.husky``). Compared case-blind
+#: (a case-insensitive file system takes ``.Claude`` for ``.claude``).
+GUARDED_DIRS = frozenset({".git", ".claude", ".pi", ".agent-tui", ".agents", ".husky"})
+#: Files that do, in any folder: MCP servers (``.mcp.json``, ``~/.claude.json``), the system
+#: prompt (AGENTS.md / CLAUDE.md are read from the parent folders too), what git runs.
+GUARDED_NAMES = frozenset(
+    {
+        *GIT_FILES,
+        ".mcp.json",
+        ".claude.json",
+        "agents.md",
+        "agents.override.md",
+        "claude.md",
+        "system.md",
+        "append_system.md",
+    }
+)
+#: Commands that only read the files they name: a ``bash`` command made of these alone (and no
+#: ``>``) is not taken for a change of a guarded file it names.
+READ_COMMANDS = frozenset(
+    {"cat", "less", "more", "head", "tail", "grep", "rg", "wc", "ls", "stat", "file", "diff", "jq", "bat"}
+    | {"echo", "printf", "true", "test", "[", "md5sum", "sha256sum", "realpath", "readlink", "cd", "pwd"}
+)
 
 
 class PermissionMode(StrEnum):
@@ -109,6 +136,10 @@ class PermissionRequest:
     key: str = ""
     #: No hook may approve it (git's own files, a file with several hard links): always asks.
     protected: bool = False
+    #: The file that decides what agent-tui runs or allows this call writes (or, for ``bash``, names
+    #: in a command that may change it), as shown: asked every time (never remembered for the
+    #: session, never approved by a hook), reported in ``auto`` mode.
+    config_file: str | None = None
 
     @property
     def exact(self) -> str:
@@ -154,6 +185,7 @@ class Verdict:
     message: str | None = None  # the tool error the model reads when the call is refused
     remembered: bool = False  # allowed by an earlier allow-session answer
     hook: str | None = None  # "ask" or "allow": a PreToolUse hook's vote decided or forced the question
+    notice: str | None = None  # one line for the user (auto mode: "the model changed .mcp.json")
 
     def entry(self, mode: PermissionMode) -> JSONObject | None:
         """The ``custom`` entry fields recording this verdict (None when there is nothing to record)."""
@@ -230,12 +262,68 @@ def is_git_file(target: str, cwd: str) -> bool:
     return any(p.lower() == ".git" for p in parts) or (bool(parts) and parts[-1].lower() in GIT_FILES)
 
 
-def file_concern(target: str, cwd: str, links: int, mode: PermissionMode) -> str | None:
-    """Why writing the real path ``target`` (a file with ``links`` names) needs the user; None: it does not."""
+def user_places(env: Mapping[str, str] | None = None) -> list[str]:
+    """The user's files and folders that decide what agent-tui (or git) runs or allows, as real
+    paths: Claude Code's (``~/.claude``, ``~/.claude.json``), pi's (``~/.pi``, ``PI_CODING_AGENT_DIR``),
+    ``~/.agents``, git's (``~/.gitconfig``, ``~/.config/git``), agent-tui's config file and config
+    dir, and its data dir (``trust.json``: which folders and files the user accepted)."""
+    from agent_tui.config import config_path
+    from agent_tui.store.paths import data_home
+
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    places = [home / n for n in (".claude", ".claude.json", ".pi", ".agents", ".gitconfig", ".config/git")]
+    if env.get("XDG_CONFIG_HOME"):
+        places.append(Path(env["XDG_CONFIG_HOME"]) / "git")
+    if env.get("PI_CODING_AGENT_DIR"):
+        places.append(Path(env["PI_CODING_AGENT_DIR"]).expanduser())
+    config = config_path(env)
+    from platformdirs import user_config_dir
+
+    places += [config, Path(user_config_dir("agent-tui", appauthor=False)), data_home()]
+    return [os.path.realpath(p) for p in places]
+
+
+def _under(path: str, folder: str) -> bool:
+    path, folder = os.path.normcase(path).casefold(), os.path.normcase(folder).casefold()
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def config_file(path: str, cwd: str, places: list[str] | None = None) -> str | None:
+    """How to name ``path`` (a real or lexical absolute path) when it is a file that decides what
+    agent-tui or git runs or allows (see :data:`GUARDED_DIRS`, :data:`GUARDED_NAMES`,
+    :func:`user_places`); None when it is not one. Case-blind; a user folder the working directory
+    is in (the user works on it) does not count as a whole, its guarded names still do."""
+    root = os.path.realpath(cwd)
+    parts = Path(path).parts
+    for base in (root, os.path.abspath(cwd)):
+        if _under(path, base):  # the user may well work inside a .git folder
+            parts = Path(os.path.relpath(path, base)).parts
+            break
+    folded = [p.casefold() for p in parts if p not in (".", os.sep)]
+    hit = any(p in GUARDED_DIRS for p in folded) or (bool(folded) and folded[-1] in GUARDED_NAMES)
+    if not hit:
+        hit = any(_under(path, place) and not _under(root, place) for place in places or user_places())
+    if not hit:
+        return None
+    if _under(path, root):
+        return os.path.relpath(path, root)
+    home = os.path.realpath(Path.home())
+    return "~" + path[len(home) :] if _under(path, home) else path
+
+
+def file_concern(
+    target: str, cwd: str, links: int, mode: PermissionMode, lexical: str | None = None
+) -> str | None:
+    """Why writing the real path ``target`` (a file with ``links`` names; ``lexical``: the path as
+    named, before symlinks) needs the user; None: it does not."""
     if not inside(target, cwd):
         return "outside the working directory"
     if is_git_file(target, cwd):
         return "of git's own (it decides what git runs)"
+    named = config_file(target, cwd) or (config_file(lexical, cwd) if lexical else None)
+    if named is not None:
+        return f"that decides what agent-tui runs or allows ({named})"
     if links > 1:  # a hard link: another of its names may be outside
         return f"with {links} hard links (another name may be outside the working directory)"
     if mode is PermissionMode.READ_ONLY:
@@ -299,18 +387,35 @@ class Permissions:
         if tool in READ_TOOLS or tool in self.trusted_tools:
             return None
         if tool in FILE_TOOLS:
-            target = real_target(str(arguments.get("path", "")), cwd)
+            raw = str(arguments.get("path", ""))
+            target = real_target(raw, cwd)
+            lexical = os.path.normpath(resolve_path(raw, cwd))
             links = _link_count(target)
-            where = file_concern(target, cwd, links, self.mode)
+            where = file_concern(target, cwd, links, self.mode, lexical)
             if where is None:
                 return None
+            named = config_file(target, cwd) or config_file(lexical, cwd)
             request = self.describe(tool, arguments, cwd, call_id)
+            reason = f"{'writes' if tool == 'write' else 'edits'} a file {where}"
+            if named is not None and "agent-tui runs" not in where and "git's own" not in where:
+                reason += f"; it decides what agent-tui runs or allows ({named})"
             return replace(
                 request,
-                reason=f"{'writes' if tool == 'write' else 'edits'} a file {where}",
-                protected=is_git_file(target, cwd) or links > 1,
+                reason=reason,
+                protected=is_git_file(target, cwd) or links > 1 or named is not None,
+                config_file=named,
             )
-        return self.describe(tool, arguments, cwd, call_id)
+        request = self.describe(tool, arguments, cwd, call_id)
+        if tool == "bash":
+            named = command_config_file(str(arguments.get("command", "")), cwd)
+            if named is not None:
+                return replace(
+                    request,
+                    reason=f"{request.reason} that may change {named} (it decides what agent-tui runs or allows)",
+                    protected=True,
+                    config_file=named,
+                )
+        return request
 
     @staticmethod
     def describe(tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = "") -> PermissionRequest:
@@ -406,8 +511,15 @@ class Permissions:
         if request is None:
             return Verdict(True, None)
         if self.mode is PermissionMode.AUTO:
-            return Verdict(True, "auto", request)
-        if request.exact in self.allowed_scopes:
+            notice = None
+            if request.config_file is not None:
+                what = "changed" if tool in FILE_TOOLS else "ran a command that may change"
+                notice = (
+                    f"the model {what} {request.config_file} (it decides what agent-tui runs or allows: "
+                    "a change to its hooks or MCP servers loads only once you accept it)"
+                )
+            return Verdict(True, "auto", request, notice=notice)
+        if request.exact in self.allowed_scopes and request.config_file is None:
             return Verdict(True, "allow-session", request, remembered=True)
         if hook is not None and hook.decision == "allow" and not request.protected:
             return Verdict(True, "hook-allow", request, hook="allow")
@@ -424,7 +536,18 @@ class Permissions:
                 f"{self.no_approver_reason}. Do not retry it.",
                 hook=hook,
             )
-        decision = Decision(await self.approver(request))
+        try:
+            decision = Decision(await self.approver(request))
+        except Exception as e:  # the face could not ask (an editor's error, a lost connection)
+            why = " ".join(str(e).split())[:SUMMARY_LIMIT] or type(e).__name__
+            return Verdict(
+                False,
+                "deny",
+                request,
+                f'Permission denied: "{tool}" ({request.summary}) needs the user\'s confirmation and '
+                f"the question could not be put ({redact_text(why)[0]}). Do not retry it.",
+                hook=hook,
+            )
         if decision is Decision.DENY:
             return Verdict(
                 False,
@@ -434,9 +557,60 @@ class Permissions:
                 "Do not retry the same call; ask the user or do something else.",
                 hook=hook,
             )
+        if decision is Decision.ALLOW_SESSION and request.config_file is not None:
+            decision = Decision.ALLOW_ONCE  # such a file is asked about every time
         if decision is Decision.ALLOW_SESSION:
             self.remember(request.exact)
         return Verdict(True, decision.value, request, hook=hook)
+
+
+_OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "|&", ";;", "\n"})
+
+
+def command_config_file(command: str, cwd: str) -> str | None:
+    """The first file that decides what agent-tui runs or allows which ``command`` names and may
+    change (a redirection, ``tee``, ``cp``, ``mv``, ``sed -i``, ``ln``, an interpreter...: any
+    command but a few that only read), shown as :func:`config_file` shows it; None when none.
+
+    What it sees is the words as written: ``~``, ``$HOME`` and ``${HOME}`` are expanded, relative
+    paths taken from ``cwd``, symlinks resolved. A name a shell builds at run time (``$(printf
+    ...)``, a variable, a glob such as ``.mc?.json``, a script that writes it) is not seen: the
+    trust store (``agent.trust``) is what keeps such a change from loading unconfirmed."""
+    import shlex
+
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an open quote: the words as split by spaces
+        words = command.split()
+    home = str(Path.home())
+    places = user_places()
+    writes = ">" in command
+    first = True
+    named: str | None = None
+    for word in words:
+        if word in _OPERATORS or (word and set(word) <= set(";&|()")):
+            first = True
+            continue
+        if first:
+            first = False
+            if "=" in word and not word.startswith(("=", "/", ".")):
+                first = True  # VAR=value before the command
+                continue
+            if os.path.basename(word) not in READ_COMMANDS:
+                writes = True
+        for candidate in (word, word.partition("=")[2]):
+            candidate = candidate.lstrip("<>&0123456789") if candidate[:1] in "<>0123456789" else candidate
+            if not candidate or named is not None:
+                continue
+            if candidate.startswith("~"):
+                candidate = home + candidate[1:]
+            for var in ("${HOME}", "$HOME"):
+                candidate = candidate.replace(var, home)
+            lexical = os.path.normpath(os.path.join(cwd, candidate))
+            named = config_file(lexical, cwd, places) or config_file(os.path.realpath(lexical), cwd, places)
+    return named if writes else None
 
 
 def _arguments_text(arguments: Mapping[str, Any], indent: int | None = None) -> str:
@@ -451,6 +625,8 @@ def _arguments_text(arguments: Mapping[str, Any], indent: int | None = None) -> 
 __all__ = [
     "FILE_TOOLS",
     "GIT_FILES",
+    "GUARDED_DIRS",
+    "GUARDED_NAMES",
     "MODE_ENV",
     "READ_TOOLS",
     "RECORDED_DECISIONS",
@@ -463,6 +639,8 @@ __all__ = [
     "PermissionRequest",
     "Permissions",
     "Verdict",
+    "command_config_file",
+    "config_file",
     "cwd_notice",
     "file_concern",
     "inside",
@@ -472,4 +650,5 @@ __all__ = [
     "real_target",
     "resolve_mode",
     "scope_covers",
+    "user_places",
 ]

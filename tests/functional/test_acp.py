@@ -399,3 +399,35 @@ async def test_a_rejected_key_fails_the_prompt_with_the_reason_and_the_retry_is_
         assert response.stop_reason == "end_turn"
     assert "the API key was rejected" in json.dumps(failure.value.data)
     assert KEY not in json.dumps(failure.value.data)
+
+
+async def test_a_permission_question_answered_with_an_error_is_a_refusal_and_the_turn_goes_on(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    marker = env.work / "should-not-exist"
+    server.push(
+        anthropic_stream(tool_use("toolu_e", "bash", {"command": f"touch {marker}"})),
+        anthropic_stream(text("I could not run it.")),
+    )
+    client = EditorClient(answers=["error"])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("make a file")])
+    assert response.stop_reason == "end_turn"
+    assert not marker.exists() and len(client.permission_requests) == 1
+    # The editor was told the call was refused, and the reply after it arrived.
+    finished = client.tool_updates("toolu_e")[-1]
+    assert finished.status == "failed" and finished.content is not None
+    (said,) = [c.content.text for c in finished.content if isinstance(c, ContentToolCallContent)]
+    assert said.startswith("Permission denied") and "could not be put" in said
+    assert client.message_text() == "I could not run it."
+    # The session holds the refusal, as every refusal is recorded, and the call's error result.
+    entries = env.entries(env.sessions()[0])
+    (record,) = permission_records(entries)
+    assert record["decision"] == "deny" and record["toolCallId"] == "toolu_e"
+    (result,) = [
+        e["message"] for e in entries if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    ]
+    assert result["isError"] and result["toolCallId"] == "toolu_e"
+    assert result["content"][0]["text"] == said
+    assert server.requests[1].body["messages"][-1]["content"][0]["tool_use_id"] == "toolu_e"

@@ -37,7 +37,7 @@ from tests.support.print_env import Env
 
 class EditorClient:
     """A scripted editor: records every update, answers permission questions from ``answers``
-    (an option id, or None to cancel), and serves files from ``buffers`` when it offers fs."""
+    (an option id, None to cancel, "error" to answer with an error), and serves files from ``buffers`` when it offers fs."""
 
     def __init__(
         self, answers: list[str | None] | None = None, buffers: dict[str, str] | None = None
@@ -57,6 +57,8 @@ class EditorClient:
         self.permission_requests.append((tool_call, options))
         self.changed.set()
         answer = self.answers.pop(0) if self.answers else None
+        if answer == "error":  # the editor cannot show the dialog: it answers with an error
+            raise RequestError.internal_error({"message": "no dialog in this editor"})
         if answer == "wait":  # the dialog stays open until the test releases it (as a cancel does)
             await self.released.wait()
             answer = None
