@@ -1,0 +1,431 @@
+"""The cross-face conformance suite: the same scripted scenarios through print/JSON mode, RPC mode,
+the ACP agent and the SDK, against the fake model server (the app's, with Pilot, are in
+``tests/e2e/test_face_conformance_app.py``). Every face drives one session core
+(``agent_tui.agent.agent_session``), so each scenario must leave the same session file (modulo ids
+and timestamps: ``conformance.normalize_session``) and an equivalent event sequence (each face's
+events in one vocabulary: ``conformance.*_vocabulary``). Each face's run is compared with the
+scenario run through the SDK in the same test (the reference), and both with what the scenario
+must show.
+
+Which scenario runs on which face follows what each face offers its user:
+
+====================== ===== ============= ===== ===== =====
+scenario               app   print / JSON  RPC   ACP   SDK
+====================== ===== ============= ===== ===== =====
+prompt (a tool call)   yes   yes           yes   yes   yes
+steer mid-tool         yes   yes (1)       yes   no    yes
+follow-up              yes   no            yes   no    yes
+abort mid-tool         yes   yes (2)       yes   yes   yes
+switch model           yes   yes (3)       yes   yes   yes
+impossible thinking    yes   yes (4)       yes   no    yes
+compact                yes   no            yes   yes   yes
+fork                   yes   no            yes   no    yes
+``!cmd`` (user bash)   yes   no            yes   no    yes
+permission allowed     yes   no (5)        no    yes   yes
+permission denied      yes   no (5)        no    yes   yes
+permission unanswerable no   yes           yes   yes   yes
+slow MCP server        yes   yes           yes   yes   yes
+====================== ===== ============= ===== ===== =====
+
+(1) ``--steer-stdin``: each line of stdin is a steering message. (2) SIGINT (Ctrl+C). (3) the
+session continued with ``--session FILE --model``. (4) ``--thinking high``. (5) print mode asks
+only on a terminal; with stdin a pipe (as here) nobody can answer. ACP has no steering or
+follow-up (a prompt while one runs is refused), no ``!cmd`` and no fork; its thinking level is not
+chosen by the editor. RPC mode has no way to ask the user (``--permissions ask`` refuses).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError, text_block
+from acp.schema import ToolCallUpdate
+
+from agent_tui.agent.events import AgentEvent, ToolStarted
+from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.permissions import Decision, PermissionRequest
+from agent_tui.sdk import Agent, create_agent, open_session
+from tests.support import conformance as c
+from tests.support.acp_editor import AcpEnv, EditorClient
+from tests.support.agent_support import make_config
+from tests.support.fake_model_server import FakeModelServer
+from tests.support.print_env import Env
+from tests.support.rpc_client import Record, RpcClient
+
+pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
+
+CONFIG = f'model = "{c.FIRST_MODEL}"\n\n[retry]\nbase_delay = 0.01\n'
+Approve = Callable[[PermissionRequest], Awaitable[Decision]]
+
+
+@dataclass
+class Run:
+    """What one face's run of a scenario left: the session file, the events in the vocabulary, the
+    folder it ran in, the request bodies the model server got, and what else the face said."""
+
+    path: Path
+    events: list[c.Item]
+    cwd: Path
+    requests: list[Any] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def normalized(self, path: Path | None = None) -> list[c.Record]:
+        return c.normalize_session(path or self.path, self.cwd)
+
+    def bodies(self) -> list[Any]:
+        """The request bodies, the project's folder named ``<cwd>``."""
+        return [c.without_folder(body, self.cwd) for body in self.requests]
+
+
+def same_session(face: Run, reference: Run, path: Path | None = None, ref_path: Path | None = None) -> None:
+    """The two session files agree entry by entry (modulo ids and timestamps)."""
+    got, want = face.normalized(path), reference.normalized(ref_path)
+    assert c.summary(got) == c.summary(want)
+    for number, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert g == w, f"entry {number} ({c.summary([w])[0]}) differs"
+
+
+def check(face_name: str, face: Run, reference: Run, expected: list[c.Item]) -> None:
+    """The face's events (those it conveys) are the scenario's, the reference's are too, and the
+    two session files agree."""
+    kinds = c.FACE_KINDS[face_name]
+    assert c.restrict(reference.events, c.FACE_KINDS["sdk"]) == c.restrict(expected, c.FACE_KINDS["sdk"])
+    assert c.restrict(face.events, kinds) == c.restrict(expected, kinds)
+    same_session(face, reference)
+
+
+# -- the faces ---------------------------------------------------------------------------------
+
+
+class Face:
+    """One face's driver of the scenarios: a folder of its own (project, session, config)."""
+
+    name = ""
+
+    def __init__(self, server: FakeModelServer, folder: Path) -> None:
+        self.server = server
+        self.folder = folder
+        folder.mkdir(parents=True)
+        self.start = len(server.requests)
+
+    def requests(self) -> list[Any]:
+        return [r.body for r in self.server.requests[self.start :]]
+
+
+class Sdk(Face):
+    """The SDK in this process: ``open_session`` and ``create_agent``; the reference of every scenario."""
+
+    name = "sdk"
+
+    def __init__(self, server: FakeModelServer, folder: Path) -> None:
+        super().__init__(server, folder)
+        self.cwd = folder / "project"
+        self.cwd.mkdir()
+        (self.cwd / "notes.txt").write_text(c.NOTES)
+        self.path = folder / "session.jsonl"
+        self.config_path = folder / "config.toml"
+        self.config_path.write_text(CONFIG)
+        self.events: list[AgentEvent] = []
+        self.tool_started = asyncio.Event()
+
+    @contextlib.asynccontextmanager
+    async def agent(
+        self,
+        model: str = c.FIRST_MODEL,
+        permissions: str = "auto",
+        approver: Approve | None = None,
+        mcp: bool = False,
+    ) -> AsyncIterator[Agent]:
+        extensions = Extensions.from_config_file(self.config_path, str(self.cwd)) if mcp else None
+        with open_session(self.path, cwd=str(self.cwd)) as session:
+            agent = create_agent(
+                session,
+                config=make_config(self.server, model=model),
+                cwd=str(self.cwd),
+                permissions=permissions,
+                approver=approver,
+                extensions=extensions,
+            )
+            try:
+                yield agent
+            finally:
+                await agent.aclose()
+
+    async def run(self, events: AsyncIterator[AgentEvent]) -> None:
+        async for event in events:
+            self.events.append(event)
+            if isinstance(event, ToolStarted):
+                self.tool_started.set()
+
+    async def run_until_tool(self, events: AsyncIterator[AgentEvent]) -> asyncio.Task[None]:
+        self.tool_started.clear()
+        task = asyncio.create_task(self.run(events))
+        await asyncio.wait_for(self.tool_started.wait(), 60)
+        return task
+
+    def result(self, **extra: Any) -> Run:
+        vocabulary = c.agent_vocabulary(self.events, c.user_texts(self.path))
+        return Run(self.path, vocabulary, self.cwd, self.requests(), extra)
+
+
+class Headless(Face):
+    """``agent-tui -p ... --mode json`` (and plain print mode), ``--mode rpc`` and ``acp`` as
+    subprocesses, on print mode's project, home and config (``tests.support.print_env.Env``)."""
+
+    def __init__(self, server: FakeModelServer, folder: Path) -> None:
+        super().__init__(server, folder)
+        self.env = self.make_env(folder, server)
+        (folder / "config.toml").write_text(CONFIG)
+        self.cwd = self.env.work
+        (self.cwd / "notes.txt").write_text(c.NOTES)
+        self.path = folder / "session.jsonl"
+
+    def make_env(self, folder: Path, server: FakeModelServer) -> Env:
+        return Env(folder, server)
+
+    def add_config(self, text: str) -> None:
+        config = self.folder / "config.toml"
+        config.write_text(config.read_text() + text)
+
+
+class Json(Headless):
+    name = "json"
+
+    def __init__(self, server: FakeModelServer, folder: Path) -> None:
+        super().__init__(server, folder)
+        self.records: list[Record] = []
+        self.stderr = ""
+
+    def args(self, prompt: str, *more: str) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "agent_tui",
+            "-p",
+            prompt,
+            "--mode",
+            "json",
+            "--session",
+            str(self.path),
+            *more,
+        ]
+
+    def take(self, stdout: str, stderr: str) -> None:
+        lines = [json.loads(line) for line in stdout.splitlines()]
+        assert lines and lines[0]["type"] == "session", stdout
+        self.records.extend(lines[1:])
+        self.stderr += stderr
+
+    def run(self, prompt: str, *more: str, code: int = 0) -> None:
+        done = subprocess.run(
+            self.args(prompt, *more),
+            cwd=self.cwd,
+            env=self.env.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == code, done.stderr
+        self.take(done.stdout, done.stderr)
+
+    def popen(self, prompt: str, *more: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            self.args(prompt, *more),
+            cwd=self.cwd,
+            env=self.env.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def until_tool(self, proc: subprocess.Popen[str]) -> list[str]:
+        """The stdout lines up to the first ``tool_execution_start``."""
+        assert proc.stdout is not None
+        seen: list[str] = []
+        for line in proc.stdout:
+            seen.append(line)
+            if json.loads(line)["type"] == "tool_execution_start":
+                return seen
+        raise AssertionError(f"no tool started: {seen[-5:]}; stderr: {proc.communicate()[1]}")
+
+    def result(self, **extra: Any) -> Run:
+        extra.setdefault("notices", c.stderr_notices(self.stderr))
+        return Run(self.path, c.pi_vocabulary(self.records), self.cwd, self.requests(), extra)
+
+
+class Rpc(Headless):
+    name = "rpc"
+
+    def __init__(self, server: FakeModelServer, folder: Path) -> None:
+        super().__init__(server, folder)
+        self.client: RpcClient | None = None
+
+    def open(self, *more: str) -> RpcClient:
+        self.client = RpcClient(["--session", str(self.path), *more], self.cwd, self.env.env)
+        return self.client
+
+    def prompt(self, message: str) -> None:
+        assert self.client is not None
+        assert self.ok({"type": "prompt", "message": message}) == {"disposition": "started"}
+        self.client.wait_for(lambda r: r["type"] == "agent_settled", 120)
+
+    def ok(self, command: Record) -> Any:
+        assert self.client is not None
+        response = self.client.call(command, 120)
+        assert response["success"], response
+        return response.get("data")
+
+    def finish(self) -> str:
+        assert self.client is not None
+        code, stderr = self.client.finish(60)
+        assert code == 0, stderr
+        return stderr
+
+    def result(self, **extra: Any) -> Run:
+        assert self.client is not None
+        stderr = self.finish() if self.client.proc.poll() is None else ""
+        extra.setdefault("notices", c.stderr_notices(stderr))
+        events = [r for r in self.client.records if r["type"] not in ("response", "bash_execution_update")]
+        return Run(self.path, c.pi_vocabulary(events), self.cwd, self.requests(), extra)
+
+    def kill(self) -> None:
+        if self.client is not None:
+            self.client.kill()
+
+
+class RefusingEditor(EditorClient):
+    """An editor whose permission dialog fails (it answers ``session/request_permission`` with an error)."""
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
+    ) -> Any:
+        self.permission_requests.append((tool_call, options))
+        self.changed.set()
+        raise RequestError.internal_error({"message": "the editor cannot show a dialog"})
+
+
+class Acp(Headless):
+    name = "acp"
+
+    def make_env(self, folder: Path, server: FakeModelServer) -> Env:
+        return AcpEnv(folder, server)
+
+    def __init__(self, server: FakeModelServer, folder: Path) -> None:
+        super().__init__(server, folder)
+        self.runs: list[tuple[int, int, str]] = []  # each prompt's updates (from, to) and outcome
+        self.client: EditorClient = EditorClient()
+
+    @property
+    def acp(self) -> AcpEnv:
+        assert isinstance(self.env, AcpEnv)
+        return self.env
+
+    @contextlib.asynccontextmanager
+    async def session(self, *args: str, client: EditorClient | None = None) -> AsyncIterator[tuple[Any, str]]:
+        """``agent-tui acp ARGS`` with a new session: the connection and the session's id."""
+        if client is not None:
+            self.client = client
+        async with self.acp.agent(self.client, args=args) as conn:
+            created = await asyncio.wait_for(conn.new_session(cwd=str(self.cwd), mcp_servers=[]), 60)
+            yield conn, created.session_id
+
+    async def prompt(self, conn: Any, session_id: str, message: str) -> None:
+        start = len(self.client.updates)
+        try:
+            response = await asyncio.wait_for(
+                conn.prompt(session_id=session_id, prompt=[text_block(message)]), 120
+            )
+            outcome = "aborted" if response.stop_reason == "cancelled" else "done"
+        except RequestError:
+            outcome = "error"
+        self.runs.append((start, len(self.client.updates), outcome))
+
+    def result(self, **extra: Any) -> Run:
+        (path,) = self.acp.sessions()
+        updates = [u for _, u in self.client.updates]
+        runs = [(updates[a:b], outcome) for a, b, outcome in self.runs]
+        return Run(path, c.acp_vocabulary(runs), self.cwd, self.requests(), extra)
+
+
+FACES: dict[str, type[Face]] = {"sdk": Sdk, "json": Json, "rpc": Rpc, "acp": Acp}
+
+
+@pytest.fixture
+def reference(server: FakeModelServer, tmp_path: Path) -> Sdk:
+    return Sdk(server, tmp_path / "reference")
+
+
+def face_of(kind: type[Face], server: FakeModelServer, tmp_path: Path) -> Any:
+    return kind(server, tmp_path / "face")
+
+
+# -- prompt ------------------------------------------------------------------------------------
+
+PROMPT = "what does notes.txt say?"
+PROMPT_EVENTS: list[c.Item] = [
+    ("user", PROMPT),
+    ("text", "Reading it. "),
+    ("tool", "read", {"path": "notes.txt"}),
+    ("result", "read", False),
+    ("text", "It says banana."),
+    ("end", "done"),
+]
+
+
+async def sdk_prompt(face: Sdk) -> Run:
+    face.server.push(*c.prompt_scenario())
+    async with face.agent() as agent:
+        await face.run(agent.prompt(PROMPT))
+    return face.result()
+
+
+@pytest.mark.parametrize("name", ["sdk", "json", "print", "rpc", "acp"])
+async def test_prompt(name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path) -> None:
+    ref = await sdk_prompt(reference)
+    if name == "sdk":
+        run = await sdk_prompt(Sdk(server, tmp_path / "face"))
+    elif name in ("json", "print"):
+        face = Json(server, tmp_path / "face")
+        server.push(*c.prompt_scenario())
+        if name == "json":
+            face.run(PROMPT)
+            run = face.result()
+        else:
+            done = subprocess.run(
+                [sys.executable, "-m", "agent_tui", "-p", PROMPT, "--session", str(face.path)],
+                cwd=face.cwd,
+                env=face.env.env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+            assert done.stdout == c.printed_reply(PROMPT_EVENTS)
+            run = Run(face.path, [("end", "done")], face.cwd, face.requests())
+    elif name == "rpc":
+        rpc = Rpc(server, tmp_path / "face")
+        server.push(*c.prompt_scenario())
+        try:
+            rpc.open()
+            rpc.prompt(PROMPT)
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, tmp_path / "face")
+        server.push(*c.prompt_scenario())
+        async with acp.session("--permissions", "auto") as (conn, sid):
+            await acp.prompt(conn, sid, PROMPT)
+        run = acp.result()
+    check(name, run, ref, PROMPT_EVENTS)
+    assert run.bodies() == ref.bodies()
