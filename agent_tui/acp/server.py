@@ -15,7 +15,9 @@ recorded in the session as the app records it. When the editor offers ``fs/read_
 included). Slash commands (``/compact``, ``/name``, ``/session``, then the user's prompt templates
 and ``/skill:NAME``, expanded as the app expands them) are advertised with
 ``available_commands_update``. The permission modes are the session's modes
-(``session/set_mode``), and ``session/list`` lists what ``agent-tui sessions`` lists.
+(``session/set_mode``); the model and its thinking level are the session's config options
+(``session/set_config_option``, ``model`` and ``thinking``: the session core switches the model
+and clamps the level), and ``session/list`` lists what ``agent-tui sessions`` lists.
 The ``mcpServers`` of ``session/new`` and ``session/load`` (stdio, streamable HTTP and legacy
 SSE, as ``initialize`` advertises: :mod:`agent_tui.acp.mcp_servers`) are connected for that session, with
 the config file's servers and hooks as print mode loads them; their tools are gated like any
@@ -60,10 +62,14 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
     SessionInfoUpdate,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     ToolCallUpdate,
 )
@@ -126,6 +132,7 @@ MODES = [
     ),
 ]
 LIST_LIMIT = 200  # sessions per session/list page
+MODEL_OPTION, THINKING_OPTION = "model", "thinking"  # the session's config options
 
 
 @dataclass(slots=True)
@@ -290,7 +297,9 @@ class AgentTuiAcp:
             raise RequestError.internal_error({"message": str(e)}) from None
         live = self._open(session.id, session, cwd, mcp_servers)
         self._advertise(session.id, live)
-        return NewSessionResponse(session_id=session.id, modes=self._modes(live))
+        return NewSessionResponse(
+            session_id=session.id, modes=self._modes(live), config_options=self._options(live)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
@@ -312,7 +321,7 @@ class AgentTuiAcp:
         for update in updates.replay(session.store.index, cwd):
             await self.conn.session_update(session_id, update)
         self._advertise(session_id, live)
-        return LoadSessionResponse(modes=self._modes(live))
+        return LoadSessionResponse(modes=self._modes(live), config_options=self._options(live))
 
     def _modes(self, live: Live) -> SessionModeState:
         permissions = live.agent.loop.permissions
@@ -328,6 +337,58 @@ class AgentTuiAcp:
             raise RequestError.invalid_params({"message": f"unknown mode {mode_id!r}"})
         permissions.mode = PermissionMode(mode_id)
         return SetSessionModeResponse()
+
+    def _options(self, live: Live) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        """The session's config options: the model (those with a key, the core's
+        ``available_models``) and its thinking level (the levels this model has)."""
+        agent = live.agent
+        models = [
+            SessionConfigSelectOption(value=f"{p}/{m}", name=m, description=p)
+            for p, m in agent.available_models()
+        ]
+        levels = [SessionConfigSelectOption(value=v, name=v) for v in agent.thinking_levels()]
+        return [
+            SessionConfigOptionSelect(
+                id=MODEL_OPTION,
+                name="Model",
+                category="model",
+                type="select",
+                current_value=f"{agent.provider}/{agent.model}",
+                options=models,
+            ),
+            SessionConfigOptionSelect(
+                id=THINKING_OPTION,
+                name="Thinking",
+                category="thought_level",
+                type="select",
+                current_value=agent.thinking_level,
+                options=levels,
+            ),
+        ]
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The editor's model and thinking pickers: from the next call on, through the session core
+        (the level clamped to what the model has; a new model re-clamps it); the options as they
+        are now in the response."""
+        live = self._live(session_id)
+        agent = live.agent
+        if not isinstance(value, str) or config_id not in (MODEL_OPTION, THINKING_OPTION):
+            raise RequestError.invalid_params({"message": f"unknown option {config_id!r} = {value!r}"})
+        if agent.running:
+            raise RequestError.invalid_request({"message": "a prompt is running: change it when it ends"})
+        try:
+            if config_id == MODEL_OPTION:
+                provider, _, model = value.partition("/")
+                if not model:
+                    raise ValueError(f"not PROVIDER/MODEL: {value!r}")
+                agent.set_model(model, provider)
+            else:
+                agent.set_thinking_level(value)
+        except (ValueError, ConfigError) as e:
+            raise RequestError.invalid_params({"message": str(e)}) from None
+        return SetSessionConfigOptionResponse(config_options=self._options(live))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any

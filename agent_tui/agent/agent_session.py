@@ -270,6 +270,16 @@ class AgentSession:
             config = replace(config, retry=policy)
         self.loop.config = config
 
+    def available_models(self) -> list[tuple[str, str]]:
+        """``(provider, model id)`` of every model :meth:`set_model` could switch to now (pi's
+        ``getAvailableSnapshot``): the model table's and the config file's ``[models]`` whose
+        provider has a key (or needs none), with the current model first when they lack it."""
+        from agent_tui.agent.model_sources import local_catalog
+
+        found = [(m.provider, m.id) for m in local_catalog(self.config.config_path) if m.key]
+        current = (self.provider, self.model)
+        return found if current in found else [current, *found]
+
     def thinking_levels(self) -> list[str]:
         """The levels the current model can be given ("off" always among them)."""
         return thinking_levels(self.model, self.provider)

@@ -431,3 +431,51 @@ async def test_a_permission_question_answered_with_an_error_is_a_refusal_and_the
     assert result["isError"] and result["toolCallId"] == "toolu_e"
     assert result["content"][0]["text"] == said
     assert server.requests[1].body["messages"][-1]["content"][0]["tool_use_id"] == "toolu_e"
+
+
+def option(options: Any, option_id: str) -> Any:
+    (found,) = [o for o in options if o.id == option_id]
+    return found
+
+
+async def test_the_model_and_thinking_level_are_chosen_with_the_sessions_config_options(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    server.push(anthropic_stream(text("From opus.")), anthropic_stream(text("From haiku.")))
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        sid = session.session_id
+        assert session.config_options is not None
+        model = option(session.config_options, "model")
+        assert model.category == "model" and model.current_value.startswith("anthropic/")
+        assert "anthropic/claude-opus-4-5" in {o.value for o in model.options}
+        assert option(session.config_options, "thinking").category == "thought_level"
+
+        chosen = await conn.set_config_option(
+            config_id="model", session_id=sid, value="anthropic/claude-opus-4-5"
+        )
+        assert option(chosen.config_options, "model").current_value == "anthropic/claude-opus-4-5"
+        high = await conn.set_config_option(config_id="thinking", session_id=sid, value="high")
+        thinking = option(high.config_options, "thinking")
+        assert thinking.current_value == "high" and "high" in {o.value for o in thinking.options}
+        await conn.prompt(session_id=sid, prompt=[text_block("hello")])
+
+        # A model without reasoning: the level is clamped by the core, on the switch and when set.
+        plain = await conn.set_config_option(
+            config_id="model", session_id=sid, value="anthropic/claude-3-5-haiku-latest"
+        )
+        assert option(plain.config_options, "thinking").current_value == "off"
+        clamped = await conn.set_config_option(config_id="thinking", session_id=sid, value="high")
+        assert option(clamped.config_options, "thinking").current_value == "off"
+        assert [o.value for o in option(clamped.config_options, "thinking").options] == ["off"]
+        await conn.prompt(session_id=sid, prompt=[text_block("again")])
+        for bad in (("model", "no-slash"), ("model", "nosuch/x"), ("thinking", "huge"), ("colour", "red")):
+            with pytest.raises(RequestError):
+                await conn.set_config_option(config_id=bad[0], session_id=sid, value=bad[1])
+
+    first, second = (r.body for r in server.requests)
+    assert first["model"] == "claude-opus-4-5" and first["thinking"]["type"] in ("enabled", "adaptive")
+    assert second["model"] == "claude-3-5-haiku-latest" and "thinking" not in second
+    changes = [e for e in env.entries(env.sessions()[0]) if e["type"] == "model_change"]
+    assert [c["modelId"] for c in changes][-2:] == ["claude-opus-4-5", "claude-3-5-haiku-latest"]
