@@ -181,6 +181,8 @@ async def _check(
     record = verdict.entry(permissions.mode)
     if record is not None:
         await io.append(record)
+    if verdict.notice is not None:  # auto mode: a file that decides what agent-tui runs
+        loop_hooks.say([verdict.notice], io.emit)
     if not verdict.allowed:
         return verdict.message or "Permission denied", None
     approved = verdict.request.path if verdict.request is not None else None

@@ -165,21 +165,21 @@ async def test_a_symlink_flipped_during_writes_never_lands_outside(
 
 
 async def test_writes_through_symlinks_inside_still_work(places: tuple[Path, Path]) -> None:
-    project, _ = places
-    (project / "AGENTS.md").write_text("one\n")
-    (project / "CLAUDE.md").symlink_to("AGENTS.md")
+    project, _ = places  # (AGENTS.md and CLAUDE.md always ask: test_safety_config_files)
+    (project / "README.md").write_text("one\n")
+    (project / "NOTES.md").symlink_to("README.md")
     (project / "docs").symlink_to(project / "real-docs")
     nobody = Permissions(PermissionMode.ASK, None)
     assert (
-        await gated_call(nobody, WriteTool(), {"path": "CLAUDE.md", "content": "two\n"}, project) == "written"
+        await gated_call(nobody, WriteTool(), {"path": "NOTES.md", "content": "two\n"}, project) == "written"
     )
-    assert (project / "AGENTS.md").read_text() == "two\n" and (project / "CLAUDE.md").is_symlink()
+    assert (project / "README.md").read_text() == "two\n" and (project / "NOTES.md").is_symlink()
     call = {"path": "docs/new/deep.md", "content": "x"}  # a dangling folder link: made, inside
     assert await gated_call(nobody, WriteTool(), call, project) == "written"
     assert (project / "real-docs" / "new" / "deep.md").read_text() == "x"
-    edit = {"path": "CLAUDE.md", "edits": [{"oldText": "two", "newText": "three"}]}
+    edit = {"path": "NOTES.md", "edits": [{"oldText": "two", "newText": "three"}]}
     assert await gated_call(nobody, EditTool(), edit, project) == "written"
-    assert (project / "AGENTS.md").read_text() == "three\n"
+    assert (project / "README.md").read_text() == "three\n"
 
 
 async def test_writing_a_fifo_is_refused_at_once(places: tuple[Path, Path]) -> None:
