@@ -130,6 +130,12 @@ class ComposerActions:
     # -- submit --------------------------------------------------------------------------------
 
     async def submitted(self, event: Composer.Submitted) -> None:
+        try:
+            await self._submitted(event)
+        finally:
+            self.app.composer.settle(event)  # not taken: its text stays typed in the composer
+
+    async def _submitted(self, event: Composer.Submitted) -> None:
         from agent_tui.tui.commands import NAMES, parse_slash
 
         app = self.app
@@ -161,9 +167,8 @@ class ComposerActions:
         await self.send(text, event.images, typed=typed)
 
     def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
-        session = self.app.session
-        cwd = session.cwd if session is not None else str(self.app.config.cwd)
-        composed = compose(text, cwd, images)
+        # the folder agent-tui was started in, never a session header's cwd (a handed-over session's)
+        composed = compose(text, str(self.app.config.cwd), images)
         for notice in composed.notices:
             self.app.notify(notice, severity="warning", timeout=8)
         if composed.attachments:
@@ -224,7 +229,7 @@ class ComposerActions:
         app.composer.clear_submitted()
         self._remember(typed)
         self.bash_abort = asyncio.Event()
-        app.run_user_command(command, session.cwd, self.bash_abort)
+        app.run_user_command(command, str(app.config.cwd), self.bash_abort)  # never the header's cwd
 
     def cancel_command(self) -> bool:
         """Esc while a ``!cmd`` runs: stop it (its process group is killed). True if one was running."""

@@ -23,6 +23,7 @@ import re
 import shlex
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,15 @@ _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 TYPING_PAUSE = 0.3
 
 
+@dataclass(eq=False)
+class Held:
+    """The text of one Enter, held at the start of the composer until the app takes it (or not:
+    then ``kept``, it stays as typed text)."""
+
+    raw: str
+    kept: bool = False
+
+
 class Composer(InertTextArea):
     DEFAULT_CSS = """
     Composer { height: auto; min-height: 3; max-height: 12; }
@@ -80,13 +90,21 @@ class Composer(InertTextArea):
         """Send ``text`` (paste markers expanded) with ``images``; ``follow_up`` for Alt+Enter."""
 
         def __init__(
-            self, composer: Composer, text: str, *, follow_up: bool = False, images: list[Path] | None = None
+            self,
+            composer: Composer,
+            text: str,
+            *,
+            follow_up: bool = False,
+            images: list[Path] | None = None,
+            held: Held | None = None,
         ) -> None:
             super().__init__()
             self.composer = composer
             self.text = text
             self.follow_up = follow_up
             self.images = list(images or [])
+            #: what this Enter holds at the start of the composer's text until the app takes it
+            self.held = held
 
         @property
         def control(self) -> Composer:
@@ -122,7 +140,10 @@ class Composer(InertTextArea):
         self.commands_source: Callable[[], list[tuple[str, str, str]]] | None = None
         self._completing: tuple[str, int] | None = None  # (kind, start column) of the open menu
         self._loaded: str | None = None  # the text set_text put there, until the user types
-        self._submitted: str | None = None  # the text of the last Enter, until it is taken
+        #: The text of each Enter the app has not taken yet, in order: the composer's text begins
+        #: with them (keys typed on after an Enter come after), and the next Enter sends only what
+        #: follows them.
+        self._held: list[Held] = []
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.content_size.width
@@ -196,23 +217,53 @@ class Composer(InertTextArea):
         await super()._on_key(event)
 
     def action_submit(self, follow_up: bool = False) -> None:
-        raw = self.text
+        """Send what was typed since the last Enter the app has not taken yet: keys typed in a
+        burst (``first⏎second⏎``) are two messages, not ``first`` and ``firstsecond``."""
+        full = self.text
+        before = "".join(h.raw for h in self._held)
+        if self._held and not full.startswith(before):
+            self._held.clear()  # edited meanwhile: the whole text is the message
+            before = ""
+        raw = full[len(before) :]
         if not raw.strip():
             return
-        text, images = self.expanded()
+        text, images = self.expanded(raw)
         if not self.input_history or self.input_history[-1] != text:
             self.input_history.append(text)
         self._history_pos = None
         self.close_menu()
-        self._submitted = raw
-        self.post_message(self.Submitted(self, text, follow_up=follow_up, images=images))
+        held = Held(raw)
+        self._held.append(held)
+        self.post_message(self.Submitted(self, text, follow_up=follow_up, images=images, held=held))
 
     def clear_submitted(self) -> None:
-        """Take out the text that was submitted, once it is sent (or queued, or run): what was
-        typed after the Enter, before the app took the message, stays (it was cleared too)."""
-        raw, self._submitted = self._submitted, None
+        """Take out the text of the oldest Enter not taken yet, once it is sent (or queued, or
+        run): what was typed after the Enter, before the app took the message, stays (it was
+        cleared too), and so does the text of the Enters after it, each for its own message."""
+        waiting = [h for h in self._held if not h.kept]
+        if not waiting:
+            return  # the text was replaced meanwhile (the history, the queue taken back)
+        held = waiting[0]
+        index = self._held.index(held)
+        start = sum(len(h.raw) for h in self._held[:index])
         text = self.text
-        self.set_text(text[len(raw) :] if raw and text.startswith(raw) else "")
+        if text[start : start + len(held.raw)] != held.raw:
+            self.set_text("")  # edited meanwhile: as before, the composer starts afresh
+            return
+        del self._held[index]
+        rest = list(self._held)
+        self.set_text(text[:start] + text[start + len(held.raw) :])
+        self._held = rest if any(not h.kept for h in rest) else []
+
+    def settle(self, event: Submitted) -> None:
+        """The app is done with ``event``: its text, if not taken out (the message could not be
+        sent), stays in the composer as text typed there."""
+        held = event.held
+        if held is None or held not in self._held:
+            return
+        held.kept = True
+        if all(h.kept for h in self._held):
+            self._held.clear()
 
     def action_follow_up(self) -> None:
         self.action_submit(follow_up=True)
@@ -226,6 +277,7 @@ class Composer(InertTextArea):
     def set_text(self, text: str) -> None:
         """Replace the content and put the cursor at its end (an empty text forgets the pastes)."""
         self._loaded = text
+        self._held.clear()  # a new text: no Enter's text is at its start any more
         self.load_text(text)
         self.move_cursor(self.document.end)
         if not text:
@@ -311,9 +363,10 @@ class Composer(InertTextArea):
         self._images[self._paste_count] = path
         return f"[image #{self._paste_count} {path.name}]"
 
-    def expanded(self) -> tuple[str, list[Path]]:
-        """The text with paste markers replaced by what was pasted, and the images its markers name."""
-        text = self.text
+    def expanded(self, text: str | None = None) -> tuple[str, list[Path]]:
+        """The text (``text``, or the composer's) with paste markers replaced by what was pasted,
+        and the images its markers name."""
+        text = self.text if text is None else text
         if self._pastes and "[paste #" in text:
             text = _PASTE_MARKER.sub(lambda m: self._pastes.get(int(m.group(1)), m.group(0)), text)
         images = [
