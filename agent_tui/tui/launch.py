@@ -7,15 +7,19 @@ commands stay lean.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shlex
 import sys
 from pathlib import Path
 
+from textual.drivers.linux_driver import LinuxDriver
+
 from agent_tui.agent.prompt_files import Places, PromptFileError, PromptFlags, system_prompt_files
 from agent_tui.agent.resources import Loading, load_resources
 from agent_tui.tui.agent_bridge import ModelChoice
 from agent_tui.tui.app import AgentTuiApp, TuiConfig, create_app
+from agent_tui.tui.daemon_threads import DaemonThreads
 from agent_tui.tui.history import default_history_path
 from agent_tui.tui.settings import default_config_path
 
@@ -87,9 +91,22 @@ def run_app(args: argparse.Namespace) -> int:
         print(str(e), file=sys.stderr)
         return 1
     app = create_app(config)
+    if app.driver_class is LinuxDriver:
+        app.driver_class = signals.TerminalDriver  # a hangup ends the app rather than crashing it
     signals.install(app)
-    app.run()
-    return exit_status(app)
+    asyncio.run(_run(app))
+    status = exit_status(app)
+    if signals.hung_up():
+        # the terminal is gone and the session closed (its lock released): nothing is left to do,
+        # and the interpreter's finalization alone takes 0.6-1.3 s with the SDKs loaded
+        os._exit(status)
+    return status
+
+
+async def _run(app: AgentTuiApp) -> None:
+    """``app.run()``, on a loop whose default executor's threads nobody waits for at exit."""
+    asyncio.get_running_loop().set_default_executor(DaemonThreads())
+    await app.run_async()
 
 
 def exit_status(app: AgentTuiApp) -> int:
