@@ -445,10 +445,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def _history_changed(self) -> None:
         """Up/Down walk this session's prompts first, then the global history (worked out when the
-        composer first needs them, not at every turn); ``@`` and Tab list the session's folder."""
+        composer first needs them, not at every turn); ``@`` and Tab list the working folder."""
         composer = self.composer
         composer.history_source = self._recall_list
-        root = Path(self.session.cwd) if self.session is not None else self.config.cwd
+        root = self.config.cwd  # where agent-tui was started, never a session header's cwd
         composer.root = lambda: root
         if not isinstance(composer.file_index, FileIndex) or composer.file_index.root != root:
             composer.file_index = FileIndex(root)

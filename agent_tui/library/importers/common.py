@@ -102,8 +102,12 @@ def session_cwd(recorded: str | None, converter: Converter) -> str:
     """The cwd the imported session's header names: the transcript's, or, when it records none (or
     ``/``, which would put the whole disk "inside the session's folder"), the importing process's,
     with a warning and a note in the import record."""
-    if isinstance(recorded, str) and os.path.isabs(recorded) and os.path.normpath(recorded) != "/":
-        return recorded
+    if isinstance(recorded, str) and os.path.isabs(recorded) and "\0" not in recorded:
+        normal = os.path.normpath(recorded)
+        if normal.startswith("//"):  # POSIX keeps a leading "//" ("//" itself is "/" on Linux)
+            normal = "/" + normal.lstrip("/")
+        if normal != "/":
+            return normal
     used = os.getcwd()
     what = f"records {recorded!r} as its working directory" if recorded else "records no working directory"
     converter.warnings.append(f"{converter.path}: the transcript {what}; using the current one, {used}")
