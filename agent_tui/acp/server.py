@@ -12,9 +12,10 @@ reply is kept, marked aborted, as Esc does). Gated tool calls ask through
 ``session/request_permission``: the editor's dialog replaces the app's, and the answer is
 recorded in the session as the app records it. When the editor offers ``fs/read_text_file`` and
 ``fs/write_text_file``, ``read``, ``write`` and ``edit`` go through them (unsaved buffers
-included). Slash commands (``/compact``, ``/name``, ``/session``, then the user's prompt templates
-and ``/skill:NAME``, expanded as the app expands them) are advertised with
-``available_commands_update``. The permission modes are the session's modes
+included). Slash commands are :mod:`agent_tui.agent.slash_commands`, the one mechanism of
+the faces without a screen (the app's ``/compact``, ``/rename``, ``/session``, ``/model``,
+``/thinking``, then the user's prompt templates and ``/skill:NAME``, expanded as every face
+expands them), advertised with ``available_commands_update``. The permission modes are the session's modes
 (``session/set_mode``); the model and its thinking level are the session's config options
 (``session/set_config_option``, ``model`` and ``thinking``: the session core switches the model
 and clamps the level), and ``session/list`` lists what ``agent-tui sessions`` lists.
@@ -53,6 +54,7 @@ from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
     ClientCapabilities,
+    ConfigOptionUpdate,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -82,6 +84,8 @@ from agent_tui.acp.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
 from agent_tui.acp.mcp_servers import server_specs
 from agent_tui.acp.sessions import find_session, listed_sessions
 from agent_tui.acp.turn import pump
+from agent_tui.agent import slash_commands
+from agent_tui.agent.app_commands import NAMES as APP_COMMANDS
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
@@ -113,12 +117,6 @@ PERMISSION_OPTIONS = [
     ),
     PermissionOption(option_id=Decision.DENY.value, name="Deny", kind="reject_once"),
 ]
-COMMANDS = [
-    updates.command("compact", "Summarize the older history to free context", "optional focus"),
-    updates.command("name", "Name this session", "the name"),
-    updates.command("session", "Show this session's file, id, model and context use"),
-]
-COMMAND_NAMES = tuple(c.name for c in COMMANDS)
 #: The permission modes, offered as the session's modes (the editor's mode picker switches them).
 MODES = [
     SessionMode(
@@ -228,7 +226,7 @@ class AgentTuiAcp:
             mode = mode_from_config(self.options.permissions, config, default=PermissionMode.ASK)
             config_dir = config.config_path.parent if config.config_path is not None else None
             resources = load_resources(
-                cwd, config_dir, flags=self.options.prompt_flags, reserved=COMMAND_NAMES
+                cwd, config_dir, flags=self.options.prompt_flags, reserved=APP_COMMANDS
             )
         except (PermissionModeError, PromptFileError, SkillError) as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
@@ -273,15 +271,11 @@ class AgentTuiAcp:
         return live
 
     def _advertise(self, session_id: str, live: Live) -> None:
-        """The slash commands (ours, then the user's prompt templates and skills), sent just after
-        the response that names the session (a task created now runs after the response is queued)."""
+        """The slash commands (:mod:`agent_tui.agent.slash_commands`: the app's that need no
+        screen, then the user's prompt templates and skills), sent just after the response that
+        names the session (a task created now runs after the response is queued)."""
         commands = [
-            *COMMANDS,
-            *(
-                updates.command(t.name, t.description, t.argument_hint)
-                for t in live.resources.templates.values()
-            ),
-            *(updates.command(f"skill:{k.name}", k.description) for k in live.resources.skills.values()),
+            updates.command(c.name, c.description, c.hint) for c in slash_commands.listed(live.resources)
         ]
 
         async def send() -> None:
@@ -416,14 +410,14 @@ class AgentTuiAcp:
         if live.agent.running:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         text = prompt_text(prompt).strip()
-        name, _, rest = text.partition(" ")
-        if name[1:] in COMMAND_NAMES and name.startswith("/"):
-            return await self._command(session_id, live, name[1:], rest.strip())
-        content = user_content(prompt)
         try:
-            expanded = live.resources.expand(text) if text.startswith("/") else None
+            parsed = slash_commands.parse(text, live.resources)
         except SkillError as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
+        if isinstance(parsed, slash_commands.Command):
+            return await self._command(session_id, live, parsed)
+        content = user_content(prompt)
+        expanded = parsed
         if expanded is not None:  # a prompt template or a skill: its text replaces what was typed
             content = [{"type": "text", "text": expanded}, *(b for b in content if b.get("type") != "text")]
         return await pump(self.conn, session_id, live, live.agent.prompt(content))
@@ -436,28 +430,22 @@ class AgentTuiAcp:
     async def _say(self, session_id: str, text: str) -> None:
         await self.conn.session_update(session_id, update_agent_message_text(text))
 
-    async def _command(self, session_id: str, live: Live, name: str, argument: str) -> PromptResponse:
-        if name == "name":
-            if not argument:
-                await self._say(session_id, "Usage: /name NAME")
-            else:
-                live.session.rename(argument)
-                name = " ".join(argument.split())
-                await self.conn.session_update(
-                    session_id, SessionInfoUpdate(session_update="session_info_update", title=name)
-                )
-                await self._say(session_id, f"Session named {name}")
-            return PromptResponse(stop_reason="end_turn")
-        if name == "session":
-            used, window = live.agent.loop.context_usage()
-            await self._say(
-                session_id,
-                f"Session {live.session.id}\nFile: {live.session.path}\n"
-                f"Model: {live.agent.provider} {live.agent.model}\n"
-                f"Entries: {len(live.session.entries())}\nContext: {used:,} of {window:,} tokens",
+    async def _command(self, session_id: str, live: Live, command: slash_commands.Command) -> PromptResponse:
+        """A built-in command, run by the one mechanism every face without the app shares."""
+        outcome = slash_commands.run(live.agent, command)
+        if not isinstance(outcome, slash_commands.Said):  # /compact: a run, streamed as a turn is
+            return await pump(self.conn, session_id, live, outcome)
+        if outcome.renamed is not None:
+            await self.conn.session_update(
+                session_id, SessionInfoUpdate(session_update="session_info_update", title=outcome.renamed)
             )
-            return PromptResponse(stop_reason="end_turn")
-        return await pump(self.conn, session_id, live, live.agent.compact(argument or None))
+        await self._say(session_id, redact_text(outcome.text)[0])
+        if command.name in ("model", "thinking"):  # the editor's pickers follow
+            await self.conn.session_update(
+                session_id,
+                ConfigOptionUpdate(session_update="config_option_update", config_options=self._options(live)),
+            )
+        return PromptResponse(stop_reason="end_turn")
 
     # -- permissions ---------------------------------------------------------------------------
 
@@ -509,4 +497,4 @@ class AgentTuiAcp:
                 await task
 
 
-__all__ = ["COMMAND_NAMES", "AgentTuiAcp", "Live", "Options"]
+__all__ = ["AgentTuiAcp", "Live", "Options"]

@@ -14,6 +14,7 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import (
     AvailableCommandsUpdate,
+    ConfigOptionUpdate,
     ContentToolCallContent,
     FileEditToolCallContent,
     SessionInfoUpdate,
@@ -68,7 +69,13 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
     assert client.thought_text() == "Let me look at the folder."
     assert client.message_text() == "I will run a command. The command printed acp-says-hello."
     (command_update,) = client.of(AvailableCommandsUpdate)
-    assert {c.name for c in command_update.available_commands} == {"compact", "name", "session"}
+    assert [c.name for c in command_update.available_commands] == [
+        "compact",
+        "rename",
+        "session",
+        "model",
+        "thinking",
+    ]
 
     # The call: announced while it streams, running with its arguments, completed with its output.
     calls = client.tool_updates("toolu_1")
@@ -231,7 +238,7 @@ async def test_slash_commands_name_and_describe_the_session(env: AcpEnv, server:
     client = EditorClient()
     async with env.agent(client) as conn:
         session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[text_block("/name release notes")])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/rename release notes")])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("/session")])
     assert "Session named release notes" in client.message_text()
     assert session.session_id in client.message_text() and "File: " in client.message_text()
@@ -246,6 +253,7 @@ async def test_prompt_templates_are_offered_and_expanded(env: AcpEnv, server: Fa
     (prompts / "review.md").write_text(
         "---\ndescription: Review a file for bugs\nargument-hint: FILE\n---\nReview $1 for bugs, briefly.\n"
     )
+    (prompts / "model.md").write_text("A template that would hide /model.\n")
     server.push(anthropic_stream(text("Looks fine.")))
     client = EditorClient()
     async with env.agent(client) as conn:
@@ -256,6 +264,8 @@ async def test_prompt_templates_are_offered_and_expanded(env: AcpEnv, server: Fa
     review = next(c for c in update.available_commands if c.name == "review")
     assert review.description == "Review a file for bugs"
     assert review.input is not None and review.input.root.hint == "FILE"
+    # The app's command names win over a template's, as in every face: no /model template.
+    assert [c.name for c in update.available_commands].count("model") == 1
     assert server.requests[0].body["messages"][-1]["content"][0]["text"] == "Review app.py for bugs, briefly."
 
 
@@ -352,7 +362,7 @@ async def test_modes_switch_the_permission_policy_and_list_shows_the_sessions(
         assert [m.id for m in session.modes.available_modes] == ["ask", "auto", "read-only"]
         await conn.set_session_mode(session_id=session.session_id, mode_id="read-only")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("make a file please")])
-        await conn.prompt(session_id=session.session_id, prompt=[text_block("/name file attempt")])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/rename file attempt")])
         listed = await conn.list_sessions(cwd=str(env.work))
         with pytest.raises(RequestError):
             await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
@@ -479,3 +489,23 @@ async def test_the_model_and_thinking_level_are_chosen_with_the_sessions_config_
     assert second["model"] == "claude-3-5-haiku-latest" and "thinking" not in second
     changes = [e for e in env.entries(env.sessions()[0]) if e["type"] == "model_change"]
     assert [c["modelId"] for c in changes][-2:] == ["claude-opus-4-5", "claude-3-5-haiku-latest"]
+
+
+async def test_model_and_thinking_commands_work_as_in_the_app(env: AcpEnv, server: FakeModelServer) -> None:
+    server.push(anthropic_stream(text("From opus.")))
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        sid = session.session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("/model anthropic/claude-opus-4-5")])
+        await conn.prompt(session_id=sid, prompt=[text_block("/thinking high")])
+        await conn.prompt(session_id=sid, prompt=[text_block("/session")])
+        await conn.prompt(session_id=sid, prompt=[text_block("hello")])
+    said = client.message_text()
+    assert "Model: anthropic/claude-opus-4-5" in said and "Thinking: high" in said
+    assert "Model: anthropic/claude-opus-4-5 (thinking high)" in said  # /session
+    (request,) = server.requests  # the commands made no model call
+    assert request.body["model"] == "claude-opus-4-5" and "thinking" in request.body
+    # The editor's pickers followed the commands.
+    updates = client.of(ConfigOptionUpdate)
+    assert updates and option(updates[-1].config_options, "thinking").current_value == "high"
