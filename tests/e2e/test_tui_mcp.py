@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from textual.widgets import OptionList, Static
@@ -13,12 +15,13 @@ from textual.widgets import OptionList, Static
 from agent_tui.agent import extensions
 from agent_tui.agent.mcp.config import ServerSpec
 from agent_tui.agent.mcp.manager import McpManager
+from agent_tui.tui.agent_bridge import make_extensions
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.trust import ask_trust
 from tests.support.fake_model_server import FakeModelServer
 from tests.support.model_env import fake_anthropic_env
-from tests.support.pilot import wait_for
+from tests.support.pilot import notices, wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 
 pytestmark = pytest.mark.slow
@@ -108,3 +111,25 @@ async def test_mcp_lists_the_configured_servers_before_the_first_turn(
         assert manager is not None and manager.servers["edge"].state == "stopped"  # listed, not run
         assert not server.requests  # no turn was needed
         await pilot.press("escape")
+
+
+async def test_a_slow_server_is_one_notice_in_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(extensions, "_shared", {})  # the app's shared servers: this test's own
+    config_path = tmp_path / "config.toml"
+    config_path.write_text(
+        f"[mcp]\nwait = 1\n\n[mcp.servers.slow]\ncommand = {json.dumps(sys.executable)}\n"
+        f'args = [{json.dumps(str(FIXTURES / "slow_server.py"))}, "15"]\n'
+    )
+    app = make_app(tmp_path, None, agent_factory=ScriptedFactory(reply="hi"))
+    async with app.run_test(size=SIZE) as pilot:
+        # the servers as the real agent factory builds them, with the app's notice; a turn's wait
+        config: Any = SimpleNamespace(config_path=config_path)  # make_extensions reads only its file
+        ext: Any = make_extensions(config, app.config.model, str(tmp_path))
+        await ext.prepare()
+        await ext.prepare()  # the next turn: said once per start, not at every turn
+        line = 'MCP server "slow" is still starting after 1 s: this turn runs without its tools'
+        await wait_for(pilot, lambda: any(n.startswith(line) for n in notices(app)), "the notice")
+        assert len([n for n in notices(app) if "slow" in n]) == 1
+        await ext.mcp.close()
