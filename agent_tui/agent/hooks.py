@@ -38,6 +38,7 @@ user's Claude Code settings, a trusted folder's settings) and never for what no 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -53,7 +54,11 @@ from agent_tui.terminal_text import visible_line
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")
 DEFAULT_TIMEOUT = 60.0
-OUTPUT_LIMIT = 1024 * 1024  # bytes of a hook's stdout or stderr read
+#: Bytes of a hook's stdout or stderr kept (the first and the last half; what lies between is read
+#: and dropped as it comes, so a hook printing 400 MB costs this much, not 400 MB).
+OUTPUT_LIMIT = 1024 * 1024
+#: What a hook adds for the model is cut as a tool's output is (its head and tail kept).
+CONTEXT_LIMIT = 50 * 1024
 #: How Claude Code names the tools agent-tui has too (hooks match and read these names).
 CLAUDE_TOOL_NAMES = {
     "bash": "Bash",
@@ -246,7 +251,7 @@ class Hooks:
         except OSError as e:
             return None, "", "", f"cannot start: {e.strerror}"
         try:
-            out, err = await asyncio.wait_for(process.communicate(data), timeout=hook.timeout)
+            out, err = await asyncio.wait_for(_communicate(process, data), timeout=hook.timeout)
         except TimeoutError:
             _kill_group(process)
             with contextlib.suppress(Exception):
@@ -256,14 +261,76 @@ class Hooks:
             _kill_group(process)
             raise
         except (BrokenPipeError, ConnectionResetError):  # it did not read its stdin: fine
-            out, err = b"", b""
+            out, err = "", ""
             await process.wait()
-        return (
-            process.returncode,
-            out[:OUTPUT_LIMIT].decode("utf-8", "replace"),
-            err[:OUTPUT_LIMIT].decode("utf-8", "replace"),
-            None,
-        )
+        return (process.returncode, out, err, None)
+
+
+class _Capped:
+    """A stream's first and last ``limit / 2`` bytes, and how many lay between them (dropped)."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        self.half = limit // 2
+        self.head = bytearray()
+        self.tail: collections.deque[bytes] = (
+            collections.deque()
+        )  # chunks: the last ``half`` and less than one more
+        self.held = 0  # bytes in ``tail``
+        self.seen = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.seen += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail.append(chunk)
+        self.held += len(chunk)
+        while self.held - len(self.tail[0]) >= self.half:
+            self.held -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        tail = b"".join(self.tail)[-self.half :] if self.tail else b""
+        cut = self.seen - len(self.head) - len(tail)
+        if not cut:
+            return (bytes(self.head) + tail).decode("utf-8", "replace")
+        head = bytes(self.head).decode("utf-8", "ignore")
+        return f"{head}\n[... {cut:,} bytes of the hook's output cut ...]\n{tail.decode('utf-8', 'ignore')}"
+
+
+async def _communicate(process: asyncio.subprocess.Process, data: bytes) -> tuple[str, str]:
+    """Feed ``data`` to the hook and read its stdout and stderr as they come, each capped
+    (:class:`_Capped`), until it exits."""
+
+    async def feed() -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # it did not read it: fine
+            process.stdin.write(data)
+            await process.stdin.drain()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
+            process.stdin.close()
+
+    async def drain(stream: asyncio.StreamReader | None, into: _Capped) -> None:
+        while stream is not None and (chunk := await stream.read(65536)):
+            into.add(chunk)
+
+    out, err = _Capped(), _Capped()
+    await asyncio.gather(feed(), drain(process.stdout, out), drain(process.stderr, err))
+    await process.wait()
+    return out.text(), err.text()
+
+
+def _capped_context(text: str, limit: int = CONTEXT_LIMIT) -> str:
+    """A hook's text for the model, cut as a tool's output is: the head and the tail kept."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    half = limit // 2
+    head = data[:half].decode("utf-8", "ignore")
+    tail = data[-half:].decode("utf-8", "ignore")
+    return f"{head}\n[... {len(data) - 2 * half:,} bytes of the hook's output cut ...]\n{tail}"
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
@@ -285,7 +352,7 @@ def _merge(
         return
     if code == 2:
         outcome.blocked = True
-        reason = err.strip() or f"blocked by {name}"
+        reason = _capped_context(err.strip()) or f"blocked by {name}"
         outcome.reason = f"{outcome.reason}\n{reason}".strip()
         return
     if code != 0:
@@ -299,7 +366,7 @@ def _merge(
             reply = json.loads(stripped)
     if not isinstance(reply, Mapping):
         if stripped and hook.event in ("SessionStart", "UserPromptSubmit"):
-            outcome.context.append(stripped)
+            outcome.context.append(_capped_context(stripped))
         return
     if isinstance(reply.get("systemMessage"), str):
         outcome.notices.append(_line(reply["systemMessage"]))
@@ -307,7 +374,7 @@ def _merge(
     specific = specific if isinstance(specific, Mapping) else {}
     context = specific.get("additionalContext")
     if isinstance(context, str) and context.strip():
-        outcome.context.append(context.strip())
+        outcome.context.append(_capped_context(context.strip()))
     decision = reply.get("decision")
     reason = str(reply.get("reason") or "")
     if reply.get("continue") is False:

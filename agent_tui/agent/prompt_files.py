@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,62 @@ def read_text(path: Path) -> str:
         raise OSError(f"bigger than {MAX_FILE_BYTES:,} bytes")
     text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def foreign_writable(path: str | Path) -> str | None:
+    """Why a user other than this one (or root) could write ``path`` (a folder or a file): it is
+    theirs, or every user's, or a group's that has other members; None when it could not (or
+    cannot be looked at: the caller's read fails then). Whoever can write a folder can put an
+    AGENTS.md in it, and that shapes the system prompt."""
+    if not hasattr(os, "geteuid"):
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"owned by user {st.st_uid}"
+    if st.st_mode & stat.S_IWOTH:
+        return "writable by every user"
+    if st.st_mode & stat.S_IWGRP and _group_has_others(st.st_gid, st.st_uid):
+        return f"writable by group {st.st_gid}, which has other members"
+    return None
+
+
+def _group_has_others(gid: int, owner: int) -> bool:
+    """Whether a user other than ``owner`` (and root) is in group ``gid`` (a per-user group, as
+    most systems make one for each user, has none)."""
+    import grp
+    import pwd
+
+    try:
+        group = grp.getgrgid(gid)
+        name = pwd.getpwuid(owner).pw_name
+    except KeyError:
+        return True  # an unknown group or owner: assume the worst
+    if any(member not in (name, "root") for member in group.gr_mem):
+        return True
+    return any(u.pw_gid == gid and u.pw_uid not in (owner, 0) for u in pwd.getpwall())
+
+
+def context_dirs(cwd: str | Path, home: str | Path | None = None) -> list[Path]:
+    """The folders AGENTS.md / CLAUDE.md are read from, the root-most first: ``cwd`` and its
+    parents up to the repository's root (the first holding ``.git``) or the home directory,
+    whichever comes first; only ``cwd`` when neither is above it (pi reads every parent up to
+    ``/``, where ``/tmp`` or a shared folder could hold one). A folder another user can write
+    (:func:`foreign_writable`) is left out."""
+    current = Path(cwd).resolve()
+    top = Path(home).resolve() if home is not None else Path.home().resolve()
+    walked: list[Path] = []
+    while True:
+        walked.append(current)
+        if current == top or (current / ".git").exists():
+            break
+        if current.parent == current:  # neither the repository's root nor home above: cwd only
+            walked = walked[:1]
+            break
+        current = current.parent
+    return [d for d in reversed(walked) if foreign_writable(d) is None]
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
@@ -305,9 +362,11 @@ __all__ = [
     "PromptFileError",
     "PromptFlags",
     "SystemPromptFiles",
+    "context_dirs",
     "find_prompt_file",
     "flag_files",
     "flag_text",
+    "foreign_writable",
     "parse_frontmatter",
     "read_text",
     "split_frontmatter",

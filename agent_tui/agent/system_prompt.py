@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.prompt_files import context_dirs, foreign_writable
 from agent_tui.agent.tools.base import Tool
 from agent_tui.projection.request import system_prompt
 from agent_tui.store.clock import now_ms
@@ -45,7 +46,8 @@ class ContextFile:
 
 
 def context_files(cwd: str | Path, global_dir: str | Path | None = None) -> list[ContextFile]:
-    """The global AGENTS.md (in ``global_dir``), then one context file per directory from the root down to cwd."""
+    """The global AGENTS.md (in ``global_dir``), then one context file per directory from the
+    repository's root (or home) down to cwd (see :func:`agent_tui.agent.prompt_files.context_dirs`)."""
     found: list[ContextFile] = []
     seen: set[str] = set()
 
@@ -53,7 +55,7 @@ def context_files(cwd: str | Path, global_dir: str | Path | None = None) -> list
         for name in CONTEXT_FILE_NAMES:
             candidate = directory / name
             try:
-                if candidate.is_file():
+                if candidate.is_file() and foreign_writable(candidate) is None:
                     text = candidate.read_text(encoding="utf-8", errors="replace")
                     return ContextFile(str(candidate), text.removeprefix("\ufeff"))
             except OSError:
@@ -66,15 +68,11 @@ def context_files(cwd: str | Path, global_dir: str | Path | None = None) -> list
             found.append(file)
             seen.add(os.path.realpath(file.path))
     ancestors: list[ContextFile] = []
-    current = Path(cwd).resolve()
-    while True:
+    for current in context_dirs(cwd):  # up to the repository's root or home, none another user can write
         file = load(current)
         if file is not None and os.path.realpath(file.path) not in seen:
-            ancestors.insert(0, file)
+            ancestors.append(file)
             seen.add(os.path.realpath(file.path))
-        if current.parent == current:
-            break
-        current = current.parent
     return found + ancestors
 
 

@@ -218,6 +218,7 @@ def test_thinking_level_map_in_the_config_file(tmp_path: Path) -> None:
 
 
 def test_context_files_from_root_to_cwd(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the walk up stops at the repository root (test_safety_prompt_sources)
     (tmp_path / "AGENTS.md").write_text("outer rules")
     inner = tmp_path / "repo" / "pkg"
     inner.mkdir(parents=True)
