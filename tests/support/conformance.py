@@ -341,8 +341,9 @@ class Scenario:
 NOTES = "the word is banana\n"
 #: A command that runs until the file ``go`` appears in its folder (the test decides when a tool ends).
 WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done; echo released"
-#: A command that never ends by itself (for an abort mid-tool).
-NEVER_ENDS = "sleep 60"
+#: A command that never ends by itself (for an abort mid-tool), once running touching ``started``
+#: (an abort before the command started is another result: "Operation aborted", not "Command aborted").
+NEVER_ENDS = "touch started; sleep 60"
 
 STEER = "also mention the weather"
 FOLLOW_UP = "and now say goodbye"
