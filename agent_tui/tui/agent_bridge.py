@@ -9,12 +9,17 @@ saying what to configure. Tests inject their own factory.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import importlib
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.events import AgentEvent, EntryAppended
 from agent_tui.agent.permissions import (
     PermissionMode,
     PermissionModeError,
@@ -72,6 +77,18 @@ class ModelChoice:
     notice: Callable[[str], None] | None = None
     home: Path | None = None  # where ~/.claude.json, ~/.claude/settings.json, ~/.pi are (None: the user's)
     trust_file: Path | None = None  # the remembered answers (None: trust.json in the data dir)
+    #: Shows a prompt in the chat until the agent has written it (the app sets it: PendingPrompt).
+    echo: Callable[[Any], Echo] | None = None
+
+
+class Echo(Protocol):
+    """A prompt shown before the session holds it (``tui.pending_prompt.PendingPrompt``)."""
+
+    async def show(self) -> None: ...  # shown, last in the chat (again after a rebuild)
+
+    async def painted(self) -> None: ...  # returns once a frame with it was drawn
+
+    async def clear(self) -> None: ...
 
 
 AgentFactory = Callable[[Session, ModelChoice], Turns]
@@ -107,18 +124,121 @@ def model_problem(choice: ModelChoice) -> str | None:
 
 
 def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
-    """The session core (``agent.agent_session.AgentSession``, every face's) for ``session``, configured from flags, config file and environment."""
+    """The session core (``agent.agent_session.AgentSession``, every face's) for ``session``,
+    configured from flags, config file and environment, built in a thread (:class:`BuiltInThread`).
+    What is wrong with the configuration (AgentUnavailable) is raised at once."""
     config = load_agent_config(choice)
-    from agent_tui.agent.agent_session import create_agent_session
+    permissions = make_permissions(config, choice)
 
-    resources = choice.resources.get() if choice.resources is not None else None
-    return create_agent_session(
-        session,
-        config,
-        permissions=make_permissions(config, choice),
-        resources=resources,
-        extensions=make_extensions(config, choice),
-    )
+    def build() -> Any:
+        from agent_tui.agent.agent_session import create_agent_session
+
+        resources = choice.resources.get() if choice.resources is not None else None
+        agent = create_agent_session(
+            session,
+            config,
+            permissions=permissions,
+            resources=resources,
+            extensions=make_extensions(config, choice),
+        )
+        warm(agent)
+        return agent
+
+    return BuiltInThread(build, choice.echo)
+
+
+def warm(agent: Any) -> None:
+    """What the first turn would do on the event loop, done now (in the build's thread): the entry
+    models (pydantic builds their validators), the provider's SDK client (importing the SDK, its
+    HTTP transport, an SSL context: 0.5-1 s here, the spinner frozen meanwhile). Best effort: a
+    failure is the first call's to report."""
+    importlib.import_module("agent_tui.store.entries")
+    try:
+        agent.loop.provider.client()
+    except Exception:
+        return
+    with contextlib.suppress(Exception):
+        importlib.import_module("anyio._backends._asyncio")  # httpx's first connection imports it
+
+
+class BuiltInThread:
+    """A session core built in a thread, so that the first send's event loop keeps drawing: the
+    prompt is shown (``echo``) and the spinner turns while the agent's modules are imported, its
+    resources loaded and its provider's client made. The build starts once the prompt is on
+    screen (or when something is asked of the agent). ``run`` waits for the build without blocking;
+    anything else asked of it (its queue, compaction, the model's settings) waits for the build
+    where it is asked, then is the built agent's. A build that failed is tried again at the next
+    ``run`` (its error ends the run that waited for it)."""
+
+    def __init__(self, build: Callable[[], Any], echo: Callable[[Any], Echo] | None = None) -> None:
+        object.__setattr__(self, "_build", build)
+        object.__setattr__(self, "_echo", echo)
+        object.__setattr__(self, "_aborted", False)
+        object.__setattr__(self, "_future", None)
+
+    def _started(self, again: bool = False) -> Future[Any]:
+        """The build's future; the build starts at the first call (``again``: a failed one again)."""
+        future: Future[Any] | None = self._future
+        if future is None or (again and future.done() and future.exception() is not None):
+            future = self._start()
+            object.__setattr__(self, "_future", future)
+        return future
+
+    def _start(self) -> Future[Any]:
+        future: Future[Any] = Future()
+
+        def work() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(self._build())
+            except BaseException as e:
+                future.set_exception(e)
+
+        threading.Thread(target=work, name="agent-tui-build", daemon=True).start()
+        return future
+
+    @property
+    def built(self) -> Any:
+        """The agent (waiting for its build); AttributeError when the build failed."""
+        try:
+            return self._started().result()
+        except Exception as e:
+            raise AttributeError(f"the agent could not be built: {type(e).__name__}: {e}") from e
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.built, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.built, name, value)
+
+    def abort(self) -> None:
+        object.__setattr__(self, "_aborted", True)  # (a run that has not started yet: once it has)
+        future: Future[Any] | None = self._future
+        if future is not None and future.done() and future.exception() is None:
+            future.result().abort()
+
+    async def run(self, prompt: Any) -> AsyncIterator[AgentEvent]:
+        echo = self._echo(prompt) if self._echo is not None and prompt is not None else None
+        try:
+            if echo is not None:
+                await echo.show()
+                await echo.painted()  # (a build under way takes the interpreter from the frame)
+            agent = await asyncio.wrap_future(self._started(again=True))
+            async for event in agent.run(prompt):
+                if self._aborted:
+                    object.__setattr__(self, "_aborted", False)
+                    agent.abort()  # Esc (or a hangup) while the agent was being built
+                if echo is not None and isinstance(event, EntryAppended) and event.role == "user":
+                    await echo.clear()  # the chat shows the real one now
+                    echo = None
+                yield event
+                if echo is not None and isinstance(event, EntryAppended):
+                    await echo.show()  # an entry written before the prompt: the prompt stays last
+        finally:
+            object.__setattr__(self, "_aborted", False)
+            if echo is not None:
+                await echo.clear()
 
 
 def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None) -> Any:

@@ -76,6 +76,7 @@ from agent_tui.tui.crash import OneLineCrash
 from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
 from agent_tui.tui.keymap import binding_ids, load_keymap
+from agent_tui.tui.pending_prompt import PendingPrompt
 from agent_tui.tui.screens.dialog import ask
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
@@ -279,6 +280,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             config.model.trust_asker = partial(ask_trust, self)
         if config.model.notice is None:
             config.model.notice = partial(show_notice, self)
+        if config.model.echo is None:
+            config.model.echo = partial(PendingPrompt, self)  # the prompt shown until it is written
         if self.config.agent_factory is None:
             try:
                 agent_config = load_agent_config(config.model)
