@@ -60,6 +60,7 @@ from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.projection.models import lookup
+from agent_tui.providers.base import preload_sdk_in_background
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.store.errors import StoreError
@@ -384,6 +385,7 @@ def load_settings(args: argparse.Namespace, stdin_taken: bool) -> tuple[Config, 
         api=getattr(args, "api", None),
     )
     return config, make_permissions(args, config, stdin_taken)
+    preload_sdk_in_background(config.provider)  # overlaps the loading of the session and the files
 
 
 def headless_agent(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import importlib
 import json
 import os
 import re
+import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -137,12 +140,55 @@ def preload_sdk(provider: str) -> None:
         importlib.import_module(entry.sdk_module)
 
 
+#: SDK imports started by :func:`preload_sdk_in_background`, by module.
+_preloads: dict[str, threading.Thread] = {}
+_preloads_lock = threading.Lock()
+
+
+def preload_sdk_in_background(provider: str) -> None:
+    """Start importing ``provider``'s SDK in a daemon thread, once, as soon as the provider is
+    known (print, JSON and RPC mode: before the session and the user's files are loaded), so the
+    import overlaps that work and the I/O before the first request.
+
+    Safe with Python's per-module import locks: the thread only imports the SDK's own graph,
+    entered at its top module, and :func:`adapter_class` waits for it before the main thread
+    imports any of it, so no two threads ever enter that graph from different ends (the one way
+    concurrent imports can deadlock). A failure in the thread is left for the main thread's own
+    import to raise."""
+    entry = registry.find(provider)
+    if entry is None or entry.sdk_module in sys.modules:
+        return
+    with _preloads_lock:
+        if entry.sdk_module in _preloads:
+            return
+        thread = threading.Thread(
+            target=_preload_quietly, args=(entry.sdk_module,), name=f"import {entry.sdk_module}", daemon=True
+        )
+        _preloads[entry.sdk_module] = thread
+    thread.start()
+
+
+def _preload_quietly(module: str) -> None:
+    with contextlib.suppress(Exception):
+        importlib.import_module(module)
+
+
+def wait_for_preloads() -> None:
+    """Wait for the SDK imports :func:`preload_sdk_in_background` started."""
+    with _preloads_lock:
+        threads = list(_preloads.values())
+    for thread in threads:
+        if thread is not threading.current_thread():
+            thread.join()
+
+
 def adapter_class(provider: str, route: registry.ApiRoute | None = None) -> Callable[..., Provider]:
     """The SDK adapter class a registry entry names (``module:Class``) for one of its APIs (its
     first by default), imported now. Adapters take ``api_key`` (None: none needed), ``base_url``,
     ``timeout``, ``request_log``, ``name`` and ``headers``."""
     adapter = (route or registry.spec(provider).default_route).adapter
     module_name, _, class_name = adapter.partition(":")
+    wait_for_preloads()  # the adapter imports its SDK: never while a thread is inside that import
     cls = getattr(importlib.import_module(module_name), class_name)
     assert isinstance(cls, type) and issubclass(cls, SdkProvider), adapter
     return cast("Callable[..., Provider]", cls)

@@ -5,6 +5,8 @@ imported when it ends (a superset of what the path to the first request imported
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,9 @@ pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 #: What a face without a screen must never import.
 APP_ONLY = ("textual", "rich", "agent_tui.tui")
+#: Nor aiohttp: only the SDKs' optional transport would import it, which the adapters never use
+#: (0.25 s of its modules, and an SSL context built at import; see ``agent_tui/providers``).
+UNUSED = ("aiohttp",)
 
 
 def imported(listing: Path) -> set[str]:
@@ -26,7 +31,7 @@ def imported(listing: Path) -> set[str]:
 
 
 def app_modules(modules: set[str]) -> list[str]:
-    return sorted(m for m in modules if m.split(".")[0] in APP_ONLY or m.startswith(APP_ONLY))
+    return sorted(m for m in modules if m.split(".")[0] in (*APP_ONLY, *UNUSED) or m.startswith(APP_ONLY))
 
 
 @pytest.mark.parametrize("mode", [(), ("--mode", "json")], ids=["print", "json"])
@@ -75,3 +80,17 @@ async def test_the_acp_agent_imports_no_textual(tmp_path: Path, server: FakeMode
     modules = imported(listing)
     assert "anthropic" in modules and "agent_tui.acp.server" in modules
     assert app_modules(modules) == []
+
+
+def test_the_sdk_is_imported_in_a_thread_and_the_adapter_waits_for_it() -> None:
+    code = (
+        "import sys\n"
+        "from agent_tui.providers import base\n"
+        "base.preload_sdk_in_background('openai')\n"
+        "started = 'openai' in base._preloads\n"
+        "cls = base.adapter_class('openai')\n"
+        "done = not base._preloads['openai'].is_alive()\n"
+        "print(started, done, 'openai' in sys.modules, 'aiohttp' in sys.modules, cls.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "True", "True", "False", "OpenAIProvider"], out.stderr
