@@ -273,7 +273,9 @@ async def draft_compaction(
     branch, everything before the latest user turn is summarized. Raises NothingToCompact when
     nothing comes before it; the automatic threshold passes False (pi's plan, nothing forced)."""
     leaf_id = session.index.leaf_id
-    plan = plan_compaction(project(session.index), settings, everything=everything)
+    plan = plan_compaction(
+        project(session.index), settings, everything=everything, window=summarizer.window
+    )
     if plan is None:
         raise NothingToCompact()
     usage: JSONObject = {}

@@ -15,7 +15,13 @@ from dataclasses import dataclass, replace
 from agent_tui.agent.model_call import CallOutcome
 from agent_tui.agent.turn_io import TurnIO
 from agent_tui.agent.window import WindowCache
-from agent_tui.projection.compaction import CompactionSettings, compaction_threshold, context_tokens
+from agent_tui.projection.compaction import (
+    CompactionSettings,
+    compaction_threshold,
+    context_tokens,
+    fixed_tokens,
+    latest_question,
+)
 from agent_tui.projection.context import Projection
 from agent_tui.projection.models import lookup
 from agent_tui.projection.tokens import estimate_message
@@ -84,6 +90,18 @@ async def recover(outcome: CallOutcome, setup: OverflowSetup, io: TurnIO, *, las
         return f"{error}; still too long after compacting {MAX_OVERFLOW_RETRIES - 1} times"
     if window is not None and overflow.prompt_tokens is not None and overflow.prompt_tokens <= limit:
         return None  # the prompt fits: the completion did not (vLLM, OpenAI); now it is fitted too
+    question = latest_question(setup.projection())
+    if window is not None and question is not None:
+        fixed = fixed_tokens(setup.projection())
+        room = window - fixed - settings.reserve_tokens  # (a system prompt too big is said below)
+        if 0 < room < question[1]:
+            # summarizing the question would have the model answer a summary of it: say so instead
+            return (
+                f"cannot fit the server's window of {window:,} tokens: your message {question[0]} is "
+                f"≈{question[1]:,} tokens, with ≈{fixed:,} of system prompt and tools and "
+                f"{settings.reserve_tokens:,} kept for the answer; nothing was sent. Shorten it, or "
+                "start the server with a larger context"
+            )
     keep = settings.keep_recent_tokens
     for round_ in range(MAX_FIT_ROUNDS):
         tokens = context_tokens(setup.projection()).tokens

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_tui.projection.context import ContextEntry, Projection, Status, entry_messages, project_path
+from agent_tui.projection.models import lookup
 from agent_tui.projection.request import current_system_message
 from agent_tui.projection.tokens import (
     CHARS_PER_TOKEN,
@@ -213,13 +214,23 @@ class CompactionPlan:
 
 
 def plan_compaction(
-    projection: Projection, settings: CompactionSettings, *, everything: bool = False
+    projection: Projection,
+    settings: CompactionSettings,
+    *,
+    everything: bool = False,
+    window: int | None = None,
 ) -> CompactionPlan | None:
     """pi's prepareCompaction over our projection. None when there is nothing to summarize.
 
     ``everything`` (what the user asked for, and the overflow recovery's last resort): when the keep
     budget would keep the whole branch, or the branch was just compacted, summarize everything before
-    the latest user turn instead; None only when nothing comes before it."""
+    the latest user turn instead; None only when nothing comes before it.
+
+    Unlike pi, the latest user message is never summarized while it fits ``window`` (the server's
+    window, else the model's) with what follows it, the system prompt and the reserve: pi's cut
+    inside that turn (a small keep budget, or the overflow recovery moving the cut past the input
+    that overflowed) folded the question into a "split turn" summary, and the model answered the
+    summary, not the question."""
     path = projection.path
     if path and path[-1].type == "compaction" and not everything:
         return None
@@ -236,6 +247,7 @@ def plan_compaction(
             start += 1  # pinned entries follow the summary verbatim; the cut never lands on them
     end = len(entries)
     cut = find_cut_point(entries, start, end, settings.keep_recent_tokens)
+    cut = _keeping_the_question(projection, entries, start, end, cut, settings, window)
     to_summarize, prefix = _summarized(entries, start, cut)
     if everything and (cut.first_kept_index >= end or (not to_summarize and not prefix)):
         latest = _latest_user_turn(entries, start, end)
@@ -271,6 +283,46 @@ def plan_compaction(
     guess = "x" * math.ceil(plan.summary_guess * CHARS_PER_TOKEN)
     plan.estimated_after = tokens_after_compaction(projection, plan, guess + file_lists_text(read, modified))
     return plan
+
+
+def _keeping_the_question(
+    projection: Projection,
+    entries: Sequence[ContextEntry],
+    start: int,
+    end: int,
+    cut: CutPoint,
+    settings: CompactionSettings,
+    window: int | None,
+) -> CutPoint:
+    """``cut``, or a cut at the latest user message when ``cut`` would summarize it and the message,
+    what follows it, the system prompt and tools and the output reserve fit the window."""
+    latest = _latest_user_turn(entries, start, end)
+    if latest is None or latest >= cut.first_kept_index:
+        return cut
+    if window is None:
+        model = projection.model or {}
+        window = lookup(str(model.get("modelId") or ""), model.get("provider")).context_window
+    fixed = fixed_tokens(projection)
+    kept = estimate_request([m for ce in entries[latest:] for m in ce.messages if m.role != "system"])
+    if fixed + kept + settings.reserve_tokens > window:
+        return cut  # it cannot go verbatim: the recovery says what cannot fit
+    return CutPoint(latest, -1, False)
+
+
+def latest_question(projection: Projection) -> tuple[str, int] | None:
+    """(the entry id, its tokens) of the branch's latest user message, the one a compaction keeps
+    verbatim; None when there is none since the last compaction."""
+    for ce in reversed(projection.entries):
+        if ce.entry.type == "compaction":
+            return None
+        if ce.entry.type == "message" and ce.entry.role == "user" and ce.messages:
+            return ce.entry.id, sum(estimate_message(m.message) for m in ce.messages)
+    return None
+
+
+def fixed_tokens(projection: Projection) -> int:
+    """The system prompt and the tool declarations: what every request carries whatever is compacted."""
+    return sum(estimate_message(m.message) for m in projection.messages if m.role == "system")
 
 
 def _summarized(

@@ -146,25 +146,56 @@ async def test_context_overflow_hides_the_attempt_compacts_and_retries_once(
     check_turn_requests(h)
 
 
-async def test_an_input_that_overflows_is_summarized_so_the_retry_fits(
+async def test_after_an_overflow_the_retry_asks_the_question_verbatim(
     h: Harness, server: FakeModelServer
 ) -> None:
-    server.push(anthropic_stream(text("first"), model="tiny-window"))
-    await h.run("hello")
+    """Turn 1 and turn 2 each ~1,300 words in an 8,000-token window; the server refuses turn 2. The
+    recovery summarized turn 2's prompt into a "Turn Context (split turn)" (pi's recovery-omission
+    cut) and the retry held one user message, the summary: the model answered the summary, not the
+    question. Now the retry's last message is turn 2's prompt, whole."""
+    server.push(anthropic_stream(text("first answer"), model="tiny-window"))
+    await h.run("first: " + "alpha " * 1_300)
+    question = "second: " + "word " * 1_300
     server.push(
         anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
-        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the history before the input
-        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the input: the prefix of a split turn
+        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the history before the question
         anthropic_stream(text("answer after compaction"), model="tiny-window"),
     )
-    events = await h.run("paste: " + "word " * 2_000)
+    events = await h.run(question)
     assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop", events[-4:]
-    summary_requests, retry = server.requests[-3:-1], server.requests[-1].body
-    assert any("word word word" in json.dumps(r.body["messages"]) for r in summary_requests)
-    # the retry carries the summary, not the input that overflowed (pi's recovery-omission cut)
-    assert "word word word" not in json.dumps(retry["messages"])
+    summary_request, retry = server.requests[-2].body, server.requests[-1].body
+    assert is_summary_request(summary_request)
+    assert "alpha alpha" in json.dumps(summary_request["messages"])
+    assert "word word" not in json.dumps(summary_request["messages"])  # the question is not summarized
+    last = retry["messages"][-1]  # the summary and the question, merged into one user message
+    assert last["role"] == "user" and last["content"][-1]["text"] == question
     assert json.dumps(SUMMARY)[1:-1] in json.dumps(retry["messages"])
+    assert "split turn" not in json.dumps(retry)
+    assert h.messages("assistant")[-1]["content"][0]["text"] == "answer after compaction"
     check_turn_requests(h)
+
+
+async def test_a_question_that_cannot_fit_is_one_line_and_is_not_sent_as_a_summary(
+    h: Harness, server: FakeModelServer
+) -> None:
+    """A prompt larger than the window itself was summarized by the recovery and the summary sent
+    in its place; now one line says it cannot fit and nothing more is sent (the threshold's
+    compaction before the call summarizes the history before it, never the prompt)."""
+    server.push(anthropic_stream(text("first answer"), model="tiny-window"))
+    await h.run("first: " + "alpha " * 300)
+    server.push(
+        anthropic_stream(text(SUMMARY), model="tiny-window"),  # the threshold's, before the call
+        anthropic_error(400, "invalid_request_error", "prompt is too long: 12000 tokens > 8000 maximum"),
+    )
+    start = len(server.requests)
+    events = await h.run("paste: " + "word " * 8_000)
+    errors = [e for e in events if isinstance(e, TurnError)]
+    assert len(errors) == 1 and "\n" not in errors[0].message, errors
+    assert "your message" in errors[0].message and "nothing was sent" in errors[0].message
+    assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "error"
+    sent = server.requests[start:]
+    assert len(sent) == 2 and is_summary_request(sent[0].body)  # no summary of the prompt, no retry
+    assert "word word" not in json.dumps(sent[0].body["messages"])
 
 
 async def test_a_server_that_keeps_refusing_is_reported_in_one_line_after_bounded_retries(

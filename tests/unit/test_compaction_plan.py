@@ -185,16 +185,41 @@ def test_projection_after_compaction_is_summary_plus_path_from_first_kept(
 
 def test_after_a_hidden_overflow_attempt_the_input_that_overflowed_is_summarized_too() -> None:
     """pi's recovery-omission rule: when all that follows the cut is the hidden failed attempt and
-    its edit, the cut moves past the last input, so the retry does not overflow again."""
+    its edit, the cut moves past the last input, so the retry does not overflow again; agent-tui
+    applies it only when the input cannot go verbatim: the ≈5,000-token paste in a 4,000 window."""
     b = long_session(turns=3)
     huge = b.message(user("paste: " + "word " * 4_000))
     attempt = b.message(assistant(stop="error"))
     b.add("context_edit", targetId=attempt, replacement=None)
-    plan = plan_compaction(project(index_of(b)), CompactionSettings(keep_recent_tokens=2_000))
+    settings = CompactionSettings(keep_recent_tokens=2_000, reserve_tokens=500)
+    plan = plan_compaction(project(index_of(b)), settings, window=4_000)
     assert plan is not None
     assert plan.first_kept_entry_id == attempt
     assert huge in plan.summarized_entry_ids
     assert plan.is_split_turn and "paste: " in str(plan.turn_prefix_messages[0]["content"])
+
+
+def test_the_latest_question_is_kept_verbatim_whenever_it_fits() -> None:
+    """After an overflow (turn 2's prompt refused) the recovery's compaction summarized the prompt
+    into a "Turn Context (split turn)" and kept only the failed attempt: the retried request held
+    the summary alone, and the model answered it, not the question. Where the prompt, what follows
+    it, the system prompt and the reserve fit the window, the cut is at the prompt, whole."""
+    b = long_session(turns=3)
+    question = b.message(user("second: " + "word " * 1_300))
+    attempt = b.message(assistant(stop="error"))
+    b.add("context_edit", targetId=attempt, replacement=None)
+    settings = CompactionSettings(keep_recent_tokens=200, reserve_tokens=500)
+    for window in (4_000, None):  # the server's learned window, or the model's own
+        plan = plan_compaction(project(index_of(b)), settings, window=window)
+        assert plan is not None
+        assert plan.first_kept_entry_id == question and not plan.is_split_turn
+        assert question not in plan.summarized_entry_ids and plan.turn_prefix_messages == []
+    # a small keep budget inside a long answered turn: the turn's question stays too
+    c = long_session(turns=3)
+    asked = c.message(user("explain the parser"))
+    c.message(assistant("part " * 2_000))
+    plan = plan_compaction(project(index_of(c)), CompactionSettings(keep_recent_tokens=100), window=200_000)
+    assert plan is not None and plan.first_kept_entry_id == asked and not plan.is_split_turn
 
     # anything else after the input keeps the usual cut at that input
     c = long_session(turns=3)
