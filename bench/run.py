@@ -659,7 +659,9 @@ EXTRA_BENCHES = [
     ("first `sessions` listing of 200 sessions / 573 MiB, no index; pi's listing", "listing_bench"),
     ("TUI: first paint and keystroke latency", "tui_bench"),
     ("TUI: opening one 20 MB message", "big_message_bench"),
+    ("TUI: the first message after Enter; the exit when the terminal goes", "app_lifecycle_bench"),
     ("prune old tool output on the 50 MB session (no model call)", "prune_bench"),
+    ("start: `-p hi` whole process against pi 1.6 on the same fake server", "start_bench"),
 ]
 
 
