@@ -22,17 +22,19 @@ from agent_tui.projection.compaction import (
     context_tokens,
     file_lists_text,
     file_operations,
+    fixed_tokens,
     plan_compaction,
     serialize_conversation,
     summary_request_text,
     turn_prefix_request_text,
 )
-from agent_tui.projection.context import project
+from agent_tui.projection.context import Projection, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import Prepared, PreparedMessage, current_system_message
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.providers.base import Provider
 from agent_tui.store.clock import now_ms
+from agent_tui.store.content import content_text
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.session import Session
 
@@ -273,9 +275,8 @@ async def draft_compaction(
     branch, everything before the latest user turn is summarized. Raises NothingToCompact when
     nothing comes before it; the automatic threshold passes False (pi's plan, nothing forced)."""
     leaf_id = session.index.leaf_id
-    plan = plan_compaction(
-        project(session.index), settings, everything=everything, window=summarizer.window
-    )
+    projection = project(session.index)
+    plan = plan_compaction(projection, settings, everything=everything, window=summarizer.window)
     if plan is None:
         raise NothingToCompact()
     usage: JSONObject = {}
@@ -290,11 +291,27 @@ async def draft_compaction(
             prefix_text, plan.turn_prefix_messages, focus
         )
         summary = f"{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_summary}"
+        summary += _question_verbatim(plan, projection, settings, summarizer.window)
         usage = _add_usage(usage, prefix_usage)
     else:
         summary, usage = await summarizer.summarize(plan.messages_to_summarize, plan.previous_summary, focus)
     summary += file_lists_text(plan.read_files, plan.modified_files)
     return DraftCompaction(plan, summary, usage, leaf_id)
+
+
+def _question_verbatim(
+    plan: CompactionPlan, projection: Projection, settings: CompactionSettings, window: int
+) -> str:
+    """A split turn's question, word for word, for the end of its summary: the turn is too long to
+    keep from its question on, and the model must still answer the question, not a summary of it
+    (when the question alone cannot fit the window, the overflow recovery says so instead)."""
+    first = plan.turn_prefix_messages[0] if plan.turn_prefix_messages else {}
+    if first.get("role") != "user":
+        return ""
+    text = content_text(first.get("content"), "\n").strip()
+    if not text or fixed_tokens(projection) + estimate_text(text) + settings.reserve_tokens > window:
+        return ""
+    return f"\n\n**The user's message that began this turn, verbatim:**\n\n{text}"
 
 
 def append_compaction(

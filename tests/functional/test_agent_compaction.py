@@ -98,6 +98,8 @@ async def test_threshold_crossed_compacts_on_its_own(h: Harness, server: FakeMod
     compaction = next(e for e in h.entries() if e["type"] == "compaction")
     # the cut falls inside the only turn: its start is summarized as a split turn, as pi does
     assert "**Turn Context (split turn):**\n\n" + SUMMARY in compaction["summary"]
+    # and its question word for word after it: the model answers the question, not a summary of it
+    assert "**The user's message that began this turn, verbatim:**\n\nread a.txt\n\n" in compaction["summary"]
     assert compaction["summary"].endswith("<read-files>\na.txt\n</read-files>")
     assert compaction["details"] == {"readFiles": ["a.txt"], "modifiedFiles": []}
     assert compaction["systemMessage"]["role"] == "system" and compaction["systemMessage"]["toolsAdded"]
