@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Self
 
 from agent_tui.agent.build import build_agent, make_provider
@@ -35,6 +35,7 @@ from agent_tui.projection.models import (
     lookup,
     selectable_thinking_levels,
 )
+from agent_tui.projection.pricing import UsageTotals, session_usage
 from agent_tui.providers.base import Provider
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
@@ -43,6 +44,29 @@ from agent_tui.store.session import Session
 def thinking_levels(model: str, provider: str | None = None) -> list[str]:
     """The levels ``model`` can be given (``projection.models.selectable_thinking_levels``)."""
     return selectable_thinking_levels(lookup(model, provider))
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStats:
+    """What a session holds and what its model calls cost (pi's ``getSessionStats``): the messages
+    of the whole file (every branch), the tokens and dollars of every model call in it (``totals``:
+    what was paid for) and of the path to the leaf (``branch``), and the next request's tokens
+    against the window. The app's ``/session`` and RPC's ``get_session_stats`` read this."""
+
+    user_messages: int
+    assistant_messages: int
+    tool_calls: int  # toolCall blocks of the assistant messages
+    tool_results: int
+    total_messages: int
+    totals: UsageTotals
+    branch: UsageTotals
+    context_tokens: int
+    context_window: int
+
+    @property
+    def cost(self) -> float:
+        """Dollars of every priced call (0 when none has a price: pi's number, never null)."""
+        return self.totals.cost
 
 
 def clamp_level(level: str, model: str, provider: str | None = None) -> str:
@@ -293,6 +317,42 @@ class AgentSession:
         self.loop.thinking = clamp_level(level, self.model, self.provider)
         return self.loop.thinking
 
+    def cycle_thinking_level(self) -> str | None:
+        """Set the model's next level after the current one (pi's ``cycleThinkingLevel``) and return
+        it; None when the model has only "off" (nothing to cycle through)."""
+        levels = self.thinking_levels()
+        if len(levels) < 2:
+            return None
+        current = self.thinking_level
+        at = levels.index(current) if current in levels else -1
+        return self.set_thinking_level(levels[(at + 1) % len(levels)])
+
+    # -- what it cost -----------------------------------------------------------------------------
+
+    def stats(self) -> SessionStats:
+        """The session's messages, tokens and cost now (:class:`SessionStats`)."""
+        entries = self.store.index.entries
+        roles = [e.role for e in entries if e.type == "message"]
+        calls = sum(
+            1
+            for e in entries
+            if e.type == "message" and e.role == "assistant"
+            for b in (e.message or {}).get("content") or []
+            if isinstance(b, dict) and b.get("type") == "toolCall"
+        )
+        tokens, window = self.loop.context_usage()
+        return SessionStats(
+            user_messages=roles.count("user"),
+            assistant_messages=roles.count("assistant"),
+            tool_calls=calls,
+            tool_results=roles.count("toolResult"),
+            total_messages=len(roles),
+            totals=session_usage(entries),
+            branch=session_usage(self.loop.projection().path),
+            context_tokens=tokens,
+            context_window=window,
+        )
+
     # -- the request ----------------------------------------------------------------------------
 
     def request_body(self) -> JSONObject:
@@ -334,7 +394,9 @@ def create_agent_session(
     loop = build_agent(
         store, config, tools, permissions=permissions, cwd=cwd, resources=resources, extensions=extensions
     )
+    if loop.thinking is not None:  # --thinking, the config's: clamped as set_thinking_level clamps
+        loop.thinking = clamp_level(loop.thinking, loop.model, loop.provider.name)
     return AgentSession(store, loop)
 
 
-__all__ = ["AgentSession", "clamp_level", "create_agent_session", "thinking_levels"]
+__all__ = ["AgentSession", "SessionStats", "clamp_level", "create_agent_session", "thinking_levels"]

@@ -608,3 +608,125 @@ async def test_mid_tool(
         run = await acp_abort(Acp(server, folder))
     check(name, run, ref, MID_TOOL[scenario][2])
     assert run.bodies() == ref.bodies()
+
+
+# -- switch model, an impossible thinking level ----------------------------------------------
+
+SWITCH_EVENTS: list[c.Item] = [
+    ("user", "one"),
+    ("text", "One."),
+    ("end", "done"),
+    ("user", "two"),
+    ("text", "Two."),
+    ("end", "done"),
+]
+THINK_PROMPT = "think hard about it"
+THINK_EVENTS: list[c.Item] = [("user", THINK_PROMPT), ("text", "Thought."), ("end", "done")]
+
+
+async def sdk_switch(face: Sdk) -> Run:
+    face.server.push(*c.two_replies())
+    async with face.agent() as agent:
+        await face.run(agent.prompt("one"))
+        agent.set_model(c.SECOND_MODEL)
+        await face.run(agent.prompt("two"))
+    return face.result()
+
+
+async def sdk_thinking(face: Sdk) -> Run:
+    face.server.push(c.anthropic_stream(c.text("Thought."), model=c.PLAIN_MODEL))
+    async with face.agent(model=c.PLAIN_MODEL) as agent:
+        assert agent.set_thinking_level("high") == "off"
+        level = agent.thinking_level
+        await face.run(agent.prompt(THINK_PROMPT))
+    return face.result(level=level)
+
+
+def thinking_sent(bodies: list[Any]) -> list[Any]:
+    """What each request asked of the model's thinking (Anthropic's ``thinking``, a budget or effort)."""
+    return [(b.get("thinking"), b.get("output_config")) for b in bodies]
+
+
+@pytest.mark.parametrize("name", ["sdk", "json", "rpc", "acp"])
+async def test_switch_model(name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path) -> None:
+    ref = await sdk_switch(reference)
+    folder = tmp_path / "face"
+    if name == "sdk":
+        run = await sdk_switch(Sdk(server, folder))
+    elif name == "json":
+        face = Json(server, folder)
+        server.push(*c.two_replies())
+        face.run("one")
+        face.run("two", "--model", c.SECOND_MODEL)
+        run = face.result()
+    elif name == "rpc":
+        rpc = Rpc(server, folder)
+        server.push(*c.two_replies())
+        try:
+            rpc.open()
+            rpc.prompt("one")
+            model = rpc.ok({"type": "set_model", "provider": "anthropic", "modelId": c.SECOND_MODEL})
+            assert model["id"] == c.SECOND_MODEL
+            rpc.prompt("two")
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, folder)
+        server.push(*c.two_replies())
+        async with acp.session("--permissions", "auto") as (conn, sid):
+            await acp.prompt(conn, sid, "one")
+            await conn.set_config_option(
+                config_id="model", session_id=sid, value=f"anthropic/{c.SECOND_MODEL}"
+            )
+            await acp.prompt(conn, sid, "two")
+        run = acp.result()
+    check(name, run, ref, SWITCH_EVENTS)
+    assert [b["model"] for b in run.bodies()] == [c.FIRST_MODEL, c.SECOND_MODEL]
+    assert run.bodies() == ref.bodies()
+
+
+@pytest.mark.parametrize("name", ["sdk", "json", "rpc", "acp"])
+async def test_an_impossible_thinking_level_ends_as_off(
+    name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path
+) -> None:
+    ref = await sdk_thinking(reference)
+    assert ref.extra["level"] == "off"
+    folder = tmp_path / "face"
+    reply = c.anthropic_stream(c.text("Thought."), model=c.PLAIN_MODEL)
+    if name == "sdk":
+        run = await sdk_thinking(Sdk(server, folder))
+        level = run.extra["level"]
+    elif name == "json":
+        face = Json(server, folder)
+        server.push(reply)
+        face.run(THINK_PROMPT, "--model", c.PLAIN_MODEL, "--thinking", "high")
+        run = face.result()
+        level = "off" if thinking_sent(run.bodies()) == [(None, None)] else "sent"
+    elif name == "rpc":
+        rpc = Rpc(server, folder)
+        server.push(reply)
+        try:
+            rpc.open("--model", c.PLAIN_MODEL)
+            rpc.ok({"type": "set_thinking_level", "level": "high"})
+            assert rpc.client is not None
+            changed = [r["level"] for r in rpc.client.records if r["type"] == "thinking_level_changed"]
+            assert set(changed) <= {"off"}  # sent when the level changed: off stays off
+            level = rpc.ok({"type": "get_state"})["thinkingLevel"]
+            rpc.prompt(THINK_PROMPT)
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, folder)
+        server.push(reply)
+        async with acp.session("--permissions", "auto", "--model", c.PLAIN_MODEL) as (conn, sid):
+            options = await conn.set_config_option(config_id="thinking", session_id=sid, value="high")
+            (thinking,) = [o for o in options.config_options if o.id == "thinking"]
+            level = thinking.current_value
+            await acp.prompt(conn, sid, THINK_PROMPT)
+        run = acp.result()
+    assert level == "off"
+    check(name, run, ref, THINK_EVENTS)
+    assert thinking_sent(run.bodies()) == thinking_sent(ref.bodies()) == [(None, None)]
+    assert run.bodies() == ref.bodies()
