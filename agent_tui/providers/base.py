@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import importlib
 import json
 import os
@@ -87,6 +86,8 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # an HTTP date is rare: the app's first frame does not wait for email's modules
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
