@@ -147,6 +147,13 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
     return BuiltInThread(build, choice.echo)
 
 
+def preload_agent() -> None:
+    """The session core's modules and tools (0.25 s of imports), for a thread after the first frame:
+    the first send's build (:class:`BuiltInThread`) then has only the agent to make."""
+    importlib.import_module("agent_tui.agent.agent_session")
+    importlib.import_module("agent_tui.agent.tools.builtin")
+
+
 def warm(agent: Any) -> None:
     """What the first turn would do on the event loop, done now (in the build's thread): the entry
     models (pydantic builds their validators), the provider's SDK client (importing the SDK, its

@@ -67,6 +67,7 @@ from agent_tui.tui.agent_bridge import (
     default_agent_factory,
     load_agent_config,
     model_problem,
+    preload_agent,
     start_eager_servers,
 )
 from agent_tui.tui.agent_events import show_events, show_notice
@@ -355,6 +356,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         importlib.import_module("agent_tui.store.entries")
         if provider is not None:
             preload_sdk(provider)
+            preload_agent()  # the session core's modules, which the first send builds in a thread
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker runs with ``exit_on_error=False``: its failure is shown here, not lost."""
