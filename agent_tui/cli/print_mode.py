@@ -65,7 +65,7 @@ from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.store.errors import StoreError
 from agent_tui.store.redact import StreamRedactor, redact_text
-from agent_tui.terminal_text import cut, for_terminal, visible, visible_line
+from agent_tui.terminal_text import cut, for_terminal, visible_line, visible_strict
 
 EXIT_ERROR = 1
 EXIT_ABORTED = 130
@@ -100,7 +100,8 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
         key = "pattern"
     detail = str(arguments.get(key, "")) if key else ""
     detail = cut(" ".join(detail.split()), 120, "...")
-    return _redact(f"{name} {detail}".rstrip())
+    # strict: a character a terminal draws wider than it is measured cannot hide the command's tail
+    return visible_strict(_redact(f"{name} {detail}".rstrip()))
 
 
 async def stream_turn(
@@ -257,8 +258,8 @@ def ask_text(request: PermissionRequest) -> str:
     """The question, with the whole call: on its line when the call is one line, else every
     line under it, each marked so none can pass for the question. Controls are shown as
     escapes, so nothing in the command can move the cursor or rewrite the question."""
-    tool, reason = visible_line(request.tool), visible_line(request.reason)
-    call = visible(request.details(), exact=True)
+    tool, reason = visible_line(request.tool, strict=True), visible_line(request.reason)
+    call = visible_strict(request.details(), exact=True)
     choices = "[y] once, [a] for this session, [n] deny: "
     if "\n" not in call:
         return f"agent-tui: allow {tool} {call} ({reason})? {choices}"

@@ -45,12 +45,13 @@ def content_text(content: Any, sep: str = "\n\n", *, image: str | None = None, c
 
 def args_summary(args: Any, width: int = 60) -> str:
     """A tool call's arguments on one line: ``path="src/a.py", limit=20``, each value cut to 40
-    characters, the whole to ``width`` (terminal controls made visible)."""
+    characters, the whole to ``width`` (strict: controls and every character a terminal may draw
+    wider or narrower than Rich measures made visible, so nothing hides the rest of a command)."""
     if isinstance(args, dict):
         text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:40]}" for k, v in args.items())
     else:
         text = str(args)
-    return clip(" ".join(text.split()), width)
+    return clip(" ".join(text.split()), width, strict=True)
 
 
 def edit_diff(args: Any) -> str | None:

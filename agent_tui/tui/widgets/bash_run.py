@@ -30,7 +30,7 @@ class BashRun(Vertical):
 
     def compose(self) -> ComposeResult:
         note = " · not sent to the model" if self.excluded else ""
-        line = f"$ {visible_line(self.command)}  (running, Esc cancels){note}"
+        line = f"$ {visible_line(self.command, strict=True)}  (running, Esc cancels){note}"
         yield Static(Text(line, no_wrap=True), markup=False)
         yield Log(max_lines=MAX_LINES, auto_scroll=True)
 

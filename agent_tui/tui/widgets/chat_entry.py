@@ -336,11 +336,11 @@ class ChatEntry(Vertical):
             name = message.get("toolName", "tool")
             mark = "✗" if message.get("isError") else "↳"
             head = next((ln.strip() for ln in text[:4000].splitlines() if ln.strip()), "(no output)")
-            title = lead(f"{mark} {name}: {head[:70]}")
+            title = lead(f"{mark} {visible_line(f'{name}: {head[:70]}', strict=True)}")
             classes = "tool-output tool-error" if message.get("isError") else "tool-output"
             yield LazyCollapsible(lambda: text_widget(text), title=title, classes=classes)
         elif role == "bashExecution":
-            title = f"$ {str(message.get('command', ''))[:200]}"
+            title = f"$ {visible_line(str(message.get('command', ''))[:200], strict=True)}"
             if message.get("cancelled"):
                 title += "  (cancelled)"
             elif message.get("exitCode") not in (None, 0):
@@ -382,7 +382,7 @@ class ChatEntry(Vertical):
 def tool_call_widget(block: dict[str, Any]) -> Widget:
     name = str(block.get("name", "tool"))
     args = block.get("arguments")
-    title = f"→ {visible_line(name)}({args_summary(args)})"
+    title = f"→ {visible_line(name, strict=True)}({args_summary(args)})"
     if name.lower() in EDIT_TOOLS and (diff := edit_diff(args)) is not None:
         diff = visible(diff)
         return Collapsible(
@@ -427,7 +427,7 @@ def _note(entry: Entry) -> str:
         origin = data.get("fromId") if isinstance(data, dict) else None
         return lead(f"↪ continued from {entry.parent_id} (the previous leaf was {origin})")
     if is_permission(entry):
-        return lead(f"⚿ {first_line(entry, 200)}")
+        return lead(f"⚿ {visible_line(first_line(entry, 200), strict=True)}")
     kind = entry_type(entry.type)
     label = kind_info(kind).symbol if kind is not None else entry.type
     return f"{lead(label)}: {first_line(entry, 100)}"

@@ -166,7 +166,7 @@ class StreamingReply(Vertical):
             self.mount(line)
 
     def tool_started(self, call_id: str, name: str, arguments: Any) -> None:
-        self._calls[call_id] = f"→ {visible_line(name)}({args_summary(arguments)})"
+        self._calls[call_id] = f"→ {visible_line(name, strict=True)}({args_summary(arguments)})"
         text = Text(f"{self._calls[call_id]} running…")
         line = self._tools.get(call_id)
         if line is None:
