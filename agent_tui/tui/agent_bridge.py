@@ -181,6 +181,7 @@ class BuiltInThread:
         object.__setattr__(self, "_build", build)
         object.__setattr__(self, "_echo", echo)
         object.__setattr__(self, "_aborted", False)
+        object.__setattr__(self, "_starting", False)  # a run waits for the build or its first event
         object.__setattr__(self, "_future", None)
 
     def _started(self, again: bool = False) -> Future[Any]:
@@ -214,28 +215,40 @@ class BuiltInThread:
             raise AttributeError(f"the agent could not be built: {type(e).__name__}: {e}") from e
 
     def __getattr__(self, name: str) -> Any:
+        if name == "queue" and not self.ready:
+            # nothing can be queued before the agent exists: Esc during the build (which asks for
+            # the queue to hand its messages back) must not wait for it
+            return None
         return getattr(self.built, name)
+
+    @property
+    def ready(self) -> bool:
+        """Whether the agent is built (False while the build runs, or when it failed)."""
+        future: Future[Any] | None = self._future
+        return future is not None and future.done() and future.exception() is None
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self.built, name, value)
 
     def abort(self) -> None:
-        object.__setattr__(self, "_aborted", True)  # (a run that has not started yet: once it has)
-        future: Future[Any] | None = self._future
-        if future is not None and future.done() and future.exception() is None:
-            future.result().abort()
+        if self._starting:
+            object.__setattr__(self, "_aborted", True)  # the agent's run has not started: once it has
+        if self.ready:
+            self._future.result().abort()
 
     async def run(self, prompt: Any) -> AsyncIterator[AgentEvent]:
         echo = self._echo(prompt) if self._echo is not None and prompt is not None else None
+        object.__setattr__(self, "_starting", True)
         try:
             if echo is not None:
                 await echo.show()
                 await echo.painted()  # (a build under way takes the interpreter from the frame)
             agent = await asyncio.wrap_future(self._started(again=True))
             async for event in agent.run(prompt):
-                if self._aborted:
-                    object.__setattr__(self, "_aborted", False)
-                    agent.abort()  # Esc (or a hangup) while the agent was being built
+                if self._starting:
+                    object.__setattr__(self, "_starting", False)
+                    if self._aborted:
+                        agent.abort()  # Esc (or a hangup) while the agent was being built
                 if echo is not None and isinstance(event, EntryAppended) and event.role == "user":
                     await echo.clear()  # the chat shows the real one now
                     echo = None
@@ -243,6 +256,7 @@ class BuiltInThread:
                 if echo is not None and isinstance(event, EntryAppended):
                     await echo.show()  # an entry written before the prompt: the prompt stays last
         finally:
+            object.__setattr__(self, "_starting", False)
             object.__setattr__(self, "_aborted", False)
             if echo is not None:
                 await echo.clear()
