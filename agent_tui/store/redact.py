@@ -345,10 +345,16 @@ def _literals() -> list[tuple[str, str]]:
 
 def redact_text(text: str) -> tuple[str, list[str]]:
     """``text`` with every known secret replaced, and the kinds found."""
+    return _redact_text(text, frozenset())
+
+
+def _redact_text(text: str, also: frozenset[str], present: set[str] | None = None) -> tuple[str, list[str]]:
+    """:func:`redact_text`, running the patterns of the needles ``also`` as if the text held them
+    (``present``: the needles of a text ``text`` is the start of, when known)."""
     found: list[str] = []
     if len(text) < MIN_SECRET:
         return text, found
-    present = _needles_in(text.lower())
+    present = (_needles_in(text.lower()) if present is None else present) | also
     for kind, needles, pattern, group in _PATTERNS:
         if needles and present.isdisjoint(needles):
             continue
@@ -515,18 +521,12 @@ def _pem_body_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _line_end_open(text: str, end: int) -> bool:
-    """Does ``end`` end a line whose next line is not complete yet?"""
-    if text.startswith("\r\n", end):
-        end += 1
-    return text.startswith("\n", end) and text.find("\n", end + 1) < 0
-
-
-def _before_key_body(text: str, cut: int) -> int:
+def _before_key_body(text: str, cut: int, *, any_width: bool = False) -> int:
     """``cut``, or the start of the run of key-body lines that ends there (the END line, or more body
-    lines, may still come: the run is redacted whole)."""
+    lines, may still come: the run is redacted whole). A run is held when one of its lines is a full
+    one, or with ``any_width`` (a full line elsewhere in the text: next to an END line any run is)."""
     start = cut
-    full = False
+    full = any_width
     for _ in range(MAX_HELD_BODY_LINES):
         if start <= 0 or text[start - 1] != "\n":
             break
@@ -599,63 +599,302 @@ def redaction_enabled() -> bool:
     return os.environ.get("AGENT_TUI_REDACT", "on").strip().lower() not in ("off", "0", "false", "no")
 
 
-class StreamRedactor:
-    """Redacts text that arrives in pieces (a streamed reply, a command's output) before it is shown or saved.
+# -- streams -------------------------------------------------------------------------------------
 
-    ``feed`` returns what is safe to pass on: everything up to a cut that no
-    secret can straddle. A cut is the start of a line or, in a long line, a space
-    at least ``hold`` characters before the end; never inside a match, never
-    after the ``-----BEGIN`` of an unfinished private key block, never inside a run of key-body
-    lines (its END line may follow). ``flush`` returns
-    the rest. With redaction off, text passes through unchanged.
+#: What a stream keeps of the text it released, for the patterns to look back on (``password=``,
+#: ``Authorization: Bearer``, ``curl -u user:``, a ``.netrc`` entry over four lines, a PEM marker
+#: before key-body lines): the last lines, within this many characters.
+CONTEXT_LINES = 4
+CONTEXT_CHARS = 512
+#: A run without a word boundary (a hash, hex) longer than this is cut anyway, ``hold`` characters
+#: before its end (see :class:`StreamRedactor`).
+MAX_UNBROKEN = 4096
+#: An unfinished private key block is held until its END line up to this size: an 8192-bit RSA key
+#: in PEM is about 6.5 KB. Longer, its BEGIN line and key-body lines are redacted as a block whose
+#: END never came.
+MAX_KEY_BLOCK = 16384
+
+_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_BEGIN_SO_FAR = re.compile(r"-----BEGIN(?: [A-Z0-9 ]*-{0,4})?\Z")
+_ANY_FULL_BODY_LINE = re.compile(
+    r"(?m)^[ \t]*(?:\d+(?:→|\t))?[ \t]*[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?[ \t]*\r?$"
+)
+_BODY_LINE_SO_FAR = re.compile(r"[ \t]*(?:\d+(?:→|\t)?)?[ \t]*[A-Za-z0-9+/]{0,76}={0,2}[ \t]*\r?")
+_LAST_NON_WORD = re.compile(r"\W\w*\Z")
+_SPACE = re.compile(r"\s")
+_ASCII_SPACE = " \t\n\r\f\v"
+#: What would make a pattern's secret begin inside the text and run to its end, for the patterns a
+#: longer text can match where a shorter one did not yet (a closing ``@`` or ``"`` still to come, a
+#: value that may hold spaces, a JWT's next segment): (pattern ending at the end, the secret's group,
+#: the check of its ``name``). The other patterns match as soon as their secret begins.
+_UNDER_WAY: list[tuple[re.Pattern[str], int, re.Pattern[str] | None]] = [
+    (re.compile(r"(?i)(?:^|\x00)(?P<name>[A-Z0-9_]++)=(?!\[REDACTED)([^\x00\n]*)\Z"), 2, _NAME_IN),
+    (re.compile(r"://[^\s/:@\"'<>]{1,256}:(?!\$|\[REDACTED)([^\s/@\"'<>]{0,256})\Z"), 1, None),
+    (
+        re.compile(r"(?i)\"(?P<name>[A-Za-z0-9_.-]++)\"\s*:\s*\"(?!\[REDACTED)([^\"\s]*)\Z"),
+        2,
+        _NAME_ENDS,
+    ),
+    (
+        re.compile(
+            r"eyJ(?<!\weyJ)[A-Za-z0-9_-]*(?:\.(?:e(?:y(?:J[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?)?)?)?)?\Z"
+        ),
+        0,
+        None,
+    ),
+]
+#: How far before the run under way the context of those but the first may begin (``://``, a user
+#: of at most 256 characters and ``:``; a JSON key and the spaces after it).
+_UNDER_WAY_REACH = 600
+#: Commands whose secret is anywhere later on their line (``curl ... -u user:pass``): named again
+#: before the context when a long line's start is dropped from it.
+_LINE_COMMANDS = re.compile(
+    r"curl(?<!\wcurl)\b|\b(?i:mysql|mysqldump|mysqladmin|mysqlsh|mariadb|mariadb-dump)\b"
+)
+_NUL = frozenset({"\x00"})
+
+
+def _stream_spans(text: str, present: set[str]) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, may go on in the next lines) of every secret the patterns and literals find in
+    ``text`` (holding the needles ``present``): the secret alone, without the context before it that
+    its pattern needs."""
+    for kind, needles, pattern, group in _PATTERNS:
+        if needles and present.isdisjoint(needles):
+            continue
+        wraps = kind in _WRAPS
+        for m in _named_matches(pattern, text):
+            start, end = m.span(group)
+            yield start, end, wraps
+    for start, end in _pem_body_spans(text):
+        yield start, end, False
+    for value, _ in _literals():
+        start = text.find(value)
+        while start >= 0:
+            yield start, start + len(value), False
+            start = text.find(value, start + 1)
+
+
+class StreamRedactor:
+    """Redacts text that arrives in pieces (a streamed reply, its thinking, a tool call's arguments,
+    a command's output) before it is shown or saved.
+
+    ``feed`` returns at once what no secret can claim any more, redacted; it holds back only what
+    could still be (part of) a secret:
+
+    - the word being written (the run of text after the last whitespace): every secret the patterns
+      know but a private key block, a wrapped token and a NUL-separated value is one such run, so a
+      finished word is decided. A run longer than ``hold`` (a JSON tool argument, a base64 blob) is
+      released up to ``hold`` characters before its end, at a word boundary, unless a secret already
+      runs to its end (``sk-ant-...``, ``Bearer ...``: every pattern that needs no closing character
+      matches before ``hold`` characters and goes on as long as its characters do) or may still be
+      under way (``_UNDER_WAY``: ``://user:...`` before its ``@``, a JSON ``"x_key": "...`` before
+      its closing quote, a NUL-separated value, a JWT's segments). ``hold`` (at least 128) is longer
+      than the unfinished start of any secret with a bounded length (a SendGrid key is at most 99
+      characters). A run with no boundary in it is held up to :data:`MAX_UNBROKEN` characters;
+    - a secret that reaches the end of the text (it may go on), or the end of its line when it may
+      wrap onto the next (a token cut by a terminal);
+    - an unfinished private key block, from its ``-----BEGIN`` (or what may become one), up to
+      :data:`MAX_KEY_BLOCK`; a run of key-body lines while the line after it is not complete;
+    - the start of a literal secret (a configured key, a secret environment value) at the end.
+
+    What was released stays as context (the last :data:`CONTEXT_LINES` lines, at most
+    :data:`CONTEXT_CHARS` characters) and the part released is cut from the redaction of context and
+    part together, so ``password=`` or ``Authorization: Bearer`` already shown still make the
+    secret after them found. Fed any way, the output is ``redact_text`` of the whole text, but for
+    context a line longer than :data:`CONTEXT_CHARS` dropped (a ``curl`` or ``mysql`` word is kept,
+    ``^`` at a dropped start may match once more), a run cut after :data:`MAX_UNBROKEN`, a key block
+    longer than :data:`MAX_KEY_BLOCK`, and a text starting ``NAME=value``: redacted there as a
+    NUL-separated variable even when no NUL follows. ``flush`` returns the rest. With redaction off,
+    text passes through unchanged.
     """
 
     def __init__(self, enabled: bool | None = None, hold: int = 256) -> None:
         self.enabled = redaction_enabled() if enabled is None else enabled
-        self.hold = max(hold, MIN_HOLD)  # longer than any secret with the words before it a pattern needs
+        self.hold = max(hold, MIN_HOLD)
         self._pending = ""
+        self._context = ""  # released, kept (as it came) for the patterns to look back on
+        self._prefix = ""  # stands for what was dropped before the context ("": the text's start)
+        self._context_out = ""  # redact(prefix + context)
+        #: Releases whose redaction reached back into text already released (none expected): what
+        #: was shown stays, the rest of the redaction follows.
+        self.mismatches = 0
+        self._present: set[str] = set()  # the needles of the text _safe_cut saw last
 
     def feed(self, text: str) -> str:
         if not self.enabled:
             return text
         self._pending += text
-        cut = self._safe_cut()
-        if cut <= 0:
+        if not text:
             return ""
-        out, self._pending = self._pending[:cut], self._pending[cut:]
-        return redact_text(out)[0]
+        window = self._prefix + self._context + self._pending
+        base = len(window) - len(self._pending)
+        cut = self._safe_cut(window, base)
+        return self._release(window, cut - base) if cut > base else ""
 
     def flush(self) -> str:
-        out, self._pending = self._pending, ""
-        return redact_text(out)[0] if self.enabled and out else out
+        if not self.enabled or not self._pending:
+            out, self._pending = self._pending, ""
+            return out
+        window = self._prefix + self._context + self._pending
+        return self._release(window, len(self._pending))
 
-    def _safe_cut(self) -> int:
-        buf = self._pending
-        limit = len(buf)
-        begin = buf.rfind("-----BEGIN")
-        if begin >= 0:
-            header_end = buf.find("-----", begin + 10)
-            header = buf[begin:header_end] if header_end >= 0 else None
-            if header is None or ("PRIVATE KEY" in header and not _PRIVATE_KEY.match(buf, begin)):
-                limit = begin  # a private key block (or what may become one) still arriving: hold it all
-        cut = buf.rfind("\n", 0, limit) + 1  # after the last complete line
-        far = min(limit, len(buf) - self.hold)
-        if far > cut:  # a long line: a space far enough from the end that no secret can straddle it
-            cut = max(cut, buf.rfind(" ", 0, far) + 1, buf.rfind("\t", 0, far) + 1)
-        cut = _before_key_body(buf, cut)
-        if cut <= 0:
-            return 0
-        spans = secret_spans(buf)
-        # a secret that ends its line may go on in the next one (a wrapped key): hold it until that
-        # line is complete
-        spans += [(start, len(buf) + 1) for start, end in spans if _line_end_open(buf, end)]
+    def _also(self) -> frozenset[str]:
+        # at the text's start ``^NAME=value`` is a NUL-separated variable's (what /proc/PID/environ
+        # starts with) whether or not a NUL comes later
+        return _NUL if not self._prefix else frozenset()
+
+    def _release(self, window: str, n: int) -> str:
+        head = len(window) - len(self._pending) + n
+        out_full = _redact_text(window[:head], self._also(), self._present)[0]
+        before = self._context_out
+        if out_full.startswith(before):
+            out = out_full[len(before) :]
+        else:
+            self.mismatches += 1
+            same = next((i for i, (a, b) in enumerate(zip(before, out_full, strict=False)) if a != b), 0)
+            out = out_full[same:]
+        self._context += self._pending[:n]
+        self._pending = self._pending[n:]
+        self._context_out = out_full
+        if self._trim():
+            self._context_out = _redact_text(self._prefix + self._context, self._also())[0]
+        return out
+
+    def _trim(self) -> bool:
+        """Drop released text the patterns no longer need to look back on (when the context is
+        twice what is kept: the cost of a feed stays bounded), never in the middle of a secret (what
+        is left of it could read as something else)."""
+        ctx = self._context
+        if len(ctx) <= 2 * CONTEXT_CHARS and ctx.count("\n") <= 2 * CONTEXT_LINES:
+            return False
+        keep = -1
+        at = len(ctx)
+        for _ in range(CONTEXT_LINES + 1):  # the line under way and the complete ones before it
+            nl = ctx.rfind("\n", 0, at)
+            if nl < 0 or len(ctx) - nl - 1 > CONTEXT_CHARS:
+                break
+            keep, at = nl + 1, nl
+        if keep >= 0:
+            prefix = "\n"
+        else:  # the line under way alone is longer: keep its end, from a whitespace character
+            line_start = ctx.rfind("\n") + 1
+            keep = len(ctx) - CONTEXT_CHARS
+            space = _SPACE.search(ctx, keep)
+            if space is not None:
+                keep = space.start()
+            words = dict.fromkeys(m.group() for m in _LINE_COMMANDS.finditer(ctx, line_start, keep))
+            if line_start == 0 and self._prefix.startswith("\x01"):
+                words = {**dict.fromkeys(self._prefix[1:].split()), **words}
+            prefix = "\x01" + "".join(f"{w} " for w in words)
+        shift = len(self._prefix)
+        spans = [
+            (a - shift, b - shift)
+            for a, b, _ in _stream_spans(
+                self._prefix + ctx, _needles_in((self._prefix + ctx).lower()) | self._also()
+            )
+        ]
         moved = True
-        while moved and cut > 0:
+        while moved:
             moved = False
-            for start, end in spans:
-                if start < cut < end:
+            for start, stop in spans:
+                if start < keep < stop:
+                    keep, moved = stop, True
+        if keep <= 0:
+            return False
+        if ctx[keep - 1] != "\n" and prefix == "\n":
+            prefix = "\x01"
+        self._prefix = prefix
+        self._context = ctx[keep:]
+        return True
+
+    def _safe_cut(self, text: str, base: int) -> int:
+        """Where the text that may still be claimed by a secret begins (at least ``base``)."""
+        end = len(text)
+        self._present = _needles_in(text.lower()) | self._also()
+        word = max(text.rfind(c) for c in _ASCII_SPACE) + 1  # what Unicode spaces break off is held too
+        cut = word if end - word <= self.hold else self._cut_in_run(text, max(word, base), end)
+        if cut <= base:
+            return base
+        cut = min(cut, self._key_block(text, base))
+        last_line = text.rfind("\n") + 1
+        run = _before_key_body(text, last_line, any_width=True)
+        # body-like lines before the line under way: held while they may be a key's (that line may
+        # be a full body line, or an END line when the run or the context has a full one)
+        if run < last_line and (
+            _BODY_LINE_SO_FAR.fullmatch(text, last_line) is not None
+            or _before_key_body(text, last_line) < last_line
+            or _ANY_FULL_BODY_LINE.search(text) is not None
+        ):
+            cut = min(cut, run)
+        for value, _ in _literals():  # a literal secret's start at the end
+            at = text.find(value[0], max(base, end - len(value) + 1))
+            while at >= 0:
+                if value.startswith(text[at:]):
+                    cut = min(cut, at)
+                    break
+                at = text.find(value[0], at + 1)
+        # secrets under way: from a run longer than ``hold`` (a shorter one is held whole), but
+        # a NUL-separated value, which may hold spaces
+        for n, (pattern, group, check) in enumerate(_UNDER_WAY if end - word > self.hold else _UNDER_WAY[:1]):
+            if n == 0 and "\x00" not in self._present:
+                continue
+            m = pattern.search(text, last_line if n == 0 else max(0, word - _UNDER_WAY_REACH))
+            while m is not None and check is not None and check.search(m.group("name")) is None:
+                m = pattern.search(text, m.start() + 1)
+            if m is not None:
+                cut = min(cut, m.start(group))
+        line = text.rfind("\n", 0, cut) + 1
+        if (
+            line < cut
+            and _BODY_LINE.fullmatch(text, line, cut) is not None
+            and _before_key_body(text, line, any_width=True) < line
+            and _ANY_FULL_BODY_LINE.search(text, 0, cut) is not None
+        ):
+            cut = line  # cut there, the start of the line would read as a whole key-body line
+        if cut <= base:
+            return base
+        spans: list[tuple[int, int]] = []
+        for start, stop, wraps in _stream_spans(text, self._present):
+            if stop >= end or (wraps and text[stop:] in ("\n", "\r", "\r\n")):
+                cut = min(cut, start)  # it may go on
+            spans.append((start, stop))
+        moved = True
+        while moved and cut > base:
+            moved = False
+            for start, stop in spans:
+                if start < cut < stop:
                     cut, moved = start, True
-        return cut
+        return max(cut, base)
+
+    def _cut_in_run(self, text: str, start: int, end: int) -> int:
+        """In a run without whitespace from ``start``: a word boundary ``hold`` characters or more
+        before its end (no pattern's ``\\b`` reads differently there than at the end of the text),
+        else ``start``; a run longer than :data:`MAX_UNBROKEN` is cut there anyway."""
+        far = end - self.hold
+        m = _LAST_NON_WORD.search(text, start, far + 1)
+        if m is not None:
+            q = m.start()
+            cut = q + 1 if q < far else q
+            if cut > start:
+                return cut
+        return far if end - start > MAX_UNBROKEN else start
+
+    def _key_block(self, text: str, base: int) -> int:
+        """The ``-----BEGIN`` of an unfinished private key block (or of what may become one)."""
+        at = base
+        while (i := text.find("-----BEGIN", at)) >= 0:
+            if _KEY_BEGIN_SO_FAR.match(text, i):
+                return i
+            header = _KEY_BEGIN.match(text, i)
+            if header is not None:
+                block = _PRIVATE_KEY.match(text, i) if "-----END" in text[header.end() :] else None
+                if block is not None:
+                    at = block.end()
+                    continue
+                if len(text) - i <= MAX_KEY_BLOCK:
+                    return i
+            at = i + 10
+        return len(text)
 
 
 __all__ = [
