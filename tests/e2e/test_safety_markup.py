@@ -27,6 +27,7 @@ from agent_tui.store.session import Session
 from agent_tui.tui.app import AgentTuiApp
 from agent_tui.tui.crash import CRASH_FILE, OneLineCrash
 from agent_tui.tui.launch import exit_status
+from agent_tui.tui.screens.dialog import SETTLE
 from agent_tui.tui.screens.permission import PermissionScreen
 from agent_tui.tui.screens.session_picker import SessionPicker
 from tests.support.poisoned import write_poisoned
@@ -237,7 +238,9 @@ async def test_the_dialog_shows_every_line_and_control_characters(tmp_path: Path
         await pilot.pause(0.1)
         assert box.scroll_y > 0
         assert "Allow once" in terminal_bytes(app)
-        await pilot.press("a")
+        await pilot.press("up")  # for the session: the arrows, then Enter once the highlight settled
+        await pilot.pause(SETTLE + 0.1)
+        await pilot.press("enter")
         assert await task == "allow-session"
 
 

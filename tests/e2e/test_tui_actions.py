@@ -784,6 +784,7 @@ async def test_a_gated_tool_call_asks_in_a_modal(tmp_path: Path) -> None:
     import asyncio
 
     from agent_tui.agent.permissions import Permissions
+    from agent_tui.tui.screens.dialog import SETTLE
     from agent_tui.tui.screens.permission import PermissionScreen
 
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
@@ -794,14 +795,17 @@ async def test_a_gated_tool_call_asks_in_a_modal(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
         assert app.screen.shown_call == "rm -rf build"  # type: ignore[attr-defined]
         await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
-        await pilot.press("up", "enter")  # the cursor starts on deny
+        await pilot.press("up")  # the cursor starts on deny
+        await pilot.pause(SETTLE + 0.1)  # for the session: a choice the highlight has settled on
+        await pilot.press("enter")
         assert await answer == "allow-session"
         enter = asyncio.create_task(app.approve(request))
         await wait_for(
             pilot, lambda: isinstance(app.screen, PermissionScreen), "the question, answered by Enter"
         )
+        await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
         await pilot.press("enter")
-        assert await enter == "deny"  # a reflexive Enter runs nothing
+        assert await enter == "deny"  # Deny is highlighted: an Enter runs nothing
         again = asyncio.create_task(app.approve(request))
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question again")
         await pilot.press("escape")

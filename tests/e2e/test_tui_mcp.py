@@ -17,6 +17,7 @@ from agent_tui.agent.mcp.config import ServerSpec
 from agent_tui.agent.mcp.manager import McpManager
 from agent_tui.tui.agent_bridge import make_extensions
 from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.dialog import SETTLE
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.trust import ask_trust
 from tests.support.fake_model_server import FakeModelServer
@@ -82,7 +83,11 @@ async def test_the_trust_question_answers_yes_no_or_not_now(tmp_path: Path) -> N
             assert isinstance(screen, ChoiceScreen)
             title = screen.title_text
             assert ".mcp.json: MCP servers" in title and "Trust this folder?\n  /some/folder" in title
-            await pilot.press(*keys)
+            question: ChoiceScreen = screen
+            await wait_for(pilot, lambda: question.answerable, "the question on screen long enough")  # noqa: B023
+            for key in keys:
+                await pilot.press(key)
+                await pilot.pause(SETTLE + 0.1)  # "yes" starts programs: a highlight settled on it
             await worker.wait()
             answers.append(worker.result)
         assert answers == [False, True, None]

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Label, OptionList
 
 from agent_tui.agent.permissions import Permissions
-from agent_tui.tui.screens.permission import ANSWER_GRACE, PermissionScreen
+from agent_tui.tui.screens.permission import ANSWER_GRACE, TYPING_GAP, PermissionScreen
 from tests.support.dialogs import LONG_COMMAND
 from tests.support.pilot import wait_for
 from tests.support.screen_text import assert_on_screen, assert_whole
@@ -94,7 +94,8 @@ async def _question(pilot: Pilot[None], clock: _Clock, answers: list[str | None]
 
 async def test_an_allow_key_typed_as_the_question_appears_is_not_an_answer(tmp_path: Path) -> None:
     """Typing a message while the agent works ("yes, and..."), the question can appear under the
-    fingers: a y or an a in its first moments must not run the command; deny still answers at once."""
+    fingers: a y or an a in its first moments must not run the command (they are typing: text for
+    the composer, and the typing goes on until a pause); Escape still denies at once."""
     app = make_app(tmp_path, sample_session(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -105,9 +106,13 @@ async def test_an_allow_key_typed_as_the_question_appears_is_not_an_answer(tmp_p
         await pilot.press("up", "up", "enter")  # allow once chosen with the arrows: too soon as well
         await pilot.pause()
         assert answers == [] and isinstance(app.screen, PermissionScreen)
-        clock.now += ANSWER_GRACE  # the question has been on screen long enough to be read
+        clock.now += ANSWER_GRACE  # long enough on screen, but the keys before were typing
+        await pilot.press("y")
+        await pilot.pause()
+        assert answers == [] and isinstance(app.screen, PermissionScreen)
+        clock.now += TYPING_GAP  # a pause: the next key is an answer
         await pilot.press("y")
         await wait_for(pilot, lambda: answers == ["allow-once"], "allowed once")
         await _question(pilot, clock, answers)
-        await pilot.press("n")  # deny is never held back
+        await pilot.press("escape")  # deny is never held back
         await wait_for(pilot, lambda: answers == ["allow-once", "deny"], "denied")

@@ -11,7 +11,7 @@ import pytest
 from textual.app import App
 
 from agent_tui.agent.permissions import Permissions
-from agent_tui.tui.screens import permission
+from agent_tui.tui.screens import dialog
 from agent_tui.tui.screens.permission import ALLOW_ONCE, DENY, PermissionScreen
 from tests.support.clock import ManualClock
 from tests.support.pilot import wait_for
@@ -53,7 +53,7 @@ async def test_letters_typed_on_are_text_and_a_key_after_a_pause_answers() -> No
 async def test_in_the_app_the_letters_go_on_into_the_composer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(permission, "TYPING_GAP", 60.0, raising=False)  # every key of the test is "typing on"
+    monkeypatch.setattr(dialog, "TYPING_GAP", 60.0)  # every key of the test is "typing on"
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

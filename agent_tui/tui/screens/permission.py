@@ -1,16 +1,19 @@
-"""The tool-permission question: the whole call, then allow once (y), for this session (a) or deny (n).
+"""The tool-permission question: the whole call, then allow once (y), for this session (the arrows,
+then Enter) or deny (n).
 
 What the model asks to run is shown whole: every line of the command, wrapped,
-in a box that scrolls when it is long, with control characters and bidi
-overrides made visible (``terminal_text.visible``, exact: a carriage return is
-shown too). Nothing of it is ever markup. Deny is highlighted, so an Enter on a
-reflex runs nothing; Escape denies. The question can appear while the user is typing (a
-message queued while the agent works: "yes, and..."): for :data:`ANSWER_GRACE` after it is
-shown, an allow (y, a, or one chosen with the arrows) is not taken; deny always is. And while
-the user is typing (a printable key less than :data:`TYPING_GAP` after the one before, in the
-composer or here), a letter is text, not an answer: it goes on into the composer, as does any
-printable key that is no answer ("also check the logs please" typed as the question appeared
-allowed the command for the session on the "a" of "please", and lost the words).
+in a box that scrolls when it is long, with control characters, bidi
+overrides and every character whose width Rich and a terminal may not agree on made
+visible (``terminal_text.visible_strict``, exact: a carriage return is shown too). Nothing of it is ever markup. Deny is highlighted, so an Enter on a
+reflex runs nothing; Escape denies. The question is a :class:`~dialog.Question`: it can appear
+while the user is typing (a message queued while the agent works: "yes, and..."), so for
+:data:`~dialog.ANSWER_GRACE` after it is shown no key answers, and while the user is typing (a key
+less than :data:`~dialog.TYPING_GAP` after the one before, in the composer or here) a letter is
+text, not an answer: it goes on into the composer, as does any printable key that is no answer
+("also check the logs please" typed as the question appeared allowed the command for the session
+on the "a" of "please", and lost the words). Allowing for the session has no letter: it takes the
+arrows and an Enter once the highlight has settled on it (the "a" of "also run the tests
+afterwards", typed after a pause, allowed ``git clean -fdx`` for the session). Deny always answers.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -28,17 +31,15 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.projection.describe import plural
-from agent_tui.terminal_text import clip, visible, visible_line
-from agent_tui.tui.screens.dialog import Dialog
+from agent_tui.terminal_text import clip, visible_line, visible_strict
+from agent_tui.tui.screens.dialog import ANSWER_GRACE, TYPING_GAP, Question
 
 ALLOW_ONCE = "allow-once"
 ALLOW_SESSION = "allow-session"
 DENY = "deny"
-#: One-key answers, as print mode's terminal question takes them.
-KEYS = {"y": ALLOW_ONCE, "a": ALLOW_SESSION, "n": DENY}
+#: One-key answers (allowing for the session has none: it takes the arrows and Enter).
+KEYS = {"y": ALLOW_ONCE, "n": DENY}
 SCOPE_SHOWN = 160
-ANSWER_GRACE = 0.5  # seconds after the question appears during which an allow is not taken
-TYPING_GAP = 1.0  # a printable key this soon after the one before is typing, not an answer
 CALL_MIN = 3  # rows of the command's box (its border and one line) however small the terminal
 SIZE_ROWS = 1  # the "N lines, M characters" line
 CHOICES_BORDER = 2  # the choices' border, top and bottom
@@ -51,11 +52,13 @@ def answer_line(decision: str, tool: str, summary: str) -> str:
         ALLOW_SESSION: "allowed for this session",
         DENY: "denied",
     }.get(decision, decision)
-    return visible_line(f"{words}: {tool} {summary}".rstrip())
+    return visible_line(f"{words}: {tool} {summary}".rstrip(), strict=True)
 
 
-class PermissionScreen(Dialog[str | None]):
+class PermissionScreen(Question[str | None]):
     """Dismisses with ``allow-once``, ``allow-session`` or ``deny`` (None: closed without answer)."""
+
+    ANSWER_KEYS = frozenset(KEYS)
 
     DEFAULT_CSS = """
     PermissionScreen #permission-call {
@@ -68,7 +71,6 @@ class PermissionScreen(Dialog[str | None]):
 
     BINDINGS = [  # noqa: RUF012
         Binding("y", "answer('allow-once')", "Allow once", show=False),
-        Binding("a", "answer('allow-session')", "Allow for this session", show=False),
         Binding("n", "answer('deny')", "Deny", show=False),
         Binding("escape", "answer('deny')", "Deny", show=False),
         Binding("pageup", "scroll_call(-1)", show=False, priority=True),  # before the OptionList's
@@ -88,25 +90,23 @@ class PermissionScreen(Dialog[str | None]):
     ) -> None:
         """``typed_at``: when a key last reached the composer (``clock``'s time); ``on_text``
         takes the text typed here that is no answer (the composer's insert)."""
-        super().__init__()
+        super().__init__(clock=clock, typed_at=typed_at, on_text=on_text, deliberate={ALLOW_SESSION})
         self.tool = tool
         self.reason = reason
         self.details = details
         self.scope = scope
-        self.clock = clock
-        self._shown_at: float | None = None
-        self._typed_at = typed_at
-        self._on_text = on_text
 
     @property
     def title_text(self) -> str:
         """The question: ``Allow bash? It runs a shell command:`` (the reason is a verb phrase)."""
-        return f"Allow {visible_line(self.tool)}? It {visible_line(self.reason)}:"
+        return f"Allow {visible_line(self.tool, strict=True)}? It {visible_line(self.reason)}:"
 
     @property
     def shown_call(self) -> str:
-        """The call as the dialog shows it (for tests)."""
-        return visible(self.details, exact=True)
+        """The call as the dialog shows it: every character at the width the terminal draws it,
+        or an escape (``⟨U+3164⟩``: 45 Hangul fillers Rich measures as 0 cells and terminals
+        draw as 2 pushed ``; rm -f victim`` past the edge)."""
+        return visible_strict(self.details, exact=True)
 
     def compose(self) -> ComposeResult:
         call = self.shown_call
@@ -125,15 +125,15 @@ class PermissionScreen(Dialog[str | None]):
             if scope == f"bash:{self.details.strip()}":
                 session = "Allow for this session: this exact command"
             else:
-                session = f"Allow for this session: {clip(scope, SCOPE_SHOWN, one_line=True)}"
+                session = f"Allow for this session: {clip(scope, SCOPE_SHOWN, one_line=True, strict=True)}"
             yield OptionList(
                 Option(Text("y  Allow once"), id=ALLOW_ONCE),
-                Option(Text(f"a  {session}"), id=ALLOW_SESSION),
+                Option(Text(f"↑  {session}"), id=ALLOW_SESSION),
                 Option(Text("n  Deny (the model is told)"), id=DENY),
                 id="permission-choices",
             )
             yield Label(
-                Text("y once · a this session · n or Esc deny · PgUp/PgDn scroll the command"),
+                Text("y once · ↑ Enter this session · n or Esc deny · PgUp/PgDn scroll"),
                 classes="dialog-hint",
                 markup=False,
             )
@@ -142,7 +142,6 @@ class PermissionScreen(Dialog[str | None]):
         options = self.query_one(OptionList)
         options.highlighted = 2  # Deny: an Enter on a reflex must not run a command
         options.focus()
-        self._shown_at = self.clock()
         self.call_after_refresh(self._fit_call)
 
     def on_resize(self) -> None:
@@ -175,21 +174,6 @@ class PermissionScreen(Dialog[str | None]):
         room += (SIZE_ROWS if hide_size else 0) + (CHOICES_BORDER if flat else 0)
         box.styles.max_height = max(CALL_MIN, room)
 
-    def on_key(self, event: events.Key) -> None:
-        """A printable key typed as part of the user's typing, or that answers nothing, is text:
-        into the composer, and the question stays open."""
-        if not (event.is_printable and event.character):
-            return
-        now = self.clock()
-        typing = self._typed_at is not None and now - self._typed_at < TYPING_GAP
-        if event.key in KEYS and not typing:
-            return  # an answer: the binding takes it
-        self._typed_at = now
-        event.stop()
-        event.prevent_default()
-        if self._on_text is not None:
-            self._on_text(event.character)
-
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -197,11 +181,6 @@ class PermissionScreen(Dialog[str | None]):
 
     def action_answer(self, decision: str) -> None:
         self._answer(decision)
-
-    @property
-    def answerable(self) -> bool:
-        """Whether an allow is taken now (the question has been on screen :data:`ANSWER_GRACE`)."""
-        return self._shown_at is not None and self.clock() - self._shown_at >= ANSWER_GRACE
 
     def _answer(self, decision: str) -> None:
         """Dismiss with ``decision``, unless it allows and the question has only just appeared
@@ -214,3 +193,15 @@ class PermissionScreen(Dialog[str | None]):
     def action_scroll_call(self, pages: int) -> None:
         box = self.query_one("#permission-call", VerticalScroll)
         box.scroll_to(y=box.scroll_y + pages * max(1, box.size.height - 1), animate=False)
+
+
+__all__ = [
+    "ALLOW_ONCE",
+    "ALLOW_SESSION",
+    "ANSWER_GRACE",
+    "DENY",
+    "KEYS",
+    "TYPING_GAP",
+    "PermissionScreen",
+    "answer_line",
+]

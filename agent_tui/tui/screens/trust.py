@@ -3,10 +3,16 @@
 Asked at the folder's first turn when it has a ``.mcp.json``, ``.pi/mcp.json`` or
 ``.claude/settings*.json`` hooks and no answer is remembered; the answer (yes or no) is
 remembered per folder. Escape answers no for now, remembered nowhere (asked again next start).
+
+The question is guarded (:class:`~dialog.Question`): keys typed for the composer as it appears
+answer nothing ("hello⏎" then Up⏎ 250 ms later answered "Yes" and started the folder's servers),
+and "Yes" starts programs, so it takes the arrow and an Enter once the highlight has settled.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from agent_tui.terminal_text import visible_line
@@ -14,15 +20,23 @@ from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.dialog import ask
 
 
-async def ask_trust(app: Any, folder: str, resources: list[str]) -> bool | None:
+async def ask_trust(
+    app: Any, folder: str, resources: list[str], *, clock: Callable[[], float] = time.monotonic
+) -> bool | None:
     """Show the question; True / False (remembered), None when dismissed with Escape."""
     lines = "\n".join(f"  {visible_line(r)}" for r in resources)
     # The folder on a line of its own: a long path wraps there, not in the middle of the question.
     title = f"This folder has its own programs to run:\n{lines}\nTrust this folder?\n  {visible_line(folder)}"
+    composer = getattr(app, "composer", None)
     screen = ChoiceScreen(
         title,
         [("yes", "Yes: load them (remembered for this folder)"), ("no", "No: skip them (remembered)")],
         "no",
+        guarded=True,
+        clock=clock,
+        typed_at=getattr(composer, "typed_at", None),
+        on_text=getattr(composer, "insert", None),
+        deliberate={"yes"},
     )
     value = await ask(app, screen)
     return None if value is None else value == "yes"
