@@ -19,12 +19,16 @@ from agent_tui.providers.events import StopReason
 class TextDelta:
     text: str
     index: int = 0  # the content block's index within the assistant message
+    #: The timestamp (ms) the assistant message being streamed has (0: not said): a face that
+    #: announces the message at its first delta (pi's message_start) gives it this one.
+    timestamp: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta:
     text: str
     index: int = 0
+    timestamp: int = 0  # as TextDelta's
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,7 @@ class ToolCallStreaming:
     call_id: str
     name: str
     index: int = 0
+    timestamp: int = 0  # as TextDelta's
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,10 @@ class ToolCallDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
+    """A tool call is about to run: after its ``PreToolUse`` hooks, before the permission question
+    (if any), with the arguments it runs with (a hook's ``updatedInput`` included). A call refused
+    or failed before it ran gets one too, with the model's arguments, before its ``ToolFinished``."""
+
     call_id: str
     name: str
     arguments: dict[str, Any]

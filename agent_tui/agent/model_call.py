@@ -72,7 +72,8 @@ async def call_model(
             io.emit(Retrying(failure.attempt + 1, failure.delay, text, config.retry.max_retries))
 
     try:
-        result = await call.run(body, on_event=announcer(io.emit), on_failure=on_failure, guard=io.abortable)
+        on_event = announcer(io.emit, lambda: call.builder.timestamp if call.builder is not None else 0)
+        result = await call.run(body, on_event=on_event, on_failure=on_failure, guard=io.abortable)
     except Aborted:
         if call.waiting and failed:  # aborted in the pause before a retry
             return CallOutcome(failed[0][0], "aborted")
@@ -105,22 +106,22 @@ def describe(
     return text
 
 
-def announcer(emit: Emit) -> Callable[[pe.ProviderEvent], None]:
+def announcer(emit: Emit, timestamp: Callable[[], int] = lambda: 0) -> Callable[[pe.ProviderEvent], None]:
     """Text and thinking deltas as they stream, each tool call once its name is known, then its
-    argument fragments."""
+    argument fragments; ``timestamp`` gives the streamed message's (the attempt in flight's)."""
     announced: dict[int, str] = {}  # block index -> call id
 
     def on_event(event: pe.ProviderEvent) -> None:
         if isinstance(event, pe.TextDelta):
             if event.text:
-                emit(TextDelta(event.text, event.index))
+                emit(TextDelta(event.text, event.index, timestamp()))
         elif isinstance(event, pe.ThinkingDelta):
             if event.text:
-                emit(ThinkingDelta(event.text, event.index))
+                emit(ThinkingDelta(event.text, event.index, timestamp()))
         elif isinstance(event, pe.ToolCallDelta):
             if event.index not in announced and event.name:
                 announced[event.index] = event.id
-                emit(ToolCallStreaming(event.id, event.name, event.index))
+                emit(ToolCallStreaming(event.id, event.name, event.index, timestamp()))
             if event.index in announced and event.arguments_delta:
                 emit(ToolCallDelta(announced[event.index], event.index, event.arguments_delta))
 

@@ -107,9 +107,10 @@ class PiEventStream:
     def feed(self, event: AgentEvent) -> list[JSONObject]:
         out: list[JSONObject] = []
         if isinstance(event, TextDelta | ThinkingDelta):
-            self._delta(out, "text" if isinstance(event, TextDelta) else "thinking", event.index, event.text)
+            kind = "text" if isinstance(event, TextDelta) else "thinking"
+            self._delta(out, kind, event.index, event.text, event.timestamp)
         elif isinstance(event, ToolCallStreaming):
-            self._assistant_started(out)
+            self._assistant_started(out, event.timestamp)
             block = self._block(out, event.index, "toolCall", announce=False)
             if block is not None:
                 out.append(
@@ -253,13 +254,16 @@ class PiEventStream:
             "assistantMessageEvent": assistant_event,
         }
 
-    def _assistant_started(self, out: list[JSONObject]) -> None:
+    def _assistant_started(self, out: list[JSONObject], timestamp: int = 0) -> None:
+        """``message_start`` of the assistant message being streamed (at its first event, as pi's),
+        with the timestamp the message has (``timestamp``; 0: now)."""
         self._turn_started(out)
         if not self._streaming:
             self._streaming = True
             self._blocks = {}
             partial: JSONObject = {"role": "assistant", "content": [], **self.model()}
-            partial.update({"usage": Usage().to_json(), "stopReason": "pending", "timestamp": now_ms()})
+            stamp = timestamp or now_ms()
+            partial.update({"usage": Usage().to_json(), "stopReason": "pending", "timestamp": stamp})
             out.append({"type": "message_start", "message": partial})
 
     def _block(self, out: list[JSONObject], index: int, kind: str, *, announce: bool = True) -> _Block | None:
@@ -272,8 +276,8 @@ class PiEventStream:
             return block
         return block if block.kind == kind else None
 
-    def _delta(self, out: list[JSONObject], kind: str, index: int, text: str) -> None:
-        self._assistant_started(out)
+    def _delta(self, out: list[JSONObject], kind: str, index: int, text: str, timestamp: int = 0) -> None:
+        self._assistant_started(out, timestamp)
         block = self._block(out, index, kind)
         if block is None:
             return
@@ -285,7 +289,8 @@ class PiEventStream:
 
     def _assistant_ended(self, out: list[JSONObject], message: JSONObject) -> None:
         """Close every block with its authoritative content, then ``message_end``."""
-        self._assistant_started(out)
+        stamp = message.get("timestamp")
+        self._assistant_started(out, stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else 0)
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
         # The providers number blocks 0, 1, 2... and the message lists them in that order, so a

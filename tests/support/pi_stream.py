@@ -47,8 +47,9 @@ def check_stream(records: list[Record]) -> None:
     """Raise AssertionError unless ``records`` (session events only: no header, no responses) are in
     a valid order: runs open with agent_start and close with agent_end then agent_settled; turns
     nest in runs; messages in turns; message_update only inside an assistant message, delta-only,
-    and its deltas rebuild what ``*_end`` and ``message_end`` say; tool executions start before they
-    end, and their toolResult message comes after the end."""
+    and its deltas rebuild what ``*_end`` and ``message_end`` say, its ``message_start`` carries the
+    message's timestamp; tool executions start before they end, and their toolResult message comes
+    after the end."""
     in_agent = in_turn = False
     assistant: Record | None = None  # the assistant message being streamed: {index: text}
     blocks: dict[int, str] = {}
@@ -104,6 +105,10 @@ def check_stream(records: list[Record]) -> None:
             message = r["message"]
             if message["role"] == "assistant":
                 assert assistant is not None, where
+                # message_start announced the message with the timestamp it has (pi's partial does)
+                assert assistant["timestamp"] == message["timestamp"], (
+                    f"{where}: message_start at {assistant['timestamp']}, the message at {message['timestamp']}"
+                )
                 content = message["content"]
                 assert sorted(ended_blocks) == list(range(len(content))), where
                 for index, block in enumerate(content):
