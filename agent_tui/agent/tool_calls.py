@@ -81,8 +81,6 @@ async def run_tool_calls(
     started: list[tuple[JSONObject, asyncio.Task[ToolResult] | ToolResult]] = []
     try:
         for call in calls:
-            args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
-            io.emit(ToolStarted(str(call.get("id")), str(call.get("name")), dict(args or {})))
             item = await _start(call, stop_reason, by_name, setup, io, alone=len(calls) == 1)
             if isinstance(item, Deferred):
                 await io.append(deferred_calls.marker(call))
@@ -104,11 +102,21 @@ async def run_tool_calls(
 async def _start(
     call: JSONObject, stop_reason: str, by_name: dict[str, Tool], setup: ToolSetup, io: TurnIO, *, alone: bool
 ) -> asyncio.Task[ToolResult] | ToolResult | Deferred:
-    """The call prepared and permitted, then started; or its immediate (error) result; or deferred."""
+    """The call prepared and permitted, then started; or its immediate (error) result; or deferred.
+    ``ToolStarted`` comes once the ``PreToolUse`` hooks have had their say (before the permission
+    question), with the arguments the call runs with."""
+    raw = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+
+    def started(args: JSONObject | None) -> None:
+        io.emit(
+            ToolStarted(str(call.get("id")), str(call.get("name")), dict(raw or {}) if args is None else args)
+        )
+
     prepared = prepare_call(call, stop_reason, by_name, io.aborted)
     if isinstance(prepared, ToolResult):
+        started(None)
         return prepared
-    permitted = await permit(prepared, setup, io, alone=alone)
+    permitted = await permit(prepared, setup, io, alone=alone, started=started)
     if isinstance(permitted, (ToolResult, Deferred)):
         return permitted
     return asyncio.create_task(execute(permitted, setup, io))
@@ -135,24 +143,37 @@ def prepare_call(
 
 
 async def permit(
-    prepared: PreparedCall, setup: ToolSetup, io: TurnIO, *, alone: bool = True
+    prepared: PreparedCall,
+    setup: ToolSetup,
+    io: TurnIO,
+    *,
+    alone: bool = True,
+    started: Callable[[JSONObject | None], None] = lambda args: None,
 ) -> PreparedCall | ToolResult | Deferred:
     """The ``PreToolUse`` hooks (a refusal, new arguments, a vote, a deferral), then the permission
     policy with that vote, its decision recorded: the call with the guard it runs with, or its
     refusal. A deferral is handed back when the face can (:attr:`ToolSetup.defer`) and the call
-    is ``alone`` in its message; otherwise it is ignored with a warning, as Claude Code does."""
+    is ``alone`` in its message; otherwise it is ignored with a warning, as Claude Code does.
+    ``started`` is told, once the hooks are done and before the policy asks, the arguments a hook
+    replaced (None: the model's stand)."""
     vote: HookVote | None = None
     if setup.extensions is not None:
         gate = await loop_hooks.pre_tool(
             setup.extensions, prepared.tool, prepared.args, prepared.call_id, io.emit
         )
         if gate.refusal is not None:
+            started(None)
             return gate.refusal
         if gate.deferred:
+            started(None)
             if setup.defer and alone:
                 return DEFERRED
             loop_hooks.say([deferred_calls.ignored(prepared.tool.name, interactive=not setup.defer)], io.emit)
+        else:
+            started(dict(gate.args) if gate.args != prepared.args else None)
         prepared, vote = replace(prepared, args=gate.args, context=gate.context), gate.vote
+    else:
+        started(None)
     refusal, guard = await _check(prepared, vote, setup, io)
     if refusal is not None:
         return loop_hooks.with_context(ToolResult.text(refusal, is_error=True), prepared.context)
