@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_tui.cli.rpc_registry import LATER, NULL, CommandError, bool_field, command, text_field
 from agent_tui.projection import registry
-from agent_tui.projection.models import lookup, supported_thinking_levels
+from agent_tui.projection.models import lookup
 from agent_tui.projection.pricing import price_for
 from agent_tui.sdk import PiEventStream
 from agent_tui.store.record import JSONObject
@@ -30,8 +30,8 @@ def model_object(
     provider: str, model_id: str, api: str | None = None, base_url: str | None = None
 ) -> JSONObject:
     """pi's Model object: ``id``, ``name``, ``api``, ``provider``, ``baseUrl``, ``reasoning``,
-    ``input``, ``contextWindow``, ``maxTokens`` and, when the price is known, ``cost`` (dollars per
-    million tokens)."""
+    ``input``, ``cost`` (dollars per million tokens; pi's type requires it: all 0 for a model
+    without a price, as pi's own table has a local model), ``contextWindow``, ``maxTokens``."""
     info = lookup(model_id, provider)
     spec = registry.find(provider)
     data: JSONObject = {
@@ -42,6 +42,7 @@ def model_object(
         "baseUrl": base_url or (spec.default_base_url if spec is not None else None),
         "reasoning": info.reasoning,
         "input": ["text", "image"] if info.images else ["text"],
+        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0},
         "contextWindow": info.context_window,
         "maxTokens": info.max_output,
     }
@@ -55,6 +56,23 @@ def model_object(
             "cacheWrite": rates.cache_write,
         }
     return data
+
+
+def switch_model(server: RpcServer, model_id: str, provider: str | None) -> str:
+    """Switch to ``model_id`` (the core re-clamps the thinking level for it, as pi's ``setModel``
+    does); ``thinking_level_changed`` when the level the next call uses changed. The level now."""
+    agent = server.agent
+    before = agent.thinking_level
+    agent.set_model(model_id, provider)
+    return level_changed(server, before)
+
+
+def level_changed(server: RpcServer, before: str) -> str:
+    """pi's ``thinking_level_changed`` (the level as set, clamped), only when it changed."""
+    level = server.agent.thinking_level
+    if level != before:
+        server.lines.write({"type": "thinking_level_changed", "level": level})
+    return level
 
 
 def available(server: RpcServer) -> list[tuple[str, str]]:
@@ -97,30 +115,16 @@ async def _cycle_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     current = (agent.provider, agent.model)
     at = choices.index(current) if current in choices else -1
     provider, model_id = choices[(at + 1) % len(choices)]
-    agent.set_model(model_id, provider)
-    level = agent.thinking_level
-    levels = supported_thinking_levels(lookup(model_id, provider))
-    if level not in levels:  # pi clamps the level to what the new model supports
-        from agent_tui.projection.models import clamp_thinking_level
-
-        level = clamp_thinking_level(lookup(model_id, provider), level)
-        agent.set_thinking_level(level)
-        server.lines.write({"type": "thinking_level_changed", "level": level})
+    level = switch_model(server, model_id, provider)
     return {"model": server.model_object(), "thinkingLevel": level, "isScoped": scoped}
 
 
 @command("cycle_thinking_level")
 async def _cycle_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    agent = server.agent
-    info = lookup(agent.model, agent.provider)
-    if not info.reasoning:
+    before = server.agent.thinking_level
+    if server.agent.cycle_thinking_level() is None:  # the model has only "off": pi's null
         return NULL
-    levels = supported_thinking_levels(info)
-    current = agent.thinking_level
-    level = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
-    agent.set_thinking_level(level)
-    server.lines.write({"type": "thinking_level_changed", "level": level})
-    return {"level": level}
+    return {"level": level_changed(server, before)}
 
 
 @command("set_auto_compaction")
@@ -188,22 +192,25 @@ async def _set_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     provider = text_field(cmd, "provider", required=False)
     assert model is not None
     server.idle("set_model")
-    server.agent.set_model(model, provider)
+    switch_model(server, model, provider)
     return server.model_object()
 
 
 @command("set_thinking_level")
 async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    """pi's rule, the core's: the level clamped to the model's (a model without reasoning: "off"),
+    ``thinking_level_changed`` with the level as set when it changed; no data, as pi answers."""
     level = text_field(cmd, "level")
     assert level is not None
+    before = server.agent.thinking_level
     server.agent.set_thinking_level(level)
-    server.lines.write({"type": "thinking_level_changed", "level": level})
+    level_changed(server, before)
     return None
 
 
 @command("get_available_thinking_levels")
 async def _get_available_thinking_levels(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    return {"levels": supported_thinking_levels(lookup(server.agent.model))}
+    return {"levels": server.agent.thinking_levels()}
 
 
 @command("set_steering_mode")

@@ -38,28 +38,20 @@ async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
 
 @command("get_session_stats")
 async def _get_session_stats(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
-    from agent_tui.projection.pricing import session_usage
-
+    """pi's SessionStats from the core's :meth:`~agent_tui.agent.agent_session.AgentSession.stats`:
+    numbers everywhere (``cost`` 0 when no call has a price, as pi counts a local model)."""
     session = server.session
-    entries = session.store.index.entries
-    totals = session_usage(entries)
-    roles = [e.role for e in entries if e.type == "message"]
-    calls = sum(
-        1
-        for e in entries
-        if e.role == "assistant"
-        for b in (e.message or {}).get("content") or []
-        if isinstance(b, dict) and b.get("type") == "toolCall"
-    )
-    tokens, window = server.agent.loop.context_usage()
+    stats = server.agent.stats()
+    totals = stats.totals
+    window = stats.context_window
     return {
         "sessionFile": str(session.path),
         "sessionId": session.id,
-        "userMessages": roles.count("user"),
-        "assistantMessages": roles.count("assistant"),
-        "toolCalls": calls,
-        "toolResults": roles.count("toolResult"),
-        "totalMessages": len(roles),
+        "userMessages": stats.user_messages,
+        "assistantMessages": stats.assistant_messages,
+        "toolCalls": stats.tool_calls,
+        "toolResults": stats.tool_results,
+        "totalMessages": stats.total_messages,
         "tokens": {
             "input": totals.input,
             "output": totals.output,
@@ -67,11 +59,11 @@ async def _get_session_stats(server: RpcServer, cmd: JSONObject) -> JSONObject |
             "cacheWrite": totals.cache_write,
             "total": totals.tokens,
         },
-        "cost": totals.cost if totals.priced else None,
+        "cost": stats.cost,
         "contextUsage": {
-            "tokens": tokens,
+            "tokens": stats.context_tokens,
             "contextWindow": window,
-            "percent": round(100 * tokens / window, 1),
+            "percent": round(100 * stats.context_tokens / window, 1) if window > 0 else 0.0,
         },
     }
 
