@@ -4,9 +4,10 @@ The reply streams to stdout; tool activity, retries and the session path go to
 stderr as short lines. Tools run without asking unless ``--permissions`` says
 otherwise (``ask`` asks on the terminal, or refuses when stdin is not one;
 ``read-only`` refuses writes, edits and commands). Secrets are redacted from
-what is printed as from the session: the reply is held back a line at a time
-(see ``StreamRedactor``). Exit codes: 0 done, 1 error (one clear line on
-stderr), 130 aborted (Ctrl+C, SIGTERM, or SIGHUP when the terminal is closed).
+what is printed as from the session: of the reply only what may still be a
+secret waits, as a rule the word under way (see ``StreamRedactor``). Exit codes:
+0 done, 1 error (one clear line on stderr), 130 aborted (Ctrl+C, SIGTERM, or SIGHUP
+when the terminal is closed).
 
 ``AGENT_TUI_DEBUG_ACK=FILE`` appends the id of every entry to FILE once its
 write has returned (the crash tests use it to know which entries were

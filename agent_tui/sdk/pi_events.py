@@ -12,9 +12,9 @@ partial result, when the loop's ``tool_updates`` is on) / ``tool_execution_end``
 
 Messages are read back from the session once appended, so ``message_end`` carries exactly what the
 file holds (redacted as everything appended is). Streamed deltas are redacted as print mode's output
-is (:class:`~agent_tui.store.redact.StreamRedactor`, one per content block: a delta may be held back
-until its line ends, never dropped), and each ``*_end`` carries the block's authoritative content
-from the appended message.
+is (:class:`~agent_tui.store.redact.StreamRedactor`, one per content block: of a delta only what may
+still be a secret waits, as a rule the word under way; nothing is dropped), and each ``*_end``
+carries the block's authoritative content from the appended message.
 """
 
 from __future__ import annotations
