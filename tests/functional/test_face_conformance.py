@@ -44,7 +44,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,8 @@ from acp.schema import ToolCallProgress, ToolCallStart, ToolCallUpdate
 from agent_tui.agent.events import AgentEvent, ToolStarted
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import Decision, PermissionRequest
+from agent_tui.config import CompactionConfig
+from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.sdk import Agent, create_agent, open_session
 from tests.support import conformance as c
 from tests.support.acp_editor import AcpEnv, EditorClient
@@ -65,7 +67,12 @@ from tests.support.rpc_client import Record, RpcClient
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
 
-CONFIG = f'model = "{c.FIRST_MODEL}"\n\n[retry]\nbase_delay = 0.01\n'
+CONFIG = (
+    f'model = "{c.FIRST_MODEL}"\n\n[retry]\nbase_delay = 0.01\n\n'
+    "[compaction]\nkeep_recent_tokens = 5\nreserve_tokens = 1000\n"
+)
+#: The SDK's config: the fake server's, with CONFIG's compaction settings.
+COMPACTION = CompactionConfig(default=CompactionSettings(keep_recent_tokens=5, reserve_tokens=1000))
 Approve = Callable[[PermissionRequest], Awaitable[Decision]]
 
 
@@ -102,7 +109,7 @@ def check(face_name: str, face: Run, reference: Run, expected: list[c.Item]) -> 
     kinds = c.FACE_KINDS[face_name]
     assert c.restrict(reference.events, c.FACE_KINDS["sdk"]) == c.restrict(expected, c.FACE_KINDS["sdk"])
     got = c.restrict(face.events, kinds)
-    assert got == c.restrict(expected, kinds), f"{face_name}'s events: {got}"
+    assert got == c.restrict(expected, kinds), f"{face_name}'s events: {got}"[:3000]
     same_session(face, reference)
 
 
@@ -148,11 +155,17 @@ class Sdk(Face):
         approver: Approve | None = None,
         mcp: bool = False,
     ) -> AsyncIterator[Agent]:
-        extensions = Extensions.from_config_file(self.config_path, str(self.cwd)) if mcp else None
+        extensions = (
+            Extensions.from_config_file(
+                self.config_path, str(self.cwd), trust_file=self.folder / "trust.json"
+            )
+            if mcp
+            else None
+        )
         with open_session(self.path, cwd=str(self.cwd)) as session:
             agent = create_agent(
                 session,
-                config=make_config(self.server, model=model),
+                config=replace(make_config(self.server, model=model), compaction=COMPACTION),
                 cwd=str(self.cwd),
                 permissions=permissions,
                 approver=approver,
@@ -729,4 +742,295 @@ async def test_an_impossible_thinking_level_ends_as_off(
     assert level == "off"
     check(name, run, ref, THINK_EVENTS)
     assert thinking_sent(run.bodies()) == thinking_sent(ref.bodies()) == [(None, None)]
+    assert run.bodies() == ref.bodies()
+
+
+# -- compact ---------------------------------------------------------------------------------
+
+#: Replies long enough that their summary makes the context smaller.
+LONG_ONE, LONG_TWO = "One. " + "lorem ipsum dolor " * 200, "Two. " + "sit amet consectetur " * 200
+COMPACT_EVENTS: list[c.Item] = [
+    ("user", "one"),
+    ("text", LONG_ONE),
+    ("end", "done"),
+    ("user", "two"),
+    ("text", LONG_TWO),
+    ("end", "done"),
+    ("compaction_start", "manual"),
+    ("compaction_end",),
+    ("end", "done"),
+]
+
+
+def compact_replies() -> list[Any]:
+    return [*c.two_replies(LONG_ONE, LONG_TWO, model=c.FIRST_MODEL), c.compaction_responses()[1]]
+
+
+async def sdk_compact(face: Sdk) -> Run:
+    face.server.push(*compact_replies())
+    async with face.agent() as agent:
+        await face.run(agent.prompt("one"))
+        await face.run(agent.prompt("two"))
+        await face.run(agent.compact())
+    return face.result()
+
+
+@pytest.mark.parametrize("name", ["sdk", "rpc", "acp"])
+async def test_compact(name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path) -> None:
+    ref = await sdk_compact(reference)
+    folder = tmp_path / "face"
+    if name == "sdk":
+        run = await sdk_compact(Sdk(server, folder))
+    elif name == "rpc":
+        rpc = Rpc(server, folder)
+        server.push(*compact_replies())
+        try:
+            rpc.open()
+            rpc.prompt("one")
+            rpc.prompt("two")
+            compacted = rpc.ok({"type": "compact"})
+            assert compacted["summary"].startswith("## Goal")
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, folder)
+        server.push(*compact_replies())
+        async with acp.session("--permissions", "auto") as (conn, sid):
+            await acp.prompt(conn, sid, "one")
+            await acp.prompt(conn, sid, "two")
+            await acp.prompt(conn, sid, "/compact")
+        run = acp.result()
+    # pi's compact is a command answered by its response, not a run: no agent_settled
+    check(name, run, ref, COMPACT_EVENTS[:-1] if name == "rpc" else COMPACT_EVENTS)
+    assert run.normalized()[-1]["type"] == "compaction"
+    assert run.bodies() == ref.bodies()
+
+
+# -- fork ------------------------------------------------------------------------------------
+
+
+def first_reply(path: Path) -> str:
+    return next(e["id"] for e in c.entries(path) if e.get("message", {}).get("role") == "assistant")
+
+
+async def sdk_fork(face: Sdk) -> Run:
+    face.server.push(*c.two_replies(model=c.FIRST_MODEL))
+    async with face.agent() as agent:
+        await face.run(agent.prompt("one"))
+        await face.run(agent.prompt("two"))
+        fork = agent.session.fork(first_reply(face.path))
+    return face.result(fork=fork)
+
+
+@pytest.mark.parametrize("name", ["sdk", "rpc"])
+async def test_fork(name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path) -> None:
+    ref = await sdk_fork(reference)
+    folder = tmp_path / "face"
+    if name == "sdk":
+        run = await sdk_fork(Sdk(server, folder))
+    else:
+        rpc = Rpc(server, folder)
+        server.push(*c.two_replies(model=c.FIRST_MODEL))
+        try:
+            rpc.open()
+            rpc.prompt("one")
+            rpc.prompt("two")
+            forked = rpc.ok({"type": "fork", "entryId": first_reply(rpc.path), "position": "at"})
+            run = rpc.result(fork=Path(forked["sessionFile"]))
+        finally:
+            rpc.kill()
+    check(name, run, ref, SWITCH_EVENTS)
+    same_session(run, ref, run.extra["fork"], ref.extra["fork"])
+    assert c.summary(run.normalized(run.extra["fork"])) == [
+        "model_change",
+        "message:system",
+        "message:user",
+        "message:assistant",
+    ]
+    assert c.header(run.extra["fork"])["parentSession"] == str(run.path.resolve())
+
+
+# -- !cmd ------------------------------------------------------------------------------------
+
+BASH = "echo hi there"
+BASH_EVENTS: list[c.Item] = [
+    ("user", "what did it print?"),
+    ("text", "It printed hi there."),
+    ("end", "done"),
+]
+
+
+async def sdk_bash(face: Sdk) -> Run:
+    face.server.push(c.anthropic_stream(c.text("It printed hi there.")))
+    async with face.agent() as agent:
+        message = await agent.bash(BASH)
+        assert message["output"] == "hi there\n" and message["exitCode"] == 0
+        await face.run(agent.prompt("what did it print?"))
+    return face.result()
+
+
+@pytest.mark.parametrize("name", ["sdk", "rpc"])
+async def test_user_bash(name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path) -> None:
+    ref = await sdk_bash(reference)
+    folder = tmp_path / "face"
+    if name == "sdk":
+        run = await sdk_bash(Sdk(server, folder))
+    else:
+        rpc = Rpc(server, folder)
+        server.push(c.anthropic_stream(c.text("It printed hi there.")))
+        try:
+            rpc.open()
+            done = rpc.ok({"type": "bash", "command": BASH})
+            assert done["output"] == "hi there\n" and done["exitCode"] == 0
+            rpc.prompt("what did it print?")
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    check(name, run, ref, BASH_EVENTS)
+    assert "hi there" in json.dumps(run.bodies()[0]["messages"][0])
+    assert run.bodies() == ref.bodies()
+
+
+# -- permissions -----------------------------------------------------------------------------
+
+MARKER = "made-by-the-tool"
+PERMISSION_PROMPT = "make the file"
+
+
+def permission_events(allowed: bool) -> list[c.Item]:
+    return [
+        ("user", PERMISSION_PROMPT),
+        ("tool", "bash", {"command": f"touch {MARKER}"}),
+        ("result", "bash", not allowed),
+        ("text", "Understood."),
+        ("end", "done"),
+    ]
+
+
+async def sdk_permission(face: Sdk, answer: Decision | None) -> Run:
+    face.server.push(*c.permission_scenario(MARKER))
+
+    async def approve(request: PermissionRequest) -> Decision:
+        assert answer is not None
+        return answer
+
+    async with face.agent(permissions="ask", approver=None if answer is None else approve) as agent:
+        await face.run(agent.prompt(PERMISSION_PROMPT))
+    return face.result()
+
+
+ANSWERS = {"allowed": Decision.ALLOW_ONCE, "denied": Decision.DENY, "unanswerable": None}
+
+
+@pytest.mark.parametrize(
+    ("case", "name"),
+    [
+        ("allowed", "sdk"),
+        ("allowed", "rpc"),
+        ("allowed", "acp"),
+        ("denied", "sdk"),
+        ("denied", "rpc"),
+        ("denied", "acp"),
+        ("unanswerable", "sdk"),
+        ("unanswerable", "json"),
+        ("unanswerable", "rpc"),
+        ("unanswerable", "acp"),
+    ],
+)
+async def test_permission(
+    case: str, name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path
+) -> None:
+    answer = ANSWERS[case]
+    ref = await sdk_permission(reference, answer)
+    folder = tmp_path / "face"
+    if name == "sdk":
+        run = await sdk_permission(Sdk(server, folder), answer)
+    elif name == "json":
+        face = Json(server, folder)
+        server.push(*c.permission_scenario(MARKER))
+        face.run(PERMISSION_PROMPT, "--permissions", "ask")
+        run = face.result()
+    elif name == "rpc":
+        rpc = Rpc(server, folder)
+        server.push(*c.permission_scenario(MARKER))
+        if answer is None:  # the client never answers: a refusal after the timeout
+            rpc.env.env["AGENT_TUI_RPC_ASK_TIMEOUT"] = "1"
+        try:
+            client = rpc.open("--permissions", "ask")
+            assert rpc.ok({"type": "prompt", "message": PERMISSION_PROMPT}) == {"disposition": "started"}
+            asked = client.wait_for(lambda r: r["type"] == "extension_ui_request", 120)
+            assert asked["toolCallId"] == "toolu_perm"
+            if answer is not None:
+                value = "Allow once" if answer is Decision.ALLOW_ONCE else "Deny"
+                client.send({"type": "extension_ui_response", "id": asked["id"], "value": value})
+            client.wait_for(lambda r: r["type"] == "agent_settled", 120)
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, folder)
+        server.push(*c.permission_scenario(MARKER))
+        editor = RefusingEditor() if answer is None else EditorClient(answers=[answer.value])
+        async with acp.session("--permissions", "ask", client=editor) as (conn, sid):
+            await acp.prompt(conn, sid, PERMISSION_PROMPT)
+        assert len(editor.permission_requests) == 1
+        run = acp.result()
+    check(name, run, ref, permission_events(case == "allowed"))
+    assert (run.cwd / MARKER).exists() == (case == "allowed")
+    (record,) = c.permission_records(run.normalized())
+    assert record["decision"] == ("allow-once" if case == "allowed" else "deny")
+    if answer is None:  # each face says why it could not ask, in its words
+        (result,) = [e for e in c.entries(run.path) if e.get("message", {}).get("role") == "toolResult"]
+        reason = c.no_answer_reason(result["message"]["content"][0]["text"])
+        assert reason is not None and "-p" not in reason if name != "json" else reason
+    assert run.bodies() == ref.bodies()
+
+
+# -- a slow MCP server -----------------------------------------------------------------------
+
+SLOW_SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "slow_server.py"
+MCP_EVENTS: list[c.Item] = [("notice", c.SLOW_MCP_LINE), ("user", "hello"), ("text", "Hi."), ("end", "done")]
+
+
+async def sdk_mcp(face: Sdk) -> Run:
+    face.config_path.write_text(CONFIG + c.mcp_config(SLOW_SERVER, sys.executable, 60))
+    face.server.push(c.anthropic_stream(c.text("Hi.")))
+    async with face.agent(mcp=True) as agent:
+        await face.run(agent.prompt("hello"))
+    return face.result()
+
+
+@pytest.mark.parametrize("name", ["sdk", "json", "rpc", "acp"])
+async def test_slow_mcp_server(name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path) -> None:
+    ref = await sdk_mcp(reference)
+    folder = tmp_path / "face"
+    if name == "sdk":
+        run = await sdk_mcp(Sdk(server, folder))
+    elif name == "json":
+        face = Json(server, folder)
+        face.add_config(c.mcp_config(SLOW_SERVER, sys.executable, 60))
+        server.push(c.anthropic_stream(c.text("Hi.")))
+        face.run("hello")
+        run = face.result()
+    elif name == "rpc":
+        rpc = Rpc(server, folder)
+        rpc.add_config(c.mcp_config(SLOW_SERVER, sys.executable, 60))
+        server.push(c.anthropic_stream(c.text("Hi.")))
+        try:
+            rpc.open()
+            rpc.prompt("hello")
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, folder)
+        acp.add_config(c.mcp_config(SLOW_SERVER, sys.executable, 60))
+        server.push(c.anthropic_stream(c.text("Hi.")))
+        async with acp.session("--permissions", "auto") as (conn, sid):
+            await acp.prompt(conn, sid, "hello")
+        run = acp.result()
+    check(name, run, ref, MCP_EVENTS)
+    if "notice" not in c.FACE_KINDS[name]:
+        assert run.extra["notices"] == [c.SLOW_MCP_LINE]  # the one line, on stderr
     assert run.bodies() == ref.bodies()

@@ -262,6 +262,18 @@ _IDS = frozenset({"id", "parentId"})
 _REFS = frozenset({"targetId", "firstKeptEntryId", "fromId", "entryId", "parentEntryId"})
 
 
+#: A refusal of a call nobody could confirm says why in the face's words (stdin is not a terminal,
+#: the editor's dialog failed, the RPC client did not answer): the rest of it is every face's.
+_NO_ANSWER = re.compile(r"(needs the user's confirmation and ).*?(\. Do not retry it\.)$", re.S)
+NO_ANSWER = "<why the face could not ask>"
+
+
+def no_answer_reason(text: str) -> str | None:
+    """The face's reason in the refusal of a call nobody could confirm (None: no such refusal)."""
+    match = re.search(r"needs the user's confirmation and (.*?)\. Do not retry it\.$", text, re.S)
+    return match.group(1) if match else None
+
+
 def entries(path: Path) -> list[Record]:
     return [json.loads(line) for line in path.read_text().splitlines()[1:] if line.strip()]
 
@@ -270,8 +282,10 @@ def normalize_session(path: Path, cwd: Path | str) -> list[Record]:
     """``path``'s entries with what may differ between two runs of one scenario taken out: each id
     becomes the entry's position in the file and each ``parentId`` (and any field naming an entry)
     the position of the one it names (so the tree's structure stays), timestamps and durations
-    are dropped, ``cwd`` (the test's folder) becomes ``<cwd>``. Types, roles, content, tool calls,
-    results, usage and custom entries' ``customType`` and ``data`` stay as written."""
+    are dropped, ``cwd`` (the test's folder) becomes ``<cwd>``, and the face's own words in a
+    refusal nobody could confirm become :data:`NO_ANSWER` (see :func:`no_answer_reason`). Types,
+    roles, content, tool calls, results, usage and custom entries' ``customType`` and ``data``
+    stay as written."""
     raw = entries(path)
     position = {e["id"]: i for i, e in enumerate(raw) if "id" in e}
     folder = str(cwd)
@@ -284,7 +298,7 @@ def normalize_session(path: Path, cwd: Path | str) -> list[Record]:
         if isinstance(value, str):
             if key in _REFS and value in position:
                 return f"#{position[value]}"
-            return value.replace(folder, "<cwd>")
+            return _NO_ANSWER.sub(rf"\g<1>{NO_ANSWER}\g<2>", value.replace(folder, "<cwd>"))
         return value
 
     out: list[Record] = []
@@ -298,13 +312,14 @@ def normalize_session(path: Path, cwd: Path | str) -> list[Record]:
 
 def without_folder(value: Any, folder: Path | str) -> Any:
     """``value`` (JSON) with every occurrence of ``folder`` in its strings replaced by ``<cwd>``
-    (a request body names the project's folder in its system prompt)."""
+    (a request body names the project's folder in its system prompt), and a refusal's reason as
+    :func:`normalize_session` has it."""
     if isinstance(value, dict):
         return {k: without_folder(v, folder) for k, v in value.items()}
     if isinstance(value, list):
         return [without_folder(v, folder) for v in value]
     if isinstance(value, str):
-        return value.replace(str(folder), "<cwd>")
+        return _NO_ANSWER.sub(rf"\g<1>{NO_ANSWER}\g<2>", value.replace(str(folder), "<cwd>"))
     return value
 
 
@@ -429,6 +444,7 @@ __all__ = [
     "FOLLOW_UP",
     "NEVER_ENDS",
     "NOTES",
+    "NO_ANSWER",
     "PLAIN_MODEL",
     "SECOND_MODEL",
     "SLOW_MCP_LINE",
@@ -444,6 +460,7 @@ __all__ = [
     "follow_up_scenario",
     "header",
     "mcp_config",
+    "no_answer_reason",
     "normalize_session",
     "permission_records",
     "permission_scenario",
