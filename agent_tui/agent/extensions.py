@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import hooks as hooks_module
+from agent_tui.agent import trust as trust_module
 from agent_tui.agent.hooks import HookOutcome, Hooks, hook_tool_name, tool_input
 from agent_tui.agent.mcp import config as mcp_config
 from agent_tui.agent.mcp.config import ServerSpec
@@ -71,6 +72,10 @@ class Extensions:
         self._notices: list[str] = []
         self._loaded = False
         self.session_started = False
+        #: Hooks and servers not accepted as they are now (agent.trust): asked once, else one line.
+        self.waiting: list[tuple[str, str, str]] = []
+        self._accept_project = False  # the user has just said yes to the folder
+        self._asked_waiting = False
 
     @classmethod
     def from_config_file(
@@ -121,6 +126,7 @@ class Extensions:
         reply = await self.asker(self.cwd, resources)
         answer = reply is True
         self.trusted = answer
+        self._accept_project = answer
         if reply is None:  # dismissed: no for now, asked again at the next start
             return False
         if self.trust_store is not None:
@@ -145,8 +151,17 @@ class Extensions:
             self.config_data, self.cwd, home=self.home, trusted=trusted, config_name=self.config_name
         )
         self._notices += servers.warnings + warnings
+        screened = trust_module.screen(  # only what the user accepted as it is now loads
+            self.trust_store,
+            self.cwd,
+            servers.servers,
+            commands,
+            accept_all=self.trust_project,
+            accept_project=self._accept_project,
+        )
+        commands, self.waiting = screened.hooks, screened.waiting
         given = {s.name.replace("-", "_") for s in self.servers}
-        specs = self.servers + [s for s in servers.servers if s.name.replace("-", "_") not in given]
+        specs = self.servers + [s for s in screened.servers if s.name.replace("-", "_") not in given]
         self.hooks = Hooks(commands, self.cwd)
         table = self.config_data.get("mcp")
         table = table if isinstance(table, Mapping) else {}
@@ -190,6 +205,28 @@ class Extensions:
         first turn runs the PreCompact hooks too."""
         if not self._loaded:
             self._load(await self._settle_trust())
+        if self.waiting and not self._asked_waiting:
+            await self._confirm_waiting()
+
+    async def _confirm_waiting(self) -> None:
+        """Hooks or servers new or changed since the user accepted them: the app asks (showing what
+        each runs); yes remembers them and loads them, anything else leaves them out this time.
+        Without an asker (print, JSON, RPC, ACP modes): one line saying so and how to accept."""
+        self._asked_waiting = True
+        waiting = list(self.waiting)
+        lines = [f"new or changed since you last accepted them: {line}" for _, _, line in waiting]
+        reply = await self.asker(self.cwd, lines) if self.asker is not None else None
+        if reply is True:
+            try:
+                trust_module.accept(self.trust_store, waiting)
+            except OSError as e:
+                self._notices.append(f"could not remember the answer: {e.strerror}")
+            self._accept_project = self._accept_project or any(k != trust_module.USER for k, _, _ in waiting)
+            self._load(bool(self.trusted) or self.trust_project)
+            return
+        notice = trust_module.Screened(waiting=waiting).notice()
+        if notice is not None:
+            self._notices.append(notice)
 
     async def prepare(self) -> None:
         """Settle trust, load, start the servers, wait a little for them (see the module doc)."""

@@ -84,6 +84,7 @@ class HookCommand:
     #: From a source the user trusts (their own config or settings, or a trusted folder's): only
     #: such a hook's ``permissionDecision: "allow"`` may skip the permission question.
     trusted: bool = False
+    project: bool = False  # from the folder's own settings (accepted per folder, see agent.trust)
 
     def matches(self, subject: str | None, aliases: Sequence[str] = ()) -> bool:
         if subject is None or self.matcher in ("", "*"):
@@ -111,7 +112,9 @@ class HookOutcome:
     notices: list[str] = field(default_factory=list)  # one line each, for the user
 
 
-def parse_hooks(data: Any, source: str, *, trusted: bool = False) -> tuple[list[HookCommand], list[str]]:
+def parse_hooks(
+    data: Any, source: str, *, trusted: bool = False, project: bool = False
+) -> tuple[list[HookCommand], list[str]]:
     """The ``hooks`` table of a config (TOML or JSON); unknown or malformed entries are warnings.
     ``trusted``: the source is one the user trusts (see :attr:`HookCommand.trusted`)."""
     commands: list[HookCommand] = []
@@ -148,7 +151,7 @@ def parse_hooks(data: Any, source: str, *, trusted: bool = False) -> tuple[list[
                 except (TypeError, ValueError):
                     warnings.append(f"hooks.{event} in {source}: timeout must be a number")
                     continue
-                commands.append(HookCommand(event, matcher, command, timeout, source, trusted))
+                commands.append(HookCommand(event, matcher, command, timeout, source, trusted, project))
     return commands, warnings
 
 
@@ -186,16 +189,17 @@ def read_hooks(
     # the user's own files are trusted; a folder's only when the user trusts the folder (and only
     # then are they read at all)
     commands, warnings = parse_hooks(config_data.get("hooks"), config_name, trusted=True)
-    paths = [home / ".claude" / "settings.json"]
+    paths = [(home / ".claude" / "settings.json", False)]
     if trusted:
-        paths += [Path(cwd) / name for name in PROJECT_FILES]
-    for path in paths:
+        paths += [(Path(cwd) / name, True) for name in PROJECT_FILES]
+    for path, project in paths:
         try:
             data = _settings_hooks(path)
         except ValueError as e:
             warnings.append(str(e))
             continue
-        found, problems = parse_hooks(data, str(path).replace(str(home), "~", 1), trusted=True)
+        shown = str(path).replace(str(home), "~", 1)
+        found, problems = parse_hooks(data, shown, trusted=True, project=project)
         commands += found
         warnings += problems
     return commands, warnings

@@ -1,19 +1,43 @@
-"""Which folders the user trusts to start programs: a project's ``.mcp.json`` and hooks.
+"""Which folders the user trusts to start programs, and which hooks and MCP servers they accepted.
 
 A folder's own files (``.mcp.json``, ``.pi/mcp.json``, ``.claude/settings.json`` hooks) start
 programs, so they are read only with ``--trust-project`` or after the user said yes once; the
 answer (yes or no) is remembered per folder (its real path) in ``trust.json`` in the data dir.
 A session file never grants trust: only this store and the flag do.
+
+What was accepted is remembered too, hook by hook and server by server (a fingerprint of each:
+its event, matcher, command, timeout, source; a server's command, arguments, environment, URL,
+headers; secrets only hashed): the user's own (the config file, ``~/.claude/settings.json``,
+``~/.claude.json``, ``~/.pi/agent/mcp.json``) and each trusted folder's. A hook or server that
+was not accepted as it is now (written by the model, by a repository, by anyone since) is not
+loaded (:func:`screen`) until the user accepts it: the app asks, showing each command that would
+start; print, JSON, RPC and ACP modes say so in one line (``--trust-project`` accepts what is
+there now). The first run with this store accepts the user's own as they are (there is nothing
+to compare with), and a folder trusted before fingerprints existed has its hooks and servers
+accepted once the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.store.redact import redact_text
+from agent_tui.terminal_text import visible_line
+
+if TYPE_CHECKING:
+    from agent_tui.agent.hooks import HookCommand
+    from agent_tui.agent.mcp.config import ServerSpec
+
+#: The key under which the user's own hooks and servers are accepted (a folder's: its real path).
+USER = "user"
 
 #: Asks the user whether to trust a folder: (folder, what it would load) -> yes / no (remembered),
 #: or None (not now: asked again at the next start).
@@ -30,12 +54,15 @@ class TrustStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else default_path()
 
-    def _read(self) -> dict[str, bool]:
+    def _data(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        folders = data.get("folders") if isinstance(data, dict) else None
+        return data if isinstance(data, dict) else {}
+
+    def _read(self) -> dict[str, bool]:
+        folders = self._data().get("folders")
         if not isinstance(folders, dict):
             return {}
         return {str(k): v for k, v in folders.items() if isinstance(v, bool)}
@@ -45,13 +72,36 @@ class TrustStore:
         return self._read().get(os.path.realpath(folder))
 
     def remember(self, folder: str | Path, trusted: bool) -> None:
+        data = self._data()
         folders = self._read()
         folders[os.path.realpath(folder)] = trusted
+        self._write({**data, "folders": folders})
+
+    def accepted(self, key: str) -> set[str] | None:
+        """The fingerprints accepted under ``key`` (:data:`USER` or a folder's real path); None when
+        nothing was ever recorded there."""
+        table = self._data().get("accepted")
+        entry = table.get(key) if isinstance(table, dict) else None
+        if not isinstance(entry, list):
+            return None
+        return {str(f) for f in entry}
+
+    def accept(self, key: str, fingerprints: Sequence[str], *, replace: bool = False) -> None:
+        """Remember ``fingerprints`` as accepted under ``key`` (added to those already accepted, or
+        instead of them with ``replace``)."""
+        data = self._data()
+        table = data.get("accepted")
+        table = dict(table) if isinstance(table, dict) else {}
+        known = set() if replace else self.accepted(key) or set()
+        table[key] = sorted(known | set(fingerprints))
+        self._write({**data, "accepted": table})
+
+    def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"folders": folders}, f, indent=1, sort_keys=True)
+                json.dump(data, f, indent=1, sort_keys=True)
             os.replace(tmp, self.path)
         except OSError:
             with contextlib.suppress(OSError):
@@ -59,4 +109,127 @@ class TrustStore:
             raise
 
 
-__all__ = ["TrustAsker", "TrustStore", "default_path"]
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def hook_fingerprint(hook: HookCommand) -> str:
+    return _digest(["hook", hook.event, hook.matcher, hook.command, hook.timeout, hook.source])
+
+
+def server_fingerprint(server: ServerSpec) -> str:
+    return _digest(["server", server.source, *server.key(), server.startup, server.enabled])
+
+
+def describe_hook(hook: HookCommand) -> str:
+    """One line saying what the hook runs, and on what (redacted, control characters visible)."""
+    on = f" ({hook.matcher})" if hook.matcher not in ("", "*") else ""
+    return visible_line(redact_text(f"hook {hook.event}{on} runs `{hook.command}` (from {hook.source})")[0])
+
+
+def describe_server(server: ServerSpec) -> str:
+    """One line saying what the MCP server starts or connects to (its env and headers: names only)."""
+    if server.command:
+        what = "starts `" + " ".join([server.command, *server.args]) + "`"
+    else:
+        what = f"connects to {server.url}"
+    secrets = sorted([*server.env, *server.headers])
+    with_ = f" with {', '.join(secrets)}" if secrets else ""
+    line = f"MCP server {server.name} {what}{with_} (from {server.source})"
+    return visible_line(redact_text(line)[0])
+
+
+@dataclass(slots=True)
+class Screened:
+    """What may load (accepted as it is) and what waits for the user's yes."""
+
+    servers: list[ServerSpec] = field(default_factory=list)
+    hooks: list[HookCommand] = field(default_factory=list)
+    #: Not accepted as they are now: (store key, fingerprint, one line saying what it runs).
+    waiting: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return [line for _, _, line in self.waiting]
+
+    def notice(self) -> str | None:
+        """The one line print, JSON, RPC and ACP modes say (None when nothing waits)."""
+        if not self.waiting:
+            return None
+        return (
+            f"not loaded (new or changed since you last accepted them): {'; '.join(self.lines())}; "
+            "start with --trust-project to accept them as they are, or accept them in the app"
+        )
+
+
+def screen(
+    store: TrustStore | None,
+    cwd: str,
+    servers: Sequence[ServerSpec],
+    hooks: Sequence[HookCommand],
+    *,
+    accept_all: bool = False,
+    accept_project: bool = False,
+) -> Screened:
+    """Split what was read into what may load and what waits (see the module doc). ``accept_all``
+    (``--trust-project``): accept everything as it is now; ``accept_project``: the user has just
+    said yes to the folder. A server from a front end (``source`` of its own) is not screened."""
+    folder = os.path.realpath(cwd)
+    found = Screened()
+    items: list[tuple[str, str, str, Any]] = []
+    for hook in hooks:
+        items.append((folder if hook.project else USER, hook_fingerprint(hook), describe_hook(hook), hook))
+    for server in servers:
+        items.append(
+            (folder if server.project else USER, server_fingerprint(server), describe_server(server), server)
+        )
+    if store is None:
+        keep = [item for *_, item in items]
+    else:
+        keep = []
+        accepted: dict[str, set[str] | None] = {k: store.accepted(k) for k in {USER, folder}}
+        fresh: dict[str, list[str]] = {}
+        for key, print_, line, item in items:
+            known = accepted[key]
+            first = known is None  # nothing recorded yet: what is there is what the user has
+            if accept_all or first or (accept_project and key == folder) or print_ in (known or set()):
+                keep.append(item)
+                if accept_all or first or (accept_project and key == folder):
+                    fresh.setdefault(key, []).append(print_)
+            else:
+                found.waiting.append((key, print_, line))
+        for key in {USER, folder}:
+            if key in fresh or (accepted[key] is None and (key == USER or accept_project or accept_all)):
+                with contextlib.suppress(OSError):
+                    store.accept(key, fresh.get(key, []))
+    from agent_tui.agent.hooks import HookCommand as _Hook
+
+    found.hooks = [i for i in keep if isinstance(i, _Hook)]
+    found.servers = [i for i in keep if not isinstance(i, _Hook)]
+    return found
+
+
+def accept(store: TrustStore | None, waiting: Sequence[tuple[str, str, str]]) -> None:
+    """The user said yes to what waited: remember each as accepted."""
+    if store is None:
+        return
+    keys: dict[str, list[str]] = {}
+    for key, print_, _ in waiting:
+        keys.setdefault(key, []).append(print_)
+    for key, prints in keys.items():
+        store.accept(key, prints)
+
+
+__all__ = [
+    "USER",
+    "Screened",
+    "TrustAsker",
+    "TrustStore",
+    "accept",
+    "default_path",
+    "describe_hook",
+    "describe_server",
+    "hook_fingerprint",
+    "screen",
+    "server_fingerprint",
+]

@@ -59,7 +59,9 @@ async def test_reload_picks_up_new_templates_prompt_files_and_mcp_servers(
         None,
         agent_factory=factory,
         resources=loading,
-        model=ModelChoice(resources=loading),
+        # --trust-project: the server added below loads at /reload unasked (without it the app asks
+        # first: test_safety_trust)
+        model=ModelChoice(resources=loading, trust_project=True),
         reload=lambda: start_loading(args, work, config_path),
     )
     server.push(anthropic_stream(text("hi")), anthropic_stream(text("shipped")))

@@ -99,6 +99,7 @@ async def test_ask_with_yes_writes_and_with_no_one_to_answer_refuses(
     assert (h.workdir / "a.txt").read_text() == "a" and len(approver.asked) == 1
 
     # auto mode runs everything, but a hook's ask still wants a person: none here, so it is refused
+    (h.tmp / "trust.json").unlink()  # (another hook: a first run's, else it waits to be accepted)
     setup(h, hooks_table(decision("ask"), "Bash"), mode=PermissionMode.AUTO, approver=None)
     server.push(
         anthropic_stream(tool_use("toolu_b", "bash", {"command": "touch ran.txt"})),
