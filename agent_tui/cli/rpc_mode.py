@@ -29,7 +29,13 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from agent_tui.agent.permissions import PermissionModeError, cwd_notice
+from agent_tui.agent.permissions import (
+    PermissionMode,
+    PermissionModeError,
+    Permissions,
+    cwd_notice,
+    mode_from_config,
+)
 from agent_tui.agent.prompt_files import PromptFileError
 from agent_tui.agent.skills import SkillError
 from agent_tui.cli.json_mode import JsonLines
@@ -128,7 +134,11 @@ async def serve(agent: Agent, lines: JsonLines, scoped_models: Sequence[str] = (
 def run_rpc(args: argparse.Namespace) -> int:
     err = for_terminal(sys.stderr)
     try:
-        config, permissions = load_settings(args, True)
+        # print mode's settings, but its permission policy: there nobody can be asked, here the
+        # client is (RpcServer puts the questions to it), so its "stdin is not a terminal" is wrong
+        config, _ = load_settings(argparse.Namespace(**{**vars(args), "permissions": "auto"}), True)
+        mode = mode_from_config(getattr(args, "permissions", None), config, default=PermissionMode.AUTO)
+        permissions = Permissions(mode)
     except (ConfigError, PermissionModeError) as e:
         print(redacted(str(e) if str(e).startswith("agent-tui") else f"agent-tui: {e}"), file=err)
         return 1

@@ -26,6 +26,7 @@ from agent_tui.cli import (  # noqa: F401 - they register their commands
     rpc_state_commands,
 )
 from agent_tui.cli.json_mode import JsonLines, encode_record
+from agent_tui.cli.rpc_permissions import ClientQuestions
 from agent_tui.cli.rpc_registry import HANDLERS, LATER, NULL, CommandError
 from agent_tui.config import ConfigError
 from agent_tui.sdk import Agent, PiEventStream, SessionHandle, create_agent
@@ -83,6 +84,11 @@ class RpcServer:
         self.bash_abort: asyncio.Event | None = None
         self.compacting = False
         self.pending: set[asyncio.Task[None]] = set()  # commands that answer later (abort, compact, bash)
+        #: Permission questions put to the client (pi's extension_ui_request), awaiting its answer.
+        self.questions = ClientQuestions(lines.write)
+        permissions = agent.loop.permissions
+        if permissions is not None and permissions.approver is None:  # the client is who is asked
+            permissions.approver = self.questions.approve
 
     @property
     def session(self) -> SessionHandle:
@@ -143,6 +149,9 @@ class RpcServer:
         name = cmd.get("type")
         if not isinstance(name, str):
             self.fail(cmd, "parse", "the command has no 'type' (a string naming the command)")
+            return
+        if name == "extension_ui_response":  # an answer to a question; no response, as pi
+            self.questions.answer(cmd)
             return
         handler = HANDLERS.get(name)
         if handler is None:
