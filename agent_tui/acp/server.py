@@ -459,6 +459,8 @@ class AgentTuiAcp:
                 status="pending",
                 content=[tool_content(text_block(f"{details}\n\n({request.reason})"))],
             )
+            # An error answer or a lost connection raises: the core records it as a refusal and the
+            # turn goes on (Permissions._ask), the call finishing "failed" with the refusal.
             response = await self.conn.request_permission(
                 session_id=session_id, tool_call=call, options=PERMISSION_OPTIONS
             )

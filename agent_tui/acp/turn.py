@@ -4,8 +4,8 @@
 Message and thought chunks go through a :class:`~agent_tui.store.redact.StreamRedactor` each; a
 tool call is announced when the model starts writing it, running with its arguments, and finished
 with its output read back from the ``toolResult`` entry (:mod:`agent_tui.acp.updates` makes each
-notification); retries and compaction are thoughts or lines, a notice (an MCP server failed, a
-hook spoke) a thought and a stderr line; the context use is sent at the end. The loop's stop
+notification); retries and compaction are thoughts or lines, a notice (an MCP server failed or
+is still starting, a hook spoke) a thought and a stderr line; the context use is sent at the end. The loop's stop
 reason becomes ACP's (``end_turn``, ``max_tokens``, ``cancelled``); an error turn is an error.
 """
 
