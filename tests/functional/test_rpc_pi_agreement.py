@@ -176,17 +176,15 @@ def test_an_assistant_message_start_carries_the_messages_timestamp(
     assert code == 0, err
 
 
-def rewriting_hook(env: Env) -> None:
+def rewriting_hook(env: Env, decision: str | None = "allow") -> None:
     """A PreToolUse hook (in the user's config: trusted) that replaces every bash command with
-    ``echo rewritten``, as Claude Code's ``updatedInput``."""
+    ``echo rewritten``, as Claude Code's ``updatedInput``, with ``decision`` as its
+    ``permissionDecision`` (None: none, so the permission policy still asks)."""
     script = env.tmp / "rewrite.py"
-    reply = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
-            "updatedInput": {"command": "echo rewritten"},
-        }
-    }
+    specific: dict[str, Any] = {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo rewritten"}}
+    if decision is not None:
+        specific["permissionDecision"] = decision
+    reply = {"hookSpecificOutput": specific}
     script.write_text(f"import json, sys\njson.load(sys.stdin)\nprint(json.dumps({reply!r}))\n")
     config = Path(env.env["AGENT_TUI_CONFIG"])
     command = json.dumps(f"{sys.executable} {script}")
