@@ -23,6 +23,7 @@ from agent_tui.projection.compaction import (
     file_lists_text,
     file_operations,
     fixed_tokens,
+    grows_the_context,
     plan_compaction,
     serialize_conversation,
     summary_request_text,
@@ -85,6 +86,10 @@ class SummaryTooLong(CompactionError):
     now knows it (``Summarizer.context_window``) and the caller splits the request to fit."""
 
 
+class CompactionGrew(CompactionError):
+    """The summary would leave a larger request than the branch without it: not applied."""
+
+
 class NothingToCompact(CompactionError):
     """The branch has nothing to summarize: not a failure, nothing was appended."""
 
@@ -119,7 +124,23 @@ class Summarizer:
         return max(200, self.window - self.max_output - overhead)
 
     async def complete(self, text: str) -> tuple[str, JSONObject]:
-        """One summarization call: (summary text, usage). Raises CompactionError on any failure."""
+        """One summarization call: (summary text, usage). Raises CompactionError on any failure.
+
+        The request says how long the summary may be (the output budget the window leaves); a
+        summary cut by that limit is asked for again, once, at half the length, and if that one is
+        cut too it is kept, marked as cut: a small window (a 1,024-token llama.cpp server) failed
+        every compaction and left the conversation stuck."""
+        words = _words_for(self.max_output)
+        summary, usage, cut = await self._call(_with_budget(text, words))
+        if cut:
+            summary, retry_usage, cut = await self._call(_with_budget(text, max(20, words // 2)))
+            usage = _add_usage(usage, retry_usage)
+        if cut:
+            summary += f"\n\n[This summary was cut off by the output limit ({self.max_output:,} tokens).]"
+        return summary, usage
+
+    async def _call(self, text: str) -> tuple[str, JSONObject, bool]:
+        """One call: (its text, usage, whether the output limit cut it)."""
         prepared = Prepared(
             SUMMARIZATION_SYSTEM_PROMPT,
             [],
@@ -141,16 +162,12 @@ class Summarizer:
                 raise SummaryTooLong(f"the summarization call failed: {result.error.message}")
             raise CompactionError(f"the summarization call failed: {result.error.message}")
         message = result.builder.message()
-        if message.get("stopReason") == "length":
-            raise CompactionError(
-                f"the summary was cut off by the output limit ({self.max_output} tokens); nothing was saved"
-            )
         if any(b.get("type") == "toolCall" for b in message["content"]):
             raise CompactionError("the summarization call asked for a tool instead of writing a summary")
         summary = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text").strip()
         if not summary:
             raise CompactionError("the summarization call returned no text")
-        return summary, dict(message.get("usage") or {})
+        return summary, dict(message.get("usage") or {}), message.get("stopReason") == "length"
 
     async def summarize(
         self, messages: Sequence[JSONObject], previous: str | None, focus: str | None
@@ -202,6 +219,17 @@ class Summarizer:
             chunks[-1].append(message)
             used += tokens
         return chunks
+
+
+def _words_for(tokens: int) -> int:
+    """Words that fit ``tokens`` of output with room to spare (about 1.3 tokens a word in English
+    prose, more in code and names: three quarters of a word per token)."""
+    return max(20, tokens * 3 // 4 * 3 // 4)
+
+
+def _with_budget(text: str, words: int) -> str:
+    """The summarization request with the length its answer may have."""
+    return f"{text}\n\nKeep the summary under {words:,} words: a longer one is cut off."
 
 
 def _clip(message: JSONObject, budget_tokens: int) -> JSONObject:
@@ -345,10 +373,18 @@ async def compact(
     *,
     focus: str | None = None,
     everything: bool = True,
+    refuse_growth: bool = False,
 ) -> CompactionOutcome:
     """Summarize the older part of the active branch and append a ``compaction`` entry
-    (:func:`draft_compaction` then :func:`append_compaction`)."""
+    (:func:`draft_compaction` then :func:`append_compaction`). ``refuse_growth`` (an automatic
+    compaction's): a summary that would leave a larger request than now is not applied."""
     draft = await draft_compaction(session, summarizer, settings, focus=focus, everything=everything)
+    grown = grows_the_context(project(session.index), draft.plan, draft.summary) if refuse_growth else None
+    if grown is not None:  # a summary longer than what it replaces (small models write them)
+        raise CompactionGrew(
+            f"the summary would make the context larger (≈{grown[0]:,} → ≈{grown[1]:,} tokens); "
+            "nothing was applied, the branch is as it was"
+        )
     return append_compaction(session, draft)
 
 

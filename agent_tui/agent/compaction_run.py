@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from agent_tui.agent.auto_prune import prune_for_threshold
 from agent_tui.agent.compaction import (
     CompactionError,
+    CompactionGrew,
     NothingToCompact,
     Summarizer,
     compact,
@@ -53,8 +54,9 @@ async def run_compaction(
     everything: bool = True,
 ) -> str:
     """Compact now (``reason``: manual, threshold or overflow); report through events. Returns "done"
-    (a compaction entry was appended), "nothing" (nothing before the latest turn), "blocked" (by a
-    PreCompact hook), "aborted" or the reason it failed."""
+    (a compaction entry was appended), "nothing" (nothing before the latest turn), "grew" (the
+    summary would have made the context larger: not applied), "blocked" (by a PreCompact hook),
+    "aborted" or the reason it failed."""
     trigger = "manual" if reason == "manual" else "auto"
     blocked = await gate(trigger, focus, io.emit)
     if blocked is not None:
@@ -63,7 +65,16 @@ async def run_compaction(
     io.emit(CompactionStarted(reason, tokens_before))
     try:
         outcome = await io.abortable(
-            compact(io.session, summarizer, settings, focus=focus, everything=everything)
+            # an automatic compaction that would grow the context is not applied; one the user
+            # asked for is, and its line shows both figures
+            compact(
+                io.session,
+                summarizer,
+                settings,
+                focus=focus,
+                everything=everything,
+                refuse_growth=reason != "manual",
+            )
         )
     except Aborted:
         io.emit(CompactionFailed("compaction aborted; nothing was saved"))
@@ -71,6 +82,9 @@ async def run_compaction(
     except NothingToCompact as e:
         io.emit(CompactionFailed(str(e), nothing_to_do=True))
         return "nothing"
+    except CompactionGrew as e:
+        io.emit(CompactionFailed(str(e)))
+        return "grew"
     except CompactionError as e:
         io.emit(CompactionFailed(str(e)))
         return str(e)

@@ -114,7 +114,7 @@ async def recover(outcome: CallOutcome, setup: OverflowSetup, io: TurnIO, *, las
             return "compaction aborted; nothing was saved"
         if result == "blocked":  # as Claude Code: the overflow stands, the request fails
             return f"{error}; a PreCompact hook blocked the compaction that would make it fit"
-        if result == "nothing":
+        if result in ("nothing", "grew"):  # no smaller summary to be had: say what cannot fit
             break
         if result != "done":
             return f"{error}; compacting failed: {result}"

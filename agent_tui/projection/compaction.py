@@ -379,6 +379,24 @@ def tokens_after_compaction(projection: Projection, plan: CompactionPlan, summar
     return context_tokens(project_path([*projection.path, draft], draft.id)).tokens
 
 
+def grows_the_context(projection: Projection, plan: CompactionPlan, summary: str) -> tuple[int, int] | None:
+    """(before, after) when compacting with ``summary`` would leave a larger request than now, else
+    None. Both sides are estimates of the same kind (a reported figure on one side only would
+    compare a server's count with our estimate)."""
+    system = current_system_message([m.message for m in projection.messages if m.role == "system"])
+    draft = Entry.from_data(
+        {
+            **compaction_fields(plan, summary, system),
+            "id": "~compaction-draft",
+            "parentId": projection.leaf_id,
+            "timestamp": "",
+        }
+    )
+    before = estimate_request(projection.messages)
+    after = estimate_request(project_path([*projection.path, draft], draft.id).messages)
+    return (before, after) if after >= before else None
+
+
 def _messages(entries: Sequence[ContextEntry]) -> list[JSONObject]:
     """The model messages of entries, without system messages (the compaction snapshots those)."""
     return [

@@ -257,17 +257,70 @@ async def test_summarization_requests_never_exceed_the_window(
         await h.close()
 
 
-async def test_a_summary_cut_off_is_an_error_not_a_checkpoint(h: Harness, server: FakeModelServer) -> None:
+async def test_a_summary_cut_off_is_asked_again_shorter_then_kept_marked(
+    h: Harness, server: FakeModelServer
+) -> None:
+    """A summary cut by the output limit failed the compaction ("nothing was saved"): on a 1,024-token
+    window every compaction failed and the conversation could not go on. The request says the
+    length the budget allows; a cut summary is asked again at half that, and a second cut one is
+    kept, marked as cut."""
     server.push(
         anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
         anthropic_stream(text("done"), model="tiny-window"),
     )
     await h.run("read a.txt")
-    server.push(anthropic_stream(text("## Goal\nhalf a summ"), stop_reason="max_tokens", model="tiny-window"))
+    start = len(server.requests)
+    server.push(
+        anthropic_stream(text("## Goal\nhalf a summ"), stop_reason="max_tokens", model="tiny-window"),
+        anthropic_stream(text(SUMMARY), model="tiny-window"),
+    )
     events = [e async for e in h.loop.compact()]
+    assert any(isinstance(e, CompactionFinished) for e in events), events
+    first, second = (r.body["messages"][-1]["content"][-1]["text"] for r in server.requests[start:])
+    words = [
+        int(t.rsplit("Keep the summary under ", 1)[1].split(" words")[0].replace(",", ""))
+        for t in (first, second)
+    ]
+    assert words[1] == words[0] // 2 and words[0] * 4 // 3 <= h.loop.summarizer().max_output
+    compaction = [e for e in h.entries() if e["type"] == "compaction"][-1]
+    assert SUMMARY in compaction["summary"] and "cut off" not in compaction["summary"]
+
+    server.push(anthropic_stream(text("again"), model="tiny-window"))
+    await h.run("and more")
+    server.push(
+        anthropic_stream(text("## Goal\nhalf a summ"), stop_reason="max_tokens", model="tiny-window"),
+        anthropic_stream(text("## Goal\nstill half"), stop_reason="max_tokens", model="tiny-window"),
+    )
+    events = [e async for e in h.loop.compact()]
+    assert any(isinstance(e, CompactionFinished) for e in events), events
+    marked = [e for e in h.entries() if e["type"] == "compaction"][-1]["summary"]
+    assert "## Goal\nstill half\n\n[This summary was cut off by the output limit (" in marked
+
+
+async def test_a_compaction_that_would_grow_the_context_is_not_applied(
+    h: Harness, server: FakeModelServer
+) -> None:
+    """A small model's summary longer than what it replaced was applied (≈1,568 → ≈2,635 tokens on
+    a real llama.cpp server); now an automatic compaction's is refused, said in one line, and the
+    branch stays as it was (one the user asks for is applied: its line shows both figures)."""
+    server.push(anthropic_stream(text("short answer"), model="tiny-window"))
+    await h.run("a short question")
+    size = h.session.path.stat().st_size
+    server.push(
+        anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
+        anthropic_stream(text("## Goal\n" + "padding words " * 600), model="tiny-window"),
+        anthropic_stream(text("the answer"), model="tiny-window"),  # the retry, uncompacted
+    )
+    events = await h.run("another short question")
     failed = [e for e in events if isinstance(e, CompactionFailed)]
-    assert len(failed) == 1 and "cut off by the output limit" in failed[0].message
+    assert len(failed) == 1 and "would make the context larger" in failed[0].message, events
+    assert "nothing was applied" in failed[0].message and "\n" not in failed[0].message
+    assert not any(isinstance(e, CompactionFinished) for e in events)
+    assert (
+        events[-1] == TurnDone("stop") and h.messages("assistant")[-1]["content"][0]["text"] == "the answer"
+    )
     assert not any(e["type"] == "compaction" for e in h.entries())
+    assert h.session.path.stat().st_size > size  # the turn's entries, appended; nothing rewritten
 
 
 async def test_undo_restores_the_view_before_the_compaction(h: Harness, server: FakeModelServer) -> None:

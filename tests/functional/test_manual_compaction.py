@@ -75,7 +75,8 @@ def test_print_mode_reports_compaction_and_why_it_failed_on_stderr(
 ) -> None:
     env = Env(tmp_path, server)
     server.push(anthropic_stream(text("first answer")))
-    assert env.run("-p", "hello").returncode == 0
+    # a history worth summarizing: an overflow's summary longer than what it replaces is not applied
+    assert env.run("-p", "hello " + "context " * 400).returncode == 0
     overflow = anthropic_error(
         400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum"
     )
