@@ -356,6 +356,7 @@ def test_print_mode_reads_the_config_file_once(tmp_path: Path) -> None:
 async def test_the_app_reads_the_config_file_once_for_its_settings_and_its_turns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from agent_tui.agent.agent_session import AgentSession
     from agent_tui.agent.loop import AgentLoop
     from agent_tui.agent.permissions import MODE_ENV, PermissionMode
     from agent_tui.config import parse_count
@@ -377,7 +378,10 @@ async def test_the_app_reads_the_config_file_once_for_its_settings_and_its_turns
                 if app.session is not None and not app.busy and len(server.requests) == 1:
                     break
             assert app.session is not None and len(server.requests) == 1, "the turn ran"
-            loop = app.turns_for_session()
+            turns = app.turns_for_session()
+            core = getattr(turns, "built", None)  # the session core, built in a thread
+            assert isinstance(core, AgentSession)
+            loop = core.loop
             assert isinstance(loop, AgentLoop) and loop.permissions is not None
             assert loop.permissions.mode is PermissionMode.READ_ONLY  # from the file
         assert parse_count() - before == 1
