@@ -29,6 +29,7 @@ from agent_tui.agent.events import (
     TurnError,
 )
 from agent_tui.providers.events import StopReason
+from agent_tui.store.redact import StreamRedactor
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentTuiApp
@@ -36,12 +37,16 @@ if TYPE_CHECKING:
 
 
 class EventView:
-    """Applies events to the app; holds the reply being streamed, if any."""
+    """Applies events to the app; holds the reply being streamed, if any. Its text and thinking go
+    through a :class:`~agent_tui.store.redact.StreamRedactor` each, as in every face: the reply on
+    screen holds no secret its stored message will not."""
 
     def __init__(self, app: AgentTuiApp) -> None:
         self.app = app
         self.reply: StreamingReply | None = None
         self.stop_reason: StopReason | None = None  # the TurnDone's, once it came
+        self._text = StreamRedactor()
+        self._thinking = StreamRedactor()
 
     async def _reply(self) -> StreamingReply:
         if self.reply is None:
@@ -49,9 +54,24 @@ class EventView:
             self.reply = await self.app.chat.start_reply(lambda: composer.typed_at)
         return self.reply
 
+    async def _held_out(self) -> StreamingReply:
+        """The reply, with the text and thinking held back so far in it (a tool call follows)."""
+        reply = await self._reply()
+        if text := self._text.flush():
+            reply.add_text(text)
+        if thinking := self._thinking.flush():
+            reply.add_thinking(thinking)
+        return reply
+
     async def finish_reply(self) -> None:
+        text, thinking = self._text.flush(), self._thinking.flush()
+        self._text, self._thinking = StreamRedactor(), StreamRedactor()
         if self.reply is not None:
             reply, self.reply = self.reply, None
+            if text:
+                reply.add_text(text)
+            if thinking:
+                reply.add_thinking(thinking)
             await reply.finish()
 
     def error(self, message: str, title: str = "error", notice: str = "error") -> None:
@@ -66,13 +86,17 @@ class EventView:
             app.main_screen.status_line.retried()  # the retry is under way: back to the elapsed time
         match event:
             case TextDelta(text=text):
-                (await self._reply()).add_text(text)
+                reply = await self._reply()
+                if safe := self._text.feed(text):
+                    reply.add_text(safe)
             case ThinkingDelta(text=text):
-                (await self._reply()).add_thinking(text)
+                reply = await self._reply()
+                if safe := self._thinking.feed(text):
+                    reply.add_thinking(safe)
             case ToolCallStreaming(call_id=call_id, name=name):
-                (await self._reply()).tool_streaming(call_id, name)
+                (await self._held_out()).tool_streaming(call_id, name)
             case ToolStarted(call_id=call_id, name=name, arguments=arguments):
-                (await self._reply()).tool_started(call_id, name, arguments)
+                (await self._held_out()).tool_started(call_id, name, arguments)
             case ToolFinished(call_id=call_id, name=name, is_error=is_error):
                 (await self._reply()).tool_finished(call_id, name, is_error)
             case EntryAppended():

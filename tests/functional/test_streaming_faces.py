@@ -29,7 +29,8 @@ from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]  # subprocesses, a few seconds of stream each
 
-REPLY = "Streaming works: this one-line reply of ninety-six characters reaches each face, piece by piece."
+#: 24 words: with redaction on, text comes out a word at a time (18 pieces of 5-character chunks).
+REPLY = "So it is: a one-line reply, and we want to see it come in bit by bit, as the model sends it out."
 CHUNK, DELAY = 5, 0.15
 assert len(REPLY) == 96
 
@@ -158,8 +159,7 @@ async def test_an_acp_editor_gets_a_one_line_reply_as_it_streams(
     _assert_streamed([at for at, _ in client.chunks], end, "acp")
 
 
-async def test_the_app_shows_a_one_line_reply_as_it_streams(tmp_path: Path, server: FakeModelServer) -> None:
-    server.push(_slow_reply())
+def _factory(server: FakeModelServer, tmp_path: Path) -> Any:
     config = agent_config(server)
 
     def factory(session: Session, choice: ModelChoice) -> AgentLoop:
@@ -171,7 +171,12 @@ async def test_the_app_shows_a_one_line_reply_as_it_streams(tmp_path: Path, serv
             global_context_dir=tmp_path / "no-global-context",
         )
 
-    app = make_app(tmp_path, None, agent_factory=factory)
+    return factory
+
+
+async def test_the_app_shows_a_one_line_reply_as_it_streams(tmp_path: Path, server: FakeModelServer) -> None:
+    server.push(_slow_reply())
+    app = make_app(tmp_path, None, agent_factory=_factory(server, tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("h", "i", "enter")
         seen: list[float] = []  # when the streaming reply's text grew
@@ -189,3 +194,28 @@ async def test_the_app_shows_a_one_line_reply_as_it_streams(tmp_path: Path, serv
         end = time.monotonic()
         assert shown == len(REPLY)
         _assert_streamed(seen, end, "app")
+
+
+async def test_the_app_never_shows_a_secret_while_it_streams(tmp_path: Path, server: FakeModelServer) -> None:
+    """The reply on screen is redacted as it streams, as its stored message is."""
+    secret = "sk-ant-api03-" + "Qw3rTy" * 8
+    reply = f"Your key is {secret} and\npassword: hunter2hunter2\nis old."
+    stream = anthropic_stream(text(reply, chunks=len(reply) // 3))
+    stream.delay = 0.05
+    server.push(stream)
+    app = make_app(tmp_path, None, agent_factory=_factory(server, tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("h", "i", "enter")
+        shown: list[str] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            streaming = app.chat.streaming
+            if streaming is not None and (not shown or streaming.text != shown[-1]):
+                shown.append(streaming.text)
+            if shown and streaming is None:
+                break
+            await pilot.pause(0.01)
+        assert len(shown) > 3
+        for seen in shown:
+            assert "Qw3rTy" not in seen and "hunter2" not in seen, seen
+        assert shown[-1].startswith("Your key is [REDACTED anthropic-key] and\npassword: [REDACTED")
