@@ -83,7 +83,9 @@ def _mcp(actions: SessionActions, args: SlashArgs) -> None:
 async def _reload(actions: SessionActions) -> None:
     from agent_tui.tui.reload import reload  # print mode reads these names: it loads none of this
 
-    await reload(actions)
+    # in a worker: a hook or MCP server changed since it was accepted puts the trust question,
+    # which a message handler could not wait for (the screen would never get its keys)
+    actions.app.run_worker(reload(actions), group="reload", exclusive=True, exit_on_error=False)
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
