@@ -174,9 +174,13 @@ async def test_tool_loop_reads_a_file_and_answers(h: Harness, server: FakeModelS
         anthropic_stream(text("It says banana.")),
     )
     events = await h.run("what does notes.txt say?")
-    assert of(events, ToolCallStreaming) == [
-        ToolCallStreaming("toolu_r1", "read", 1)
-    ]  # block 1, after the text
+    reading = h.messages("assistant")[0]
+    # block 1, after the text, with the timestamp its message has (pi's message_start takes it)
+    assert of(events, ToolCallStreaming) == [ToolCallStreaming("toolu_r1", "read", 1, reading["timestamp"])]
+    assert {d.timestamp for d in of(events, TextDelta)} == {
+        reading["timestamp"],
+        h.messages("assistant")[1]["timestamp"],
+    }
     assert of(events, ToolStarted) == [ToolStarted("toolu_r1", "read", {"path": "notes.txt"})]
     finished = of(events, ToolFinished)
     assert [(f.call_id, f.is_error) for f in finished] == [("toolu_r1", False)]
