@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 #: Prompts longer than this are sent but not kept in the history file.
 HISTORY_MAX_CHARS = 64 * 1024
+#: Seconds between looks at an agent still being built, for the messages typed meanwhile.
+AGENT_WAIT = 0.05
 
 
 class ComposerActions:
@@ -46,6 +48,9 @@ class ComposerActions:
         #: (pi's pending bash messages), never between a tool call and its result.
         self.pending: list[tuple[Session, JSONObject]] = []
         self._queue: MessageQueue | None = None
+        #: Messages sent while the first turn's agent is still being built (its queue does not
+        #: exist yet), in order: queued once it does.
+        self._waiting: list[Composer.Submitted] = []
 
     # -- the queue ---------------------------------------------------------------------------
 
@@ -81,6 +86,9 @@ class ComposerActions:
 
     def aborting(self) -> None:
         """Esc / Ctrl+C while the agent works: what is queued comes back, nothing of it is sent."""
+        waiting, self._waiting = self._waiting, []
+        for event in waiting:
+            self.app.composer.settle(event)  # still typed in the composer
         self.take_back()
 
     def removed(self, message_id: int, take_back: bool) -> None:
@@ -130,12 +138,31 @@ class ComposerActions:
     # -- submit --------------------------------------------------------------------------------
 
     async def submitted(self, event: Composer.Submitted) -> None:
+        waits = False
         try:
-            await self._submitted(event)
+            waits = await self._submitted(event)
         finally:
-            self.app.composer.settle(event)  # not taken: its text stays typed in the composer
+            if not waits:
+                self.app.composer.settle(event)  # not taken: its text stays typed in the composer
 
-    async def _submitted(self, event: Composer.Submitted) -> None:
+    def _building(self) -> bool:
+        """Whether the running turn's agent is still being built (it has no queue yet)."""
+        turns = self.app.turns
+        return turns is not None and getattr(turns, "ready", True) is False
+
+    async def _drain(self) -> None:
+        """Queue the messages that waited for the agent, in order, once it is built."""
+        if not self._waiting:
+            return
+        if self._building():
+            self.app.set_timer(AGENT_WAIT, self._drain)
+            return
+        waiting, self._waiting = self._waiting, []
+        for event in waiting:
+            await self.submitted(event)
+
+    async def _submitted(self, event: Composer.Submitted) -> bool:
+        """Take the message; True when it waits for the agent (see :meth:`_drain`)."""
         from agent_tui.tui.commands import NAMES, parse_slash
 
         app = self.app
@@ -146,25 +173,32 @@ class ComposerActions:
             expanded = user_commands.expand_typed(app, text)  # /template ARGS, /skill:name ARGS
             if expanded is not None and not expanded.strip():
                 app.notify(f"/{slash[0]} expands to nothing: nothing sent", severity="warning")
-                return
+                return False
             if expanded is not None:
                 slash, text = None, expanded
         if slash is not None:
             app.composer.clear_submitted()
             await app.run_slash(*slash)
-            return
+            return False
         command = parse_user_command(text) if expanded is None else None
         if command is not None:
             await self.run_command(command, text)
-            return
+            return False
         text = text.removeprefix("/") if expanded is None and text.startswith("//") else text
         if self.bash_abort is not None:
             app.notify("A command is running: press Esc to cancel it first.", severity="warning")
-            return
+            return False
+        if app.busy and (self._waiting or self._building()):
+            # typed on while the first message's agent is built: queued once it exists, in order
+            self._waiting.append(event)
+            if len(self._waiting) == 1:
+                app.set_timer(AGENT_WAIT, self._drain)
+            return True
         if app.busy:
             self.enqueue(text, event.images, follow_up=event.follow_up, typed=typed)
-            return
+            return False
         await self.send(text, event.images, typed=typed)
+        return False
 
     def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
         # the folder agent-tui was started in, never a session header's cwd (a handed-over session's)
