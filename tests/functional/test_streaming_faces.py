@@ -23,7 +23,14 @@ from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice
 from tests.support.acp_editor import AcpEnv, EditorClient
 from tests.support.agent_support import make_config as agent_config
-from tests.support.fake_model_server import FakeModelServer, Stream, anthropic_stream, text
+from tests.support.fake_model_server import (
+    FakeModelServer,
+    Stream,
+    anthropic_stream,
+    text,
+    thinking,
+    tool_use,
+)
 from tests.support.print_env import Env
 from tests.support.tui_fixtures import SIZE, make_app
 
@@ -106,6 +113,40 @@ def test_json_mode_streams_a_one_line_reply(tmp_path: Path, server: FakeModelSer
         arrivals, streamed = lines.text_deltas()
         assert streamed == REPLY
         _assert_streamed(arrivals, end, "json")
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
+
+
+def test_json_mode_streams_thinking_and_tool_arguments_too(tmp_path: Path, server: FakeModelServer) -> None:
+    """Thinking and a tool call's arguments (a JSON text: long runs without a space) stream too."""
+    thought = "First I look at the notes, then I read the file and answer from what it says there."
+    arguments = {"path": "notes.txt", "offset": 1, "limit": 40, "note": "read it all from the top " * 3}
+    stream = anthropic_stream(
+        thinking(thought, chunks=len(thought) // CHUNK),
+        tool_use("toolu_1", "read", arguments, chunks=len(json.dumps(arguments)) // CHUNK),
+    )
+    stream.delay = DELAY / 3
+    server.push(stream, anthropic_stream(text("Done.")))
+    env = Env(tmp_path, server)
+    (env.work / "notes.txt").write_text("notes\n")
+    proc = _spawn(env, "-p", "hi", "--mode", "json")
+    try:
+        lines = Lines(proc)
+        end = lines.wait("message_end")
+        for kind in ("thinking_delta", "toolcall_delta"):
+            arrivals = [
+                at
+                for at, r in lines.records
+                if r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == kind
+            ]
+            assert len(arrivals) >= 10 and arrivals[4] <= end - 0.5, (kind, len(arrivals))
+        deltas = [
+            r["assistantMessageEvent"]["delta"]
+            for _, r in lines.records
+            if r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == "toolcall_delta"
+        ]
+        assert json.loads("".join(deltas)) == arguments
         assert proc.wait(30) == 0
     finally:
         proc.kill()
