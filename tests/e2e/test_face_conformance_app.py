@@ -23,9 +23,9 @@ from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice, load_agent_config, make_extensions, make_permissions
 from agent_tui.tui.app import AgentTuiApp
 from agent_tui.tui.screens.permission import PermissionScreen
+from agent_tui.tui.screens.prompt import PromptScreen
 from tests.functional.test_face_conformance import (
     ABORT_EVENTS,
-    ABORT_PROMPT,
     BASH,
     BASH_EVENTS,
     CONFIG,
@@ -56,7 +56,14 @@ from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
 
-KEYS = {" ": "space", "/": "slash", ".": "full_stop", "?": "question_mark", "!": "exclamation_mark", "-": "minus"}
+KEYS = {
+    " ": "space",
+    "/": "slash",
+    ".": "full_stop",
+    "?": "question_mark",
+    "!": "exclamation_mark",
+    "-": "minus",
+}
 
 
 class Recording(AgentSession):
@@ -84,7 +91,11 @@ class AppFace:
     agent the session core built as the app's default factory builds it."""
 
     def __init__(
-        self, server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config_text: str = CONFIG
+        self,
+        server: FakeModelServer,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        config_text: str = CONFIG,
     ) -> None:
         self.server = server
         self.root = tmp_path / "app"
@@ -115,7 +126,10 @@ class AppFace:
             return agent
 
         choice = ModelChoice(
-            config_path=self.config_path, permissions=permissions, model=model, trust_file=self.root / "trust.json"
+            config_path=self.config_path,
+            permissions=permissions,
+            model=model,
+            trust_file=self.root / "trust.json",
         )
         return make_app(self.root, None, agent_factory=factory, model=choice, config_path=self.config_path)
 
@@ -132,17 +146,11 @@ async def type_in(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*[KEYS.get(ch, ch) for ch in text])
 
 
-async def send(pilot: Pilot[None], app: AgentTuiApp, text: str) -> None:
-    """Type ``text`` and Enter; until the turn it starts has ended."""
+async def send(pilot: Pilot[None], app: AgentTuiApp, face: AppFace, text: str, requests: int) -> None:
+    """Type ``text`` and Enter; until the server has had ``requests`` requests in all and the app is idle."""
     await type_in(pilot, text)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: app.busy, f"{text!r} to start", steps=20) if False else None
-    await settled(pilot, app)
-
-
-async def settled(pilot: Pilot[None], app: AgentTuiApp) -> None:
-    await pilot.pause(0.1)
-    await wait_for(pilot, lambda: not app.busy, "the turn to end")
+    await wait_for(pilot, lambda: len(face.bodies()) == requests and not app.busy, f"the turn of {text!r}")
 
 
 @contextlib.asynccontextmanager
@@ -157,7 +165,9 @@ def reference(server: FakeModelServer, tmp_path: Path) -> Sdk:
     return Sdk(server, tmp_path / "reference")
 
 
-async def test_prompt(server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_prompt(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ref = await sdk_prompt(reference)
     face = AppFace(server, tmp_path, monkeypatch)
     server.push(*c.prompt_scenario())
@@ -168,4 +178,192 @@ async def test_prompt(server: FakeModelServer, reference: Sdk, tmp_path: Path, m
         await wait_for(pilot, lambda: len(server.requests) - face.start == 2 and not app.busy, "the turn")
     run = face.result()
     check("app", run, ref, PROMPT_EVENTS)
+    assert run.bodies() == ref.bodies()
+
+
+async def until_tool_runs(pilot: Pilot[None], face: AppFace) -> None:
+    from agent_tui.agent.events import ToolStarted
+
+    await wait_for(
+        pilot,
+        lambda: any(isinstance(e, ToolStarted) for a in face.agents for e in a.events),
+        "the tool to start",
+    )
+
+
+@pytest.mark.parametrize("scenario", ["steer", "follow_up", "abort"])
+async def test_mid_tool(
+    scenario: str, server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.functional.test_face_conformance import FOLLOW_UP_EVENTS, MID_TOOL, STEER_EVENTS
+
+    ref = await sdk_mid_tool(reference, scenario)
+    face = AppFace(server, tmp_path, monkeypatch)
+    responses, prompt, expected = MID_TOOL[scenario]
+    server.push(*responses())
+    app = face.app()
+    async with running(app) as pilot:
+        await type_in(pilot, prompt)
+        await pilot.press("enter")
+        await until_tool_runs(pilot, face)
+        if scenario == "abort":
+            await wait_for(pilot, lambda: (face.cwd / "started").exists(), "the command to run")
+            await pilot.press("escape")
+        else:
+            await type_in(pilot, c.STEER if scenario == "steer" else c.FOLLOW_UP)
+            await pilot.press("enter" if scenario == "steer" else "alt+enter")
+            await wait_for(pilot, lambda: len(face.agents[-1].queue) == 1, "the message queued")
+        (face.cwd / "go").touch()
+        await wait_for(pilot, lambda: not app.busy and not len(face.agents[-1].queue), "the run to end")
+        await pilot.pause(0.2)
+    run = face.result()
+    assert expected in (STEER_EVENTS, FOLLOW_UP_EVENTS, ABORT_EVENTS)
+    check("app", run, ref, expected)
+    assert run.bodies() == ref.bodies()
+
+
+async def test_switch_model(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = await sdk_switch(reference)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(*c.two_replies())
+    app = face.app()
+    async with running(app) as pilot:
+        await type_in(pilot, "one")
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: len(server.requests) - face.start == 1 and not app.busy, "the first turn"
+        )
+        await app.run_slash("model", c.SECOND_MODEL)
+        await pilot.pause(0.2)
+        await type_in(pilot, "two")
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: len(server.requests) - face.start == 2 and not app.busy, "the second turn"
+        )
+    run = face.result()
+    check("app", run, ref, SWITCH_EVENTS)
+    assert [b["model"] for b in run.bodies()] == [c.FIRST_MODEL, c.SECOND_MODEL]
+    assert run.bodies() == ref.bodies()
+
+
+async def test_an_impossible_thinking_level_ends_as_off(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = await sdk_thinking(reference)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(c.reply("Thought.", c.PLAIN_MODEL))
+    app = face.app(model=c.PLAIN_MODEL)
+    async with running(app) as pilot:
+        await app.run_slash("thinking", "high")
+        await wait_for(pilot, lambda: any("no thinking level high" in n for n in notices(app)), "the refusal")
+        await type_in(pilot, THINK_PROMPT)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(server.requests) - face.start == 1 and not app.busy, "the turn")
+        assert " high" not in app.main_screen.status_line.text
+    run = face.result()
+    check("app", run, ref, THINK_EVENTS)
+    assert thinking_sent(run.bodies()) == [(None, None)]
+    assert run.bodies() == ref.bodies()
+
+
+async def test_user_bash(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = await sdk_bash(reference)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(c.reply("It printed hi there."))
+    app = face.app()
+    async with running(app) as pilot:
+        await type_in(pilot, "!" + BASH)
+        await pilot.press("enter")
+
+        def ran() -> bool:
+            files = list((face.root / "sessions").rglob("*.jsonl"))
+            return bool(files) and "bashExecution" in files[0].read_text()
+
+        await wait_for(pilot, ran, "the command's message")
+        await type_in(pilot, "what did it print?")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(server.requests) - face.start == 1 and not app.busy, "the turn")
+    run = face.result()
+    check("app", run, ref, BASH_EVENTS)
+    assert run.bodies() == ref.bodies()
+
+
+@pytest.mark.parametrize("case", ["allowed", "denied"])
+async def test_permission(
+    case: str, server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.agent.permissions import Decision
+
+    ref = await sdk_permission(reference, Decision.ALLOW_ONCE if case == "allowed" else Decision.DENY)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(*c.permission_scenario(MARKER))
+    app = face.app(permissions="ask")
+    async with running(app) as pilot:
+        await type_in(pilot, PERMISSION_PROMPT)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
+        # no key answers in the question's first moments (a key typed on is text): answer until taken
+        for _ in range(100):
+            if not isinstance(app.screen, PermissionScreen):
+                break
+            await pilot.pause(0.3)
+            await pilot.press("y" if case == "allowed" else "n")
+        await wait_for(pilot, lambda: len(server.requests) - face.start == 2 and not app.busy, "the turn")
+    run = face.result()
+    check("app", run, ref, permission_events(case == "allowed"))
+    assert (face.cwd / MARKER).exists() == (case == "allowed")
+    assert run.bodies() == ref.bodies()
+
+
+async def test_compact(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.functional.test_face_conformance import COMPACT_EVENTS, compact_replies, sdk_compact
+
+    ref = await sdk_compact(reference)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(*compact_replies())
+    app = face.app()
+    async with running(app) as pilot:
+        await send(pilot, app, face, "one", 1)
+        await send(pilot, app, face, "two", 2)
+        await type_in(pilot, "/compact")
+        await pilot.press("enter")
+        # the preview asks what to focus the summary on: Enter, nothing
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "the compaction preview")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(face.bodies()) == 3 and not app.busy, "the compaction")
+        assert face.result().normalized()[-1]["type"] == "compaction"
+    run = face.result()
+    check("app", run, ref, COMPACT_EVENTS)
+    assert run.bodies() == ref.bodies()
+
+
+async def test_slow_mcp_server(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from agent_tui.agent import extensions
+    from tests.functional.test_face_conformance import MCP_EVENTS, SLOW_SERVER, sdk_mcp
+
+    ref = await sdk_mcp(reference)
+    monkeypatch.setattr(extensions, "_shared", {})  # the app's shared servers: this test's own
+    face = AppFace(server, tmp_path, monkeypatch, CONFIG + c.mcp_config(SLOW_SERVER, sys.executable, 60))
+    server.push(c.reply("Hi."))
+    app = face.app()
+    try:
+        async with running(app) as pilot:
+            await send(pilot, app, face, "hello", 1)
+            assert [n for n in notices(app) if "MCP server" in n] == [c.SLOW_MCP_LINE]
+    finally:
+        manager = extensions._shared.get("app")
+        if manager is not None:
+            await manager.close()
+    run = face.result()
+    check("app", run, ref, MCP_EVENTS)
     assert run.bodies() == ref.bodies()

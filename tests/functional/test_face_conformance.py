@@ -654,7 +654,7 @@ async def sdk_switch(face: Sdk) -> Run:
 
 
 async def sdk_thinking(face: Sdk) -> Run:
-    face.server.push(c.anthropic_stream(c.text("Thought."), model=c.PLAIN_MODEL))
+    face.server.push(c.reply("Thought.", c.PLAIN_MODEL))
     async with face.agent(model=c.PLAIN_MODEL) as agent:
         assert agent.set_thinking_level("high") == "off"
         level = agent.thinking_level
@@ -713,7 +713,7 @@ async def test_an_impossible_thinking_level_ends_as_off(
     ref = await sdk_thinking(reference)
     assert ref.extra["level"] == "off"
     folder = tmp_path / "face"
-    reply = c.anthropic_stream(c.text("Thought."), model=c.PLAIN_MODEL)
+    reply = c.reply("Thought.", c.PLAIN_MODEL)
     if name == "sdk":
         run = await sdk_thinking(Sdk(server, folder))
         level = run.extra["level"]
@@ -818,7 +818,7 @@ async def test_compact(name: str, server: FakeModelServer, reference: Sdk, tmp_p
 
 
 def first_reply(path: Path) -> str:
-    return next(e["id"] for e in c.entries(path) if e.get("message", {}).get("role") == "assistant")
+    return next(str(e["id"]) for e in c.entries(path) if e.get("message", {}).get("role") == "assistant")
 
 
 async def sdk_fork(face: Sdk) -> Run:
@@ -869,7 +869,7 @@ BASH_EVENTS: list[c.Item] = [
 
 
 async def sdk_bash(face: Sdk) -> Run:
-    face.server.push(c.anthropic_stream(c.text("It printed hi there.")))
+    face.server.push(c.reply("It printed hi there."))
     async with face.agent() as agent:
         message = await agent.bash(BASH)
         assert message["output"] == "hi there\n" and message["exitCode"] == 0
@@ -885,7 +885,7 @@ async def test_user_bash(name: str, server: FakeModelServer, reference: Sdk, tmp
         run = await sdk_bash(Sdk(server, folder))
     else:
         rpc = Rpc(server, folder)
-        server.push(c.anthropic_stream(c.text("It printed hi there.")))
+        server.push(c.reply("It printed hi there."))
         try:
             rpc.open()
             done = rpc.ok({"type": "bash", "command": BASH})
@@ -1002,7 +1002,7 @@ MCP_EVENTS: list[c.Item] = [("notice", c.SLOW_MCP_LINE), ("user", "hello"), ("te
 
 async def sdk_mcp(face: Sdk) -> Run:
     face.config_path.write_text(CONFIG + c.mcp_config(SLOW_SERVER, sys.executable, 60))
-    face.server.push(c.anthropic_stream(c.text("Hi.")))
+    face.server.push(c.reply("Hi."))
     async with face.agent(mcp=True) as agent:
         await face.run(agent.prompt("hello"))
     return face.result()
@@ -1017,13 +1017,13 @@ async def test_slow_mcp_server(name: str, server: FakeModelServer, reference: Sd
     elif name == "json":
         face = Json(server, folder)
         face.add_config(c.mcp_config(SLOW_SERVER, sys.executable, 60))
-        server.push(c.anthropic_stream(c.text("Hi.")))
+        server.push(c.reply("Hi."))
         face.run("hello")
         run = face.result()
     elif name == "rpc":
         rpc = Rpc(server, folder)
         rpc.add_config(c.mcp_config(SLOW_SERVER, sys.executable, 60))
-        server.push(c.anthropic_stream(c.text("Hi.")))
+        server.push(c.reply("Hi."))
         try:
             rpc.open()
             rpc.prompt("hello")
@@ -1033,7 +1033,7 @@ async def test_slow_mcp_server(name: str, server: FakeModelServer, reference: Sd
     else:
         acp = Acp(server, folder)
         acp.add_config(c.mcp_config(SLOW_SERVER, sys.executable, 60))
-        server.push(c.anthropic_stream(c.text("Hi.")))
+        server.push(c.reply("Hi."))
         async with acp.session("--permissions", "auto") as (conn, sid):
             await acp.prompt(conn, sid, "hello")
         run = acp.result()

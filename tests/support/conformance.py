@@ -65,7 +65,9 @@ EVERY_KIND = frozenset(
 )
 FACE_KINDS: dict[str, frozenset[str]] = {
     "sdk": EVERY_KIND - {"queue"},  # the typed events have no queue event (``Agent.queued()`` asks)
-    "app": EVERY_KIND - {"queue"},  # the typed events the app's adapter is fed
+    # the typed events the app is fed; its notices are the app's notifications (the MCP servers are
+    # the app's, shared by its sessions: they say a line through ModelChoice.notice, not the run)
+    "app": EVERY_KIND - {"queue", "notice"},
     "json": EVERY_KIND - {"queue", "notice"},  # notices go to stderr: see stderr_notices
     "print": frozenset({"end"}),  # and stdout, the reply: printed_reply; tool lines go to stderr
     "rpc": EVERY_KIND - {"notice"},  # notices go to stderr
@@ -364,6 +366,11 @@ STEER = "also mention the weather"
 FOLLOW_UP = "and now say goodbye"
 
 
+def reply(value: str, model: str = FIRST_MODEL) -> Response:
+    """One text reply of ``model``."""
+    return anthropic_stream(text(value), model=model)
+
+
 def prompt_scenario() -> list[Response]:
     """A prompt with one tool call (read) and its answer."""
     return [
@@ -467,6 +474,7 @@ __all__ = [
     "pi_vocabulary",
     "printed_reply",
     "prompt_scenario",
+    "reply",
     "restrict",
     "stderr_notices",
     "steer_scenario",
