@@ -113,10 +113,13 @@ def test_an_aborted_turn_settles_aborted_and_exits_130(env: Env, server: FakeMod
     )
     assert proc.stdout is not None
     seen: list[dict[str, Any]] = []
-    for raw in proc.stdout:  # wait until the reply is streaming
+    streamed = ""
+    for raw in proc.stdout:  # wait until the reply's first line has streamed
         seen.append(json.loads(raw))
         if seen[-1]["type"] == "message_update" and seen[-1]["assistantMessageEvent"]["type"] == "text_delta":
-            break
+            streamed += seen[-1]["assistantMessageEvent"]["delta"]
+            if "\n" in streamed:
+                break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
