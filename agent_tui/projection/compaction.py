@@ -299,6 +299,10 @@ def _keeping_the_question(
     latest = _latest_user_turn(entries, start, end)
     if latest is None or latest >= cut.first_kept_index:
         return cut
+    if cut.is_split_turn and len([ce for ce in entries[latest : cut.first_kept_index] if ce.messages]) == 1:
+        # the split turn's prefix would be its question alone: a summary of it saves nothing and
+        # loses the words, so the turn is kept whole (a request it makes too long is said so)
+        return CutPoint(latest, -1, False)
     if window is None:
         model = projection.model or {}
         window = lookup(str(model.get("modelId") or ""), model.get("provider")).context_window

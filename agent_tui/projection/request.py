@@ -10,7 +10,7 @@ its request body from the result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -205,10 +205,25 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
                 continue
             out.append(PreparedMessage("user", content, pm.source_id, message))
     close_pending()
-    if not out:  # every API refuses an empty conversation (OpenAI's messages: [], a Responses input)
-        repairs.append("added a user message: nothing else is left to send, and every API requires one")
-        out.append(PreparedMessage("user", [{"type": "text", "text": CONTINUE_TEXT}], None, {"role": "user"}))
     return Prepared(system, tools, out, repairs, left_out, added)
+
+
+def sendable(prepared: Prepared) -> Prepared:
+    """``prepared`` as every wire format sends it: an empty conversation (a branch whose messages
+    are all empty or left out) becomes one placeholder user message, recorded as a repair; every
+    API refuses none (OpenAI Chat's ``messages: []``, a Responses body without input, Gemini's empty
+    contents). Each wire module's ``request_body`` starts here, so the rule is one."""
+    if prepared.messages:
+        return prepared
+    placeholder = PreparedMessage("user", [{"type": "text", "text": CONTINUE_TEXT}], None, {"role": "user"})
+    return replace(
+        prepared,
+        messages=[placeholder],
+        repairs=[
+            *prepared.repairs,
+            "added a user message: nothing else is left to send, and every API requires one",
+        ],
+    )
 
 
 def _unique_call_ids(

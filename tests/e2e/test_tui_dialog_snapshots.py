@@ -62,8 +62,8 @@ def test_compaction_review(
         "## Goal\nFix the failing test in parser.py.\n\n## Done\n- `parse` strips its input "
         "before int(): a trailing newline made it fail.\n\n## Next\n- explain the fix."
     )
-    # The history's summary, and the one of the turn the cut falls in.
-    server.push(anthropic_stream(text(summary)), anthropic_stream(text("The user asked to explain the fix.")))
+    # The history's summary (the latest turn is kept whole: its question goes verbatim).
+    server.push(anthropic_stream(text(summary)))
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=factory)
 
     async def run_before(pilot: Pilot[None]) -> None:

@@ -133,7 +133,8 @@ def test_compact_preview_uses_the_settings_the_run_would(
     # Without a key (the preview calls no model) ...
     code, out, err = _run(capsys, "compact", str(path), "--preview")
     assert code == 0, err
-    assert out.startswith("summarize: 8 entries") and "keep:      1 entries from e0009" in out
+    # (the latest question stays verbatim: the cut is at it, not inside its turn)
+    assert out.startswith("summarize: 7 entries") and "keep:      2 entries from e0008" in out
     # ... and with one (the configured default is another model: the session's settings still apply).
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     code, again, _ = _run(capsys, "compact", str(path), "--preview")
@@ -200,6 +201,8 @@ async def test_a_compaction_is_not_followed_at_once_by_another_on_an_estimate(
     h.loop.config = replace(h.config, compaction=CompactionConfig(settings))
     h.loop.model = "registry-small-window"
     server.responder = lambda _request: anthropic_stream(text("SUMMARY"))  # every summarization call
+    server.push(anthropic_stream(text("ok"), input_tokens=1_750, output_tokens=5))
+    await h.run("zero " * 100)  # a turn to summarize: the next one's question is kept verbatim
     server.push(anthropic_stream(text("first " * 300), input_tokens=1_800, output_tokens=200))
     first = await h.run("one " * 50)
     # The reply reported 2,000 tokens, over the threshold (1,900): compacted at the end of the turn.

@@ -122,9 +122,8 @@ async def test_the_prompt_parts_survive_compaction_and_a_branch_from_before_them
     await h.run("now with them")
     patch = h.messages("system")[-1]["sections"]
     assert set(patch) == {"addendum", "skills"}  # only what changed is appended
-    server.push(
-        anthropic_stream(text("## Goal\nsummary")), anthropic_stream(text("## Goal\nthe turn's start"))
-    )
+    # one summary: the latest turn (its question and reply) is kept whole, not split
+    server.push(anthropic_stream(text("## Goal\nsummary")))
     events = [e async for e in h.loop.compact()]
     assert [e for e in events if isinstance(e, CompactionFinished)], events
     after = system_text(h)

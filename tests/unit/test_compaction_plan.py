@@ -183,10 +183,11 @@ def test_projection_after_compaction_is_summary_plus_path_from_first_kept(
     assert openai_problems(openai_request(prepared, "gpt-4.1")) == []
 
 
-def test_after_a_hidden_overflow_attempt_the_input_that_overflowed_is_summarized_too() -> None:
-    """pi's recovery-omission rule: when all that follows the cut is the hidden failed attempt and
-    its edit, the cut moves past the last input, so the retry does not overflow again; agent-tui
-    applies it only when the input cannot go verbatim: the ≈5,000-token paste in a 4,000 window."""
+def test_after_a_hidden_overflow_attempt_an_input_too_big_is_kept_whole_not_summarized() -> None:
+    """pi's recovery-omission rule (when all that follows the cut is the hidden failed attempt and
+    its edit, the cut moves past the last input) summarized the input itself: the ≈5,000-token
+    paste in a 4,000 window. A split turn whose prefix is the question alone saves nothing and loses
+    the words: the plan keeps it whole, and the overflow recovery says it cannot fit."""
     b = long_session(turns=3)
     huge = b.message(user("paste: " + "word " * 4_000))
     attempt = b.message(assistant(stop="error"))
@@ -194,9 +195,17 @@ def test_after_a_hidden_overflow_attempt_the_input_that_overflowed_is_summarized
     settings = CompactionSettings(keep_recent_tokens=2_000, reserve_tokens=500)
     plan = plan_compaction(project(index_of(b)), settings, window=4_000)
     assert plan is not None
-    assert plan.first_kept_entry_id == attempt
-    assert huge in plan.summarized_entry_ids
-    assert plan.is_split_turn and "paste: " in str(plan.turn_prefix_messages[0]["content"])
+    assert plan.first_kept_entry_id == huge and not plan.is_split_turn
+    assert huge not in plan.summarized_entry_ids and plan.turn_prefix_messages == []
+
+    # a turn with more than its question before the cut is still split as pi splits it
+    c = long_session(turns=3)
+    c.message(user("explain " + "word " * 50))
+    c.message(assistant("reading", [("k1", "read", {"path": "big.py"})]))
+    c.message(tool_result("k1", "line " * 3_000))
+    last = c.message(assistant("the answer " * 20))
+    plan = plan_compaction(project(index_of(c)), CompactionSettings(keep_recent_tokens=50), window=3_000)
+    assert plan is not None and plan.is_split_turn and plan.first_kept_entry_id == last
 
 
 def test_the_latest_question_is_kept_verbatim_whenever_it_fits() -> None:

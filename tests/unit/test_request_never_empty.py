@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.projection.context import project
-from agent_tui.projection.request import CONTINUE_TEXT, prepare
+from agent_tui.projection.request import CONTINUE_TEXT, prepare, sendable
 from agent_tui.projection.wire import (
     anthropic_messages,
     google_generative_ai,
@@ -37,10 +37,12 @@ ABORTED = (
 def test_an_empty_conversation_is_one_placeholder_user_message_for_every_api(lines: bytes) -> None:
     index = SessionIndex(parse_session(HEADER + lines), "s.jsonl")
     prepared = prepare(project(index).messages)
-    assert [(m.role, m.content) for m in prepared.messages] == [
+    assert prepared.messages == []  # the panel shows what is there: nothing
+    sent = sendable(prepared)  # what each wire module starts from
+    assert [(m.role, m.content) for m in sent.messages] == [
         ("user", [{"type": "text", "text": CONTINUE_TEXT}])
     ]
-    assert any("every API requires one" in r for r in prepared.repairs)
+    assert any("every API requires one" in r for r in sent.repairs)
 
     anthropic = anthropic_messages.request_body(prepared, "claude-sonnet-4-5")
     assert anthropic_problems(anthropic) == []

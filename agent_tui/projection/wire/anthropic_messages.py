@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from agent_tui.projection.models import lookup
-from agent_tui.projection.request import CONTINUE_TEXT, Prepared
+from agent_tui.projection.request import CONTINUE_TEXT, Prepared, sendable
 from agent_tui.projection.wire.common import JSONObject, tool_description, tool_parameters
 
 API = "anthropic-messages"
@@ -69,6 +69,7 @@ def anthropic_request(
     cache: bool = True,
 ) -> JSONObject:
     """The Messages API body. Tool results go in the user message after their call, results first."""
+    prepared = sendable(prepared)  # one rule for every API: never an empty conversation
     messages: list[JSONObject] = []
 
     def push(role: str, blocks: list[JSONObject]) -> None:

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from agent_tui.projection.models import ModelInfo, clamp_thinking_level, lookup
-from agent_tui.projection.request import Prepared, PreparedMessage
+from agent_tui.projection.request import Prepared, PreparedMessage, sendable
 from agent_tui.projection.wire.common import JSONObject, tool_description, tool_parameters
 
 API = "google-generative-ai"
@@ -86,6 +86,7 @@ def request_body(
     thinking_level: str | None = "off",
     max_tokens: int | None = None,
 ) -> JSONObject:
+    prepared = sendable(prepared)  # one rule for every API: never an empty conversation
     info = lookup(model)
     contents: list[JSONObject] = []
     with_ids = requires_tool_call_id(model)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.projection.models import clamp_thinking_level, lookup
-from agent_tui.projection.request import EMPTY_RESULT_TEXT, Prepared
+from agent_tui.projection.request import EMPTY_RESULT_TEXT, Prepared, sendable
 from agent_tui.projection.wire.common import JSONObject, json_text, tool_description, tool_parameters
 
 API = "openai-completions"
@@ -57,6 +57,7 @@ def openai_request(
 ) -> JSONObject:
     """The Chat Completions body; the system prompt is the first message. ``reasoning_effort``
     comes from :func:`openai_thinking`."""
+    prepared = sendable(prepared)  # one rule for every API: never an empty conversation
     messages: list[JSONObject] = []
     if prepared.system:
         messages.append({"role": "system", "content": prepared.system})

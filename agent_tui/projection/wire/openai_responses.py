@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from agent_tui.projection.models import clamp_thinking_level, lookup
-from agent_tui.projection.request import EMPTY_RESULT_TEXT, Prepared, PreparedMessage
+from agent_tui.projection.request import EMPTY_RESULT_TEXT, Prepared, PreparedMessage, sendable
 from agent_tui.projection.wire.common import JSONObject, tool_description, tool_parameters
 
 API = "openai-responses"
@@ -57,6 +57,7 @@ def request_body(
 ) -> JSONObject:
     """The ``responses.create`` / ``responses.stream`` keyword arguments (``stream`` included: the
     adapter leaves it out for ``responses.stream``, which sets it itself)."""
+    prepared = sendable(prepared)  # one rule for every API: never an empty conversation
     info = lookup(model)
     effort = reasoning_effort(thinking_level, model)
     thinking = effort is not None and (thinking_level or "off") != "off"
