@@ -367,3 +367,31 @@ async def test_slow_mcp_server(
     run = face.result()
     check("app", run, ref, MCP_EVENTS)
     assert run.bodies() == ref.bodies()
+
+
+async def test_fork(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.functional.test_face_conformance import first_reply, same_session, sdk_fork
+
+    ref = await sdk_fork(reference)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(*c.two_replies(model=c.FIRST_MODEL))
+    app = face.app()
+    async with running(app) as pilot:
+        await send(pilot, app, face, "one", 1)
+        await send(pilot, app, face, "two", 2)
+        (original,) = sorted((face.root / "sessions").rglob("*.jsonl"))
+        await type_in(pilot, f"/fork {first_reply(original)}")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.startswith("Forked at") for n in notices(app)), "the fork")
+    (fork,) = [p for p in (face.root / "sessions").rglob("*.jsonl") if p != original]
+    run = Run(
+        original,
+        c.agent_vocabulary([e for a in face.agents for e in a.events], c.user_texts(original)),
+        face.cwd,
+        face.bodies(),
+    )
+    check("app", run, ref, SWITCH_EVENTS)
+    same_session(run, ref, fork, ref.extra["fork"])
+    assert c.header(fork)["parentSession"] == str(original.resolve())

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -345,16 +344,6 @@ def summary(normalized: Sequence[Record]) -> list[str]:
 # -- the scenarios ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Scenario:
-    """What the user does and what the model answers; the drivers in the test module make each
-    face do it."""
-
-    name: str
-    prompt: str
-    responses: tuple[Response, ...] = ()
-
-
 NOTES = "the word is banana\n"
 #: A command that runs until the file ``go`` appears in its folder (the test decides when a tool ends).
 WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done; echo released"
@@ -458,7 +447,6 @@ __all__ = [
     "STEER",
     "WAIT_FOR_GO",
     "Item",
-    "Scenario",
     "abort_scenario",
     "acp_vocabulary",
     "agent_vocabulary",
