@@ -90,6 +90,10 @@ async def recover(outcome: CallOutcome, setup: OverflowSetup, io: TurnIO, *, las
         return f"{error}; still too long after compacting {MAX_OVERFLOW_RETRIES - 1} times"
     if window is not None and overflow.prompt_tokens is not None and overflow.prompt_tokens <= limit:
         return None  # the prompt fits: the completion did not (vLLM, OpenAI); now it is fitted too
+    if window is not None and fixed_tokens(setup.projection()) > window:
+        # nothing compacted can make room: one line, with no compaction attempted (and failed) first
+        tokens = context_tokens(setup.projection()).tokens
+        return cannot_fit(error, window, tokens, setup.projection(), str(io.session.path))
     question = latest_question(setup.projection())
     if window is not None and question is not None:
         fixed = fixed_tokens(setup.projection())

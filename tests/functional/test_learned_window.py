@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.agent.events import AgentEvent, CompactionStarted, TurnDone, TurnError
+from agent_tui.agent.events import AgentEvent, CompactionFailed, CompactionStarted, TurnDone, TurnError
 from agent_tui.agent.window import WindowCache
 from agent_tui.projection.compaction import SUMMARIZATION_SYSTEM_PROMPT
 from agent_tui.projection.tokens import estimate_text
@@ -210,6 +210,8 @@ async def test_a_window_smaller_than_the_system_prompt_says_so_in_one_line(
         assert "1,024 tokens" in errors[0] and "system prompt and tool definitions" in errors[0]
         assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "error"
         assert len(fake.refused) == 1  # no retry that could not fit
+        # and no compaction tried first (its failure was a second line in print mode)
+        assert not [e for e in events if isinstance(e, CompactionStarted | CompactionFailed)], events
         # the refused attempt is hidden: nothing of it reaches the next request
         hides = [e for e in h.entries() if e["type"] == "context_edit" and e["replacement"] is None]
         failed = [
