@@ -26,6 +26,7 @@ Each is replaced by ``[REDACTED <kind>]``; the original is never stored.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -355,9 +356,7 @@ def _redact_text(text: str, also: frozenset[str], present: set[str] | None = Non
     if len(text) < MIN_SECRET:
         return text, found
     present = (_needles_in(text.lower()) if present is None else present) | also
-    for kind, needles, pattern, group in _PATTERNS:
-        if needles and present.isdisjoint(needles):
-            continue
+    for kind, _, pattern, group in _active(frozenset(present)):
         if pattern in _NAME_CHECKS:
             text, n = _sub_named(pattern, group, placeholder(kind), text)
         elif kind in _WRAPS:
@@ -394,6 +393,12 @@ def secret_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, start + len(value)))
             start = text.find(value, start + 1)
     return spans
+
+
+@functools.lru_cache(maxsize=512)
+def _active(present: frozenset[str]) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]:
+    """The patterns that run on a text holding the needles ``present``, in their order."""
+    return tuple(p for p in _PATTERNS if not p[1] or not present.isdisjoint(p[1]))
 
 
 def _needles_in(lowered: str) -> set[str]:
@@ -658,9 +663,7 @@ def _stream_spans(text: str, present: set[str]) -> Iterator[tuple[int, int, bool
     """(start, end, may go on in the next lines) of every secret the patterns and literals find in
     ``text`` (holding the needles ``present``): the secret alone, without the context before it that
     its pattern needs."""
-    for kind, needles, pattern, group in _PATTERNS:
-        if needles and present.isdisjoint(needles):
-            continue
+    for kind, _, pattern, group in _active(frozenset(present)):
         wraps = kind in _WRAPS
         for m in _named_matches(pattern, text):
             start, end = m.span(group)
