@@ -284,6 +284,12 @@ def user_places(env: Mapping[str, str] | None = None) -> list[str]:
     return [os.path.realpath(p) for p in places]
 
 
+def _data_home() -> Path:
+    from agent_tui.store.paths import data_home
+
+    return data_home()
+
+
 def _under(path: str, folder: str) -> bool:
     path, folder = os.path.normcase(path).casefold(), os.path.normcase(folder).casefold()
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
@@ -292,8 +298,8 @@ def _under(path: str, folder: str) -> bool:
 def config_file(path: str, cwd: str, places: list[str] | None = None) -> str | None:
     """How to name ``path`` (a real or lexical absolute path) when it is a file that decides what
     agent-tui or git runs or allows (see :data:`GUARDED_DIRS`, :data:`GUARDED_NAMES`,
-    :func:`user_places`); None when it is not one. Case-blind; a user folder the working directory
-    is in (the user works on it) does not count as a whole, its guarded names still do."""
+    :func:`user_places`); None when it is not one. Case-blind; started inside ``~/.claude`` or
+    ``~/.pi``, their files still count."""
     root = os.path.realpath(cwd)
     parts = Path(path).parts
     for base in (root, os.path.abspath(cwd)):
@@ -303,7 +309,12 @@ def config_file(path: str, cwd: str, places: list[str] | None = None) -> str | N
     folded = [p.casefold() for p in parts if p not in (".", os.sep)]
     hit = any(p in GUARDED_DIRS for p in folded) or (bool(folded) and folded[-1] in GUARDED_NAMES)
     if not hit:
-        hit = any(_under(path, place) and not _under(root, place) for place in places or user_places())
+        # (the data dir only when the user does not work inside it: a test's or a sandbox's home)
+        data = os.path.realpath(_data_home())
+        hit = any(
+            _under(path, place) and (place != data or not _under(root, place))
+            for place in places or user_places()
+        )
     if not hit:
         return None
     if _under(path, root):

@@ -222,3 +222,13 @@ async def test_auto_mode_reports_the_change_in_the_loop(h: Harness, server: Fake
         "or MCP servers loads only once you accept it)"
     ]
     assert (h.workdir / ".mcp.json").exists() and (h.workdir / "notes.txt").exists()
+
+
+async def test_started_inside_the_users_claude_or_pi_folder_their_files_still_ask() -> None:
+    home = Path(os.environ["HOME"])
+    for folder, name in ((home / ".claude", "settings.json"), (home / ".pi" / "agent", "mcp.json")):
+        folder.mkdir(parents=True, exist_ok=True)
+        verdict = await Permissions(PermissionMode.ASK, None).check(
+            "write", {"path": name, "content": "{}"}, str(folder)
+        )
+        assert not verdict.allowed and verdict.request is not None and verdict.request.protected, folder
