@@ -50,6 +50,9 @@ class MessageQueue:
         self.follow_up_mode = _mode(follow_up_mode)
         self._items: list[QueuedMessage] = []
         self.on_change: Callable[[], None] | None = None
+        #: True while ``on_change`` reports a delivery (:meth:`drain`: the loop takes messages in),
+        #: not a change the user made (a face that writes events in order waits for the message).
+        self.delivering = False
 
     def __len__(self) -> int:
         return len(self._items)
@@ -88,7 +91,11 @@ class MessageQueue:
         if taken:
             ids = {m.id for m in taken}
             self._items = [m for m in self._items if m.id not in ids]
-            self._changed()
+            self.delivering = True
+            try:
+                self._changed()
+            finally:
+                self.delivering = False
         return taken
 
     def take_all(self) -> list[QueuedMessage]:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from pathlib import Path
 
-from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.events import AgentEvent, EntryAppended
 from agent_tui.cli import (  # noqa: F401 - they register their commands
     rpc_model_commands,
     rpc_prompt_commands,
@@ -84,6 +84,7 @@ class RpcServer:
         self.bash_abort: asyncio.Event | None = None
         self.compacting = False
         self.pending: set[asyncio.Task[None]] = set()  # commands that answer later (abort, compact, bash)
+        self.delivered: list[JSONObject] = []  # deliveries' queue_updates not written yet (watch_queue)
         #: Permission questions put to the client (pi's extension_ui_request), awaiting its answer.
         self.questions = ClientQuestions(lines.write)
         permissions = agent.loop.permissions
@@ -189,6 +190,8 @@ class RpcServer:
             stop = "stop"
             try:
                 async for event in events:
+                    if isinstance(event, EntryAppended) and event.role == "user":
+                        self.write_delivered()
                     for record in stream.feed(event):
                         self.lines.write(record)
                     stop = getattr(event, "stop_reason", stop)
@@ -199,6 +202,8 @@ class RpcServer:
                     flush=True,
                 )
                 return
+            finally:
+                self.write_delivered()
             # steering that came as the agent stopped: delivered now, as pi does
             if kind != "prompt" or stop in ("aborted", "error") or not len(self.agent.loop.queue):
                 return
@@ -254,12 +259,25 @@ class RpcServer:
         self.agent = agent
 
     def watch_queue(self) -> None:
-        """pi's ``queue_update``: both queues, whole, after every change (a steer, a delivery, a clear)."""
+        """pi's ``queue_update``: both queues, whole, after every change (a steer, a delivery, a
+        clear). A delivery's is written where pi sends it, right before the delivered message's
+        records: the loop drains the queue ahead of the events the run has not written yet (the
+        tool's end, the reply's deltas)."""
 
         def changed() -> None:
-            self.lines.write({"type": "queue_update", **self.agent.queued()})
+            record = {"type": "queue_update", **self.agent.queued()}
+            if self.agent.loop.queue.delivering and self.run_task is not None and not self.run_task.done():
+                self.delivered.append(record)
+            else:
+                self.lines.write(record)
 
         self.agent.loop.queue.on_change = changed
+
+    def write_delivered(self) -> None:
+        """The queue_updates of deliveries, held until the run's records reach the delivered message."""
+        held, self.delivered = self.delivered, []
+        for record in held:
+            self.lines.write(record)
 
     def idle(self, what: str) -> None:
         if self.busy or self.agent.running:

@@ -487,14 +487,6 @@ ABORT_EVENTS: list[c.Item] = [
     ("end", "aborted"),
 ]
 
-QUEUE_ORDER = pytest.mark.xfail(
-    strict=True,
-    reason="RPC's queue_update for a delivery is written when the loop drains the queue (queue.on_change), "
-    "ahead of the events the loop emitted before it and the face has not written yet: the steering "
-    "drain comes before the tool's tool_execution_end, the follow-up's before the reply's text_deltas; "
-    "pi sends it after them, right before the delivered message",
-)
-
 #: What the user does while the tool runs, per scenario.
 MID_TOOL = {
     "steer": (c.steer_scenario, WAIT_PROMPT, STEER_EVENTS),
@@ -596,8 +588,8 @@ async def acp_abort(acp: Acp) -> Run:
     ("scenario", "name"),
     [
         ("steer", "json"),
-        pytest.param("steer", "rpc", marks=QUEUE_ORDER),
-        pytest.param("follow_up", "rpc", marks=QUEUE_ORDER),
+        ("steer", "rpc"),
+        ("follow_up", "rpc"),
         ("abort", "json"),
         ("abort", "rpc"),
         ("abort", "acp"),
