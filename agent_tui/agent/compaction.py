@@ -272,11 +272,12 @@ class CompactionOutcome:
 
 
 def preview(
-    session: Session, settings: CompactionSettings, *, everything: bool = True
+    session: Session, settings: CompactionSettings, *, everything: bool = True, window: int | None = None
 ) -> CompactionPlan | None:
     """What a compaction would summarize and keep, without calling the model (by default what the
-    user asking for one gets: everything before the latest turn when the keep budget keeps it all)."""
-    return plan_compaction(project(session.index), settings, everything=everything)
+    user asking for one gets: everything before the latest turn when the keep budget keeps it all),
+    in ``window`` (the server's learned one; None: the model's)."""
+    return plan_compaction(project(session.index), settings, everything=everything, window=window)
 
 
 @dataclass(slots=True)

@@ -150,8 +150,25 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         if args.keep:
             settings = replace(settings, keep_recent_tokens=args.keep)
+        from agent_tui.agent.window import WindowCache, known_window
+        from agent_tui.projection.compaction import fit_to_window
+        from agent_tui.projection.models import lookup
+
+        session_model = project(session.index).model or {}
+        model = config.model if config is not None else str(session_model.get("modelId") or "")
+        provider_name = config.provider if config is not None else str(session_model.get("provider") or "")
+        # the server's real window when an overflow taught it (the session's entry, else the cache):
+        # the preview plans in it as the compaction would (it used the model's nominal window)
+        window = known_window(
+            session.index.active_path(),
+            provider_name,
+            config.base_url if config is not None else None,
+            model,
+            WindowCache.default(),
+        )
+        settings = fit_to_window(settings, window or lookup(model).context_window)
         if args.preview:
-            plan = preview(session, settings)
+            plan = preview(session, settings, window=window)
             if plan is None:
                 _print(NOTHING_TO_COMPACT)
                 return 0
@@ -180,17 +197,8 @@ def _run(args: argparse.Namespace) -> int:
         assert config is not None
         from agent_tui.agent.compaction import Summarizer
         from agent_tui.agent.loop import make_provider
-        from agent_tui.agent.window import WindowCache, known_window
-        from agent_tui.projection.compaction import fit_to_window
-        from agent_tui.projection.models import lookup
 
-        model = config.model
         provider = make_provider(config, model)
-        # the server's real window when an overflow taught it (the session's entry, else the cache)
-        window = known_window(
-            session.index.active_path(), provider.name, config.base_url, model, WindowCache.default()
-        )
-        settings = fit_to_window(settings, window or lookup(model).context_window)
 
         async def go() -> int:
             summarizer = Summarizer(provider, model, config.retry, context_window=window)

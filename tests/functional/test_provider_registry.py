@@ -21,7 +21,7 @@ from agent_tui.providers.openai_provider import OpenAIProvider
 from agent_tui.sdk import Agent, SessionHandle
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, openai_stream, text
-from tests.support.session_builder import Builder, assistant, user
+from tests.support.session_builder import Builder, assistant, tool_result, user
 
 ROOT = Path(__file__).resolve().parents[2] / "agent_tui"
 
@@ -211,3 +211,40 @@ async def test_a_compaction_is_not_followed_at_once_by_another_on_an_estimate(
     second = await h.run("two")
     assert [e for e in second if isinstance(e, CompactionStarted)] == []
     assert h.messages("assistant")[-1]["content"][0]["text"] == "second"
+
+
+def test_compact_preview_plans_in_the_window_an_overflow_taught(
+    tmp_path: Path, clean_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The preview planned in the model's nominal window while the compaction itself used the
+    server's learned one (a session's ``agent-tui.window`` entry): the two could disagree."""
+    from agent_tui.projection.window import window_entry
+
+    b = Builder()
+    b.add("model_change", provider="anthropic", modelId="claude-haiku-4-5")
+    for i in range(6):
+        question = b.message(user(f"question {i} " + "word " * 300))
+        reading = assistant("reading", [(f"c{i}", "read", {"path": "a.txt"})], model="claude-haiku-4-5")
+        b.message({**reading, "provider": "anthropic"})
+        b.message(tool_result(f"c{i}", "line " * 900))
+        answer = b.message(
+            {**assistant(f"answer {i} " + "word " * 900, model="claude-haiku-4-5"), "provider": "anthropic"}
+        )
+    path = b.write(tmp_path / "s.jsonl")
+    code, nominal, err = _run(capsys, "compact", str(path), "--preview")
+    assert code == 0, err
+    learned = window_entry("anthropic", "claude-haiku-4-5", 2_000)
+    b.add("custom", customType=learned["customType"], data=learned["data"])
+    b.write(path)
+    code, fitted, err = _run(capsys, "compact", str(path), "--preview")
+    assert code == 0, err
+    first_kept = [
+        line.split(" from ")[1].split(",")[0]
+        for out in (nominal, fitted)
+        for line in out.splitlines()
+        if line.startswith("keep:")
+    ]
+    # the nominal 200,000 keeps the last question with its answer; in 2,000 that turn cannot be
+    # kept whole, and the cut falls inside it, as the compaction's own would
+    assert first_kept == [question, answer], (nominal, fitted)
+    assert "split turn" in fitted and "split turn" not in nominal
