@@ -395,3 +395,21 @@ async def test_fork(
     check("app", run, ref, SWITCH_EVENTS)
     same_session(run, ref, fork, ref.extra["fork"])
     assert c.header(fork)["parentSession"] == str(original.resolve())
+
+
+async def test_a_one_line_reply_streams_in_pieces(
+    server: FakeModelServer, reference: Sdk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.agent.events import TextDelta
+    from tests.functional.test_face_conformance import STREAM_EVENTS, one_line_reply, sdk_stream
+
+    ref = await sdk_stream(reference)
+    face = AppFace(server, tmp_path, monkeypatch)
+    server.push(one_line_reply())
+    app = face.app()
+    async with running(app) as pilot:
+        await send(pilot, app, face, "stream it", 1)
+    run = face.result()
+    check("app", run, ref, STREAM_EVENTS)
+    pieces = sum(1 for a in face.agents for e in a.events if isinstance(e, TextDelta))
+    assert pieces >= 10, f"the reply came in {pieces} pieces"

@@ -65,7 +65,7 @@ from agent_tui.sdk import Agent, create_agent, open_session
 from tests.support import conformance as c
 from tests.support.acp_editor import AcpEnv, EditorClient
 from tests.support.agent_support import make_config, until
-from tests.support.fake_model_server import FakeModelServer
+from tests.support.fake_model_server import FakeModelServer, Stream
 from tests.support.print_env import Env
 from tests.support.rpc_client import Record, RpcClient
 
@@ -1024,3 +1024,73 @@ async def test_slow_mcp_server(name: str, server: FakeModelServer, reference: Sd
     if "notice" not in c.FACE_KINDS[name]:
         assert run.extra["notices"] == [c.SLOW_MCP_LINE]  # the one line, on stderr
     assert run.bodies() == ref.bodies()
+
+
+# -- a reply streams as it comes ---------------------------------------------------------------
+
+#: One line of 20 words, streamed a word at a time (no newline until it ends).
+ONE_LINE = "this reply comes a word at a time on one line and no newline ends it until the very last word"
+STREAM_EVENTS: list[c.Item] = [("user", "stream it"), ("text", ONE_LINE), ("end", "done")]
+
+
+def one_line_reply() -> Stream:
+    return c.reply(ONE_LINE).slow(50)
+
+
+def text_pieces(records: list[Record] | None = None, updates: list[Any] | None = None) -> int:
+    """How many pieces the reply's text reached the client in."""
+    if records is not None:
+        return sum(
+            1
+            for r in records
+            if r["type"] == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+        )
+    assert updates is not None
+    from acp.schema import AgentMessageChunk
+
+    return sum(1 for u in updates if isinstance(u, AgentMessageChunk))
+
+
+async def sdk_stream(face: Sdk) -> Run:
+    from agent_tui.agent.events import TextDelta
+
+    face.server.push(one_line_reply())
+    async with face.agent() as agent:
+        await face.run(agent.prompt("stream it"))
+    return face.result(pieces=sum(1 for e in face.events if isinstance(e, TextDelta)))
+
+
+@pytest.mark.parametrize("name", ["json", "rpc", "acp"])
+async def test_a_one_line_reply_streams_in_pieces(
+    name: str, server: FakeModelServer, reference: Sdk, tmp_path: Path
+) -> None:
+    """Every text delta reaches every face as it arrives: the redactor holds back only what could
+    still start a secret, not the line (20 words: at least 10 pieces)."""
+    ref = await sdk_stream(reference)
+    assert ref.extra["pieces"] >= 10
+    folder = tmp_path / "face"
+    if name == "json":
+        face = Json(server, folder)
+        server.push(one_line_reply())
+        face.run("stream it")
+        run = face.result()
+        pieces = text_pieces(records=face.records)
+    elif name == "rpc":
+        rpc = Rpc(server, folder)
+        server.push(one_line_reply())
+        try:
+            client = rpc.open()
+            rpc.prompt("stream it")
+            pieces = text_pieces(records=client.records)
+            run = rpc.result()
+        finally:
+            rpc.kill()
+    else:
+        acp = Acp(server, folder)
+        server.push(one_line_reply())
+        async with acp.session("--permissions", "auto") as (conn, sid):
+            await acp.prompt(conn, sid, "stream it")
+        run = acp.result()
+        pieces = text_pieces(updates=[u for _, u in acp.client.updates])
+    check(name, run, ref, STREAM_EVENTS)
+    assert pieces >= 10, f"{name}: the reply came in {pieces} pieces"

@@ -44,6 +44,7 @@ from agent_tui.agent.events import (
 )
 from tests.support.fake_model_server import (
     Response,
+    Stream,
     anthropic_stream,
     text,
     tool_use,
@@ -355,7 +356,7 @@ STEER = "also mention the weather"
 FOLLOW_UP = "and now say goodbye"
 
 
-def reply(value: str, model: str = FIRST_MODEL) -> Response:
+def reply(value: str, model: str = FIRST_MODEL) -> Stream:
     """One text reply of ``model``."""
     return anthropic_stream(text(value), model=model)
 
