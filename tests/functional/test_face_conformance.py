@@ -362,9 +362,12 @@ class Acp(Headless):
         """``agent-tui acp ARGS`` with a new session: the connection and the session's id."""
         if client is not None:
             self.client = client
-        async with self.acp.agent(self.client, args=args) as conn:
-            created = await asyncio.wait_for(conn.new_session(cwd=str(self.cwd), mcp_servers=[]), 60)
-            yield conn, created.session_id
+        try:
+            async with self.acp.agent(self.client, args=args) as conn:
+                created = await asyncio.wait_for(conn.new_session(cwd=str(self.cwd), mcp_servers=[]), 60)
+                yield conn, created.session_id
+        except ConnectionError as e:  # the agent went away: what it said on stderr
+            raise AssertionError(f"agent-tui acp: {e}; stderr:\n{self.acp.stderr_path.read_text()}") from e
 
     async def prompt(self, conn: Any, session_id: str, message: str) -> None:
         start = len(self.client.updates)
