@@ -22,6 +22,7 @@ from agent_tui.agent.events import AgentEvent
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice, load_agent_config, make_extensions, make_permissions
 from agent_tui.tui.app import AgentTuiApp
+from agent_tui.tui.screens.dialog import ANSWER_GRACE, TYPING_GAP
 from agent_tui.tui.screens.permission import PermissionScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from tests.functional.test_face_conformance import (
@@ -306,11 +307,12 @@ async def test_permission(
         await type_in(pilot, PERMISSION_PROMPT)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
-        # no key answers in the question's first moments (a key typed on is text): answer until taken
-        for _ in range(100):
+        # no key answers in the question's first moments, nor one pressed less than TYPING_GAP after
+        # the key before (it is text typed on): a pause longer than both before each press
+        for _ in range(20):
             if not isinstance(app.screen, PermissionScreen):
                 break
-            await pilot.pause(0.3)
+            await pilot.pause(max(ANSWER_GRACE, TYPING_GAP) + 0.3)
             await pilot.press("y" if case == "allowed" else "n")
         await wait_for(pilot, lambda: len(server.requests) - face.start == 2 and not app.busy, "the turn")
     run = face.result()
