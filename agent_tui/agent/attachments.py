@@ -7,8 +7,10 @@ saying how to read on). An image file adds ``<file name="...">`` with pi's resiz
 ``image`` block, resized as ``read`` resizes (:mod:`agent_tui.agent.tools.images`). Images pasted
 or dropped into the composer (a path, or the clipboard) come as ``images`` and may live anywhere.
 
-A mention that names nothing, a folder, a file outside the project, a binary or unreadable file is
-left as text and reported in one notice line each; the typed text is never changed.
+A mention that names nothing, a folder, a file outside the project, a binary or unreadable file, a
+FIFO, a device or a socket (refused at once, as ``read`` refuses them), or an image file over 64 MB
+is left as text and reported in one notice line each; the typed text is never changed. A text file
+is read in bounded pieces (8 MB at most, what is kept 50 KB), whatever its size or its lines'.
 """
 
 from __future__ import annotations
@@ -18,12 +20,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.agent.tools.base import ToolError
 from agent_tui.agent.tools.images import (
     IMAGE_TYPE_SNIFF_BYTES,
+    MAX_IMAGE_FILE_BYTES,
     ImageDecodeError,
     detect_image_mime,
+    image_file_too_large,
     process_image,
 )
+from agent_tui.agent.tools.read import NotRegularFile, open_regular, read_lines
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 from agent_tui.projection.tokens import IMAGE_CHARS, estimate_text
 from agent_tui.store.record import JSONObject
@@ -31,7 +37,7 @@ from agent_tui.store.record import JSONObject
 #: ``@path`` at the start or after whitespace; ``@"a path"`` for spaces.
 MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|(\S+))')
 _TRAILING = ".,;:!?)]}'\""
-#: Files larger than this are not read whole to be cut (the cut keeps 50 KB anyway).
+#: Of a text file, no more than this is read to count its lines (what is kept is 50 KB anyway).
 _READ_LIMIT = 8 * 1024 * 1024
 
 
@@ -109,29 +115,47 @@ def _find(raw: str, root: Path) -> tuple[Path, str] | None:
 
 
 def _attach(out: Composed, path: Path, typed: str, *, must_be_image: bool = False) -> None:
+    # read's checks: a FIFO, a device or a socket is refused at once (never waited on, never read
+    # without end); an image is refused by its size before it is read; text is read in bounded pieces
     try:
-        with open(path, "rb") as f:
+        fd, size = open_regular(path)
+    except NotRegularFile as e:
+        out.notices.append(f"@{typed}: {e.kind}, not a regular file: not attached")
+        return
+    except ToolError as e:  # "Could not read PATH: Permission denied"
+        out.notices.append(f"@{typed}: cannot be read ({str(e).rsplit(': ', 1)[-1]}), not attached")
+        return
+    try:
+        with os.fdopen(fd, "rb") as f:
             head = f.read(IMAGE_TYPE_SNIFF_BYTES)
-            size = os.fstat(f.fileno()).st_size
             mime = detect_image_mime(head)
             if mime is None and must_be_image:
                 out.notices.append(f"{typed}: not an image (png, jpeg, gif, webp, bmp), not attached")
                 return
             if mime is not None:
-                data = head + f.read()
-            elif b"\0" in head:
+                too_large = image_file_too_large(size)
+                if too_large is not None:
+                    out.notices.append(f"{typed}: {too_large}")
+                    return
+                f.seek(0)
+                data = f.read(MAX_IMAGE_FILE_BYTES + 1)
+                if len(data) > MAX_IMAGE_FILE_BYTES:  # it grew meanwhile
+                    out.notices.append(f"{typed}: {image_file_too_large(len(data))}")
+                    return
+                _attach_image(out, path, typed, data, mime)
+                return
+            if b"\0" in head:
                 out.notices.append(f"@{typed}: a binary file, not attached")
                 return
-            else:
-                data = head + f.read(_READ_LIMIT)
+            f.seek(0)
+            lines = read_lines(f, _READ_LIMIT)
+            more = f.read(1) != b""  # the limit stopped the read before the end
     except OSError as e:
         out.notices.append(f"@{typed}: cannot be read ({e.strerror or e}), not attached")
         return
-    if mime is not None:
-        _attach_image(out, path, typed, data, mime)
-        return
-    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
-    cut = truncate_head(text)
+    if lines.stored:
+        lines.stored[0] = lines.stored[0].removeprefix("\ufeff")
+    cut = truncate_head("\n".join(lines.stored))
     body = cut.content
     detail = ""
     if cut.first_line_exceeds_limit:
@@ -140,10 +164,10 @@ def _attach(out: Composed, path: Path, typed: str, *, must_be_image: bool = Fals
             f"Use bash: sed -n '1p' {path} | head -c {DEFAULT_MAX_BYTES}]"
         )
         detail = "first line too long"
-    elif cut.truncated or size > len(data):
+    elif cut.truncated or more:
         shown = cut.output_lines
         body += (
-            f"\n\n[Showing lines 1-{shown} of {'more than ' if size > len(data) else ''}{cut.total_lines} "
+            f"\n\n[Showing lines 1-{shown} of {'more than ' if more else ''}{lines.total} "
             f"({format_size(DEFAULT_MAX_BYTES)} limit). Use the read tool with offset={shown + 1} to continue.]"
         )
         detail = f"cut to {shown} lines"

@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.agent.attachments import attachment_line, compose
+from agent_tui.agent.attachments import attachment_line, compose, mentions
 from agent_tui.agent.queue import MessageQueue, restored_text
 from agent_tui.agent.user_bash import UserCommand, parse_user_command, run_user_command
 from agent_tui.projection.describe import plural
@@ -51,6 +51,9 @@ class ComposerActions:
         #: Messages sent while the first turn's agent is still being built (its queue does not
         #: exist yet), in order: queued once it does.
         self._waiting: list[Composer.Submitted] = []
+        #: Messages whose ``@`` files (or images) are read in a worker, off the event loop (the
+        #: app answers keys meanwhile), and the ones sent after them: taken in order, one at a time.
+        self._reading: list[Composer.Submitted] = []
 
     # -- the queue ---------------------------------------------------------------------------
 
@@ -138,6 +141,24 @@ class ComposerActions:
     # -- submit --------------------------------------------------------------------------------
 
     async def submitted(self, event: Composer.Submitted) -> None:
+        if self._reading or event.images or mentions(event.text):
+            # its files are read in a worker; a message sent meanwhile waits its turn
+            self._reading.append(event)
+            if len(self._reading) == 1:
+                self.app.run_worker(self._read_in_order(), group="attachments", exit_on_error=False)
+            return
+        await self._take(event)
+
+    async def _read_in_order(self) -> None:
+        while self._reading:
+            try:
+                await self._take(self._reading[0])
+            except Exception as e:  # one message failing never leaves the others stuck behind it
+                self.app.notify(f"cannot send: {e}", severity="error")
+            finally:
+                del self._reading[0]
+
+    async def _take(self, event: Composer.Submitted) -> None:
         waits = False
         try:
             waits = await self._submitted(event)
@@ -159,7 +180,7 @@ class ComposerActions:
             return
         waiting, self._waiting = self._waiting, []
         for event in waiting:
-            await self.submitted(event)
+            await self._take(event)
 
     async def _submitted(self, event: Composer.Submitted) -> bool:
         """Take the message; True when it waits for the agent (see :meth:`_drain`)."""
@@ -195,14 +216,15 @@ class ComposerActions:
                 app.set_timer(AGENT_WAIT, self._drain)
             return True
         if app.busy:
-            self.enqueue(text, event.images, follow_up=event.follow_up, typed=typed)
+            await self.enqueue(text, event.images, follow_up=event.follow_up, typed=typed)
             return False
         await self.send(text, event.images, typed=typed)
         return False
 
-    def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
-        # the folder agent-tui was started in, never a session header's cwd (a handed-over session's)
-        composed = compose(text, str(self.app.config.cwd), images)
+    async def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
+        # the folder agent-tui was started in, never a session header's cwd (a handed-over session's);
+        # read in a thread: a slow disk never stops the app answering keys
+        composed = await asyncio.to_thread(compose, text, str(self.app.config.cwd), images)
         for notice in composed.notices:
             self.app.notify(notice, severity="warning", timeout=8)
         if composed.attachments:
@@ -214,7 +236,9 @@ class ComposerActions:
             session = self.app.session
             self.history.add(text, session.cwd if session is not None else str(self.app.config.cwd))
 
-    def enqueue(self, text: str, images: list[Path], *, follow_up: bool, typed: str | None = None) -> None:
+    async def enqueue(
+        self, text: str, images: list[Path], *, follow_up: bool, typed: str | None = None
+    ) -> None:
         app = self.app
         queue = self.queue()
         if queue is None:
@@ -226,7 +250,7 @@ class ComposerActions:
                 severity="error",
             )
             return
-        content = self._compose(text, images)
+        content = await self._compose(text, images)
         blocks = None if isinstance(content, str) else content
         if follow_up:
             queue.follow_up(text, blocks)
@@ -241,7 +265,7 @@ class ComposerActions:
         if app.session is not None and app.session.read_only:
             app.notify(app.session.read_only_reason or "read-only session", severity="error")
             return
-        content = self._compose(text, images)
+        content = await self._compose(text, images)
         if await app.send(content):
             self._remember(typed if typed is not None else text)
 

@@ -62,10 +62,10 @@ async def test_bang_commands_and_mentions_use_the_folder_agent_tui_was_started_i
         assert getattr(app.composer.file_index, "root", None) == project
         relative = os.path.relpath(hostile / "secret.txt", "/")  # "@tmp/.../secret.txt" from "/"
         for mention in ("@secret.txt", f"@{relative}", "@here.txt"):
-            composed = app.composer_actions._compose(f"look {mention}", [])
+            composed = await app.composer_actions._compose(f"look {mention}", [])
             blocks = json.dumps(composed)
             assert "hostile secret" not in blocks, (header, mention)
-        assert "project file" in json.dumps(app.composer_actions._compose("look @here.txt", []))
+        assert "project file" in json.dumps(await app.composer_actions._compose("look @here.txt", []))
         # !cmd: runs in the project
         for command in ("!pwd", "!make"):
             app.composer.set_text(command)

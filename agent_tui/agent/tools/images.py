@@ -21,12 +21,17 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Literal
 
+from agent_tui.agent.tools.truncate import format_size
+
 if TYPE_CHECKING:
     from PIL import Image
 
 # 4.5 MB of base64 payload: headroom below Anthropic's 5 MB limit (pi's DEFAULT_MAX_BYTES).
 DEFAULT_IMAGE_MAX_BYTES = 4.5 * 1024 * 1024
 IMAGE_TYPE_SNIFF_BYTES = 4100
+#: An image file larger than this is not read to be decoded (a 300 MB file with a png header would
+#: be read whole, then copied): a photo is a few MB, and what is attached is 4.5 MB at most anyway.
+MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024
 
 NOT_CONVERTED = "[Image omitted: could not be converted to a supported inline image format.]"
 NOT_RESIZED = "[Image omitted: could not be resized below the inline image size limit.]"
@@ -74,6 +79,16 @@ class ProcessedImage:
 
 class ImageDecodeError(Exception):
     """The bytes could not be decoded as an image (corrupt, truncated, or not what the header says)."""
+
+
+def image_file_too_large(size: int) -> str | None:
+    """The note that an image file of ``size`` bytes is not read (None: it may be)."""
+    if size <= MAX_IMAGE_FILE_BYTES:
+        return None
+    return (
+        f"[Image omitted: the file is {format_size(size)}, over the "
+        f"{format_size(MAX_IMAGE_FILE_BYTES)} limit for images.]"
+    )
 
 
 # -- format detection (pi's utils/mime.js) ------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,6 +24,7 @@ from agent_tui.agent.tools.images import (
     ImageDecodeError,
     ResizeOptions,
     detect_image_mime,
+    image_file_too_large,
     process_image,
 )
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
@@ -30,6 +32,14 @@ from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES,
 MAX_READ_BYTES = 1024 * 1024 * 1024  # read never reads more of one file than this
 GROWTH_ALLOWANCE = 1024 * 1024  # past the size the file had when it was opened
 LINE_PIECE = 64 * 1024  # a line is read this much at a time (its memory is bounded, not its length)
+
+
+class NotRegularFile(ToolError):
+    """A FIFO, a device, a socket: never read. ``kind`` says which ("a FIFO (named pipe)")."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"Not a regular file: {path} is {kind}; read only reads files")
+        self.kind = kind
 
 
 def open_regular(path: Path) -> tuple[int, int]:
@@ -47,7 +57,7 @@ def open_regular(path: Path) -> tuple[int, int]:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise ToolError(f"Not a regular file: {path} is {_kind(st.st_mode)}; read only reads files")
+        raise NotRegularFile(path, _kind(st.st_mode))
     os.set_blocking(fd, True)
     return fd, st.st_size
 
@@ -105,6 +115,58 @@ class _Capped:
             yield head, length, False
 
 
+@dataclass(slots=True)
+class TextLines:
+    """What a read keeps of a text file's lines ``start`` to ``end``: the lines up to one past the
+    caps (2,000 lines / 50 KB, each line cut to 50 KB + 1 byte), how many lines the file has (as
+    far as ``cap`` let it be read), and how long the first kept line was."""
+
+    stored: list[str]
+    total: int
+    first_line_bytes: int
+
+
+def read_lines(
+    f: BinaryIO, cap: int, start: int = 0, end: int | None = None, check: Callable[[], None] = lambda: None
+) -> TextLines:
+    """The lines of ``f`` (read from where it stands, at most ``cap`` bytes) as :class:`TextLines`:
+    its memory is what is kept, never the file's size or a line's length; ``check`` (the abort's)
+    is called as it goes."""
+    stored: list[str] = []
+    stored_bytes = 0
+    past_caps = False
+    first_line_bytes = 0
+    line_no = 0
+    selected = 0
+    ends_with_newline = True  # an empty file is one empty line, as JavaScript's split sees it
+
+    keep = DEFAULT_MAX_BYTES + 1  # of a line, no more is ever shown
+
+    def take(head: bytes, length: int) -> None:
+        nonlocal stored_bytes, past_caps, first_line_bytes, selected
+        if selected == 0:
+            first_line_bytes = length
+        if not past_caps:
+            if len(stored) > DEFAULT_MAX_LINES or stored_bytes > DEFAULT_MAX_BYTES:
+                past_caps = True  # one line past the caps is kept so truncation is detected
+            stored.append(head.decode("utf-8", "replace"))
+            stored_bytes += min(length, keep) + 1
+        selected += 1
+
+    for number, (head, length, ended) in enumerate(_Capped(f, cap).lines(keep, check)):
+        if number % 4096 == 0:
+            check()
+        ends_with_newline = ended
+        if line_no >= start and (end is None or line_no < end):
+            take(head, length)
+        line_no += 1
+    if ends_with_newline:
+        if line_no >= start and (end is None or line_no < end):
+            take(b"", 0)
+        line_no += 1
+    return TextLines(stored, line_no, first_line_bytes)
+
+
 class ReadTool(Tool):
     name = "read"
     snippet = "Read file contents"
@@ -152,10 +214,12 @@ class ReadTool(Tool):
             head = f.read(IMAGE_TYPE_SNIFF_BYTES)
             mime = detect_image_mime(head)
             f.seek(0)
-            capped = _Capped(f, cap)
             if mime is not None:
-                return self._image(absolute, capped.read(), mime, ctx)
-            return self._text(capped, path, offset, limit, ctx)
+                too_large = image_file_too_large(size)
+                if too_large is not None:  # refused before a byte of it is decoded
+                    return ToolResult.text(f"Read image file [{mime}]\n{too_large}")
+                return self._image(absolute, _Capped(f, cap).read(), mime, ctx)
+            return self._text(f, cap, path, offset, limit, ctx)
 
     def _image(self, absolute: Path, data: bytes, mime: str, ctx: ToolContext) -> ToolResult:
         """pi's image read: converted, oriented and resized to fit, with pi's notes for the model."""
@@ -183,43 +247,12 @@ class ReadTool(Tool):
         )
 
     def _text(
-        self, source: _Capped, path: str, offset: int | None, limit: int | None, ctx: ToolContext
+        self, f: BinaryIO, cap: int, path: str, offset: int | None, limit: int | None, ctx: ToolContext
     ) -> ToolResult:
         start = max(0, offset - 1) if offset else 0
         end = start + limit if limit is not None and limit >= 0 else None
-        stored: list[str] = []
-        stored_bytes = 0
-        past_caps = False
-        first_line_bytes = 0
-        line_no = 0
-        selected = 0
-        ends_with_newline = True  # an empty file is one empty line, as JavaScript's split sees it
-
-        keep = DEFAULT_MAX_BYTES + 1  # of a line, no more is ever shown
-
-        def take(head: bytes, length: int) -> None:
-            nonlocal stored_bytes, past_caps, first_line_bytes, selected
-            if selected == 0:
-                first_line_bytes = length
-            if not past_caps:
-                if len(stored) > DEFAULT_MAX_LINES or stored_bytes > DEFAULT_MAX_BYTES:
-                    past_caps = True  # one line past the caps is kept so truncation is detected
-                stored.append(head.decode("utf-8", "replace"))
-                stored_bytes += min(length, keep) + 1
-            selected += 1
-
-        for number, (head, length, ended) in enumerate(source.lines(keep, ctx.check)):
-            if number % 4096 == 0:
-                ctx.check()
-            ends_with_newline = ended
-            if line_no >= start and (end is None or line_no < end):
-                take(head, length)
-            line_no += 1
-        if ends_with_newline:
-            if line_no >= start and (end is None or line_no < end):
-                take(b"", 0)
-            line_no += 1
-        total = line_no
+        lines = read_lines(f, cap, start, end, ctx.check)
+        stored, total, first_line_bytes = lines.stored, lines.total, lines.first_line_bytes
         if start >= total:
             raise ToolError(f"Offset {offset} is beyond end of file ({total} lines total)")
         truncation = truncate_head("\n".join(stored))
