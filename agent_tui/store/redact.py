@@ -10,11 +10,12 @@ is the environment the model's commands run in: without agent-tui's own keys.
 Three sources of "known":
 
 - patterns of credentials (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Google,
-  Stripe, Hugging Face, npm, SendGrid, DigitalOcean, Docker, JWTs, private key
-  blocks and their bodies without BEGIN or END, bearer and x-api-key headers,
-  passwords and ``?token=`` parameters in URLs, ``curl -u``, ``mysql -p``,
-  ``--password=``, Azure ``AccountKey=``, ``.netrc``, ``.env``-style, NUL-separated
-  and JSON ``"..._key": "..."`` assignments);
+  Stripe, Hugging Face, npm, PyPI, Telegram bots, Twilio, Mailgun, SendGrid,
+  DigitalOcean, Docker, JWTs, private key blocks and their bodies without BEGIN or
+  END, bearer and x-api-key headers, passwords and ``?token=`` parameters in URLs,
+  ``curl -u``, ``mysql -p``, ``docker login -p``, ``sshpass -p``, ``--password=``,
+  ``password=`` anywhere in a line, Azure ``AccountKey=``, ``.netrc``, ``.env``-style,
+  NUL-separated and JSON ``"..._key": "..."`` assignments);
 - the values of secret-looking environment variables of this process
   (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``... that look like a
   credential), so ``echo $GITHUB_TOKEN`` in a tool's output is caught too;
@@ -42,6 +43,23 @@ _SECRET_NAME = r"(?:API[_-]?KEY|ACCESS[_-]?KEY|SECRET|TOKEN(?!S)|PASSWORD|PASSWD
 #: A token's tail wrapped onto the following lines (a terminal or ``fold`` cut it): lines of token
 #: characters alone. :func:`_wrapped_tail` decides which of them are key material.
 _WRAPPED = r"(?:\r?\n[A-Za-z0-9_-]{1,256}(?=\s|\Z))*"
+#: A container registry login command, up to its ``login`` (on the same command of the line).
+_REGISTRY_LOGIN = r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n;&|]{0,256}?\slogin\b"
+#: The value of ``password=`` anywhere in a line (``connect(password='...')``, ``-o password=...``,
+#: ``Password=...;`` of a connection string), but what reads as code: a variable (letters, or an
+#: identifier with ``_`` or shorter than 8), a call, an attribute or an index (``getpass()``,
+#: ``os.environ[...]``, ``settings.DB_PASSWORD``), ``None``/``true``..., ``$VAR``, ``%s``, ``{x}``,
+#: ``<placeholder>``, ``***``, a path, an empty string. Quoted, any literal of 6 characters or more.
+#: Every exclusion looks at most 100 characters past the value's start (a stream holds more).
+_VALUE_END = r"(?=[\s\\\"',;&()\[\]{}<>|`]|\Z)"
+_PASSWORD_VALUE = (
+    r"(?:(?<=[\"'])(?![$%{<*#\[])[^\s\"'\\]{6,}"
+    r"|(?<![\"'])(?![$%{<*#\[(:./~@?\\-])"
+    r"(?!(?i:none|null|nil|true|false|undefined)\b)"
+    r"(?![A-Za-z_]\w{0,48}[.(\[])"
+    r"(?!(?:[A-Za-z_]{1,48}|\w{1,7}|\w{0,48}_\w{0,48})" + _VALUE_END + r")"
+    r"[^\s\"'\\,;&()\[\]{}<>|`]{6,})"
+)
 _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int]] = [
     (
         "private-key",
@@ -98,6 +116,23 @@ _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int]] = [
         re.compile(r"GOCSPX-(?<!\wGOCSPX-)[A-Za-z0-9_-]{20,}" + _WRAPPED),
         0,
     ),
+    ("pypi-token", ("pypi-",), re.compile(r"pypi-(?<!\wpypi-)[A-Za-z0-9_-]{50,}" + _WRAPPED), 0),
+    (
+        # BOT_ID:SECRET, the secret 35 characters from AA (api.telegram.org/botID:SECRET/...)
+        "telegram-bot-token",
+        (":aa",),
+        re.compile(r"AA(?<=\d{8}:AA)[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        0,
+    ),
+    ("twilio-api-key", ("sk",), re.compile(r"SK(?<!\wSK)[0-9a-fA-F]{32}\b"), 0),
+    (
+        # an account SID (not a secret) with the auth token after it: AC...:TOKEN, "AC...", "TOKEN"
+        "twilio-auth-token",
+        ("ac",),
+        re.compile(r"AC(?<!\wAC)[0-9a-fA-F]{32}\b[^\n]{1,40}?(?<![0-9A-Za-z])([0-9a-fA-F]{32})\b"),
+        1,
+    ),
+    ("mailgun-key", ("key-",), re.compile(r"key-(?<!\wkey-)[0-9a-fA-F]{32}\b"), 0),
     ("sendgrid-key", ("sg.",), re.compile(r"SG\.(?<!\wSG\.)[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}"), 0),
     (
         "digitalocean-token",
@@ -175,6 +210,21 @@ _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int]] = [
         1,
     ),
     (
+        # docker login -p SECRET (and -pSECRET, -p=SECRET); --password is a password-option
+        "registry-password",
+        ("login",),
+        re.compile(_REGISTRY_LOGIN + r"[^\n;&|]*?\s-p(?:[ \t]+|=)?[\"']?(?![$\[-])([^\s\"']+)"),
+        1,
+    ),
+    (
+        "sshpass-password",
+        ("sshpass",),
+        re.compile(
+            r"sshpass(?<!\wsshpass)(?:[ \t]+-(?:v|P[ \t]*\S+))*[ \t]+-p[ \t]*[\"']?(?![$\[-])([^\s\"']+)"
+        ),
+        1,
+    ),
+    (
         "azure-key",
         ("accountkey=", "sharedaccesskey=", "sharedsecret="),
         re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedSecret)=(?!\[REDACTED)([A-Za-z0-9+/=%]{16,})"),
@@ -219,6 +269,17 @@ _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int]] = [
         ("key", "secret", "token", "passw", "credential"),
         re.compile(r"(?i)\"(?P<name>[A-Za-z0-9_.-]++)\"\s*:\s*\"(?!\[REDACTED)([^\"\s]{6,})\""),
         2,
+    ),
+    (
+        # password=VALUE in the middle of a line (a name ending in password, passwd or passphrase)
+        "password-assignment",
+        ("passw", "passphrase"),
+        re.compile(
+            r"(?i:passw(?:or)?d|passphrase)[ \t]*=(?!=)[ \t]*(?:\\?[\"'])?+(?!\[REDACTED)("
+            + _PASSWORD_VALUE
+            + ")"
+        ),
+        1,
     ),
 ]
 #: Patterns that capture any assignment's ``name``: a match counts only if the name is secret-ish
@@ -654,7 +715,7 @@ _UNDER_WAY_REACH = 600
 #: Commands whose secret is anywhere later on their line (``curl ... -u user:pass``): named again
 #: before the context when a long line's start is dropped from it.
 _LINE_COMMANDS = re.compile(
-    r"curl(?<!\wcurl)\b|\b(?i:mysql|mysqldump|mysqladmin|mysqlsh|mariadb|mariadb-dump)\b"
+    r"curl(?<!\wcurl)\b|\b(?i:mysql|mysqldump|mysqladmin|mysqlsh|mariadb|mariadb-dump)\b|" + _REGISTRY_LOGIN
 )
 _NUL = frozenset({"\x00"})
 

@@ -436,6 +436,30 @@ LEAKS = {
     "docker login -p dckr_pat_2b3e36beeb386dfdaacb9b46004 x": "dckr_pat_2b3e36beeb386dfdaacb9b46004",
     "HOME=/root\x00DB_PASSWORD=correcthorsebatterystaple\x00PATH=/usr/bin\x00": "correcthorsebatterystaple",
     '"x-api-key": "abcdefghijklmnop"': "abcdefghijklmnop",
+    # password= in the middle of a line, unquoted or quoted
+    "mysql_connect(host, user='root', password=hunter2hunter2)": "hunter2hunter2",
+    "db.connect(host='db', password='plain-literal')": "plain-literal",
+    "mount -t cifs //srv/share /mnt -o username=bob,password=Sup3r-S3cret!": "Sup3r-S3cret!",
+    "Server=db;Database=app;User Id=sa;Password=Hunter2Hunter2;": "Hunter2Hunter2",
+    'run.sh --env \\"db_password=\\"Qu0ted-Esc4ped\\"': "Qu0ted-Esc4ped",
+    "docker login -u ci -p Sup3rS3cretPw registry.example.com": "Sup3rS3cretPw",
+    "podman login -pS3cretGlued quay.io": "S3cretGlued",
+    "docker login --password Sup3rS3cretPw2 registry": "Sup3rS3cretPw2",
+    "sshpass -p 'Sshp4ssSecret' ssh deploy@host": "Sshp4ssSecret",
+    "sshpass -v -pGlu3dSecret ssh host": "Glu3dSecret",
+    "twine upload -u __token__ -p pypi-AgEIcHlwaS5vcmcCJGE4ZjY3YzMyLWI3ZTAtNDVlZi1iZmE2LWJlZGY1MzZhNzAy"
+    "NQACKlszLCI1NGRjMjE2ZS1jYWRjLTQ1OTEtYWE4Yy04NzUxZGFmNGNmZjIiXQAABiD7g dist/*": "pypi-AgEIcHlwaS5vcmcCJGE4ZjY3",
+    "curl https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0/getMe": (
+        "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
+    ),
+    "twilio api key SK0123456789abcdef0123456789abcdef ok": "SK0123456789abcdef0123456789abcdef",
+    "client = Client('AC0123456789abcdef0123456789abcdef', 'f0e1d2c3b4a5968778695a4b3c2d1e0f')": (
+        "f0e1d2c3b4a5968778695a4b3c2d1e0f"
+    ),
+    "curl -X POST https://api.twilio.com/x AC0123456789abcdef0123456789abcdef:f0e1d2c3b4a5968778695a4b3c2d1e0f": (
+        "f0e1d2c3b4a5968778695a4b3c2d1e0f"
+    ),
+    "mailgun key-0123456789abcdef0123456789abcdef ok": "key-0123456789abcdef0123456789abcdef",
 }
 
 
@@ -455,6 +479,45 @@ def test_those_shapes_leave_ordinary_text() -> None:
     assert redact_text(ordinary) == (ordinary, [])
     environ = "HOME=/root\x00DB_PASSWORD=correcthorsebatterystaple\x00PATH=/usr/bin\x00"
     assert redact_text(environ)[0] == "HOME=/root\x00DB_PASSWORD=[REDACTED env-secret]\x00PATH=/usr/bin\x00"
+
+
+#: Code and commands around ``password=``, ``-p`` and the new token prefixes that hold no secret.
+NOT_SECRETS = [
+    "conn = connect(user='x', password=getpass())",
+    "conn = connect(user='x', password=getpass.getpass())",
+    "db(password=os.environ['DB_PASSWORD'])",
+    "db(password=os.environ.get('PW'), timeout=3)",
+    "db(password=settings.DB_PASSWORD)",
+    "db(password=password, user=user)",
+    "db(password=db_password)",
+    "db(password=None) or db(password=true)",
+    "db(password=\"\") and db(password='')",
+    'db(password="$DB_PASSWORD") and db(password=$DB_PASSWORD) and db(password=${PW})',
+    "psql password=[REDACTED env-secret] host=x",
+    "if password == other or password != x: pass",
+    "x.password_field='abcdefgh'; y.password_hash = hash(z)",
+    "db(password=self.password)",
+    "db(password=pw1)",
+    "cur.execute(sql, password=%s)",
+    "db(password='%(pw)s') and db(password=\"{pw}\") and db(password=f'{pw}')",
+    "db(password=<your-password>) db(password=***) db(password=...) db(password=/run/secrets/pw)",
+    "docker run -p 8080:80 img",
+    "docker login registry && docker run -p 8080:80 img",
+    "echo $PW | docker login -u me --password-stdin",
+    'docker login -u me -p "$REGISTRY_PASSWORD" registry',
+    "sshpass -f pwfile ssh host",
+    "sshpass -e ssh -p 2222 host",
+    'sshpass -p "$SSHPASS" ssh host',
+    "pip install pypi-simple pypi-server",
+    "at 12:30:00 AAAA 123456789:AAbc",
+    "task: ask SKIP the SKU, ACME",
+    "api-key-header and key-value store, key-0123",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_the_new_shapes_leave_code_and_commands(text: str) -> None:
+    assert redact_text(text) == (text, [])
 
 
 def test_password_named_environment_values_without_a_digit() -> None:

@@ -48,6 +48,8 @@ SAMPLES: list[str] = [
     "\x00HOME=/root\x00DB_PASSWORD=correct horse battery\x00PATH=/usr/bin\x00",  # a value with spaces
     "curl " + "-H 'X: y' " * 300 + " -u admin:longlinepass9 https://x\n",  # context far back on the line
     "sk-ant-api03-" + "Qw3rTy" * 900 + " end",  # a secret longer than any context
+    "docker login " + "--debug " * 80 + "-p FarAwayS3cret quay.io\n",  # login far back on the line
+    '{"command":"' + "x" * 300 + " db(password=Zz9Glued-in-a-run)" + "y" * 300 + '"}',
 ]
 PROSE = [
     "Here is some text. ",
@@ -61,6 +63,10 @@ PROSE = [
     '{"a": 1} ',
     "word " * 300 + "\n",
     "0123456789abcdef" * 300 + " ",  # a long run that is no secret
+    "conn = connect(user=u, password=getpass()) ",
+    "db(password=os.environ['DB_PASSWORD'])\n",
+    "f(password=user_supplied_password_value, retries=3) ",
+    "docker run -p 8080:80 img\n",
 ]
 #: The secret inside each sample (what must never come out where redacting the whole text hides it).
 CORES = [
@@ -75,6 +81,8 @@ CORES = [
     "swordfishes",
     "longlinepass9",
     "Zx81kLmQ2pR7tYxx" * 30,
+    "FarAwayS3cret",
+    "Zz9Glued-in-a-run",
 ]
 
 
