@@ -157,7 +157,7 @@ def _message_json(message: ProjectedMessage) -> bytes | msgspec.Raw:
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    from agent_tui.projection.describe import first_line, kind
+    from agent_tui.projection.describe import first_line, kind, shown
 
     index = _load(args.file)
     for note in index.tree_warnings():
@@ -172,7 +172,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
                 "type": e.type,
                 "role": e.role,
                 "text": first_line(e, 200),
-                "label": index.labels.get(e.id),
+                "label": _shown_or_none(index.labels.get(e.id)),
                 "active": e.id in active,
                 "leaf": e.id == index.leaf_id,
                 "line": e.line,
@@ -182,13 +182,14 @@ def cmd_tree(args: argparse.Namespace) -> int:
         ]
         out.write(
             msgspec.json.format(
-                _encode({"leafId": index.leaf_id, "name": index.name, "nodes": nodes}), indent=2
+                _encode({"leafId": index.leaf_id, "name": _shown_or_none(index.name), "nodes": nodes}),
+                indent=2,
             ).decode()
             + "\n"
         )
         return 0
     if index.name:
-        out.write(f"# {visible_line(index.name)}\n")
+        out.write(f"# {visible_line(shown(index.name))}\n")
     authors = _surgery_authors(index)
     children = index.children
     # Iterative pre-order; indentation grows only at forks, so a 20,000-entry linear run stays flat.
@@ -203,7 +204,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
         seen.add(entry.id)
         marker = "*" if entry.id in active else " "
         leaf = "  <- leaf" if entry.id == index.leaf_id else ""
-        label = f" [{index.labels[entry.id]}]" if entry.id in index.labels else ""
+        label = f" [{shown(index.labels[entry.id])}]" if entry.id in index.labels else ""
         pin = " (pinned)" if index.is_pinned(entry.id) else ""
         by = f" (by {authors[entry.id]})" if entry.id in authors else ""
         lines.append(
@@ -222,6 +223,12 @@ def cmd_tree(args: argparse.Namespace) -> int:
             lines.clear()
     out.write("\n".join(lines) + ("\n" if lines else ""))
     return 0
+
+
+def _shown_or_none(text: str | None) -> str | None:
+    from agent_tui.projection.describe import shown
+
+    return None if text is None else shown(text)
 
 
 def _surgery_authors(index: SessionIndex) -> dict[str, str]:

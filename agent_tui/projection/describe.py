@@ -44,14 +44,26 @@ def first_line(entry: Entry, width: int = 80) -> str:
     return _first_nonempty(kind_info(kind).line(entry.data), width)
 
 
+#: How far past what is shown a line is redacted: a secret that starts in view is found whole.
+REDACT_REACH = 1024
+
+
 def _first_nonempty(text: str, width: int) -> str:
-    """The first non-empty line of ``text``, cut to ``width`` (never inside an escape sequence);
-    reads only the start of a big text."""
+    """The first non-empty line of ``text``, redacted (a file pi wrote, or one written with
+    redaction off, holds secrets as they were typed), cut to ``width`` (never inside an escape
+    sequence); reads only the start of a big text."""
     head = text[:65_536]
     line = next((ln.strip() for ln in head.splitlines() if ln.strip()), "")
     if not line and len(text) > len(head):
         line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return cut(line, width)
+    return cut(shown(line[: width + REDACT_REACH]), width)
+
+
+def shown(text: str) -> str:
+    """``text`` with its secrets replaced, unless redaction is off (``AGENT_TUI_REDACT=off``)."""
+    from agent_tui.store.redact import redact_text, redaction_enabled
+
+    return redact_text(text)[0] if redaction_enabled() else text
 
 
 def is_permission(entry: Entry) -> bool:

@@ -61,6 +61,33 @@ def test_tree(session_file: Path) -> None:
     assert data["leafId"] == "e0004" and all(n["active"] for n in data["nodes"])
 
 
+def test_tree_of_a_file_pi_wrote_shows_no_secret(tmp_path: Path) -> None:
+    """pi stores what was typed as it was: the tree (text and JSON) shows it redacted."""
+    key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 4
+    b = Builder()
+    first = b.message(user(f"deploy with ANTHROPIC_API_KEY={key} please"))
+    b.message(tool_result("c1", "sshpass -p Sshp4ssSecret ssh deploy@host", name="bash"))
+    b.message(assistant("db(password=hunter2hunter2) is set"))
+    b.add("label", targetId=first, label="key mailgun key-0123456789abcdef0123456789abcdef")
+    b.add("session_info", name="bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0")
+    path = b.write(tmp_path / "pi.jsonl")
+    secrets = [
+        key,
+        "Sshp4ssSecret",
+        "hunter2hunter2",
+        "0123456789abcdef0123456789abcdef",
+        "AAHdqTcvCH1vGWJxf",
+    ]
+    for args in (("tree", str(path)), ("tree", str(path), "--json")):
+        out = cli(*args)
+        assert out.returncode == 0, out.stderr
+        for secret in secrets:
+            assert secret[:12] not in out.stdout, (args, secret)
+        assert "[REDACTED anthropic-key]" in out.stdout and "[REDACTED mailgun-key]" in out.stdout
+    shown = cli("tree", str(path), env={"AGENT_TUI_REDACT": "off"}).stdout
+    assert key[:40] in shown and "Sshp4ssSecret" in shown  # redaction off: as the file holds it
+
+
 def test_actions_append_one_entry_each_and_never_rewrite(session_file: Path, tmp_path: Path) -> None:
     steps = [
         ("edit", str(session_file), "e0001", "--replace", "read b instead"),
