@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
+import re
 import secrets
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp_jinja2
@@ -40,6 +42,41 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+#: A ``token`` query parameter (ours or a wrong one: a near miss tells how long it is, nothing more).
+_TOKEN_PARAM = re.compile(r"([?&]token=)(?!\[REDACTED)[^&#\s\"']+")
+TOKEN_SHOWN = "[REDACTED serve-token]"
+
+
+class TokenFilter(logging.Filter):
+    """Rewrites a log record so it never holds the token: aiohttp's access log writes each request
+    line (``GET /?token=...``) and its ``Referer`` (the page's own URL, token included)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def clean(self, text: str) -> str:
+        return _TOKEN_PARAM.sub(lambda m: m.group(1) + TOKEN_SHOWN, text).replace(self.token, TOKEN_SHOWN)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = self.clean(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        for name, value in list(vars(record).items()):  # the extras a formatter may show
+            if name in ("msg", "args"):
+                continue
+            if isinstance(value, str) and ("token=" in value or self.token in value):
+                setattr(record, name, self.clean(value))
+            elif isinstance(value, Mapping) and any(
+                isinstance(v, str) and self.token in v for v in value.values()
+            ):
+                setattr(
+                    record, name, {k: self.clean(v) if isinstance(v, str) else v for k, v in value.items()}
+                )
+        return True
+
+
 class GuardedServer(Server):
     """textual-serve's ``Server``, with a middleware that checks Host, Origin and the token."""
 
@@ -58,6 +95,14 @@ class GuardedServer(Server):
         """The address to open: the page, with the token."""
         name = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
         return f"http://{name}:{self.port}/?token={self.token}"
+
+    def initialize_logging(self) -> None:
+        """textual-serve's logging, with the token taken out of every record it writes."""
+        super().initialize_logging()
+        token_filter = TokenFilter(self.token)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(token_filter)
+        logging.getLogger("aiohttp.access").addFilter(token_filter)
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()

@@ -102,7 +102,7 @@ def test_in_a_browser_the_printed_url_connects_and_another_page_cannot(tmp_path:
             timeout=60,
         )
         assert server.wait_for(rb'GET /ws\?width=\d+&height=\d+ HTTP/1.1" 101') is not None, server.output
-        refused = rb'GET /ws\?width=80&height=24&token=\S+ HTTP/1.1" 403'
+        refused = rb'GET /ws\?width=80&height=24&token=\[REDACTED serve-token\] HTTP/1.1" 403'
         page = tmp_path / "elsewhere.html"
         with held_image(lambda: server.wait_for(refused, timeout=20)) as image:
             # the image's answer waits for the handshake's: a websocket keeps no page from loading,
@@ -123,3 +123,21 @@ def test_in_a_browser_the_printed_url_connects_and_another_page_cannot(tmp_path:
         # the server refused the handshake (the page may dump its DOM before the error event fires)
         assert server.wait_for(refused) is not None
         assert '<pre id="out">OPEN</pre>' not in dom
+
+
+def test_the_access_log_never_repeats_the_token(tmp_path: Path) -> None:
+    """The URL with its token is printed once; the requests logged after it show it redacted."""
+    with served(tmp_path) as server:
+        url, token = server.url, server.token
+
+        async def requests() -> None:
+            assert (await _http_status(url))[0] == 200
+            assert (await _http_status(f"{url}&fontsize=12", Referer=url))[0] == 200
+            assert (await _http_status(url.replace(token, "wrong" + token[:10])))[0] == 403
+
+        asyncio.run(requests())
+        assert server.wait_for(rb'" 403[^\n]*\n', timeout=15) is not None, server.output
+        assert server.wait_for(rb"fontsize=12[^\n]*\n", timeout=15) is not None, server.output
+        assert server.output.count(token.encode()) == 1, server.output  # the line that says "open"
+        assert server.output.count(token[:10].encode()) == 1, server.output  # a wrong one too
+        assert b"token=[REDACTED serve-token] HTTP" in server.output, server.output  # once, not twice
