@@ -386,8 +386,8 @@ def load_settings(args: argparse.Namespace, stdin_taken: bool) -> tuple[Config, 
         thinking=getattr(args, "thinking", None),
         api=getattr(args, "api", None),
     )
-    return config, make_permissions(args, config, stdin_taken)
     preload_sdk_in_background(config.provider)  # overlaps the loading of the session and the files
+    return config, make_permissions(args, config, stdin_taken)
 
 
 def headless_agent(
