@@ -30,7 +30,7 @@ from agent_tui.agent.tools.base import (
 )
 from agent_tui.agent.tools.edit import EditTool, apply_edits, normalize_to_lf, unified_diff
 from agent_tui.agent.tools.images import IMAGE_TYPE_SNIFF_BYTES, detect_image_mime
-from agent_tui.agent.tools.read import ReadTool, _Capped
+from agent_tui.agent.tools.read import ReadTool
 from agent_tui.agent.tools.write import WriteTool
 
 
@@ -85,9 +85,14 @@ class EditorReadTool(ReadTool):
         except RequestError:
             return await super().execute(args, ctx)  # the disk's answer, with pi's error for a missing file
         data = text.encode("utf-8")
-        source = _Capped(io.BytesIO(data), len(data))
         return await in_thread(
-            self._text, source, path, number_arg(args, "offset"), number_arg(args, "limit"), ctx
+            self._text,
+            io.BytesIO(data),
+            len(data),
+            path,
+            number_arg(args, "offset"),
+            number_arg(args, "limit"),
+            ctx,
         )
 
 
