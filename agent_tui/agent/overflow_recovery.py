@@ -90,14 +90,15 @@ async def recover(outcome: CallOutcome, setup: OverflowSetup, io: TurnIO, *, las
         return f"{error}; still too long after compacting {MAX_OVERFLOW_RETRIES - 1} times"
     if window is not None and overflow.prompt_tokens is not None and overflow.prompt_tokens <= limit:
         return None  # the prompt fits: the completion did not (vLLM, OpenAI); now it is fitted too
-    if window is not None and fixed_tokens(setup.projection()) > window:
+    # nothing is appended between here and the compaction: one projection answers both checks
+    current = setup.projection()
+    fixed = fixed_tokens(current)
+    if window is not None and fixed > window:
         # nothing compacted can make room: one line, with no compaction attempted (and failed) first
-        tokens = context_tokens(setup.projection()).tokens
-        return cannot_fit(error, window, tokens, setup.projection(), str(io.session.path))
-    question = latest_question(setup.projection())
+        return cannot_fit(error, window, context_tokens(current).tokens, current, str(io.session.path))
+    question = latest_question(current)
     if window is not None and question is not None:
-        fixed = fixed_tokens(setup.projection())
-        room = window - fixed - settings.reserve_tokens  # (a system prompt too big is said below)
+        room = window - fixed - settings.reserve_tokens  # (a system prompt too big is said above)
         if 0 < room < question[1]:
             # summarizing the question would have the model answer a summary of it: say so instead
             return (
