@@ -109,11 +109,22 @@ class Decision(StrEnum):
 
     ALLOW_ONCE = "allow-once"
     ALLOW_SESSION = "allow-session"
+    #: Allow and keep the request's ``rule`` (Claude Code's syntax, e.g. ``Bash(npm test:*)``) in
+    #: the project's local settings, exactly as the question showed it.
+    ALLOW_ALWAYS = "allow-always"
     DENY = "deny"
 
 
 #: What is recorded: an approver's decision, or the mode's.
-RECORDED_DECISIONS = ("allow-once", "allow-session", "deny", "auto", "read-only-refused", "hook-allow")
+RECORDED_DECISIONS = (
+    "allow-once",
+    "allow-session",
+    "allow-always",
+    "deny",
+    "auto",
+    "read-only-refused",
+    "hook-allow",
+)
 
 
 class PermissionModeError(Exception):
@@ -140,6 +151,9 @@ class PermissionRequest:
     #: in a command that may change it), as shown: asked every time (never remembered for the
     #: session, never approved by a hook), reported in ``auto`` mode.
     config_file: str | None = None
+    #: The permission rule "always allow" would keep, as shown in the question (Claude Code's
+    #: syntax); None: this call cannot be allowed permanently (a guarded file, a protected call).
+    rule: str | None = None
 
     @property
     def exact(self) -> str:

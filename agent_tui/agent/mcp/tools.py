@@ -58,6 +58,12 @@ class McpTool(Tool):
         self.remote_name = str(tool.name)
         self.name = name or tool_name(server.name, self.remote_name)
         self.description = str(tool.description or getattr(tool, "title", None) or self.remote_name)
+        # A server's readOnlyHint is its own claim: it decides checkpoints and the ACP kind, never a
+        # permission (the policy still asks for every MCP tool in ``ask`` mode).
+        self.reads_only = read_only_hint(tool)
+        self.file_effect = "none" if self.reads_only else "any"
+        self.claude_name = self.name
+        self.acp_kind = "read" if self.reads_only else "other"
         self.parameters = input_schema(tool)
         self.read_only = read_only_hint(tool)
         self.snippet = ""

@@ -20,10 +20,15 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
+#: What a tool may do to files: nothing (``none``), the one file its ``path_argument`` names
+#: (``path``), or anything (``any``: a shell command, an MCP tool not marked read-only).
+FileEffect = Literal["none", "path", "any"]
+#: ACP's ToolKind values a tool reports to editors.
+AcpKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 #: The permission policy's last word on a write, asked with the real path about to be written and
 #: its link count (1 for a new file): None to go ahead, else the refusal the model reads.
 WriteGuard = Callable[[str, int], "str | None"]
@@ -86,6 +91,13 @@ class Tool:
     snippet: str = ""  # one line for the system prompt's tool list
     guidelines: tuple[str, ...] = ()  # rules the system prompt adds when the tool is active
     parameters: JSONObject = {}  # noqa: RUF012 - class-level schema, never mutated
+    #: What the tool is, so the permission policy, hooks, checkpoints, ACP and exports ask the tool
+    #: rather than match its name. A tool that only reads never changes a file or runs a program.
+    reads_only: bool = False
+    file_effect: FileEffect = "any"
+    path_argument: str | None = None  # the argument naming the file it reads or changes
+    claude_name: str = ""  # Claude Code's name for it in permission rules (``Bash``, ``Edit``)
+    acp_kind: AcpKind = "other"
 
     def declaration(self) -> JSONObject:
         """What the model is told: pi's tool declaration {name, description, parameters}."""

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolError, ToolResult
+from agent_tui.agent.tools.base import (
+    AcpKind,
+    FileEffect,
+    JSONObject,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from agent_tui.agent.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -374,6 +382,10 @@ class PartialOutput:
 
 
 class BashTool(Tool):
+    file_effect: FileEffect = "any"
+    path_argument = None
+    claude_name = "Bash"
+    acp_kind: AcpKind = "execute"
     name = "bash"
     snippet = "Execute bash commands (ls, grep, find, etc.)"
     description = (
