@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.store.redact import redact_text, tool_environment
+from agent_tui.agent.child_env import child_environment
+from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")
@@ -239,7 +240,7 @@ class Hooks:
         return outcome
 
     async def _run_one(self, hook: HookCommand, data: bytes) -> tuple[int | None, str, str, str | None]:
-        env = dict(tool_environment())
+        env = child_environment()
         env["CLAUDE_PROJECT_DIR"] = self.cwd
         env["AGENT_TUI_PROJECT_DIR"] = self.cwd
         try:

@@ -5,7 +5,7 @@ signatures and image data (so session files, forks and exports built from them
 never hold the original), by importers, the request log, print mode's output,
 the bash tool's full-output files, the search index and its snippets, and the
 session listing. ``AGENT_TUI_REDACT=off`` turns it off. :func:`tool_environment`
-is the environment the model's commands run in: without agent-tui's own keys.
+is the environment the model's commands run in: without the key variables it is given.
 
 Three sources of "known":
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 # (kind, needles, pattern, group holding the secret (0 = whole match)). A pattern with needles only
@@ -330,8 +330,6 @@ _ENV_SECRET_SUFFIX = re.compile(
 )
 MIN_LITERAL = 8  # shorter values would replace ordinary words
 MIN_HOLD = 128
-#: agent-tui's own key variables: read by agent-tui, never passed to the commands the model runs.
-OWN_KEY_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 
 
 def placeholder(kind: str) -> str:
@@ -385,16 +383,15 @@ def refresh_environment(environ: Mapping[str, str] | None = None) -> None:
     _ENV_SECRETS = environment_secrets(environ)
 
 
-def tool_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for commands the model runs: this process's, without agent-tui's own API keys
-    (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, and any variable holding a key registered with
-    :func:`register_secret`, e.g. the config file's)."""
+def tool_environment(names: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment (or ``environ``) without the variables ``names`` and any variable
+    holding a key registered with :func:`register_secret` (the config file's, wherever it came from).
+
+    The names are the caller's (the provider registry's key variables: this layer does not know
+    them), so no caller can forget them; ``agent.child_env`` is the one that passes them."""
     environ = os.environ if environ is None else environ
-    return {
-        name: value
-        for name, value in environ.items()
-        if name not in OWN_KEY_VARIABLES and value not in _LITERALS
-    }
+    stripped = frozenset(names)
+    return {name: value for name, value in environ.items() if name not in stripped and value not in _LITERALS}
 
 
 def _literals() -> list[tuple[str, str]]:

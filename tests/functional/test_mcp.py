@@ -210,6 +210,33 @@ async def test_secrets_in_env_never_reach_the_session(h: Harness, server: FakeMo
     assert secret not in json.dumps([r.body for r in server.requests])
 
 
+async def test_a_server_gets_no_model_key_but_what_its_env_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK starts a stdio server with a few safe variables and its ``env`` table: a model key
+    set in agent-tui's environment reaches it only when the config names it."""
+    monkeypatch.setenv("GEMINI_API_KEY", "plainvalue1")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "plainvalue2")
+    spec = ServerSpec(
+        "edge",
+        "test",
+        command=PY,
+        args=(str(FIXTURES / "edge_server.py"),),
+        env={"PASSED_KEY": "plainvalue1"},
+    )
+    manager = McpManager([spec])
+    manager.start()
+    await manager.wait_started(60)
+    try:
+        tools = {t.name: t for t in manager.tools()}
+        result = await tools["mcp__edge__environment"].execute({}, ToolContext(str(tmp_path)))
+    finally:
+        await manager.close()
+    names = result.content[0]["text"].split("\n")
+    assert "PASSED_KEY" in names and "PATH" in names
+    assert "GEMINI_API_KEY" not in names and "OPENROUTER_API_KEY" not in names
+
+
 def test_servers_are_read_from_the_config_and_claude_code_and_pi_files(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     (home / ".pi" / "agent").mkdir(parents=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -15,8 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_tui.agent.hooks import HookCommand, Hooks
 from agent_tui.agent.tools.base import ToolContext
 from agent_tui.agent.tools.bash import BashTool
+from agent_tui.agent.user_bash import parse_user_command, run_user_command
 from agent_tui.config import Config, load_config
 from agent_tui.providers.base import log_request
 from agent_tui.store import redact
@@ -528,18 +531,46 @@ def test_password_named_environment_values_without_a_digit() -> None:
     assert out == "connected with [REDACTED $DB_PASSWORD] to production"
 
 
+#: Model service keys set in agent-tui's environment, each with a value that looks like no key.
+MODEL_KEYS = {
+    "ANTHROPIC_API_KEY": "sk-ant-api03-" + "K" * 40,
+    "OPENAI_API_KEY": "sk-proj-" + "L" * 40,
+    "GEMINI_API_KEY": "plainvalue1",
+    "OPENROUTER_API_KEY": "plainvalue2",
+    "AZURE_OPENAI_API_KEY": "plainvalue3",
+    "GOOGLE_API_KEY": "plainvalue4",
+}
+#: Prints ``NAME=value`` for each of them, ``unset`` when absent.
+ECHO_KEYS = " ".join(f"{name}=${{{name}-unset}}" for name in MODEL_KEYS)
+
+
 async def test_bash_does_not_inherit_agent_tui_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The model's commands run without ANTHROPIC_API_KEY / OPENAI_API_KEY or a configured key."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "K" * 40)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "L" * 40)
+    """The model's commands run without any model service's key (by name) or a configured key."""
+    for name, value in MODEL_KEYS.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("MY_PROXY_KEY", "zz-config-key-0123456789")  # what the config file's key also is
     monkeypatch.setenv("UNRELATED", "stays")
     register_secret("zz-config-key-0123456789")
-    command = (
-        'echo "a=${ANTHROPIC_API_KEY-unset} o=${OPENAI_API_KEY-unset} p=${MY_PROXY_KEY-unset} u=$UNRELATED"'
-    )
+    command = f'echo "{ECHO_KEYS} p=${{MY_PROXY_KEY-unset}} u=$UNRELATED"'
     result = await BashTool().execute({"command": command}, ToolContext(str(tmp_path)))
-    assert result.content[0]["text"].strip() == "a=unset o=unset p=unset u=stays"
+    unset = " ".join(f"{name}=unset" for name in MODEL_KEYS)
+    assert result.content[0]["text"].strip() == f"{unset} p=unset u=stays"
+
+
+async def test_user_commands_and_hooks_do_not_inherit_model_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in MODEL_KEYS.items():
+        monkeypatch.setenv(name, value)
+    unset = " ".join(f"{name}=unset" for name in MODEL_KEYS)
+    command = parse_user_command(f"!echo {ECHO_KEYS}")
+    assert command is not None
+    message = await run_user_command(command, str(tmp_path), asyncio.Event())
+    assert message["output"].strip() == unset
+    seen = tmp_path / "hook.txt"
+    hooks = Hooks([HookCommand("Stop", "", f"echo {ECHO_KEYS} > {seen}", 10, "test")], str(tmp_path))
+    await hooks.run("Stop", {})
+    assert seen.read_text().strip() == unset
 
 
 async def test_a_read_with_offset_or_limit_of_a_key_file_stores_no_key_line(tmp_path: Path) -> None:

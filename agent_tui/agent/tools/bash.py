@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from agent_tui.agent.child_env import child_environment
 from agent_tui.agent.tools.base import (
     AcpKind,
     FileEffect,
@@ -39,7 +40,7 @@ from agent_tui.agent.tools.truncate import (
     format_size,
     truncate_tail,
 )
-from agent_tui.store.redact import StreamRedactor, tool_environment
+from agent_tui.store.redact import StreamRedactor
 
 EXIT_STDIO_GRACE = 0.1  # after the shell exits, keep reading while output still arrives
 UPDATE_THROTTLE = 0.1  # seconds between two partial results (pi's BASH_UPDATE_THROTTLE_MS)
@@ -264,7 +265,7 @@ async def run_command(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=env if env is not None else tool_environment(),  # without agent-tui's API keys
+        env=env if env is not None else child_environment(),  # without any model service's key
     )
     assert proc.stdout is not None
     deadline = started + float(timeout) if timeout is not None else None

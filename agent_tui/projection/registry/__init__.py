@@ -94,8 +94,57 @@ def builtin_prices() -> Iterator[tuple[str, Price]]:
         yield from s.prices.items()
 
 
+#: Credentials of model services no provider here reads, but the SDKs agent-tui loads or pi do (pi's
+#: ``--help`` lists its keys): set for an agent, so the model's commands never see them either. The
+#: user's own credentials for the tools the model runs (``AWS_ACCESS_KEY_ID`` for ``aws``, which
+#: Bedrock also reads; ``GH_TOKEN``/``GITHUB_TOKEN`` for ``gh`` and ``git push``) are passed on,
+#: and redacted by value wherever their values show up.
+OTHER_MODEL_KEYS: tuple[str, ...] = (
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_OAUTH_TOKEN",
+    "GOOGLE_API_KEY",
+    "ANT_LING_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "NVIDIA_API_KEY",
+    "GROQ_API_KEY",
+    "CEREBRAS_API_KEY",
+    "XAI_API_KEY",
+    "FIREWORKS_API_KEY",
+    "TOGETHER_API_KEY",
+    "BASETEN_API_KEY",
+    "AI_GATEWAY_API_KEY",
+    "ZAI_API_KEY",
+    "ZAI_CODING_CN_API_KEY",
+    "MISTRAL_API_KEY",
+    "MINIMAX_API_KEY",
+    "MOONSHOT_API_KEY",
+    "OPENCODE_API_KEY",
+    "KIMI_API_KEY",
+    "META_API_KEY",
+    "CLOUDFLARE_API_KEY",
+    "QWEN_TOKEN_PLAN_TEAM_API_KEY",
+    "QWEN_TOKEN_PLAN_TEAM_CN_API_KEY",
+    "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",
+    "QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",
+    "XIAOMI_API_KEY",
+    "XIAOMI_TOKEN_PLAN_CN_API_KEY",
+    "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
+    "XIAOMI_TOKEN_PLAN_SGP_API_KEY",
+    "COHERE_API_KEY",
+    "PERPLEXITY_API_KEY",
+)
+
+
+def key_variables() -> tuple[str, ...]:
+    """Every variable holding a model service's key: each provider's ``key_env``, then
+    :data:`OTHER_MODEL_KEYS`. The commands run for the model go without them (``agent.child_env``)."""
+    own = (name for s in PROVIDERS.values() for name in s.key_env)
+    return tuple(dict.fromkeys((*own, *OTHER_MODEL_KEYS)))
+
+
 __all__ = [
     "NAMES",
+    "OTHER_MODEL_KEYS",
     "PROVIDERS",
     "ApiRoute",
     "ProviderSpec",
@@ -105,6 +154,7 @@ __all__ = [
     "by_api",
     "fallback",
     "find",
+    "key_variables",
     "provider_of_model_id",
     "route",
     "spec",
