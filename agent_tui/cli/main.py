@@ -29,6 +29,8 @@ SESSION_COMMANDS = (
     "compact",
     "export",
     "import",
+    "cache",
+    "cost",
 )
 
 
@@ -130,11 +132,15 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         from agent_tui.cli.compact_command import add_parser as add_compact_parser
 
         add_compact_parser(sub)
+    if only in (None, "cache", "cost"):
+        from agent_tui.cli.call_views import add_parsers as add_call_view_parsers
+
+        add_call_view_parsers(sub)
     return parser
 
 
 #: Commands that only read: the console script ends them without tearing down the interpreter.
-READ_ONLY_COMMANDS = ("context", "tree")
+READ_ONLY_COMMANDS = ("context", "tree", "cache", "cost")
 
 
 def entry() -> None:
@@ -183,6 +189,10 @@ def _main(args: list[str]) -> int:
             from agent_tui.cli import compact_command
 
             return compact_command.run(parsed)
+        if parsed.command in ("cache", "cost"):
+            from agent_tui.cli import call_views
+
+            return call_views.run(parsed)
         return session_commands.run(parsed)
     parser = argparse.ArgumentParser(
         prog="agent-tui",
