@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Self
 
 from agent_tui.agent.build import build_agent, make_provider
+from agent_tui.agent.checkpointing import RestorePlan, RestoreResult, TurnCheckpoints
+from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
 from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.extensions import Extensions
@@ -224,11 +226,60 @@ class AgentSession:
         progress (RuntimeError): its entries would land inside the turn."""
         if self.running:
             raise RuntimeError("the agent is running: run the command when it stops")
+        await self._checkpoint("before")
         message = await run_user_command(
             UserCommand(command, exclude_from_context), self.loop.cwd, abort or asyncio.Event(), on_output
         )
         entry = self.store.append({"type": "message", "message": message})
+        await self._checkpoint("after")
         return entry.message or message
+
+    # -- file checkpoints (agent.checkpointing) ----------------------------------------------------
+
+    async def _checkpoint(self, when: str) -> None:
+        """A snapshot around the user's ``!cmd`` (it may change files), when checkpoints are on."""
+        turns = self.loop.checkpoints
+        if turns is None or turns.failed is not None:
+            return
+        from agent_tui.agent.checkpointing import take_checkpoint
+
+        try:
+            fields = await asyncio.to_thread(take_checkpoint, turns.store, self.store, self.loop.cwd, when)
+        except (CheckpointError, OSError) as e:
+            turns.failed = str(e)
+            return
+        if fields is not None:
+            self.store.append(fields)
+
+    def checkpoints(self) -> list[JSONObject]:
+        """The file checkpoints on the active branch, oldest first (``entryId``, ``snapshot``, ``files``)."""
+        from agent_tui.agent.checkpointing import list_checkpoints
+
+        return list_checkpoints(self.store)
+
+    def plan_restore(self, entry_id: str) -> RestorePlan:
+        """What restoring the files as ``entry_id`` left them would write (nothing is written)."""
+        from agent_tui.agent.checkpointing import plan_restore
+
+        return plan_restore(self._checkpoint_store(), self.store, self.loop.cwd, entry_id)
+
+    def restore_files(
+        self, entry_id: str, *, force: bool = False, expected: RestorePlan | None = None
+    ) -> RestoreResult:
+        """Restore the files as ``entry_id`` left them (the disk snapshotted first, a restore entry
+        appended); RestoreConflict when files changed outside the agent are in the way and not
+        ``force``. Not while a run is in progress."""
+        if self.running:
+            raise RuntimeError("the agent is running: restore files when it stops")
+        from agent_tui.agent.checkpointing import restore
+
+        return restore(
+            self._checkpoint_store(), self.store, self.loop.cwd, entry_id, force=force, expected=expected
+        )
+
+    def _checkpoint_store(self) -> CheckpointStore:
+        turns = self.loop.checkpoints
+        return turns.store if turns is not None else CheckpointStore()
 
     # -- settings -------------------------------------------------------------------------------
 
@@ -394,6 +445,8 @@ def create_agent_session(
     loop = build_agent(
         store, config, tools, permissions=permissions, cwd=cwd, resources=resources, extensions=extensions
     )
+    if checkpoints_enabled():  # file checkpoints (AGENT_TUI_CHECKPOINTS=off: none)
+        loop.checkpoints = TurnCheckpoints(CheckpointStore(), loop.cwd)
     if loop.thinking is not None:  # --thinking, the config's: clamped as set_thinking_level clamps
         loop.thinking = clamp_level(loop.thinking, loop.model, loop.provider.name)
     return AgentSession(store, loop)

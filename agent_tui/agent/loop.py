@@ -36,6 +36,7 @@ from pathlib import Path
 
 from agent_tui.agent import loop_hooks, turn_prepare
 from agent_tui.agent.build import build_agent, make_provider, resolve_model
+from agent_tui.agent.checkpointing import TurnCheckpoints
 from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.compaction_run import compact_at_threshold, run_branch_summary, run_compaction
 from agent_tui.agent.deferred_calls import deferred_call
@@ -141,6 +142,9 @@ class AgentLoop:
         #: app, where a deferral is ignored with a warning, as in Claude Code's interactive sessions
         self.defer_tool_calls = False
         self._threshold_blocked = False  # a PreCompact hook blocked this turn's threshold compaction
+        #: File checkpoints (agent.checkpointing): a snapshot before a turn's first file-changing
+        #: tool and at the end of a turn that ran one; None takes none.
+        self.checkpoints: TurnCheckpoints | None = None
 
     def projection(self) -> Projection:
         """The session's projection now: extended in place after appends, rebuilt after anything else."""
@@ -171,8 +175,18 @@ class AgentLoop:
     async def run(self, prompt: str | list[JSONObject] | None) -> AsyncIterator[AgentEvent]:
         """One turn: ``prompt`` (text, or the user message's content blocks) as a new user message
         (None continues the session, or delivers what is queued), to the model's final stop."""
-        async for event in self._drive(lambda io: self._turn(prompt, io)):
+        async for event in self._drive(lambda io: self._checkpointed_turn(prompt, io)):
             yield event
+
+    async def _checkpointed_turn(self, prompt: str | list[JSONObject] | None, io: TurnIO) -> StopReason:
+        checkpoints = self.checkpoints
+        if checkpoints is None:
+            return await self._turn(prompt, io)
+        checkpoints.start_turn()
+        try:
+            return await self._turn(prompt, io)
+        finally:
+            await checkpoints.end_turn(io)
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
         """Compact the session now (the user asked), optionally focused; ends with TurnDone."""
@@ -279,6 +293,8 @@ class AgentLoop:
         stop_hooks = 0  # continuations Stop hooks asked for
         while True:
             if calls:
+                if self.checkpoints is not None:
+                    await self.checkpoints.before_tools(calls, self.active_tools(), io)
                 if await run_tool_calls(calls, reason, self._tool_setup(), io) is not None:
                     return "stop"  # a PreToolUse hook deferred the call: handed back, the turn ends
                 if io.aborted:
