@@ -1,5 +1,5 @@
 """``--model`` (``provider/id``, an exact or unambiguous fuzzy id, ``:level``), ``--models a,b,c``
-(the models Ctrl+P cycles through) and ``--list-models [SEARCH]``, over one catalog: the model
+(the models F6 cycles through; Ctrl+P with ``keymap = "pi"``) and ``--list-models [SEARCH]``, over one catalog: the model
 table, the config file's ``[models]`` and what each configured server lists."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--models",
         metavar="A,B,C",
-        help="the models Ctrl+P cycles through (each as --model takes it), the first one to start with",
+        help='the models F6 cycles through (Ctrl+P with keymap = "pi"), each as --model takes it; '
+        "the first one to start with",
     )
     parser.add_argument(
         "--list-models",

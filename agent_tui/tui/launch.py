@@ -84,6 +84,7 @@ def run_app(args: argparse.Namespace) -> int:
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
     from agent_tui.tui import signals
+    from agent_tui.tui.terminal_keys import KeyDriver
 
     try:
         config = config_from_args(args)
@@ -92,7 +93,8 @@ def run_app(args: argparse.Namespace) -> int:
         return 1
     app = create_app(config)
     if app.driver_class is LinuxDriver:
-        app.driver_class = signals.TerminalDriver  # a hangup ends the app rather than crashing it
+        # a hangup ends the app rather than crashing it; ESC CR is Alt+Enter (terminal_keys.py)
+        app.driver_class = KeyDriver
     signals.install(app)
     asyncio.run(_run(app))
     status = exit_status(app)

@@ -534,7 +534,9 @@ class SessionActions:
         current = app.projection.model or {}
         scoped = list(app.config.model.scoped)
         if scoped:
-            now_spec = f"{current.get('provider')}/{current.get('modelId')}"
+            # a new session's path names no model yet: the one it started with is the current one
+            provider = current.get("provider") or app.config.model.provider
+            now_spec = f"{provider}/{current.get('modelId') or app.config.model.model}"
             following = (
                 scoped[(scoped.index(now_spec) + 1) % len(scoped)] if now_spec in scoped else scoped[0]
             )

@@ -7,6 +7,7 @@ from a handler is too late for the rest of the burst ("word⏎" typed in the tre
 the Enter branched). So the app asks here first, in order with the keys: a printable key that no
 widget from the focused one up to the app binds (the tree's h / e / u / p / l / f / v, ``?``)
 closes a drawer, focuses the composer and is inserted there; the keys after it follow the focus.
+A key held with Alt or Ctrl is never text, though Textual gives ``alt+e`` the character ``e``.
 A paste there (the terminal's, a middle click) goes to the composer too.
 """
 
@@ -21,6 +22,16 @@ if TYPE_CHECKING:
     from agent_tui.tui.screens.main import MainScreen
 
 
+#: Modifiers that make a key a command, never text: ``alt+e`` has ``e`` as its character
+#: (Textual reads ESC e so), yet typing it would be wrong.
+_COMMAND_MODIFIERS = frozenset({"alt", "ctrl", "super", "meta", "hyper"})
+
+
+def modified(key: str) -> bool:
+    """Whether ``key`` (a Textual key name such as ``alt+e``) is held with Alt, Ctrl or the like."""
+    return any(part in _COMMAND_MODIFIERS for part in key.split("+")[:-1])
+
+
 def bound(screen: MainScreen, key: str) -> bool:
     """Whether a widget from the focused one up to the app binds ``key`` (keymap applied)."""
     return any(key in bindings.key_to_bindings for _node, bindings in screen._binding_chain)
@@ -31,7 +42,12 @@ def redirect_typed_key(screen: MainScreen, event: events.Key) -> bool:
     if screen.app.screen is not screen or not (event.is_printable and event.character):
         return False
     focused = screen.focused
-    if focused is None or event.key == "space" or isinstance(focused, TextArea | Input):
+    if (
+        focused is None
+        or event.key == "space"
+        or modified(event.key)
+        or isinstance(focused, TextArea | Input)
+    ):
         return False
     if bound(screen, event.key):
         return False

@@ -28,11 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from textual import events, work
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import TextArea
+from textual.worker import Worker
 
+from agent_tui.tui import typed_keys
 from agent_tui.tui.completion import (
     common_prefix,
     context_at,
@@ -43,6 +46,7 @@ from agent_tui.tui.completion import (
 )
 from agent_tui.tui.widgets.completion_menu import Candidate, CompletionMenu
 from agent_tui.tui.widgets.inert_lines import InertTextArea
+from agent_tui.tui.worker_errors import forward_failure
 
 #: pi's large-paste rule: more lines or characters than this become a marker.
 PASTE_MAX_LINES = 10
@@ -84,6 +88,9 @@ class Composer(InertTextArea):
         Binding("ctrl+r", "history_search", "History", show=False, id="composer.history_search"),
         Binding("alt+e", "external_editor", "Editor", show=False, id="composer.external_editor"),
         Binding("ctrl+v", "paste_clipboard", "Paste", show=False, id="composer.paste_image"),
+        # TextArea binds F6 (select the line: the next key replaced the draft) and F7 (select all):
+        # in the composer they go on to the app's bindings (F6 the next model; F7 pi's label).
+        Binding("f6,f7", "pass_on", show=False),
     ]
 
     class Submitted(Message):
@@ -214,6 +221,10 @@ class Composer(InertTextArea):
             event.prevent_default()
             self.complete_path()
             return
+        if typed_keys.modified(key):
+            # Alt+E arrives as ``alt+e`` with ``e`` as its character, and TextArea typed it: a key
+            # with Alt or Ctrl is never text here; it goes on to the bindings (Alt+E: the editor)
+            return
         await super()._on_key(event)
 
     def action_submit(self, follow_up: bool = False) -> None:
@@ -264,6 +275,9 @@ class Composer(InertTextArea):
         held.kept = True
         if all(h.kept for h in self._held):
             self._held.clear()
+
+    def action_pass_on(self) -> None:
+        raise SkipAction  # the key goes on to the screen's and the app's bindings
 
     def action_follow_up(self) -> None:
         self.action_submit(follow_up=True)
@@ -375,6 +389,9 @@ class Composer(InertTextArea):
             if int(m.group(1)) in self._images
         ]
         return text, images
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_failure(self, event)  # Textual's StateChanged stops here: the app shows the failure
 
     def action_paste_clipboard(self) -> None:
         """Ctrl+V: an image on the system clipboard is attached; otherwise Textual's own paste."""

@@ -1,0 +1,84 @@
+"""The bytes terminals send for the keys Textual 8's parser misreads, read as the keys they are.
+
+Measured on textual 8.2.8 (``XTermParser`` fed the bytes, then ``tick()`` after the escape delay):
+
+- ``ESC CR`` (Alt+Enter in tmux's default config, xterm with metaSendsEscape, VTE, and kitty or
+  iTerm2 without the kitty keyboard protocol) is read as ``enter``: the parser finds no sequence,
+  waits ``ESCDELAY`` (100 ms) and reissues the CR with alt, but ``enter`` comes from the
+  sequence table, where the alt is dropped. So Alt+Enter sent (pi's follow-up key). Here
+  ``ESC CR`` is ``alt+enter`` at once, as pi's TUI reads it in its legacy mode. The cost: Esc
+  then Enter within 100 ms is one Alt+Enter, in pi too.
+- ``CSI 27 ; MOD ; CODE ~`` (xterm's modifyOtherKeys format, what tmux 3.2-3.4 sends with
+  ``extended-keys`` on) was read as a key named ``"\\r"``; here it is read as the kitty
+  protocol's ``CSI CODE ; MOD u``, which Textual knows (``shift+enter``, ``alt+enter``...).
+- ``ESC e`` is already ``alt+e`` (with ``e`` as its character: a TextArea types it; the
+  composer does not), ``CSI 17 ~`` is ``f6``, the kitty protocol's ``CSI 13;3u`` ``alt+enter``.
+
+Textual's Linux driver writes ``CSI > 13 u`` on start (the kitty protocol: disambiguate, every
+key as an escape code, with its text) unless ``TEXTUAL_DISABLE_KITTY_KEY`` is set; agent-tui never
+sets it, so kitty (and any terminal that takes the push) reports every modifier exactly and the
+legacy bytes above are only the fallback.
+
+The hook: ``LinuxDriver.run_input_thread`` builds ``XTermParser(...)``, a module global, with no
+parameter to change it. :class:`KeyDriver` runs that same function (Textual's code object, not a
+copy) with the name bound to :class:`KeyParser`, so it follows Textual's version; a unit test
+fails if the function stops naming ``XTermParser``.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from collections.abc import Iterable
+
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.drivers import linux_driver
+
+from agent_tui.tui.signals import TerminalDriver
+
+#: Alt+Enter as terminals without the kitty protocol send it (ESC, then the CR of Enter).
+ESC_CR = "\x1b\r"
+#: xterm's modifyOtherKeys report: ``CSI 27 ; modifiers ; code ~``.
+_MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")
+
+
+class KeyParser(XTermParser):
+    """Textual's parser, with ``ESC CR`` as Alt+Enter and xterm's modifyOtherKeys understood."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if sequence == ESC_CR or (alt and sequence == "\r"):
+            # the kitty protocol's alt+enter has no character either (it is no text)
+            yield events.Key("alt+enter", None)
+            return
+        match = _MODIFY_OTHER_KEYS.fullmatch(sequence)
+        if match is not None:
+            sequence = f"\x1b[{match.group(2)};{match.group(1)}u"
+        yield from super()._sequence_to_key_events(sequence, alt)
+
+
+def _with_parser(function: types.FunctionType) -> types.FunctionType:
+    """``function`` (Textual's ``run_input_thread``) with its global ``XTermParser`` as ours."""
+    scope = {**function.__globals__, "XTermParser": KeyParser}
+    rebound = types.FunctionType(
+        function.__code__, scope, function.__name__, function.__defaults__, function.__closure__
+    )
+    rebound.__qualname__ = function.__qualname__
+    return rebound
+
+
+def reads_with_key_parser(function: types.FunctionType) -> bool:
+    """Whether ``function`` builds its parser by the global name the rebinding replaces."""
+    return "XTermParser" in function.__code__.co_names
+
+
+_stock_input_thread = linux_driver.LinuxDriver.run_input_thread
+
+
+class KeyDriver(TerminalDriver):
+    """The app's terminal driver (hangups, see :mod:`signals`), reading keys with :class:`KeyParser`."""
+
+    run_input_thread = _with_parser(_stock_input_thread)  # type: ignore[arg-type]
+
+
+__all__ = ["ESC_CR", "KeyDriver", "KeyParser", "reads_with_key_parser"]
