@@ -32,6 +32,7 @@ from agent_tui.projection.compaction import (
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.models import lookup
 from agent_tui.projection.request import Prepared, PreparedMessage, current_system_message
+from agent_tui.projection.summary_loss import losses_json, summary_losses
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.providers.base import Provider
 from agent_tui.store.clock import now_ms
@@ -361,6 +362,9 @@ def append_compaction(
         draft.plan, text, {**system, "timestamp": now_ms()} if system is not None else None
     )
     fields["usage"] = draft.usage
+    # what the summary leaves out of the span it replaces, checked by code (a review shows it first)
+    lost = summary_losses(projection, draft.plan.summarized_entry_ids, text)
+    fields["details"] = {**fields["details"], "lost": losses_json(lost)}
     entry = session.append(fields)
     # what the next request carries now: the figure the panel shows and the preview estimated
     after = context_tokens(project(session.index))

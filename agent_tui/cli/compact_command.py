@@ -223,9 +223,22 @@ def _run(args: argparse.Namespace) -> int:
                 f"compacted: entry {outcome.entry.id}, {len(outcome.plan.summarized_entry_ids)} entries summarized, "
                 f"≈ {outcome.plan.tokens_before:,} → ≈ {outcome.tokens_after:,} tokens"
             )
+            _print_losses(outcome.entry.data.get("details"))
             return 0
 
         return asyncio.run(go())
+
+
+def _print_losses(details: object) -> None:
+    """What the summary left out of the span it replaced (recorded in the entry's details)."""
+    lost = details.get("lost") if isinstance(details, dict) else None
+    if not isinstance(lost, list) or not lost:
+        return
+    _print(f"the summary leaves out {len(lost)}:")
+    for item in lost:
+        if isinstance(item, dict):
+            where = f" ({item.get('entryId')})" if item.get("entryId") else ""
+            _print(f"  {item.get('kind')}: {item.get('text')}{where}")
 
 
 def _reviewed(session: Session, draft: DraftCompaction) -> CompactionOutcome:

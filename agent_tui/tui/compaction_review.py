@@ -19,6 +19,7 @@ from agent_tui.agent.compaction import (
 )
 from agent_tui.projection.compaction import CompactionSettings, tokens_after_compaction
 from agent_tui.projection.describe import plural
+from agent_tui.projection.summary_loss import losses_text, summary_losses
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
@@ -125,11 +126,29 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
     after = tokens_after_compaction(app.projection, draft.plan, draft.summary)
     written = estimate_text(draft.summary)
 
+    projection = app.projection
+    summarized = draft.plan.summarized_entry_ids
+
     def count(value: str) -> str:
         tokens = estimate_text(value.strip())
-        return (
+        figures = (
             f"{plural(tokens, 'token')} (the model wrote {written:,}) · context "
             f"{draft.plan.tokens_before:,} → ≈{after - written + tokens:,}"
+        )
+        lost = summary_losses(projection, summarized, value)
+        if not lost:
+            return figures
+        return f"{figures}\nleaves out {len(lost)}: " + ", ".join(x.text for x in lost)[:300]
+
+    def add_lost(value: str) -> str:
+        """The summary with what it left out appended, for the user to keep or trim."""
+        lost = summary_losses(projection, summarized, value)
+        if not lost:
+            return value
+        return (
+            value.rstrip()
+            + "\n\n## Also from the summarized part\n"
+            + "".join(f"\n- {line}" for line in losses_text(lost))
         )
 
     async def done(value: str | None) -> None:
@@ -158,6 +177,7 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
             f"keeps {len(draft.plan.kept_entry_ids)}",
             draft.summary,
             counter=count,
+            addition=("adds what it leaves out", add_lost),
         ),
         done,
     )

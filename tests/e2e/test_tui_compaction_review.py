@@ -103,7 +103,11 @@ async def test_review_edit_and_apply_the_summary(server: FakeModelServer, tmp_pa
         assert entry["summary"] == EDITED
         assert entry["firstKeptEntryId"] == plan.first_kept_entry_id == "e0003"
         assert entry["tokensBefore"] == plan.tokens_before
-        assert entry["details"] == {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
+        assert entry["details"] == {
+            "readFiles": plan.read_files,
+            "modifiedFiles": plan.modified_files,
+            "lost": [],
+        }
         assert len(_entries(path)) == 5
         await wait_for(
             pilot, lambda: "edited by hand" in str(app.projection.messages[0].message), "the projection"
@@ -112,6 +116,53 @@ async def test_review_edit_and_apply_the_summary(server: FakeModelServer, tmp_pa
         assert any("[compaction]" in x for x in app.session_tree.visible_labels())
         assert any("Compacted with the reviewed summary (edited)" in n for n in notices(app))
     await provider.aclose()
+
+
+async def test_the_review_says_what_the_summary_leaves_out_and_ctrl_l_adds_it(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    b = Builder()
+    b.message(user("the server must listen on 8080; never touch vendor/lib.py"))  # e0001
+    b.message(assistant("noted"))  # e0002
+    b.message(user("now add a test"))  # e0003
+    b.message(assistant("added test_parse_strips"))  # e0004
+    path = b.write(tmp_path / "s.jsonl")
+    factory, provider = _factory(server)
+    server.push(anthropic_stream(text(MODEL_SUMMARY)))
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await _open_review(pilot, app)
+        assert "leaves out" in editor.count_text and "8080" in editor.count_text
+        assert "vendor/lib.py" in editor.count_text
+        await pilot.press("ctrl+l")
+        area = editor.query_one(TextArea)
+        await wait_for(pilot, lambda: "## Also from the summarized part" in area.text, "the losses added")
+        assert "number: 8080 (e0001)" in area.text and "path: vendor/lib.py (e0001)" in area.text
+        await wait_for(pilot, lambda: "leaves out" not in editor.count_text, "nothing left out now")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: _entries(path)[-1]["type"] == "compaction", "compaction appended")
+        details = _entries(path)[-1]["details"]
+        assert isinstance(details, dict) and details["lost"] == []
+    await provider.aclose()
+
+
+async def test_an_unreviewed_compaction_records_what_its_summary_lost(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    from agent_tui.agent.compaction import compact
+
+    b = Builder()
+    b.message(user("deploy with version 2.4.1 to staging"))  # e0001
+    b.message(assistant("deployed"))  # e0002
+    b.message(user("now add a test"))  # e0003
+    b.message(assistant("added test_parse_strips"))  # e0004
+    path = b.write(tmp_path / "s.jsonl")
+    server.push(anthropic_stream(text(MODEL_SUMMARY)))
+    provider = make_provider(make_config(server))
+    with Session.open(path) as session:
+        outcome = await compact(session, Summarizer(provider, "claude-sonnet-4-5"), CompactionSettings())
+    await provider.aclose()
+    assert {"kind": "number", "text": "2.4.1", "entryId": "e0001"} in outcome.entry.data["details"]["lost"]
 
 
 async def test_escape_in_the_review_appends_nothing(server: FakeModelServer, tmp_path: Path) -> None:

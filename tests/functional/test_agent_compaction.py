@@ -101,7 +101,7 @@ async def test_threshold_crossed_compacts_on_its_own(h: Harness, server: FakeMod
     # and its question word for word after it: the model answers the question, not a summary of it
     assert "**The user's message that began this turn, verbatim:**\n\nread a.txt\n\n" in compaction["summary"]
     assert compaction["summary"].endswith("<read-files>\na.txt\n</read-files>")
-    assert compaction["details"] == {"readFiles": ["a.txt"], "modifiedFiles": []}
+    assert compaction["details"] == {"readFiles": ["a.txt"], "modifiedFiles": [], "lost": []}
     assert compaction["systemMessage"]["role"] == "system" and compaction["systemMessage"]["toolsAdded"]
     assert compaction["tokensBefore"] == finished[0].tokens_before and compaction["usage"]["output"] == 20
     summary_request = server.requests[2].body

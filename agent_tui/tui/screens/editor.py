@@ -1,7 +1,9 @@
 """A multi-line editor, pre-filled: Ctrl+S saves, Escape cancels (dismisses with None).
 
 With a ``counter``, a line under the text says what saving it would do (the app
-counts the replacement's tokens against the context), updated as the user types.
+counts the replacement's tokens against the context), updated as the user types. With an
+``addition``, Ctrl+L replaces the text with what it returns for the text (a compaction review adds
+what the summary left out).
 """
 
 from __future__ import annotations
@@ -23,14 +25,22 @@ from agent_tui.tui.widgets.inert_lines import InertTextArea
 class EditorScreen(Dialog[str | None]):
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("ctrl+l", "add", "Add", show=False, priority=True),
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, title: str, text: str, counter: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        counter: Callable[[str], str] | None = None,
+        addition: tuple[str, Callable[[str], str]] | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.text = text
         self.counter = counter
+        self.addition = addition  # (what Ctrl+L does, in a few words; the new text for a text)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog editor-dialog"):
@@ -41,7 +51,10 @@ class EditorScreen(Dialog[str | None]):
             count = Label(self._count(self.text), id="editor-count", classes="dialog-hint", markup=False)
             count.display = self.counter is not None
             yield count
-            yield Label("Ctrl+S to save · Escape to cancel", classes="dialog-hint", markup=False)
+            keys = "Ctrl+S to save · Escape to cancel"
+            if self.addition is not None:
+                keys = f"Ctrl+L {self.addition[0]} · {keys}"
+            yield Label(keys, classes="dialog-hint", markup=False)
 
     def _count(self, text: str) -> str:
         return visible(self.counter(text)) if self.counter is not None else ""
@@ -58,6 +71,15 @@ class EditorScreen(Dialog[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+
+    def action_add(self) -> None:
+        if self.addition is None:
+            return
+        area = self.query_one(TextArea)
+        new = self.addition[1](area.text)
+        if new != area.text:
+            area.text = new  # Changed updates the count
+            area.move_cursor(area.document.end)
 
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)
