@@ -21,6 +21,7 @@ from acp.interfaces import Client
 from acp.schema import PromptResponse, UsageUpdate
 
 from agent_tui.acp import updates
+from agent_tui.agent.subagents import progress_line
 from agent_tui.sdk import (
     AgentEvent,
     CompactionFailed,
@@ -29,6 +30,7 @@ from agent_tui.sdk import (
     EntryAppended,
     Notice,
     Retrying,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -96,6 +98,9 @@ async def pump(
             await send(
                 session_id, updates.call_finished(event.call_id, event.name, arguments, result, live.cwd)
             )
+            plan = updates.plan_of(live.session.store.index.by_id.get(event.entry_id))
+            if plan is not None:  # todo_write: the editor's plan view
+                await send(session_id, plan)
         elif isinstance(event, Retrying):
             of = f" of {event.of}" if event.of else ""
             note = f"retrying in {event.delay:.1f}s (attempt {event.attempt}{of}): {event.reason}\n"
@@ -116,6 +121,11 @@ async def pump(
             error = event.message
         elif isinstance(event, TurnDone):
             stop = event.stop_reason
+        elif isinstance(event, SubagentEvent):  # a task call's subagent: its steps as thoughts
+            said = progress_line(event)
+            if said is not None:
+                await flush()
+                await send(session_id, update_agent_thought_text(f"{said}\n"))
         elif isinstance(event, ToolCallDelta | EntryAppended):
             pass  # a call's arguments go whole with it running; entries are read back when needed
         else:

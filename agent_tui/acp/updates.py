@@ -13,17 +13,20 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     AgentThoughtChunk,
     AvailableCommand,
     AvailableCommandInput,
@@ -38,12 +41,20 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from agent_tui.projection.todos import TODO_TOOL, latest_todos
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text, redact_value
 from agent_tui.terminal_text import cut
 
-Update = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
+Update = (
+    UserMessageChunk
+    | AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+)
 ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
 KINDS: dict[str, ToolKind] = {
@@ -221,6 +232,26 @@ def replay(index: SessionIndex, cwd: str) -> Iterator[Update]:
             call_id = str(message.get("toolCallId"))
             name, args = calls.get(call_id, (str(message.get("toolName")), {}))
             yield call_finished(call_id, name, args, message, cwd)
+            if name == TODO_TOOL:
+                found = plan_of(entry)
+                if found is not None:
+                    yield found
+
+
+# -- the plan ----------------------------------------------------------------------------------
+
+
+def plan_of(entry: Any) -> AgentPlanUpdate | None:
+    """A ``todo_write`` result entry's list as ACP's ``plan`` update (None: not one, or failed)."""
+    todos = latest_todos([entry])
+    if todos is None:
+        return None
+    return update_plan(
+        [
+            plan_entry(redact_text(t["content"])[0], status=t["status"])  # type: ignore[arg-type]
+            for t in todos
+        ]
+    )
 
 
 # -- slash commands ----------------------------------------------------------------------------
@@ -239,6 +270,7 @@ __all__ = [
     "call_started",
     "command",
     "diff_content",
+    "plan_of",
     "replay",
     "result_text",
     "tool_kind",

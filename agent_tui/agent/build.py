@@ -60,6 +60,7 @@ def build_agent(
     unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
     tools run in ``cwd`` (None: the process's); ``extensions`` adds MCP servers and hooks."""
     from agent_tui.agent.loop import AgentLoop  # (the loop module exports this function)
+    from agent_tui.agent.subagents import add_agent_tools
     from agent_tui.agent.tools.builtin import default_tools
 
     model = resolve_model(config, project(session.index), config.provider)
@@ -71,7 +72,7 @@ def build_agent(
             from agent_tui.agent.tools.context import ContextTool
 
             tools.append(ContextTool(session))
-    return AgentLoop(
+    loop = AgentLoop(
         session,
         provider,
         tools,
@@ -84,6 +85,8 @@ def build_agent(
         extensions=extensions,
         window_probe=probe,
     )
+    add_agent_tools(loop)  # todo_write and task (agent.subagents)
+    return loop
 
 
 __all__ = ["build_agent", "make_provider", "resolve_model"]

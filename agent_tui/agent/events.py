@@ -133,6 +133,23 @@ class CompactionFailed:
     blocked: bool = False  # a PreCompact hook blocked it (the message says why): a warning
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent a ``task`` call runs (its own loop on its own session file, linked
+    from the parent: agent.subagents), tagged with the call. ``event`` is the subagent's own event
+    (a ``TurnDone`` ends it); ``tokens`` and ``cost`` are what its model calls used so far. Its
+    text is untrusted and, unlike the parent's deltas, not redacted yet: a face that shows it
+    redacts it."""
+
+    call_id: str  # the parent's task call
+    description: str  # the call's short description
+    agent_type: str
+    file: str  # the subagent's session file (absolute)
+    event: AgentEvent
+    tokens: int = 0  # input + output tokens of its model calls so far
+    cost: float = 0.0
+
+
 AgentEvent = (
     TextDelta
     | ThinkingDelta
@@ -149,6 +166,7 @@ AgentEvent = (
     | CompactionStarted
     | CompactionFinished
     | CompactionFailed
+    | SubagentEvent
 )
 
 #: Where a run's events go (None: the run is over).
@@ -163,6 +181,7 @@ __all__ = [
     "EntryAppended",
     "Notice",
     "Retrying",
+    "SubagentEvent",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallDelta",

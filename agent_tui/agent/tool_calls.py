@@ -195,7 +195,9 @@ async def _check(
         return None, None
     try:
         verdict = await io.abortable(
-            permissions.check(prepared.tool.name, prepared.args, setup.cwd, prepared.call_id, vote)
+            permissions.check(
+                prepared.tool.name, prepared.args, setup.cwd, prepared.call_id, vote, info=prepared.tool
+            )
         )
     except Aborted:
         return ABORTED_TEXT, None
@@ -212,7 +214,9 @@ async def _check(
 
 async def execute(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> ToolResult:
     """Run the permitted call: a tool's failure is the model's to read, not the loop's."""
-    ctx = ToolContext(setup.cwd, io.abort, prepared.call_id, prepared.guard, _updater(prepared, setup, io))
+    ctx = ToolContext(
+        setup.cwd, io.abort, prepared.call_id, prepared.guard, _updater(prepared, setup, io), io.emit
+    )
     try:
         result = await prepared.tool.execute(prepared.args, ctx)
     except ToolError as e:

@@ -35,6 +35,7 @@ from agent_tui.agent.events import (
     EntryAppended,
     Notice,
     Retrying,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -59,6 +60,7 @@ from agent_tui.agent.permissions import (
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import Resources, load_resources
 from agent_tui.agent.skills import SkillError
+from agent_tui.agent.subagents import progress_line
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.projection.models import lookup
 from agent_tui.providers.base import preload_sdk_in_background
@@ -181,6 +183,11 @@ async def stream_turn(
         elif isinstance(event, TurnDone):
             code = exit_code(event.stop_reason)
             cut_off = event.stop_reason == "length"
+        elif isinstance(event, SubagentEvent):  # a task call's subagent: its steps on stderr
+            line = progress_line(event)
+            if line is not None:
+                end_line()
+                print(f"  {line}", file=err, flush=True)
         elif isinstance(event, ThinkingDelta | ToolCallStreaming | ToolCallDelta | ToolUpdate):
             pass  # print mode writes the reply's text; a call is one line once it starts
         else:

@@ -32,6 +32,7 @@ from agent_tui.agent.events import (
     EntryAppended,
     Notice,
     Retrying,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -190,6 +191,10 @@ class PiEventStream:
             self._done(out, event.stop_reason)
         elif isinstance(event, Notice):
             pass  # no pi record: each face says it where its user reads (stderr for JSON and RPC)
+        elif isinstance(event, SubagentEvent):  # agent-tui's: a task call's subagent, tagged
+            tagged = subagent_record(event)
+            if tagged is not None:
+                out.append(tagged)
         else:
             assert_never(event)  # a new event type must be mapped here (mypy checks)
         return out
@@ -460,4 +465,37 @@ async def pi_events(
             yield record
 
 
-__all__ = ["PiEventStream", "RunKind", "pi_events"]
+#: A subagent's events left out of its ``subagent_event`` records: its streamed pieces (its reply
+#: is the task call's result; its messages are in its own file).
+_SUBAGENT_QUIET = (TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStreaming, ToolUpdate)
+
+
+def subagent_record(event: SubagentEvent) -> JSONObject | None:
+    """agent-tui's ``subagent_event`` record: the task call, the subagent's file and usage, and its
+    event (``{"type": <snake_case name>, ...its fields}``, redacted; a nested subagent's nested)."""
+    inner = event.event
+    if isinstance(inner, _SUBAGENT_QUIET):
+        return None
+    if isinstance(inner, SubagentEvent):
+        nested = subagent_record(inner)
+        if nested is None:
+            return None
+        payload: JSONObject = nested
+    else:
+        name = type(inner).__name__
+        snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+        fields = {f: getattr(inner, f) for f in inner.__slots__}
+        payload = {"type": snake, **(redact_value(fields) if redaction_enabled() else fields)}
+    return {
+        "type": "subagent_event",
+        "toolCallId": event.call_id,
+        "description": event.description,
+        "agentType": event.agent_type,
+        "file": event.file,
+        "tokens": event.tokens,
+        "cost": event.cost,
+        "event": payload,
+    }
+
+
+__all__ = ["PiEventStream", "RunKind", "pi_events", "subagent_record"]

@@ -18,6 +18,7 @@ from agent_tui.agent.events import (
     EntryAppended,
     Notice,
     Retrying,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -28,6 +29,7 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.projection.todos import TODO_TOOL, latest_todos
 from agent_tui.providers.events import StopReason
 from agent_tui.store.redact import StreamRedactor
 
@@ -99,9 +101,11 @@ class EventView:
                 (await self._held_out()).tool_started(call_id, name, arguments)
             case ToolFinished(call_id=call_id, name=name, is_error=is_error):
                 (await self._reply()).tool_finished(call_id, name, is_error)
-            case EntryAppended():
+            case EntryAppended(entry_id=entry_id, role=role):
                 await self.finish_reply()
                 await app.refresh_views(app.index.leaf_id)
+                if role == "toolResult":
+                    show_todos_of(app, entry_id)
             case Retrying(attempt=attempt, delay=delay, reason=reason, of=of):
                 # one updating line, not a toast per attempt; the failed attempts are in the chat,
                 # folded (they open on a click)
@@ -128,10 +132,20 @@ class EventView:
                 self.error(message)
             case TurnDone(stop_reason=stop_reason):
                 self.stop_reason = stop_reason
+            case SubagentEvent(call_id=call_id, agent_type=kind, description=about, tokens=tokens):
+                done = isinstance(event.event, TurnDone)
+                app.main_screen.agent_work.subagent(call_id, kind, about, tokens, done=done)
             case ToolCallDelta() | ToolUpdate():
                 pass  # the chat shows a call once its arguments are whole, its output when it ends
             case _:
                 assert_never(event)  # a new event type must be shown here (mypy checks)
+
+
+def show_todos_of(app: AgentTuiApp, entry_id: str) -> None:
+    """A ``todo_write`` result just appended: its list above the composer."""
+    entry = app.index.by_id.get(entry_id)
+    if entry is not None and (entry.message or {}).get("toolName") == TODO_TOOL:
+        app.main_screen.agent_work.show_todos(latest_todos([entry]))
 
 
 def show_notice(app: AgentTuiApp, text: str) -> None:

@@ -57,6 +57,9 @@ class ToolContext:
     write_guard: WriteGuard | None = None  # write/edit ask it about the file they opened
     #: pi's ``onUpdate``: a partial result (``{content, details}``) while the tool runs; None: nobody listens
     on_update: Callable[[JSONObject], None] | None = None
+    #: Where the run's events go (an ``agent.events`` event): the ``task`` tool forwards its
+    #: subagent's there; None: nobody listens
+    emit: Callable[[Any], None] | None = None
 
     def check(self) -> None:
         if self.signal.is_set():

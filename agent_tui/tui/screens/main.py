@@ -28,6 +28,7 @@ from textual.widgets import Input, Static, TextArea
 
 from agent_tui.tui.frame_timer import FrameTimer
 from agent_tui.tui.region_compositor import RegionCompositor
+from agent_tui.tui.widgets.agent_work import AgentWork
 from agent_tui.tui.widgets.chat_view import ChatView
 from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.composer import Composer
@@ -120,6 +121,7 @@ class MainScreen(Screen[None]):
                 yield ChatView(id="chat")
                 yield Static(id="notice", markup=False)
                 yield QueueView(id="queue")
+                yield AgentWork(id="agent-work")
                 yield CompletionMenu(id="completion")
                 composer = Composer(id="composer", history=self._history)
                 composer.placeholders = PLACEHOLDERS
@@ -284,6 +286,10 @@ class MainScreen(Screen[None]):
     @property
     def notice(self) -> Static:
         return self.query_one("#notice", Static)
+
+    @property
+    def agent_work(self) -> AgentWork:
+        return self.query_one(AgentWork)
 
     @property
     def status_line(self) -> StatusLine:

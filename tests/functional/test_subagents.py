@@ -1,0 +1,244 @@
+"""Subagents (the ``task`` tool) and the plan (``todo_write``) against the fake model server.
+
+The subagent's request holds only its own system prompt and the task prompt; the parent's next
+request holds its reply as the tool result; two task calls in one message run at once; an abort
+stops both, each transcript kept and marked aborted; the parent's file never holds the child's
+transcript (pi 1.6 agrees on its projection: ``test_pi_agrees_on_the_parent``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent.agent_types import GENERAL_PROMPT, load_agent_types, parse_type
+from agent_tui.agent.events import SubagentEvent, TurnDone
+from agent_tui.agent.subagents import LINK_TYPE, TASK_TYPE, add_agent_tools, resolve_link
+from agent_tui.agent.system_prompt import PREAMBLE
+from agent_tui.projection.context import project
+from agent_tui.projection.request import prepare
+from agent_tui.projection.todos import latest_todos
+from agent_tui.store.session import Session
+from tests.support.agent_support import Harness
+from tests.support.fake_model_server import (
+    FakeModelServer,
+    Hang,
+    RecordedRequest,
+    Response,
+    Stream,
+    anthropic_stream,
+    text,
+    tool_use,
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def system_text(body: dict[str, Any]) -> str:
+    system = body.get("system") or []
+    return "\n".join(b.get("text", "") for b in system) if isinstance(system, list) else str(system)
+
+
+def is_subagent(request: RecordedRequest) -> bool:
+    return GENERAL_PROMPT[:40] in system_text(request.body)
+
+
+def links_of(path: Path) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    return [e["data"] for e in lines if e["type"] == "custom" and e.get("customType") == LINK_TYPE]
+
+
+def child_entries(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def task(call_id: str, marker: str) -> Any:
+    return tool_use(
+        call_id, "task", {"description": f"find {marker}", "prompt": f"Find {marker} in the repo"}
+    )
+
+
+async def test_a_task_runs_a_subagent_with_a_fresh_context(h: Harness, server: FakeModelServer) -> None:
+    add_agent_tools(h.loop)
+    server.push(
+        anthropic_stream(text("Let me delegate."), task("toolu_1", "MARKER-42")),
+        anthropic_stream(text("MARKER-42 is in a.py line 3"), input_tokens=50, output_tokens=9),
+        anthropic_stream(text("The subagent found it.")),
+    )
+    await h.run("hello, where is MARKER-42?")
+
+    parent, sub, after = server.requests
+    assert not is_subagent(parent) and is_subagent(sub) and not is_subagent(after)
+    # the subagent saw its own prompt and the task, nothing of the parent's history
+    assert PREAMBLE not in system_text(sub.body)
+    assert "hello, where is MARKER-42?" not in json.dumps(sub.body)
+    assert [m["role"] for m in sub.body["messages"]] == ["user"]
+    assert "Find MARKER-42 in the repo" in json.dumps(sub.body["messages"])
+    names = [t["name"] for t in sub.body["tools"]]
+    assert "task" not in names and "read" in names and "todo_write" in names
+    assert "task" in [t["name"] for t in parent.body["tools"]]
+    # the parent's next request has the reply as the task call's result
+    results = [
+        b
+        for m in after.body["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert results and results[0]["tool_use_id"] == "toolu_1"
+    assert "MARKER-42 is in a.py line 3" in json.dumps(results[0]["content"])
+    assert "Let me delegate" not in json.dumps(sub.body)
+
+    # the parent's file: link records, the result's details, never the child's messages
+    statuses = [d["status"] for d in links_of(h.session.path)]
+    assert statuses == ["running", "done"]
+    result = next(m for m in h.messages("toolResult"))
+    link = result["details"]["subagent"]
+    assert link["status"] == "done" and link["usage"]["input"] == 50 and link["usage"]["output"] == 9
+    assert "MARKER-42 is in a.py" not in "".join(
+        json.dumps(m) for m in h.messages() if m["role"] != "toolResult"
+    )
+    child = resolve_link(h.session.path, link["file"])
+    assert child.parent == h.session.path.with_suffix("") / "subagents"
+    lines = child_entries(child)
+    assert lines[0]["parentSession"] == str(h.session.path)
+    assert lines[1]["customType"] == TASK_TYPE and lines[1]["data"]["toolCallId"] == "toolu_1"
+    roles = [e["message"]["role"] for e in lines[1:] if e["type"] == "message"]
+    assert roles == ["system", "user", "assistant"]
+    # the child opens and projects on its own
+    with Session.open(child, write=False) as opened:
+        assert [m.role for m in project(opened.index).messages] == ["system", "user", "assistant"]
+
+
+async def test_subagent_events_are_tagged_with_the_call(h: Harness, server: FakeModelServer) -> None:
+    add_agent_tools(h.loop)
+    server.push(
+        anthropic_stream(task("toolu_9", "M9")),
+        anthropic_stream(text("found M9")),
+        anthropic_stream(text("ok")),
+    )
+    events = await h.run("go")
+    tagged = [e for e in events if isinstance(e, SubagentEvent)]
+    assert tagged and {e.call_id for e in tagged} == {"toolu_9"}
+    assert isinstance(tagged[-1].event, TurnDone) and tagged[-1].event.stop_reason == "stop"
+    assert tagged[-1].description == "find M9" and tagged[-1].agent_type == "general-purpose"
+    assert events[-1] == TurnDone("stop")
+
+
+async def test_two_tasks_in_one_message_run_at_once(h: Harness, server: FakeModelServer) -> None:
+    add_agent_tools(h.loop)
+    both_asked = threading.Event()
+    subagent_requests: list[RecordedRequest] = []
+
+    def responder(request: RecordedRequest) -> Response:
+        if is_subagent(request):
+            subagent_requests.append(request)
+            if len(subagent_requests) == 2:
+                both_asked.set()
+            marker = "A" if "Find A" in json.dumps(request.body) else "B"
+            # neither answers before both were asked: run one after the other, this would time out
+            return Stream(anthropic_stream(text(f"found {marker}")).events, gate=both_asked, gate_at=0)
+        return anthropic_stream(text("both done"))
+
+    server.responder = responder
+    server.push(anthropic_stream(task("toolu_a", "A"), task("toolu_b", "B")))
+    events = await h.run("find A and B")
+    assert events[-1] == TurnDone("stop")
+    assert len(subagent_requests) == 2
+    results = {m["toolCallId"]: m for m in h.messages("toolResult")}
+    assert "found A" in results["toolu_a"]["content"][0]["text"]
+    assert "found B" in results["toolu_b"]["content"][0]["text"]
+    files = {resolve_link(h.session.path, d["file"]) for d in links_of(h.session.path)}
+    assert len(files) == 2
+
+
+async def test_abort_during_two_subagents_keeps_both_marked_aborted(
+    h: Harness, server: FakeModelServer
+) -> None:
+    add_agent_tools(h.loop)
+    asked: list[RecordedRequest] = []
+    both = threading.Event()
+
+    def responder(request: RecordedRequest) -> Response:
+        asked.append(request)
+        if len(asked) == 2:
+            both.set()
+            threading.Timer(0.2, h.loop.abort).start()  # Esc, from another thread, while both wait
+        return Hang(20)
+
+    server.responder = responder
+    server.push(anthropic_stream(task("toolu_a", "A"), task("toolu_b", "B")))
+    started = time.monotonic()
+    seen = [event async for event in h.loop.run("find A and B")]
+    assert time.monotonic() - started < 10
+    if not both.is_set():
+        pytest.fail("the two subagents never asked the model at the same time")
+    assert seen[-1] == TurnDone("aborted")
+    final = {}
+    for d in links_of(h.session.path):
+        final[d["toolCallId"]] = d
+    assert {k: v["status"] for k, v in final.items()} == {"toolu_a": "aborted", "toolu_b": "aborted"}
+    results = {m["toolCallId"]: m for m in h.messages("toolResult")}
+    assert set(results) == {"toolu_a", "toolu_b"} and all(m["isError"] for m in results.values())
+    for link in final.values():
+        child = child_entries(resolve_link(h.session.path, link["file"]))
+        messages = [e["message"] for e in child[1:] if e["type"] == "message"]
+        assert [m["role"] for m in messages] == ["system", "user", "assistant"]
+        assert messages[-1]["stopReason"] == "aborted"  # what it did so far, marked
+    # the parent's next request is valid without any repair of the task calls
+    with Session.open(h.session.path, write=False) as opened:
+        prepared = prepare(project(opened.index).messages)
+        assert not [r for r in prepared.repairs if "No result" in str(r)]
+
+
+async def test_todo_write_is_recorded_and_the_latest_list_derived(
+    h: Harness, server: FakeModelServer
+) -> None:
+    add_agent_tools(h.loop)
+    todos = [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run tests", "status": "pending"},
+    ]
+    server.push(
+        anthropic_stream(tool_use("toolu_t", "todo_write", {"todos": todos})),
+        anthropic_stream(text("planned")),
+    )
+    await h.run("plan it")
+    result = next(m for m in h.messages("toolResult"))
+    assert not result["isError"] and result["details"]["todos"] == todos
+    assert latest_todos(h.session.index.active_path()) == todos
+    assert not any(
+        d.get("customType") == "agent-tui.permission" for d in h.entries() if d["type"] == "custom"
+    )
+
+
+def test_agent_types_load_from_the_folders(tmp_path: Path) -> None:
+    home, project_dir = tmp_path / "home", tmp_path / "proj"
+    (home / ".claude" / "agents").mkdir(parents=True)
+    (project_dir / ".claude" / "agents").mkdir(parents=True)
+    (home / ".claude" / "agents" / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\nmodel: sonnet\n---\nYou review code.\n"
+    )
+    (project_dir / ".claude" / "agents" / "local.md").write_text(
+        "---\nname: local\ndescription: The repo's own\n---\nRepo prompt.\n"
+    )
+    (home / ".claude" / "agents" / "broken.md").write_text("---\nname: broken\n---\nno description\n")
+    types, warnings = load_agent_types(project_dir, home, trusted=False)
+    assert [t.name for t in types] == ["reviewer", "general-purpose"]
+    reviewer = types[0]
+    assert (
+        reviewer.tools == ("Read", "Grep")
+        and reviewer.model is None
+        and reviewer.prompt == "You review code."
+    )
+    assert len(warnings) == 1 and "broken.md" in warnings[0] and "description" in warnings[0]
+    trusted, _ = load_agent_types(project_dir, home, trusted=True)
+    assert [t.name for t in trusted] == ["local", "reviewer", "general-purpose"]
+    with pytest.raises(ValueError, match="system prompt"):
+        parse_type(Path("x.md"), "---\nname: x\ndescription: d\n---\n")
