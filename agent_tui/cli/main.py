@@ -31,6 +31,10 @@ SESSION_COMMANDS = (
     "import",
     "cache",
     "cost",
+    "checkpoints",
+    "diff",
+    "restore",
+    "gc",
 )
 
 
@@ -136,6 +140,10 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         from agent_tui.cli.call_views import add_parsers as add_call_view_parsers
 
         add_call_view_parsers(sub)
+    if only in (None, "checkpoints", "diff", "restore", "gc"):
+        from agent_tui.cli.checkpoint_commands import add_parsers as add_checkpoint_parsers
+
+        add_checkpoint_parsers(sub, only)
     return parser
 
 
@@ -189,6 +197,10 @@ def _main(args: list[str]) -> int:
             from agent_tui.cli import compact_command
 
             return compact_command.run(parsed)
+        if parsed.command in ("checkpoints", "diff", "restore", "gc"):
+            from agent_tui.cli import checkpoint_commands
+
+            return checkpoint_commands.run(parsed)
         if parsed.command in ("cache", "cost"):
             from agent_tui.cli import call_views
 
@@ -256,11 +268,9 @@ def _main(args: list[str]) -> int:
         action="store_true",
         help="with -p: each line read from stdin while the agent works is a steering message",
     )
-    start.add_argument(
-        "--session",
-        metavar="FILE",
-        help="the session file to open (with -p: to continue, created if missing)",
-    )
+    from agent_tui.cli import pi_flags
+
+    pi_flags.add_session_arguments(parser, start)  # --session, --fork, --no-session, -n/--name
     parser.add_argument("--leaf", metavar="ID", help="continue from this entry (a new branch)")
     from agent_tui.projection.models import THINKING_LEVELS
 
@@ -303,6 +313,7 @@ def _main(args: list[str]) -> int:
     from agent_tui.cli import model_flags
 
     model_flags.add_arguments(parser)
+    pi_flags.add_tool_arguments(parser)  # -t/--tools, -xt/--exclude-tools, -nt, -nbt
     parser.add_argument(
         "--trust-project",
         action="store_true",
@@ -312,6 +323,8 @@ def _main(args: list[str]) -> int:
     if parsed.list_models is not None:
         return model_flags.list_models_command(parsed)
     problem = model_flags.apply_model_flags(parsed)
+    if problem is None and not (parsed.mode == "json" and parsed.prompt is None):
+        problem = pi_flags.settle(parsed)  # after the checks: a --fork writes its copy here
     if problem is not None:
         print(visible_line(problem), file=sys.stderr)
         return 1

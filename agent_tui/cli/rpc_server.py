@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agent_tui.agent.events import AgentEvent, EntryAppended
 from agent_tui.cli import (  # noqa: F401 - they register their commands
+    rpc_checkpoint_commands,
     rpc_model_commands,
     rpc_prompt_commands,
     rpc_session_commands,

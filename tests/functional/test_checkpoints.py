@@ -115,3 +115,76 @@ async def test_a_file_changed_outside_the_agent_is_a_conflict(
     assert undo["data"]["when"] == "restore" and undo["data"]["files"]["changed"] == ["a.txt"]
     restore(store, h.session, str(h.workdir), done.undo_id)
     assert (h.workdir / "a.txt").read_text() == "mine\n"
+
+
+# -- the headless commands ---------------------------------------------------------------------
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    from agent_tui.cli.main import main
+
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+async def test_checkpoint_commands(
+    h: Harness, server: FakeModelServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = CheckpointStore()  # the data dir's, as the commands use
+    await _two_turns(h, server, store)
+    monkeypatch.chdir(h.workdir)
+    file = str(h.session.path)
+    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
+
+    code, out, _ = _cli(capsys, "checkpoints", file, "--json")
+    listed = json.loads(out)
+    assert code == 0 and [c["when"] for c in listed] == ["before", "after", "after"]
+    assert listed[2]["files"]["added"] == ["b.txt"]
+
+    code, out, _ = _cli(capsys, "checkpoints", file)
+    assert code == 0 and len(out.splitlines()) == 3 and "1 added, 1 changed" in out.splitlines()[2]
+
+    code, out, _ = _cli(capsys, "diff", file, first)
+    assert code == 0
+    assert "-v1\n+v2\n" in out and "+++ b/b.txt" in out
+    code, out, _ = _cli(capsys, "diff", file, first, listed[2]["entryId"], "--stat")
+    assert (code, out) == (0, "A b.txt\nM a.txt\n")
+
+    code, out, _ = _cli(capsys, "restore", file, first, "--dry-run")
+    assert (code, out) == (0, "delete b.txt\nwrite  a.txt\n")
+    assert (h.workdir / "b.txt").exists()
+
+    h.session.close()  # the commands open the file for writing themselves
+    (h.workdir / "a.txt").write_text("mine\n")
+    code, out, err = _cli(capsys, "restore", file, first)
+    assert code == 2 and "conflict" in out and "nothing was written" in err
+    assert (h.workdir / "a.txt").read_text() == "mine\n" and (h.workdir / "b.txt").exists()
+
+    code, out, _ = _cli(capsys, "restore", file, first, "--yes")
+    assert code == 0 and "write  a.txt" in out and "undo: agent-tui restore" in out
+    assert (h.workdir / "a.txt").read_text() == "v1\n" and not (h.workdir / "b.txt").exists()
+    undo = out.strip().split()[-1]
+    code, out, _ = _cli(capsys, "restore", file, undo)
+    assert code == 0
+    assert (h.workdir / "a.txt").read_text() == "mine\n" and (h.workdir / "b.txt").read_text() == "b\n"
+
+    # another folder is not the session's: nothing is written there
+    other = h.tmp / "elsewhere"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    code, _, err = _cli(capsys, "restore", file, first, "--yes")
+    assert code == 1 and "the session's folder is" in err and not list(other.iterdir())
+
+    # gc keeps what the session names and drops the rest
+    loose = other / "loose.txt"
+    loose.write_text("nobody refers to me\n")
+    orphan = store.snapshot(other).tree
+    assert store.exists(orphan)
+    code, out, _ = _cli(capsys, "gc", "--session-dir", str(h.session.path.parent))
+    assert code == 0 and "kept" in out
+    assert not store.exists(orphan)
+    assert all(store.exists(c["snapshot"]) for c in listed)
+    assert store.blobs(
+        [store.plan("4b825dc642cb6eb9a060e54bf8d69288fbee4904", listed[1]["snapshot"])[0].blob]
+    )
