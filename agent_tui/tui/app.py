@@ -94,6 +94,7 @@ from agent_tui.tui.widgets.composer import TYPING_PAUSE, Composer
 from agent_tui.tui.widgets.context_panel import ContextPanel, TokenCache, build_panel_model
 from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree
+from agent_tui.tui.worker_errors import WorkerFailed, failure_text
 
 DEFAULT_THEME = "agent-dark"
 BACKGROUND_PANEL_MESSAGES = 2000
@@ -360,12 +361,15 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker runs with ``exit_on_error=False``: its failure is shown here, not lost."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        message = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
-        self.last_error = message
-        self.notify(message, title=event.worker.description or "error", severity="error", timeout=10)
+        if event.state is WorkerState.ERROR:
+            self.on_worker_failed(WorkerFailed(event.worker))
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        """The one place a worker's failure is shown: the app's and those screens and widgets
+        forward (``worker_errors.forward_failure``: Textual's ``StateChanged`` does not bubble)."""
+        text = failure_text(message.worker)
+        self.last_error = text
+        self.notify(text, title=message.worker.description or "error", severity="error", timeout=10)
 
     # -- themes -------------------------------------------------------------------
 
@@ -696,7 +700,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
             panel.show_edit_preview(f"If you act on {target} (h/e/u/p):", self.edit_preview_lines(target))
         self.preview_seconds = time.perf_counter() - started
         if self.focused in (self.session_tree, panel.rows_list):  # the user is choosing: show it
-            self.run_worker(self.chat.reveal(target, self.projection), group="reveal", exclusive=True)
+            self.run_worker(
+                self.chat.reveal(target, self.projection), group="reveal", exclusive=True, exit_on_error=False
+            )
 
     def edit_preview(self) -> EditPreview | None:
         """The previews of the current projection (None without a session)."""

@@ -29,6 +29,9 @@ from textual import events
 from textual.app import App
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widgets import OptionList
+from textual.worker import Worker
+
+from agent_tui.tui.worker_errors import forward_failure
 
 ResultType = TypeVar("ResultType")
 
@@ -52,6 +55,9 @@ class Dialog(ModalScreen[ScreenResultType]):
 
     def __init__(self) -> None:
         super().__init__(classes="modal")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_failure(self, event)  # Textual's StateChanged stops here: the app shows the failure
 
 
 class Question(Dialog[ScreenResultType]):

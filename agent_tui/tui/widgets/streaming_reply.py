@@ -58,6 +58,7 @@ from agent_tui.tui.widgets.reply_blocks import (
     split_blocks,
     stable_length,
 )
+from agent_tui.tui.worker_errors import forward_failure
 
 #: Each flush grows the reply and scrolls the chat: a frame of 10-40 ms with a big session. At
 #: 0.08 s, a key typed meanwhile reached the screen in 19 ms (median) / 57 ms (p95); at 0.15 s in
@@ -310,6 +311,9 @@ class StreamingReply(Vertical):
             self._rendering = None
             await self._show_tail()  # the plain copy of the fence goes at once
         await self.flush()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_failure(self, event)  # Textual's StateChanged stops here: the app shows the failure
 
     @property
     def rendering(self) -> bool:
