@@ -131,10 +131,20 @@ def type_lines(types: Sequence[AgentType]) -> list[str]:
     return lines
 
 
+def agents_text(types: Sequence[AgentType], warnings: Sequence[str], *, trusted: bool) -> str:
+    """``/agents``: every type, one line each, then what was skipped and why."""
+    lines = ["Subagent types (the task tool's subagent_type):", *(f"- {line}" for line in type_lines(types))]
+    if not trusted:
+        lines.append("(this folder is not trusted: its .claude/agents and .agent-tui/agents are not loaded)")
+    lines += [f"warning: {w}" for w in warnings]
+    return "\n".join(lines)
+
+
 __all__ = [
     "BUILTIN",
     "GENERAL_PURPOSE",
     "AgentType",
+    "agents_text",
     "load_agent_types",
     "load_from",
     "parse_type",

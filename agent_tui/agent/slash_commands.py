@@ -3,7 +3,7 @@
 What a message starting with ``/`` is, in this order (:func:`parse`):
 
 1. one of the app's own commands that need no screen, with the app's names and meaning
-   (:data:`BUILTIN`: ``/compact [FOCUS]``, ``/rename NAME``, ``/session``,
+   (:data:`BUILTIN`: ``/compact [FOCUS]``, ``/rename NAME``, ``/session``, ``/agents``,
    ``/model [PROVIDER/MODEL]``, ``/thinking [LEVEL]``), run on the session core by :func:`run`;
 2. a prompt template or ``/skill:NAME``, expanded by :meth:`Resources.expand` (loaded with the
    app's command names reserved, :data:`agent_tui.agent.app_commands.NAMES`, as every face loads
@@ -47,6 +47,7 @@ BUILTIN: tuple[CommandInfo, ...] = (
     CommandInfo("session", "Session info: its file, model, context use and what was loaded"),
     CommandInfo("model", "Switch model (without one: the models with a key)", "PROVIDER/MODEL"),
     CommandInfo("thinking", "Thinking level (without one: the model's levels)", ", ".join(THINKING_LEVELS)),
+    CommandInfo("agents", "The subagent types the task tool can start"),
 )
 BUILTIN_NAMES = frozenset(c.name for c in BUILTIN)
 assert BUILTIN_NAMES <= APP_COMMANDS  # the app's commands, by the app's names
@@ -123,6 +124,10 @@ def run(agent: AgentSession, command: Command) -> Said | AsyncIterator[AgentEven
         return Said(session_text(agent))
     if name == "model":
         return _model(agent, argument)
+    if name == "agents":
+        from agent_tui.agent.subagents import SubagentRunner
+
+        return Said(SubagentRunner(agent.loop).agents_text())
     return _thinking(agent, argument)
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.agent.agent_types import BUILTIN, AgentType, load_agent_types
+from agent_tui.agent.agent_types import BUILTIN, AgentType, agents_text, load_agent_types
 from agent_tui.agent.events import AgentEvent, EntryAppended, SubagentEvent, TurnDone, TurnError
 from agent_tui.agent.prompt_files import SystemPromptFiles
 from agent_tui.agent.resources import Resources
@@ -137,6 +137,11 @@ class SubagentRunner:
         config_dir = self.parent.config.config_path.parent if self.parent.config.config_path else None
         home = os.environ.get("HOME") or str(Path.home())
         return load_agent_types(self.parent.cwd, home, config_dir, trusted=self.trusted())
+
+    def agents_text(self) -> str:
+        """``/agents``: the types a task call can start now."""
+        types, warnings = self.agent_types()
+        return agents_text(types, warnings, trusted=self.trusted())
 
     def type_names(self) -> list[tuple[str, str]]:
         return [(t.name, t.description) for t in self.agent_types()[0]]
@@ -362,8 +367,6 @@ def add_agent_tools(loop: AgentLoop) -> None:
         tools.append(TodoWriteTool())
     tools.append(TaskTool(SubagentRunner(loop)))
     loop.tools = tools
-    if loop.permissions is not None:
-        loop.permissions.trusted_tools |= {TASK_TOOL, TodoWriteTool.name}
 
 
 def progress_line(event: SubagentEvent) -> str | None:

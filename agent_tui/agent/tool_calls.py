@@ -186,6 +186,12 @@ async def _check(
     """Ask the permission policy about one call (with the PreToolUse hooks' ``vote``); record its
     decision. (None: run it, else the refusal; the guard write/edit check the opened file with)."""
     permissions = setup.permissions
+    if (
+        permissions is not None
+        and not prepared.tool.needs_permission
+        and (vote is None or vote.decision != "ask")
+    ):
+        return None, None  # the tool gates itself (a subagent's calls are asked one by one)
     if permissions is None:
         if vote is not None and vote.decision == "ask":  # no one to ask: the hook's ask refuses
             return (

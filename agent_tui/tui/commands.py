@@ -59,6 +59,13 @@ def _session(actions: SessionActions, args: SlashArgs) -> None:
     actions.app.push_screen(TextViewScreen("Session", session_text(actions.app)))
 
 
+def _agents(actions: SessionActions, args: SlashArgs) -> None:
+    from agent_tui.tui.screens.text_view import TextViewScreen
+    from agent_tui.tui.user_commands import agents_text
+
+    actions.app.push_screen(TextViewScreen("Subagent types", agents_text(actions.app)))
+
+
 def _theme(actions: SessionActions, args: SlashArgs) -> None:
     app = actions.app
     if not args.text:
@@ -226,6 +233,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "MCP servers",
         "Each server's state and tools; r restarts one, d disables it",
         _mcp,
+    ),
+    SlashCommand(
+        "agents",
+        "/agents",
+        "Subagent types",
+        "The types the task tool can start, and where each came from",
+        _agents,
     ),
     SlashCommand(
         "reload",

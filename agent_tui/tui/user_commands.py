@@ -93,6 +93,30 @@ def session_text(app: Any) -> str:
     return "\n".join(visible_line(line) for line in lines)
 
 
+def agents_text(app: Any) -> str:
+    """``/agents``: the subagent types, the folder's own only when it is trusted (as the agent
+    loads them: ``--trust-project`` or the remembered answer)."""
+    import os
+
+    from agent_tui.agent import agent_types
+    from agent_tui.agent.trust import TrustStore
+
+    config = getattr(app, "config", None)
+    cwd = str(getattr(config, "cwd", None) or os.getcwd())
+    choice = getattr(config, "model", None)
+    trusted = bool(getattr(choice, "trust_project", False))
+    if not trusted:
+        with contextlib.suppress(Exception):
+            trusted = TrustStore(getattr(choice, "trust_file", None)).decision(cwd) is True
+    config_path = getattr(config, "config_path", None)
+    home = getattr(choice, "home", None) or os.environ.get("HOME") or "~"
+    types, warnings = agent_types.load_agent_types(
+        cwd, home, config_path.parent if config_path is not None else None, trusted=trusted
+    )
+    text = agent_types.agents_text(types, warnings, trusted=trusted)
+    return "\n".join(visible_line(line) for line in text.splitlines())
+
+
 def slash_rows(resources: Resources | None) -> list[tuple[str, str, str]]:
     """(name, usage, help) of every ``/`` command: the app's table, then the user's (the completion)."""
     from agent_tui.tui.commands import COMMANDS

@@ -75,6 +75,7 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
         "session",
         "model",
         "thinking",
+        "agents",
     ]
 
     # The call: announced while it streams, running with its arguments, completed with its output.

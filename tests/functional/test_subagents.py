@@ -242,3 +242,54 @@ def test_agent_types_load_from_the_folders(tmp_path: Path) -> None:
     assert [t.name for t in trusted] == ["local", "reviewer", "general-purpose"]
     with pytest.raises(ValueError, match="system prompt"):
         parse_type(Path("x.md"), "---\nname: x\ndescription: d\n---\n")
+
+
+async def test_slash_agents_lists_the_types_in_every_face(h: Harness, tmp_path: Path) -> None:
+    from agent_tui.agent.agent_session import AgentSession
+    from agent_tui.agent.slash_commands import Command, Said, parse, run
+
+    agents = Path.home() / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews diffs\n---\nReview.\n")
+    command = parse("/agents", None)
+    assert command == Command("agents", "")
+    said = run(AgentSession(h.session, h.loop), command)
+    assert isinstance(said, Said)
+    assert "- reviewer (" in said.text and "Reviews diffs" in said.text and "- general-purpose" in said.text
+    assert "not trusted" in said.text
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+async def test_acp_gets_todo_write_as_plan_updates_and_subagent_thoughts(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    from acp import text_block
+    from acp.schema import AgentPlanUpdate
+
+    from tests.support.acp_editor import AcpEnv, EditorClient
+
+    todos = [
+        {"content": "Look around", "status": "completed"},
+        {"content": "Delegate the search", "status": "in_progress", "activeForm": "Delegating"},
+    ]
+    server.push(
+        anthropic_stream(tool_use("toolu_t", "todo_write", {"todos": todos})),
+        anthropic_stream(task("toolu_s", "ACP-7")),
+        anthropic_stream(text("ACP-7 found")),
+        anthropic_stream(text("All done.")),
+    )
+    env = AcpEnv(tmp_path, server)
+    client = EditorClient(answers=[])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("plan and search")])
+        assert response.stop_reason == "end_turn"
+    (plan,) = client.of(AgentPlanUpdate)
+    assert [(e.content, e.status) for e in plan.entries] == [
+        ("Look around", "completed"),
+        ("Delegate the search", "in_progress"),
+    ]
+    assert "[general-purpose: find ACP-7] started" in client.thought_text()
+    assert "[general-purpose: find ACP-7] done" in client.thought_text()
+    assert client.message_text().endswith("All done.")

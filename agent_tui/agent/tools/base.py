@@ -106,6 +106,9 @@ class Tool:
         """What the model is told: pi's tool declaration {name, description, parameters}."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
+    #: False: the call itself never asks the permission policy (``todo_write`` only records;
+    #: ``task``'s subagent asks for each of its own calls); a hook's ``ask`` still asks.
+    needs_permission: bool = True
     def prepare_arguments(self, args: JSONObject) -> JSONObject:
         """Repair common argument mistakes before validation (pi's prepareArguments)."""
         return args

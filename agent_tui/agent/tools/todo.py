@@ -30,6 +30,7 @@ class TodoWriteTool(Tool):
     file_effect = "none"
     claude_name = "TodoWrite"
     acp_kind = "think"
+    needs_permission = False
     parameters = {  # noqa: RUF012 - class-level schema, never mutated
         "type": "object",
         "properties": {
