@@ -16,16 +16,19 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Self
 
+from agent_tui.agent import permission_modes
 from agent_tui.agent.build import build_agent, make_provider
 from agent_tui.agent.checkpointing import RestorePlan, RestoreResult, TurnCheckpoints
 from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
 from agent_tui.agent.compaction import Summarizer
-from agent_tui.agent.events import AgentEvent
+from agent_tui.agent import sandbox as sandbox_module
+from agent_tui.agent.events import AgentEvent, Notice
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.loop import AgentLoop
-from agent_tui.agent.permissions import Permissions
+from agent_tui.agent.permissions import PermissionMode, Permissions, parse_mode
 from agent_tui.agent.queue import MessageQueue
 from agent_tui.agent.resources import Resources
+from agent_tui.agent.sandbox import Sandbox
 from agent_tui.agent.tools.base import Tool
 from agent_tui.agent.user_bash import UserCommand, run_user_command
 from agent_tui.config import PROVIDERS, Config, load_config
@@ -93,6 +96,8 @@ class AgentSession:
         self._auto_compaction: bool | None = None  # set_auto_compaction's choice (None: the config's)
         self._auto_retry: bool | None = None  # set_auto_retry's choice (None: the config's)
         self._retry_policy = loop.config.retry  # the config's, restored when retries are switched on
+        self._sandbox_said = False  # the sandbox's start line (take_sandbox_notice) was given
+        self._mode_notes: list[JSONObject] = []  # plan mode's notes for the model, for the next run
 
     # -- what it is -----------------------------------------------------------------------------
 
@@ -133,17 +138,20 @@ class AgentSession:
         """One run: ``prompt`` (text, or a user message's content blocks) as a new user message, to
         the model's final stop (tools, steering and follow-ups included). Iterate it to drive it;
         it ends with one ``TurnDone``, a ``TurnError`` right before it when the run failed."""
-        return self.loop.run(prompt)
+        self._write_mode_notes()
+        return self._noticed(self.loop.run(prompt))
 
     def run(self, prompt: str | list[JSONObject] | None) -> AsyncIterator[AgentEvent]:
         """:meth:`prompt` with a prompt, :meth:`resume` with None (the app's ``Turns``)."""
-        return self.loop.run(prompt)
+        self._write_mode_notes()
+        return self._noticed(self.loop.run(prompt))
 
     def resume(self) -> AsyncIterator[AgentEvent]:
         """A run without a new prompt: delivers what is queued, runs a tool call a PreToolUse hook
         deferred (``agent.deferred_calls``), or continues a session whose last message is not the
         model's."""
-        return self.loop.run(None)
+        self._write_mode_notes()
+        return self._noticed(self.loop.run(None))
 
     def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
         """Compact the session now (optionally focused on ``focus``); ends with ``TurnDone``."""
@@ -228,7 +236,11 @@ class AgentSession:
             raise RuntimeError("the agent is running: run the command when it stops")
         await self._checkpoint("before")
         message = await run_user_command(
-            UserCommand(command, exclude_from_context), self.loop.cwd, abort or asyncio.Event(), on_output
+            UserCommand(command, exclude_from_context),
+            self.loop.cwd,
+            abort or asyncio.Event(),
+            on_output,
+            sandbox=self.sandbox,
         )
         entry = self.store.append({"type": "message", "message": message})
         await self._checkpoint("after")
@@ -281,7 +293,87 @@ class AgentSession:
         turns = self.loop.checkpoints
         return turns.store if turns is not None else CheckpointStore()
 
+    # -- the sandbox (agent.sandbox) ------------------------------------------------------------
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """Where ``bash``, ``!cmd`` and hooks run (None: no policy, commands run as they are)."""
+        permissions = self.loop.permissions
+        return permissions.sandbox if permissions is not None else None
+
+    def set_sandbox(self, mode: str | None = None, network: bool | None = None) -> Sandbox:
+        """Another sandbox mode or network switch from the next command on (``/sandbox``); raises
+        ValueError when no policy gates the tools, SandboxError for a mode that does not exist."""
+        permissions = self.loop.permissions
+        if permissions is None:
+            raise ValueError("this agent runs every tool (no permission policy): there is no sandbox to switch")
+        current = permissions.sandbox or sandbox_module.resolve(self.config.sandbox_mode, self.config.sandbox_network)
+        permissions.sandbox = current.with_mode(mode, network)
+        return permissions.sandbox
+
+    def take_sandbox_notice(self) -> str | None:
+        """The start's line when the wanted sandbox cannot run (every command then asks), once."""
+        sandbox = self.sandbox
+        if self._sandbox_said or sandbox is None:
+            return None
+        self._sandbox_said = True
+        return sandbox.notice()
+
+    async def _noticed(self, events: AsyncIterator[AgentEvent]) -> AsyncIterator[AgentEvent]:
+        """``events``, after the sandbox's start line (the first run of a face that did not say it)."""
+        line = self.take_sandbox_notice()
+        if line is not None:
+            yield Notice(line)
+        async for event in events:
+            yield event
+
     # -- settings -------------------------------------------------------------------------------
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The permission mode (``auto`` when no policy gates the tools)."""
+        permissions = self.loop.permissions
+        return permissions.mode if permissions is not None else PermissionMode.AUTO
+
+    def set_permission_mode(
+        self, mode: str | PermissionMode, *, record_later: bool = False
+    ) -> PermissionMode:
+        """Switch the permission mode from the next tool call on (an allow-for-the-session given
+        stays given); returns it. A change is one ``agent-tui.permission-mode`` entry; entering or
+        leaving ``plan`` also tells the model (``permission_modes.plan_note``), at once when idle,
+        else when the next run starts (``record_later``: both then). Raises PermissionModeError for
+        a name that is no mode, ValueError when no policy gates the tools (nothing to switch)."""
+        new = mode if isinstance(mode, PermissionMode) else parse_mode(mode)
+        if new is None:
+            raise ValueError("empty permission mode")
+        permissions = self.loop.permissions
+        if permissions is None:
+            raise ValueError("this agent runs every tool (no permission policy): there is no mode to switch")
+        previous = permissions.mode
+        if new is previous:
+            return new
+        permissions.mode = new
+        extensions = self.loop.extensions
+        if extensions is not None:
+            extensions.hooks.set_permission_mode(new.value)
+        entries = [permission_modes.mode_entry(new, previous)]
+        note = permission_modes.plan_note(new, previous)
+        if record_later:
+            self._mode_notes += entries + ([note] if note else [])
+            return new
+        self.store.append(entries[0])
+        if note is not None:
+            self._mode_notes.append(note)
+            self._write_mode_notes()
+        return new
+
+    def _write_mode_notes(self) -> None:
+        """Append the mode changes and plan-mode notes waiting for a run's end (never inside one)."""
+        if self.running or not self._mode_notes:
+            return
+        notes, self._mode_notes = self._mode_notes, []
+        for note in notes:
+            self.store.append(note)
 
     def set_model(self, model: str, provider: str | None = None) -> None:
         """Use ``model`` (of ``provider``, default the current one) from the next call on; the session
@@ -441,7 +533,11 @@ def create_agent_session(
     """The session core on ``store`` with ``config``'s model (the session's own model is kept unless
     one was chosen), ``permissions`` gating tool calls (None: every tool runs), ``tools`` (None: the
     default ones) run in ``cwd`` (None: the process's), ``resources`` shaping the system prompt and
-    ``extensions`` adding MCP servers and hooks. Every face builds its agent here."""
+    ``extensions`` adding MCP servers and hooks. Every face builds its agent here. The commands
+    of a gated agent run in the sandbox the flags, the environment and ``[sandbox]`` choose
+    (``agent.sandbox.resolve``; raises SandboxError, a ConfigError, for a mode that is none)."""
+    if permissions is not None and permissions.sandbox is None:
+        permissions.sandbox = sandbox_module.resolve(config.sandbox_mode, config.sandbox_network)
     loop = build_agent(
         store, config, tools, permissions=permissions, cwd=cwd, resources=resources, extensions=extensions
     )

@@ -47,11 +47,14 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.child_env import child_environment
 from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
+
+if TYPE_CHECKING:
+    from agent_tui.agent.sandbox import Sandbox
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")
 DEFAULT_TIMEOUT = 60.0
@@ -72,7 +75,13 @@ CLAUDE_TOOL_NAMES = {
 }
 #: Project settings that may hold hooks: read only in a trusted folder.
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
-_PERMISSION_MODES = {"ask": "default", "auto": "bypassPermissions", "read-only": "plan"}
+_PERMISSION_MODES = {
+    "ask": "default",
+    "accept-edits": "acceptEdits",
+    "plan": "plan",
+    "auto": "bypassPermissions",
+    "read-only": "plan",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +223,8 @@ class Hooks:
         self.cwd = cwd
         #: Fields every event carries (session_id, transcript_path, permission_mode), set by the loop.
         self.common: dict[str, Any] = {}
+        #: Where the hooks run (``agent.sandbox``, the session's, set by the loop; None: as they are).
+        self.sandbox: Sandbox | None = None
 
     def __bool__(self) -> bool:
         return bool(self.commands)
@@ -243,9 +254,12 @@ class Hooks:
         env = child_environment()
         env["CLAUDE_PROJECT_DIR"] = self.cwd
         env["AGENT_TUI_PROJECT_DIR"] = self.cwd
+        argv = ["/bin/sh", "-c", hook.command]  # what create_subprocess_shell runs
+        if self.sandbox is not None:
+            argv = self.sandbox.wrap(argv, self.cwd, env)
         try:
-            process = await asyncio.create_subprocess_shell(
-                hook.command,
+            process = await asyncio.create_subprocess_exec(
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

@@ -10,6 +10,12 @@ Three modes:
 - ``auto`` (print mode's default): everything runs.
 - ``read-only``: ``write``, ``edit``, ``bash`` (and unknown tools) are refused
   with a tool error the model reads.
+- ``accept-edits``: as ``ask``, and a tool that changes only the file it names
+  (``Tool.file_effect == "path"``) passes inside the working directory, but for
+  the files that decide what agent-tui or git runs; commands still ask.
+- ``plan``: as ``ask``, but nothing that changes files or runs programs runs
+  (``Tool.file_effect`` not ``none``): refused with a message telling the model
+  it is planning (:mod:`agent_tui.agent.permission_modes` has the rest).
 
 The working directory is the folder the user started agent-tui in (the
 process's cwd, which the agent loop passes), never the ``cwd`` a session
@@ -57,11 +63,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_tui.agent.tools.base import WriteGuard, resolve_path
+from agent_tui.agent.tools.base import FileEffect, Tool, WriteGuard, resolve_path
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text
 
 if TYPE_CHECKING:
+    from agent_tui.agent.sandbox import Sandbox
     from agent_tui.config import Config
 
 RECORD_TYPE = "agent-tui.permission"
@@ -99,7 +106,11 @@ READ_COMMANDS = frozenset(
 
 
 class PermissionMode(StrEnum):
+    """In the order Shift+Tab cycles through them."""
+
     ASK = "ask"
+    ACCEPT_EDITS = "accept-edits"
+    PLAN = "plan"
     AUTO = "auto"
     READ_ONLY = "read-only"
 
@@ -122,7 +133,9 @@ RECORDED_DECISIONS = (
     "allow-always",
     "deny",
     "auto",
+    "accept-edits",
     "read-only-refused",
+    "plan-refused",
     "hook-allow",
 )
 
@@ -404,6 +417,9 @@ class Permissions:
     #: Tools that only read by their own account and the user's leave (MCP tools marked
     #: ``readOnlyHint`` with ``[mcp] trust_read_only_hints = true``): never asked, as ``read``.
     trusted_tools: set[str] = field(default_factory=set)
+    #: Where commands run (``agent.sandbox``; None: unsandboxed, as with ``--sandbox off``). When a
+    #: sandbox was wanted and cannot run here, every command asks.
+    sandbox: Sandbox | None = None
 
     def request_for(
         self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = ""
@@ -514,10 +530,29 @@ class Permissions:
         cwd: str,
         call_id: str = "",
         hook: HookVote | None = None,
+        info: Tool | None = None,
     ) -> Verdict:
         """Decide one call: asks the approver in ``ask`` mode (unless an allow-session scope covers
-        it); ``hook``: what PreToolUse hooks voted (see the module doc)."""
+        it); ``hook``: what PreToolUse hooks voted (see the module doc); ``info``: the tool (its
+        ``file_effect`` decides ``plan`` and ``accept-edits``; None: known by name only)."""
         request = self.request_for(tool, arguments, cwd, call_id)
+        effect = info.file_effect if info is not None else _effect_by_name(tool)
+        if self.mode is PermissionMode.PLAN and effect != "none":
+            return Verdict(
+                False,
+                "plan-refused",
+                request or self.describe(tool, arguments, cwd, call_id),
+                f'Refused: agent-tui is in plan mode, so the "{tool}" tool cannot run. In plan mode '
+                "nothing changes files or runs commands: investigate with the tools that only read, "
+                "then present your plan; the user approves it and chooses how the work goes on.",
+            )
+        if (
+            self.mode is PermissionMode.ACCEPT_EDITS
+            and request is not None
+            and (hook is None or hook.decision != "ask")
+            and _edit_inside(info, arguments, cwd)
+        ):
+            return Verdict(True, "accept-edits", request)
         if self.mode is PermissionMode.READ_ONLY and request is not None:
             return Verdict(
                 False,
@@ -535,6 +570,10 @@ class Permissions:
             )
         if request is None:
             return Verdict(True, None)
+        unsandboxed = self.sandbox.unsandboxed if self.sandbox is not None else None
+        if unsandboxed and (info.acp_kind == "execute" if info is not None else tool == "bash"):
+            # a sandbox was wanted and bwrap cannot run: every command asks, whatever allows it
+            return await self._ask(replace(request, reason=f"{request.reason}; {unsandboxed}"))
         if self.mode is PermissionMode.AUTO:
             notice = None
             if request.config_file is not None:
@@ -587,6 +626,27 @@ class Permissions:
         if decision is Decision.ALLOW_SESSION:
             self.remember(request.exact)
         return Verdict(True, decision.value, request, hook=hook)
+
+
+def _edit_inside(info: Tool | None, arguments: Mapping[str, Any], cwd: str) -> bool:
+    """Whether a tool that changes only the file it names (``file_effect == "path"``) names one
+    inside ``cwd`` that no other rule guards (git's, agent-tui's config, a hard link): what
+    ``accept-edits`` lets pass. (``write``/``edit`` there pass in ``ask`` mode already.)"""
+    if info is None or info.file_effect != "path" or not info.path_argument:
+        return False
+    raw = arguments.get(info.path_argument)
+    if not isinstance(raw, str) or not raw:
+        return False
+    target = real_target(raw, cwd)
+    lexical = os.path.normpath(resolve_path(raw, cwd))
+    return file_concern(target, cwd, _link_count(target), PermissionMode.ACCEPT_EDITS, lexical) is None
+
+
+def _effect_by_name(tool: str) -> FileEffect:
+    """What a tool known only by its name may do to files (the built-in ones; any other: anything)."""
+    if tool in READ_TOOLS:
+        return "none"
+    return "path" if tool in FILE_TOOLS else "any"
 
 
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "|&", ";;", "\n"})

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from agent_tui.agent.build import make_provider
 from agent_tui.agent.events import ToolFinished, TurnDone
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.permissions import (
     RECORD_TYPE,
     Decision,
@@ -101,7 +102,7 @@ def test_mode_precedence_and_errors() -> None:
     )
     assert resolve_mode(None, default=PermissionMode.AUTO, config_data=data, env={}) is PermissionMode.ASK
     assert resolve_mode(None, default=PermissionMode.AUTO, config_data={}, env={}) is PermissionMode.AUTO
-    with pytest.raises(PermissionModeError, match="use one of ask, auto, read-only"):
+    with pytest.raises(PermissionModeError, match="use one of ask, accept-edits, plan, auto, read-only"):
         resolve_mode("sometimes", default=PermissionMode.ASK, env={})
 
 
