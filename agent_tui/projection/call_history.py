@@ -115,15 +115,46 @@ class CacheReport:
 
 def model_calls(index: SessionIndex, leaf_id: str | None = None) -> list[ModelCall]:
     """The calls of the branch ending at ``leaf_id`` (default: the leaf), oldest first."""
-    path = index.path_to(leaf_id if leaf_id is not None else index.leaf_id)
+    return calls_on_path(index.path_to(leaf_id if leaf_id is not None else index.leaf_id))
+
+
+def calls_on_path(path: Sequence[Entry]) -> list[ModelCall]:
+    """The calls of a branch given as its path (root first), oldest first."""
     calls: list[ModelCall] = []
     projection: Projection | None = None
     for position, entry in enumerate(path):
-        if projection is not None and entry.type == "message" and entry.plain_role() == "assistant":
+        if projection is not None and entry.type == "message" and entry.role == "assistant":
             calls.append(_call(entry, projection))
         grown = extend(projection, entry) if projection is not None else None
         projection = grown if grown is not None else project_path(path[: position + 1], entry.id)
     return calls
+
+
+def latest_report(path: Sequence[Entry]) -> CacheReport | None:
+    """The cache report of the branch's latest call (two projections, not one per call: the panel
+    shows it after every reply)."""
+    replies = [i for i, e in enumerate(path) if i > 0 and e.type == "message" and e.role == "assistant"]
+    if not replies:
+        return None
+    calls = [_call(path[i], project_path(path[:i], path[i - 1].id)) for i in replies[-2:]]
+    return _report(calls[0] if len(calls) == 2 else None, calls[-1])
+
+
+def report_line(report: CacheReport) -> str:
+    """One line for the panel: what the latest call shared with the one before, and why not more."""
+    usage = report.call.usage
+    server = f"server: cache read {usage.cache_read:,}, write {usage.cache_write:,}"
+    if report.cause.kind == "first call":
+        return f"last call: the first of the branch · {server}"
+    share = 100 * report.shared_prefix_tokens // report.call.tokens if report.call.tokens else 0
+    line = (
+        f"last call shared ≈{report.shared_prefix_tokens:,} tokens ({share}%) with the one before · {server}"
+    )
+    if report.cause.kind != "none":
+        line += f" · then {report.cause.kind}" + (
+            f" ({report.cause.entry_id})" if report.cause.entry_id else ""
+        )
+    return line
 
 
 def _call(reply: Entry, projection: Projection) -> ModelCall:

@@ -12,12 +12,14 @@ the one automatic compaction decides on. Each row can give the full text it send
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
 from agent_tui.projection import registry
+from agent_tui.projection.call_history import latest_report, report_line
 from agent_tui.projection.context import ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import ModelInfo
@@ -123,6 +125,7 @@ class PanelModel:
     projection: Projection | None = None  # what the rows were built from
     figure: ContextTokens | None = None
     estimated: int = 0  # everything estimated (what an edit's figure starts from: an edit voids usage)
+    cache_line: str = ""  # what the latest call shared with the one before (``call_history``)
 
     @property
     def message_rows(self) -> list[PanelRow]:
@@ -134,6 +137,17 @@ class TokenCache:
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str | None, int], int] = {}
+        self._cache_line: tuple[str, str] | None = None  # (latest reply's id, its cache line)
+
+    def cache_line(self, path: Sequence[Entry]) -> str:
+        """The latest call's cache line, worked out again only when a new reply came."""
+        latest = next((e.id for e in reversed(path) if e.type == "message" and e.role == "assistant"), None)
+        if latest is None:
+            return ""
+        if self._cache_line is None or self._cache_line[0] != latest:
+            report = latest_report(path)
+            self._cache_line = (latest, report_line(report) if report is not None else "")
+        return self._cache_line[1]
 
     def get(self, key: tuple[str, str | None, int], message: ProjectedMessage) -> int:
         value = self._cache.get(key)
@@ -322,6 +336,7 @@ def build_panel_model(
         projection,
         figure,
         estimate_request(projection.messages, count),
+        cache.cache_line(projection.path),
     )
 
 

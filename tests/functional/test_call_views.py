@@ -80,7 +80,7 @@ def test_the_shared_prefix_matches_the_bodies_the_server_received(
     for turn in range(4):
         if turn == 2:
             with Session.open(path, write=False) as s:
-                second_question = [e for e in s.index.active_path() if e.plain_role() == "user"][1].id
+                second_question = [e for e in s.index.active_path() if e.role == "user"][1].id
                 second_answer = s.index.active_path()[-1].id
             # the second turn as a span (a lone user message would leave two replies in a row, which
             # the Messages API merges into one)

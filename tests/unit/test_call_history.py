@@ -98,7 +98,7 @@ def _brute_force_requests(path: Path) -> dict[str, list[tuple[str | None, int]]]
     index = _index(path)
     requests: dict[str, list[tuple[str | None, int]]] = {}
     for entry in index.path_to(index.leaf_id):
-        if entry.type == "message" and entry.plain_role() == "assistant":
+        if entry.type == "message" and entry.role == "assistant":
             prepared = prepare(project(index, entry.parent_id).messages)
             pieces: list[tuple[str | None, int]] = []
             for m in prepared.messages:

@@ -17,12 +17,15 @@ from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from agent_tui.projection.call_history import Carry, calls_on_path, carry_costs
 from agent_tui.projection.context import Status
 from agent_tui.projection.describe import plural
+from agent_tui.projection.figures import money
 from agent_tui.projection.rows import PanelModel, PanelRow, TokenCache, build_panel_model
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.row_list import RowList
@@ -68,6 +71,10 @@ class ContextPanel(Vertical):
     }
     """
 
+    BINDINGS: ClassVar = [
+        Binding("c", "toggle_carry", "Carry cost", id="panel.carry", priority=True),
+    ]
+
     class EntryHighlighted(Message):
         def __init__(self, entry_id: str | None) -> None:
             super().__init__()
@@ -79,6 +86,8 @@ class ContextPanel(Vertical):
         self.folding: set[str] = set()  # a compaction preview: entries it would summarize
         self.edit_preview: list[str] = []  # what an edit of the selected entry would change
         self.sources = ""  # the user's files shaping the prompt, one line (SYSTEM.md, templates, skills)
+        #: entry id -> what it cost by riding along, while the rows are sorted by it (None: request order)
+        self.carry: dict[str, Carry] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-summary", markup=False)
@@ -111,12 +120,39 @@ class ContextPanel(Vertical):
         summary.append(" · Enter on a row shows its full text", style=Style(dim=True))
         if self.sources:
             summary.append(f"\nuser files: {visible_line(self.sources)} (/session)", style=Style(dim=True))
+        if model.cache_line:
+            summary.append(f"\n{visible_line(model.cache_line)}", style=Style(dim=True))
+        rows = self.shown_rows
+        if self.carry is not None:
+            summary.append("\nsorted by carry cost: tokens over every call so far · c: request order")
         self.query_one("#context-summary", Static).update(summary)
-        rows = model.rows
         self.rows_list.set_rows(len(rows), lambda i: self._row_text(rows[i]))
         repairs = self.query_one("#context-repairs", Static)
         repairs.update(Text("\n".join(f"repair: {visible_line(r)}" for r in model.repairs)))
         repairs.display = bool(model.repairs)
+
+    @property
+    def shown_rows(self) -> list[PanelRow]:
+        """The rows in the order shown: the request's, or by carry cost (most carried first)."""
+        if self.model is None:
+            return []
+        if self.carry is None:
+            return self.model.rows
+        carry = self.carry
+
+        def carried(row: PanelRow) -> int:
+            found = carry.get(row.source_id) if row.source_id is not None else None
+            return found.carried_tokens if found is not None else 0
+
+        return sorted(self.model.rows, key=carried, reverse=True)
+
+    def action_toggle_carry(self) -> None:
+        """Sort the rows by what each entry cost across every call it rode in, or back."""
+        if self.carry is not None or self.model is None or self.model.projection is None:
+            self.carry = None
+        else:
+            self.carry = {c.entry_id: c for c in carry_costs(calls_on_path(self.model.projection.path))}
+        self.redraw()
 
     def show_pending(self, messages: int) -> None:
         """A placeholder while a big session's tokens are counted in the background."""
@@ -167,6 +203,13 @@ class ContextPanel(Vertical):
         )
         text.append(f"{visible_line(row.status):<16}", style=style)
         text.append(f" {row.tokens:>6}  ", style=Style(dim=True))
+        if self.carry is not None:
+            found = self.carry.get(row.source_id) if row.source_id is not None else None
+            if found is not None:
+                cost = "" if found.unpriced_calls == found.calls else f" {money(found.cost)}"
+                text.append(
+                    f"carried {found.carried_tokens:,} in {found.calls}{cost}  ", style=self._colour("accent")
+                )
         text.append(
             visible_line(row.text),
             style=Style(dim=True) if status_key in ("hidden", "summarized", "left", "→") else Style(),
@@ -175,7 +218,7 @@ class ContextPanel(Vertical):
 
     def row_lines(self) -> list[str]:
         """Each row as plain text, as shown (for tests)."""
-        return [self._row_text(r).plain for r in self.model.rows] if self.model else []
+        return [self._row_text(r).plain for r in self.shown_rows]
 
     def redraw(self) -> None:
         if self.model is not None:
@@ -185,11 +228,12 @@ class ContextPanel(Vertical):
     def _selected(self, event: RowList.Selected) -> None:
         """Open the row: the full text the request carries for it."""
         event.stop()
-        if self.model is None or event.index >= len(self.model.rows):
+        rows = self.shown_rows
+        if event.index >= len(rows):
             return
         from agent_tui.tui.screens.text_view import TextViewScreen
 
-        row = self.model.rows[event.index]
+        row = rows[event.index]
         where = f" {row.source_id}" if row.source_id else ""
         title = f"{row.role}{where} · {row.status} · {plural(row.tokens, 'token')}"
         self.app.push_screen(TextViewScreen(visible_line(title), visible(row.full_text())))
@@ -197,6 +241,7 @@ class ContextPanel(Vertical):
     @on(RowList.Highlighted)
     def _highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
-        if self.model is None or event.index >= len(self.model.rows):
+        rows = self.shown_rows
+        if event.index >= len(rows):
             return
-        self.post_message(self.EntryHighlighted(self.model.rows[event.index].source_id))
+        self.post_message(self.EntryHighlighted(rows[event.index].source_id))
