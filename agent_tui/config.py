@@ -45,6 +45,10 @@ names::
     [compaction]
     summarize_branches = true        # summarize the messages a move in the tree leaves behind
 
+    [sandbox]                        # where bash, !cmd and hooks run (docs/SANDBOX.md)
+    mode = "workspace-write"         # or "read-only", "off" (--sandbox and AGENT_TUI_SANDBOX win)
+    network = false                  # true: sandboxed commands reach the network (--sandbox-network)
+
     [retry]
     max_retries = 3                  # after the first attempt
     base_delay = 2.0                 # seconds, doubled per attempt
@@ -171,6 +175,10 @@ class Config:
     #: the API to call the provider through, by its ``--api`` name ("responses", "chat"): the flag
     #: over ``api`` under ``[provider]`` in the file; None: the model's own or the registry's rule
     api: str | None = None
+    #: ``[sandbox] mode`` and ``network`` (None: not set); agent.sandbox.resolve puts --sandbox,
+    #: --sandbox-network and AGENT_TUI_SANDBOX(_NETWORK) over them.
+    sandbox_mode: str | None = None
+    sandbox_network: bool | None = None
 
     @property
     def summarize_branches(self) -> bool:
@@ -474,8 +482,26 @@ def load_config(
         follow_up_mode=modes["follow_up_mode"],
         permissions=permissions,
         context_tool=bool(_section(data, "tools", path).get("context", False)),
+        **_sandbox_settings(data, path, env),
         api=str(api_choice) if api_choice is not None else None,
     )
+
+
+def _sandbox_settings(data: Mapping[str, Any], path: Path, env: Mapping[str, str]) -> dict[str, Any]:
+    """The sandbox's mode ("workspace-write", "read-only", "off") and network switch:
+    ``AGENT_TUI_SANDBOX`` / ``AGENT_TUI_SANDBOX_NETWORK`` over ``[sandbox] mode`` / ``network``."""
+    table = _section(data, "sandbox", path)
+    mode, network = table.get("mode"), table.get("network")
+    where = f"{path}: [sandbox] mode"
+    if env.get("AGENT_TUI_SANDBOX"):
+        mode, where = env["AGENT_TUI_SANDBOX"].strip().lower(), "AGENT_TUI_SANDBOX"
+    if mode is not None and mode not in ("workspace-write", "read-only", "off"):
+        raise ConfigError(f"agent-tui: {where} must be workspace-write, read-only or off, not {mode!r}")
+    if network is not None and not isinstance(network, bool):
+        raise ConfigError(f"agent-tui: {path}: [sandbox] network must be true or false, not {network!r}")
+    if env.get("AGENT_TUI_SANDBOX_NETWORK"):
+        network = env["AGENT_TUI_SANDBOX_NETWORK"].strip().lower() in ("1", "true", "yes", "on")
+    return {"sandbox_mode": mode, "sandbox_network": network}
 
 
 def needs_no_key(

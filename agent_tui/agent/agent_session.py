@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 from typing import Self
 
 from agent_tui.agent import permission_modes
+from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.build import build_agent, make_provider
 from agent_tui.agent.checkpointing import RestorePlan, RestoreResult, TurnCheckpoints
 from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
 from agent_tui.agent.compaction import Summarizer
-from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.events import AgentEvent, Notice
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.loop import AgentLoop

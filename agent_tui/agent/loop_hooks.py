@@ -36,6 +36,7 @@ def bind(ext: Extensions, session: Session, permissions: Permissions | None) -> 
     if permissions is not None:
         permissions.trusted_tools = ext.auto_allowed()
         ext.hooks.set_permission_mode(permissions.mode.value)
+        ext.hooks.sandbox = permissions.sandbox  # hooks run where the model's commands do
     ext.hooks.common.update(session_id=session.id, transcript_path=str(session.path))
 
 

@@ -223,6 +223,8 @@ async def execute(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> ToolR
     ctx = ToolContext(
         setup.cwd, io.abort, prepared.call_id, prepared.guard, _updater(prepared, setup, io), io.emit
     )
+    if setup.permissions is not None:
+        ctx.sandbox = setup.permissions.sandbox  # where bash's commands run (agent.sandbox)
     try:
         result = await prepared.tool.execute(prepared.args, ctx)
     except ToolError as e:

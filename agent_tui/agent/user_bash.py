@@ -16,10 +16,14 @@ import codecs
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent_tui.agent.tools.bash import run_command
 from agent_tui.store.clock import now_ms
 from agent_tui.store.record import JSONObject
+
+if TYPE_CHECKING:
+    from agent_tui.agent.sandbox import Sandbox
 
 # CSI / OSC / other escape sequences, then every C0 control but tab and newline (and DEL).
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -54,8 +58,11 @@ async def run_user_command(
     cwd: str,
     abort: asyncio.Event,
     on_output: Callable[[str], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> JSONObject:
-    """Run it in ``cwd`` until it ends or ``abort`` is set; return the ``bashExecution`` message."""
+    """Run it in ``cwd`` until it ends or ``abort`` is set (inside ``sandbox``, as the model's
+    commands run); return the ``bashExecution`` message. When the sandbox stopped it, a line
+    saying so ends the output."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def chunk(data: bytes) -> None:
@@ -64,13 +71,22 @@ async def run_user_command(
             if text:
                 on_output(text)
 
-    run = await run_command(command.command, cwd, abort, on_chunk=chunk if on_output else None)
+    run = await run_command(
+        command.command, cwd, abort, on_chunk=chunk if on_output else None, sandbox=sandbox
+    )
     snap = run.output.snapshot()
     cancelled = run.outcome != "exit"
+    output = clean_output(snap.content)
+    if sandbox is not None and not cancelled and run.returncode is not None:
+        stopped = sandbox.explain(output, run.returncode)
+        if stopped is not None:
+            output = f"{output.rstrip(chr(10))}\n{stopped}\n" if output else f"{stopped}\n"
+            if on_output is not None:
+                on_output(f"{stopped}\n")
     message: JSONObject = {
         "role": "bashExecution",
         "command": command.command,
-        "output": clean_output(snap.content),
+        "output": output,
     }
     if not cancelled and run.returncode is not None:
         code = run.returncode

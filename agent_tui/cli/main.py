@@ -233,7 +233,13 @@ def _main(args: list[str]) -> int:
     from agent_tui import __version__
 
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
-    parser.add_argument("file", nargs="?", help="a session file to open (pi's included)")
+    parser.add_argument(
+        "file",
+        nargs="*",
+        metavar="FILE | @FILE",
+        help="a session file to open (pi's included); with -p, @FILE attaches a file or image to the "
+        "prompt (pi's @files)",
+    )
     start = parser.add_mutually_exclusive_group()
     start.add_argument(
         "-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here"
@@ -282,6 +288,15 @@ def _main(args: list[str]) -> int:
         "auto (print mode's default), or read-only",
     )
     parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="where bash, !cmd and hooks run (bubblewrap): workspace-write (the default: only the cwd, "
+        "the temp dir and build caches writable, no network), read-only, or off (docs/SANDBOX.md)",
+    )
+    parser.add_argument(
+        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+    )
+    parser.add_argument(
         "--system-prompt",
         metavar="TEXT|@FILE",
         help="replace the default system prompt (and any SYSTEM.md) with TEXT or FILE's text",
@@ -320,6 +335,10 @@ def _main(args: list[str]) -> int:
         help="load this folder's own MCP servers (.mcp.json) and hooks (.claude/settings.json) without asking",
     )
     parsed = parser.parse_args(args)
+    if parsed.sandbox is not None or parsed.sandbox_network:
+        from agent_tui.agent import sandbox
+
+        sandbox.set_flags(parsed.sandbox, parsed.sandbox_network)
     if parsed.list_models is not None:
         return model_flags.list_models_command(parsed)
     problem = model_flags.apply_model_flags(parsed)

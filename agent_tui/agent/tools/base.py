@@ -20,7 +20,10 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+if TYPE_CHECKING:
+    from agent_tui.agent.sandbox import Sandbox
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -60,6 +63,8 @@ class ToolContext:
     #: Where the run's events go (an ``agent.events`` event): the ``task`` tool forwards its
     #: subagent's there; None: nobody listens
     emit: Callable[[Any], None] | None = None
+    #: Where the commands a tool starts run (``agent.sandbox``; None: as they are)
+    sandbox: Sandbox | None = None
 
     def check(self) -> None:
         if self.signal.is_set():
@@ -101,14 +106,14 @@ class Tool:
     path_argument: str | None = None  # the argument naming the file it reads or changes
     claude_name: str = ""  # Claude Code's name for it in permission rules (``Bash``, ``Edit``)
     acp_kind: AcpKind = "other"
+    #: False: the call itself never asks the permission policy (``todo_write`` only records;
+    #: ``task``'s subagent asks for each of its own calls); a hook's ``ask`` still asks.
+    needs_permission: bool = True
 
     def declaration(self) -> JSONObject:
         """What the model is told: pi's tool declaration {name, description, parameters}."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
-    #: False: the call itself never asks the permission policy (``todo_write`` only records;
-    #: ``task``'s subagent asks for each of its own calls); a hook's ``ask`` still asks.
-    needs_permission: bool = True
     def prepare_arguments(self, args: JSONObject) -> JSONObject:
         """Repair common argument mistakes before validation (pi's prepareArguments)."""
         return args

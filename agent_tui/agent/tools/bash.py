@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_tui.agent.child_env import child_environment
+from agent_tui.agent.sandbox import Sandbox
 from agent_tui.agent.tools.base import (
     AcpKind,
     FileEffect,
@@ -250,22 +251,26 @@ async def run_command(
     env: dict[str, str] | None = None,
     on_chunk: Callable[[bytes], None] | None = None,
     output: OutputAccumulator | None = None,
+    sandbox: Sandbox | None = None,
 ) -> CommandRun:
     """Run ``command`` in its own process group, as the bash tool does (the user's ``!cmd`` too):
     output merged and kept in an :class:`OutputAccumulator` (``output``, or a new one), the group
     killed on timeout or when ``abort`` is set. ``on_chunk`` sees the raw output as it arrives,
-    once it is in ``output``."""
+    once it is in ``output``. ``sandbox``: run inside it (``agent.sandbox``; None: as it is)."""
     output = output if output is not None else OutputAccumulator()
     started = time.monotonic()
+    env = env if env is not None else child_environment()  # without any model service's key
+    argv = [*shell(), command]
+    if sandbox is not None:
+        argv = sandbox.wrap(argv, cwd, env)
     proc = await asyncio.create_subprocess_exec(
-        *shell(),
-        command,
+        *argv,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=env if env is not None else child_environment(),  # without any model service's key
+        env=env,
     )
     assert proc.stdout is not None
     deadline = started + float(timeout) if timeout is not None else None
@@ -428,6 +433,7 @@ class BashTool(Tool):
                 env=self.env,
                 on_chunk=partial.chunk if partial is not None else None,
                 output=output,
+                sandbox=ctx.sandbox,
             )
         finally:
             if partial is not None:
@@ -446,7 +452,13 @@ class BashTool(Tool):
             raise ToolError(_status(text, status))
         code = _exit_code(run.returncode)
         if code != 0:
-            return ToolResult.text(_status(text, f"Command exited with code {code}"), details, is_error=True)
+            status = f"Command exited with code {code}"
+            stopped = (
+                ctx.sandbox.explain(output.snapshot().content, code) if ctx.sandbox is not None else None
+            )
+            if stopped is not None:  # what the sandbox stopped, and how the user can allow it
+                status += f"\n{stopped}"
+            return ToolResult.text(_status(text, status), details, is_error=True)
         return ToolResult.text(text, details)
 
     def _format(self, output: OutputAccumulator, empty: str) -> tuple[str, JSONObject | None]:
