@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 # System packages, checked in milliseconds and installed with apt when this user may (root or
 # passwordless sudo); otherwise one line says what to run. `make run` needs only Python >= 3.11
-# with venv; `make test` also needs git, tmux, chromium and Node.js >= 20 (scripts/system-packages).
+# with venv; `make test` also needs git, tmux, bubblewrap, chromium and Node.js >= 20 (scripts/system-packages).
 python:
 	@scripts/system-packages python $(PYTHON)
 
