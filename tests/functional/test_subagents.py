@@ -24,6 +24,7 @@ from agent_tui.projection.context import project
 from agent_tui.projection.request import prepare
 from agent_tui.projection.todos import latest_todos
 from agent_tui.store.session import Session
+from tests.functional.test_pi_compat import pi  # noqa: F401  (the fixture that installs pi)
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import (
     FakeModelServer,
@@ -293,3 +294,40 @@ async def test_acp_gets_todo_write_as_plan_updates_and_subagent_thoughts(
     assert "[general-purpose: find ACP-7] started" in client.thought_text()
     assert "[general-purpose: find ACP-7] done" in client.thought_text()
     assert client.message_text().endswith("All done.")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+async def test_pi_agrees_on_the_parent_at_every_request(
+    h: Harness,
+    server: FakeModelServer,
+    pi: Any,  # noqa: F811  (the fixture imported above)
+) -> None:
+    """The parent's file as it was when each request arrived (the subagents' included: mid-task)
+    and the subagents' files, projected by pi 1.6 and by agent-tui: the same messages."""
+    from tests.functional.test_pi_compat import Job, compare
+
+    add_agent_tools(h.loop)
+
+    def responder(request: RecordedRequest) -> Response:
+        body = json.dumps(request.body)
+        if is_subagent(request):
+            if '"tool_result"' not in body:
+                return anthropic_stream(tool_use("toolu_ls", "ls", {"path": "."}))
+            return anthropic_stream(text("the subagent's answer"))
+        return anthropic_stream(text("the parent's answer"))
+
+    server.responder = responder
+    server.push(anthropic_stream(text("Two at once."), task("toolu_a", "A"), task("toolu_b", "B")))
+    events = await h.run("go")
+    assert events[-1] == TurnDone("stop")
+    jobs = []
+    for number, snapshot in enumerate(h.snapshots):
+        copy = h.tmp / f"parent-at-{number}.jsonl"
+        copy.write_bytes(snapshot)
+        jobs.append(Job(copy))
+    children = sorted((h.session.path.with_suffix("") / "subagents").glob("*.jsonl"))
+    assert len(children) == 2
+    jobs += [Job(child) for child in children]
+    assert len(jobs) == len(server.requests) + 2 == 8  # parent, 2 x 2 subagent calls, parent
+    assert compare(pi, jobs) == []
