@@ -80,6 +80,7 @@ from agent_tui import __version__
 from agent_tui.acp import updates
 from agent_tui.acp.client_fs import client_tools
 from agent_tui.acp.content import PromptBlock, prompt_text, user_content
+from agent_tui.acp.live import Live
 from agent_tui.acp.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
 from agent_tui.acp.mcp_servers import server_specs
 from agent_tui.acp.sessions import find_session, listed_sessions
@@ -89,12 +90,11 @@ from agent_tui.agent.app_commands import NAMES as APP_COMMANDS
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
-from agent_tui.agent.resources import Resources, load_resources
+from agent_tui.agent.resources import load_resources
 from agent_tui.agent.skills import SkillError
 from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.providers.base import preload_sdk
 from agent_tui.sdk import (
-    Agent,
     Config,
     ConfigError,
     Decision,
@@ -145,17 +145,6 @@ class Options:
     session_dir: str | None = None
     trust_project: bool = False
     prompt_flags: PromptFlags = field(default_factory=PromptFlags)
-
-
-@dataclass(slots=True)
-class Live:
-    """One open ACP session: its file, its agent, its templates and skills, the running turn's calls."""
-
-    session: SessionHandle
-    agent: Agent
-    cwd: str
-    resources: Resources
-    calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
 
 
 class AgentTuiAcp:

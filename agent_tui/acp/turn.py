@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, assert_never, cast
+from typing import Any, assert_never, cast
 
 from acp import RequestError, update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
 from acp.schema import PromptResponse, UsageUpdate
 
 from agent_tui.acp import updates
+from agent_tui.acp.live import Live
 from agent_tui.agent.subagents import progress_line
 from agent_tui.sdk import (
     AgentEvent,
@@ -43,9 +44,6 @@ from agent_tui.sdk import (
 )
 from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.terminal_text import visible_line
-
-if TYPE_CHECKING:
-    from agent_tui.acp.server import Live
 
 STOP_REASONS = {"stop": "end_turn", "toolUse": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
 

@@ -59,7 +59,7 @@ def build_agent(
     """An AgentLoop with the configured provider and the default tools, keeping the session's model
     unless one was chosen explicitly. ``permissions`` gates tool calls (None: every tool runs);
     tools run in ``cwd`` (None: the process's); ``extensions`` adds MCP servers and hooks."""
-    from agent_tui.agent.loop import AgentLoop  # (the loop module exports this function)
+    from agent_tui.agent.loop import AgentLoop  # (imported here: the loop needs none of this)
     from agent_tui.agent.subagents import add_agent_tools
     from agent_tui.agent.tools.builtin import default_tools
 

@@ -35,7 +35,6 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from agent_tui.agent import loop_hooks, turn_prepare
-from agent_tui.agent.build import build_agent, make_provider, resolve_model
 from agent_tui.agent.checkpointing import TurnCheckpoints
 from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.compaction_run import compact_at_threshold, run_branch_summary, run_compaction
@@ -521,9 +520,6 @@ class AgentLoop:
 
 __all__ = [
     "AgentLoop",
-    "build_agent",
     "learn_context_window",
-    "make_provider",
     "probe_context_window",
-    "resolve_model",
 ]

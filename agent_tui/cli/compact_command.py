@@ -195,8 +195,8 @@ def _run(args: argparse.Namespace) -> int:
             )
             return 0
         assert config is not None
+        from agent_tui.agent.build import make_provider
         from agent_tui.agent.compaction import Summarizer
-        from agent_tui.agent.loop import make_provider
 
         provider = make_provider(config, model)
 
@@ -285,7 +285,7 @@ def _run_range(session: Session, args: argparse.Namespace) -> int:
     if config is None:
         _print(resolved.problem or "agent-tui: no model is configured", file=sys.stderr)
         return 1
-    from agent_tui.agent.loop import make_provider
+    from agent_tui.agent.build import make_provider
 
     model = config.model
     provider = make_provider(config, model)

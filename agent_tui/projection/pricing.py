@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from agent_tui.projection.registry import builtin_prices
-from agent_tui.projection.specs import Price, Rates
+from agent_tui.projection.specs import Price, Rates, Usage
 from agent_tui.store.record import Entry
 
 #: Every provider's built-in prices (pi 1.6's table), then the config file's, by model id.
@@ -65,23 +65,6 @@ def price_from_config(spec: Mapping[str, Any], base: Price | None) -> Price:
 
 
 # -- usage -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    @property
-    def prompt(self) -> int:
-        """Tokens sent: input, cache read and cache write."""
-        return self.input + self.cache_read + self.cache_write
 
 
 def _int(value: Any) -> int:

@@ -1,4 +1,5 @@
-"""The shapes of the provider registry's data: a provider, a model, a price (pure data, no tables).
+"""The shapes of the provider registry's data: a provider, a model, a price, a call's usage (pure
+data, no tables).
 
 The tables themselves are the registry's (:mod:`agent_tui.projection.registry`), one entry
 per provider; :mod:`agent_tui.projection.models` and :mod:`agent_tui.projection.pricing`
@@ -9,10 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent_tui.projection.pricing import Usage
 
 #: The thinking levels a user picks (flag, config file, /thinking, Ctrl+T), pi 1.6's THINKING_LEVELS.
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -46,6 +43,25 @@ class Rates:
     output: float
     cache_read: float = 0.0
     cache_write: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The tokens of one model call (``pricing.usage_of`` reads pi's usage object into one)."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    @property
+    def prompt(self) -> int:
+        """Tokens sent: input, cache read and cache write."""
+        return self.input + self.cache_read + self.cache_write
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,8 @@ ROOM = [40, 1100, 1500, 2600, 5000] if not STRESS else list(range(20, 5000, 60))
 SCRIPT = r"""
 import asyncio, json, os, resource, signal, sys
 from agent_tui.agent.events import EntryAppended, TurnDone, TurnError
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.build import make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.config import Config, RetryPolicy
 from agent_tui.store.session import Session

@@ -10,8 +10,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
+from agent_tui.agent.build import make_provider
 from agent_tui.agent.compaction import Summarizer, preview
-from agent_tui.agent.loop import make_provider
 from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.providers.base import Provider

@@ -17,7 +17,8 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.build import make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.tools.base import JSONObject, Tool, ToolContext, ToolResult
 from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.store.session import Session
@@ -411,7 +412,7 @@ async def test_a_dropped_image_path_is_attached_as_an_image_block(
         assert set(stored) == {"type", "data", "mimeType"}  # pi's image block, nothing added
         # the chat's line for it names the image, its format, pixel size and tokens
         lines = [str(w.content) for w in app.screen.query(".attachments").results(Static)]
-        assert lines == ["[image] My Shot.png · PNG 40x30 · ~1,371 tokens"]
+        assert lines == ["[image] My Shot.png · PNG 40x30 · ~2 tokens"]
 
 
 # -- external editor ---------------------------------------------------------------------------

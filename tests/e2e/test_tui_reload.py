@@ -14,7 +14,8 @@ import pytest
 from textual.pilot import Pilot
 
 from agent_tui.agent import extensions
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.build import make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice, make_extensions
 from agent_tui.tui.launch import start_loading

@@ -115,8 +115,8 @@ async def test_e_on_a_compaction_edits_its_summary(tmp_path: Path) -> None:
 async def test_ctrl_g_on_a_marked_span_compacts_just_that_span(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
+    from agent_tui.agent.build import make_provider
     from agent_tui.agent.compaction import Summarizer
-    from agent_tui.agent.loop import make_provider
     from tests.support.agent_support import make_config
     from tests.support.fake_model_server import anthropic_stream, text
     from tests.support.tui_fixtures import ScriptedFactory, ScriptedTurns

@@ -250,7 +250,7 @@ def test_system_update_is_a_patch_and_replays_to_the_prompt(tmp_path: Path) -> N
 
 
 def test_a_continued_session_keeps_its_model_unless_one_is_chosen(tmp_path: Path) -> None:
-    from agent_tui.agent.loop import resolve_model
+    from agent_tui.agent.build import resolve_model
     from agent_tui.projection.context import project
     from agent_tui.store.session import Session
 
@@ -267,7 +267,8 @@ def test_a_continued_session_keeps_its_model_unless_one_is_chosen(tmp_path: Path
 
 
 def test_steering_and_follow_up_modes_default_to_pis_and_are_checked(tmp_path: Path) -> None:
-    from agent_tui.agent.loop import AgentLoop, make_provider
+    from agent_tui.agent.build import make_provider
+    from agent_tui.agent.loop import AgentLoop
 
     env = {"ANTHROPIC_API_KEY": "ka"}
     default = load_config(env=env, path=tmp_path / "missing.toml")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.agent.loop import make_provider
+from agent_tui.agent.build import make_provider
 from agent_tui.config import ConfigError, load_config
 from agent_tui.projection.request import Prepared, PreparedMessage
 from agent_tui.providers.azure_provider import azure_base_url

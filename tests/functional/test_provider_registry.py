@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.agent.build import make_provider
 from agent_tui.agent.events import CompactionStarted
-from agent_tui.agent.loop import make_provider
 from agent_tui.cli.main import main
 from agent_tui.cli.print_mode import stream_turn
 from agent_tui.config import ConfigError, load_config

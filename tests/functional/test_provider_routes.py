@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.agent.loop import make_provider
+from agent_tui.agent.build import make_provider
 from agent_tui.config import ConfigError, load_config
 from agent_tui.projection import registry
 from agent_tui.projection.models import lookup

@@ -50,7 +50,8 @@ async def test_grep_skips_fifos_and_devices(tmp_path: Path) -> None:
 
 SLOW_TOOL = r"""
 import asyncio, sys, threading
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.build import make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.tools.base import Tool, ToolResult
 from agent_tui.agent.tools.base import in_thread
 from agent_tui.config import Config, RetryPolicy

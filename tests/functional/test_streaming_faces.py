@@ -17,7 +17,8 @@ import pytest
 from acp import text_block
 from acp.schema import AgentMessageChunk, TextContentBlock
 
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.build import make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice

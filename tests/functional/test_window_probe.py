@@ -8,8 +8,9 @@ import asyncio
 import threading
 from pathlib import Path
 
+from agent_tui.agent.build import build_agent
 from agent_tui.agent.events import TurnDone
-from agent_tui.agent.loop import build_agent, probe_context_window
+from agent_tui.agent.loop import probe_context_window
 from agent_tui.projection.models import lookup
 from agent_tui.store.session import Session
 from tests.support.agent_support import make_config

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.build import make_provider
 from agent_tui.agent.events import AgentEvent
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.tools.base import Tool
 from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.cli import session_commands

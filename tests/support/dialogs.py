@@ -17,8 +17,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from agent_tui.agent import extensions
+from agent_tui.agent.build import make_provider
 from agent_tui.agent.compaction import Summarizer
-from agent_tui.agent.loop import make_provider
 from agent_tui.agent.mcp.manager import ServerStatus
 from agent_tui.agent.queue import MessageQueue
 from agent_tui.projection.compaction import CompactionSettings

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.build import make_provider
 from agent_tui.agent.extensions import Extensions
-from agent_tui.agent.loop import AgentLoop, make_provider
+from agent_tui.agent.loop import AgentLoop
 from agent_tui.agent.trust import TrustStore
 from agent_tui.store.session import Session
 from tests.support.agent_support import make_config

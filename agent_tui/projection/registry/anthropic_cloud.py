@@ -5,7 +5,8 @@ with the cloud's own credentials (the SDKs find them: an AWS profile, keys or ro
 
 from __future__ import annotations
 
-from agent_tui.projection.registry import anthropic
+from agent_tui.projection.registry.anthropic import MODELS as ANTHROPIC_MODELS
+from agent_tui.projection.registry.anthropic import PRICES as ANTHROPIC_PRICES
 from agent_tui.projection.specs import ModelInfo, ProviderSpec
 
 BEDROCK = "amazon-bedrock"  # pi's provider id
@@ -22,12 +23,12 @@ _BEDROCK_MODELS = tuple(
         images=m.images,
         adaptive_thinking=m.adaptive_thinking,
     )
-    for m in anthropic.MODELS
+    for m in ANTHROPIC_MODELS
     for prefix in ("", "us.", "eu.", "global.")
 )
 _BEDROCK_PRICES = {
     f"{prefix}anthropic.{model}": value
-    for model, value in anthropic.PRICES.items()
+    for model, value in ANTHROPIC_PRICES.items()
     for prefix in ("", "us.", "eu.", "global.")
 }
 
