@@ -35,7 +35,6 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.worker import Worker
 
-from agent_tui.tui import typed_keys
 from agent_tui.tui.completion import (
     common_prefix,
     context_at,
@@ -220,10 +219,6 @@ class Composer(InertTextArea):
             event.stop()
             event.prevent_default()
             self.complete_path()
-            return
-        if typed_keys.modified(key):
-            # Alt+E arrives as ``alt+e`` with ``e`` as its character, and TextArea typed it: a key
-            # with Alt or Ctrl is never text here; it goes on to the bindings (Alt+E: the editor)
             return
         await super()._on_key(event)
 
