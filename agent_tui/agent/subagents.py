@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,50 +35,21 @@ from agent_tui.agent.tools.base import Tool, ToolError, ToolResult
 from agent_tui.agent.turn_io import TurnIO
 from agent_tui.projection.context import project
 from agent_tui.projection.pricing import session_usage
+from agent_tui.projection.subagent_links import (
+    LINK_TYPE,
+    TASK_TYPE,
+    links,
+    resolve_link,
+    subagent_file,
+    subagent_folder,
+)
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import AgentLoop
 
-#: The parent's record of a subagent (state, never in context).
-LINK_TYPE = "agent-tui.subagent"
-#: The child's first entry: what it was started as.
-TASK_TYPE = "agent-tui.task"
 TASK_TOOL = "task"
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def subagent_folder(parent: Path) -> Path:
-    """Where a session's subagent transcripts go: ``<stem>/subagents`` beside it (a folder no
-    session listing reads as sessions of the parent's folder)."""
-    return parent.with_suffix("") / "subagents"
-
-
-def subagent_file(parent: Path, call_id: str) -> Path:
-    safe = _UNSAFE.sub("_", call_id)[:64] or "call"
-    return subagent_folder(parent) / f"task-{safe}.jsonl"
-
-
-def resolve_link(parent: Path, file: str) -> Path:
-    """A link record's ``file`` (relative to the parent's folder) as a path."""
-    return parent.parent / file
-
-
-def links(entries: Sequence[Any]) -> dict[str, JSONObject]:
-    """The latest ``agent-tui.subagent`` record per task call id, of ``entries`` (index entries)."""
-    found: dict[str, JSONObject] = {}
-    for entry in entries:
-        if getattr(entry, "type", None) != "custom":
-            continue
-        fields = entry.data
-        if fields.get("customType") != LINK_TYPE:
-            continue
-        payload = fields.get("data")
-        if isinstance(payload, dict) and isinstance(payload.get("toolCallId"), str):
-            found[payload["toolCallId"]] = dict(payload, entryId=entry.id)
-    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,9 +180,15 @@ def cmd_tree(args: argparse.Namespace) -> int:
             for root in index.roots()
             for e in index.walk(root)
         ]
+        from agent_tui.projection.subagent_links import subagent_rows
+
+        tree: dict[str, Any] = {"leafId": index.leaf_id, "name": _shown_or_none(index.name), "nodes": nodes}
+        subagents = subagent_rows(index.entries, Path(args.file))
+        if subagents:  # each task call's subagent (docs/FORMAT.md, Subagents)
+            tree["subagents"] = subagents
         out.write(
             msgspec.json.format(
-                _encode({"leafId": index.leaf_id, "name": _shown_or_none(index.name), "nodes": nodes}),
+                _encode(tree),
                 indent=2,
             ).decode()
             + "\n"

@@ -86,6 +86,7 @@ def export_markdown(
     all_branches: bool = False,
     max_tool_lines: int | None = 60,
     source_name: str | None = None,
+    source: Path | None = None,
 ) -> str:
     """The branch of ``projection`` (default: the active one) as readable Markdown.
 
@@ -123,7 +124,38 @@ def export_markdown(
             for entry in fresh:
                 out.append(writer.entry(entry, branch_mark.get(entry.id)))
                 shown.add(entry.id)
+    if source is not None:
+        out.extend(_subagent_sections(index, source, max_tool_lines))
     return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _subagent_sections(index: SessionIndex, source: Path, max_tool_lines: int | None) -> list[str]:
+    """Each task call's subagent transcript (its own file, read here), after the conversation."""
+    from agent_tui.projection.subagent_links import subagent_rows
+    from agent_tui.store.reader import read_file
+
+    out: list[str] = []
+    for row in subagent_rows(index.entries, source):
+        title = (
+            f"## Subagent {_md_inline(str(row['type']))}: {_md_inline(str(row['description']))}"
+            f" · call {_code(row['toolCallId'])} · {_md_inline(str(row['status']))}"
+        )
+        out.append(title)
+        if not row["exists"]:
+            out.append(f"*Its file {_code(row['file'])} is not there.*")
+            continue
+        try:
+            child = SessionIndex(read_file(Path(row["file"])), str(row["file"]))
+        except (OSError, StoreError) as e:
+            out.append(f"*Its file {_code(row['file'])} could not be read: {_md_inline(str(e))}*")
+            continue
+        if redaction_enabled():
+            child = child.redacted()
+        out.append(f"*File {_code(row['file'])}.*")
+        writer = _MarkdownWriter(child, max_tool_lines)
+        marks = branch_marks(project(child))
+        out.extend(writer.entry(entry, marks.get(entry.id)) for entry in project(child).path)
+    return out
 
 
 def _leaves(index: SessionIndex) -> list[Entry]:
@@ -450,7 +482,9 @@ def export_bytes(
         index = index.redacted()
     projection = project(index, leaf_id)
     if fmt == "md":
-        return export_markdown(index, projection, all_branches=whole, source_name=name).encode()
+        return export_markdown(
+            index, projection, all_branches=whole, source_name=name, source=source
+        ).encode()
     if fmt == "html":
         return export_html(index, projection, branch_only=not whole, source_name=name).encode()
     raise StoreError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -64,7 +64,9 @@ def task(call_id: str, marker: str) -> Any:
     )
 
 
-async def test_a_task_runs_a_subagent_with_a_fresh_context(h: Harness, server: FakeModelServer) -> None:
+async def test_a_task_runs_a_subagent_with_a_fresh_context(
+    h: Harness, server: FakeModelServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     add_agent_tools(h.loop)
     server.push(
         anthropic_stream(text("Let me delegate."), task("toolu_1", "MARKER-42")),
@@ -111,6 +113,29 @@ async def test_a_task_runs_a_subagent_with_a_fresh_context(h: Harness, server: F
     assert lines[1]["customType"] == TASK_TYPE and lines[1]["data"]["toolCallId"] == "toolu_1"
     roles = [e["message"]["role"] for e in lines[1:] if e["type"] == "message"]
     assert roles == ["system", "user", "assistant"]
+    # agent-tui tree --json lists it, under the call
+    from agent_tui.cli.main import main
+
+    capsys.readouterr()
+    assert main(["tree", str(h.session.path), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["subagents"]
+    assert row["toolCallId"] == "toolu_1" and row["file"] == str(child) and row["exists"]
+    assert (
+        row["status"] == "done"
+        and row["description"] == "find MARKER-42"
+        and row["type"] == "general-purpose"
+    )
+    assert row["resultId"] == next(
+        e["id"] for e in h.entries() if e.get("message", {}).get("role") == "toolResult"
+    )
+    # the Markdown export renders its transcript after the conversation
+    from agent_tui.library.export import export_bytes
+
+    with Session.open(h.session.path, write=False) as opened:
+        markdown = export_bytes(opened.index, "md", source=h.session.path).decode()
+    section = markdown.index("## Subagent general-purpose: find MARKER-42")
+    assert markdown.index("The subagent found it.") < section
+    assert "Find MARKER-42 in the repo" in markdown[section:] and "line 3" in markdown[section:]
     # the child opens and projects on its own
     with Session.open(child, write=False) as opened:
         assert [m.role for m in project(opened.index).messages] == ["system", "user", "assistant"]
