@@ -31,3 +31,17 @@ async def test_quit_can_be_remapped_by_id(tmp_path: Path) -> None:
         await pilot.press("f12")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_help_lists_the_composers_typed_commands(tmp_path: Path) -> None:
+    """``!``, ``!!``, ``@``, ``/`` and Tab are handled in the composer's code, not by bindings: the
+    help lists them too, beside the composer's bound keys (Alt+Enter's follow-up, Alt+E)."""
+    app = make_app(tmp_path, sample_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        composer = {r.keys: r.what for r in help_rows(app) if r.section == "In the composer"}
+        for keys in ("!cmd", "!!cmd", "@", "/", "Tab", "Enter"):
+            assert keys in composer, sorted(composer)
+        assert "never sent to the model" in composer["!!cmd"]
+        assert any("Follow-up" in what for what in composer.values()), composer
+        assert any("Editor" in what for what in composer.values()), composer

@@ -38,6 +38,23 @@ _FIXED = (
     HelpRow("In the composer", "Shift+Enter, Ctrl+J", "New line"),
     HelpRow("In the composer", "Up / Down", "History, on the first / last line"),
     HelpRow("In the composer", "?", "This help, when the composer is empty"),
+    HelpRow("In the composer", "/", "The slash commands as you type; Tab inserts one, Enter runs it"),
+    HelpRow(
+        "In the composer",
+        "@",
+        "Pick a project file; on send @path attaches its text (an image as an image)",
+    ),
+    HelpRow(
+        "In the composer",
+        "Tab",
+        "Complete the word before the cursor as a path (in a list: insert the pick)",
+    ),
+    HelpRow(
+        "In the composer",
+        "!cmd",
+        "Run cmd in the session's folder; its output goes to the model with the next message",
+    ),
+    HelpRow("In the composer", "!!cmd", "Run cmd the same way, never sent to the model"),
     HelpRow(
         "In the tree",
         "Up / Down, click",
