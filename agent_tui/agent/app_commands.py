@@ -31,6 +31,7 @@ NAMES: frozenset[str] = frozenset(
         "copy",
         "theme",
         "mcp",
+        "sandbox",
         "agents",
         "reload",
         "help",

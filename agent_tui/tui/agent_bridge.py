@@ -142,6 +142,7 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
             extensions=make_extensions(config, choice),
         )
         warm(agent)
+        agent.take_sandbox_notice()  # the app said it at start (tui.sandbox_state.start_notice)
         return agent
 
     return BuiltInThread(build, choice.echo)
@@ -324,4 +325,6 @@ def make_permissions(config: Config, choice: ModelChoice) -> Permissions:
         mode = mode_from_config(choice.permissions, config, default=PermissionMode.ASK)
     except PermissionModeError as e:
         raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
-    return Permissions(mode, choice.approver)
+    from agent_tui.tui.sandbox_state import app_sandbox  # the process's, /sandbox switches it
+
+    return Permissions(mode, choice.approver, sandbox=app_sandbox(config))

@@ -355,6 +355,12 @@ class AgentTuiApp(OneLineCrash, App[None]):
         """Off the event loop, what the first send would import on it: the entry models (pydantic
         builds their validators, about 0.1 s) and the provider's SDK (0.4-0.9 s)."""
         importlib.import_module("agent_tui.store.entries")
+        if self.config.agent_factory is None:  # the sandbox's probe (agent.sandbox), off the loop
+            from agent_tui.tui.sandbox_state import start_notice
+
+            line = start_notice(self.config.model)
+            if line is not None:
+                self.call_from_thread(self.notify, line, severity="warning", timeout=15, markup=False)
         if provider is not None:
             preload_sdk(provider)
             preload_agent()  # the session core's modules, which the first send builds in a thread

@@ -87,6 +87,23 @@ def _mcp(actions: SessionActions, args: SlashArgs) -> None:
     actions.app.push_screen(McpScreen(manager))
 
 
+def _sandbox(actions: SessionActions, args: SlashArgs) -> None:
+    from agent_tui.tui import sandbox_state
+    from agent_tui.tui.screens.text_view import TextViewScreen
+
+    app = actions.app
+    if args.text:
+        try:
+            changed = sandbox_state.switch(app, args.text)
+        except ValueError as e:
+            actions.notify(str(e), severity="error", markup=False)
+            return
+        actions.notify(changed.describe(), markup=False)
+        return
+    text = sandbox_state.describe(sandbox_state.app_sandbox(), str(app.config.cwd))
+    app.push_screen(TextViewScreen("Sandbox", text))
+
+
 async def _reload(actions: SessionActions) -> None:
     from agent_tui.tui.reload import reload  # print mode reads these names: it loads none of this
 
@@ -227,6 +244,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         lambda a, x: a.copy_reply(x.text),
     ),
     SlashCommand("theme", "/theme [NAME]", "Switch theme", "Saved in the config file", _theme),
+    SlashCommand(
+        "sandbox",
+        "/sandbox [MODE | network on|off]",
+        "Command sandbox",
+        "Where bash, !cmd and hooks run; switch it",
+        _sandbox,
+    ),
     SlashCommand(
         "mcp",
         "/mcp",

@@ -28,6 +28,7 @@ from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.queue_view import QueueView
 
 if TYPE_CHECKING:
+    from agent_tui.agent.sandbox import Sandbox
     from agent_tui.tui.app import AgentTuiApp
 
 #: Prompts longer than this are sent but not kept in the history file.
@@ -296,6 +297,12 @@ class ComposerActions:
         self.bash_abort.set()
         return True
 
+    def _sandbox(self) -> Sandbox:
+        """Where the user's command runs: the app's sandbox, as the model's commands (agent.sandbox)."""
+        from agent_tui.tui.sandbox_state import app_sandbox, choice_config
+
+        return app_sandbox(choice_config(self.app.config.model))
+
     async def execute(self, command: UserCommand, cwd: str, abort: asyncio.Event) -> None:
         """Run the command, its output streaming into a panel above the composer, then append
         the ``bashExecution`` message and show it in the chat."""
@@ -306,7 +313,7 @@ class ComposerActions:
         await app.main_screen.query_one("#center").mount(panel, before=app.main_screen.query_one(QueueView))
         try:
             session = app.session
-            message = await run_user_command(command, cwd, abort, panel.add_output)
+            message = await run_user_command(command, cwd, abort, panel.add_output, sandbox=self._sandbox())
             if session is None:
                 return
             if app.busy:  # the agent is mid-turn: recorded when it ends, as pi does

@@ -1,0 +1,93 @@
+"""The app's sandbox (``agent.sandbox``): one per process, shared by every session's agent and the
+user's ``!cmd``; ``/sandbox`` shows it, ``/sandbox MODE`` and ``/sandbox network on|off`` switch it
+from the next command on (nothing the model sees changes, so nothing is recorded)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent import sandbox as sandbox_module
+from agent_tui.agent.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from agent_tui.config import Config
+
+_current: list[Sandbox] = []  # the process's, once resolved
+_said: list[bool] = []
+
+USAGE = "/sandbox [workspace-write|read-only|off] | /sandbox network on|off"
+
+
+def app_sandbox(config: Config | None = None) -> Sandbox:
+    """The app's sandbox: resolved once (flags, environment, ``[sandbox]`` of ``config``)."""
+    if not _current:
+        mode = config.sandbox_mode if config is not None else None
+        network = config.sandbox_network if config is not None else None
+        _current.append(sandbox_module.resolve(mode, network))
+    return _current[0]
+
+
+def start_notice(choice: Any) -> str | None:
+    """The start's line when the wanted sandbox cannot run (once per process); ``choice``: the
+    app's :class:`~agent_tui.tui.agent_bridge.ModelChoice` (whose config file has ``[sandbox]``)."""
+    if _said:
+        return None
+    _said.append(True)
+    return app_sandbox(choice_config(choice)).notice()
+
+
+def choice_config(choice: Any) -> Config | None:
+    """The config the app's agent would have (None when no model is configured)."""
+    from agent_tui.tui.agent_bridge import AgentUnavailable, load_agent_config
+
+    try:
+        return load_agent_config(choice)  # type: ignore[no-any-return]
+    except AgentUnavailable:
+        return None
+
+
+def switch(app: Any, arg: str) -> Sandbox:
+    """Apply ``/sandbox ARG`` to the app's sandbox and the current agent's; raises ValueError
+    (a usage line) for an argument that is none."""
+    words = arg.split()
+    current = app_sandbox()
+    if len(words) == 2 and words[0] == "network" and words[1] in ("on", "off"):
+        new = current.with_mode(network=words[1] == "on")
+    elif len(words) == 1 and words[0] in sandbox_module.MODES:
+        new = current.with_mode(words[0])
+    else:
+        raise ValueError(f"usage: {USAGE}")
+    _current[:] = [new]
+    turns = getattr(app, "turns", None)
+    built = getattr(turns, "built", None)
+    agent = built() if callable(built) else None
+    permissions = getattr(getattr(agent, "loop", None), "permissions", None)
+    if permissions is not None:
+        permissions.sandbox = new
+    return new
+
+
+def describe(sandbox: Sandbox, cwd: str) -> str:
+    """What ``/sandbox`` shows: the state, what is writable, what is hidden, how to switch."""
+    lines = [sandbox.describe(), ""]
+    if sandbox.active:
+        home = os.path.expanduser("~")
+        if sandbox.mode == sandbox_module.WORKSPACE_WRITE:
+            caches = ", ".join(f"~/{c}" for c in sandbox_module.CACHE_DIRS)
+            lines += [
+                f"writable: {cwd} (but .git/config, .git/hooks), {sandbox.temp_dir}, and those that exist of {caches}",
+            ]
+        else:
+            lines += ["writable: nothing but a private, empty /tmp"]
+        hidden = ", ".join(f"~/{d}" for d in (*sandbox_module.HIDDEN_DIRS, *sandbox_module.HIDDEN_FILES))
+        lines += [
+            f"hidden (empty): {hidden}, agent-tui's config file, $XDG_RUNTIME_DIR, the ssh agent's socket",
+            f"network: {'allowed' if sandbox.network else 'none (a loopback of its own)'}",
+            f"home: {home}",
+        ]
+    lines += ["", f"switch: {USAGE} (from the next command on; --sandbox and [sandbox] at start)"]
+    return "\n".join(lines)
+
+
+__all__ = ["USAGE", "app_sandbox", "describe", "start_notice", "switch"]
