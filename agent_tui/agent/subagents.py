@@ -42,6 +42,7 @@ from agent_tui.projection.subagent_links import (
     resolve_link,
     subagent_file,
     subagent_folder,
+    task_record,
 )
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
@@ -247,29 +248,26 @@ class SubagentRunner:
     async def _continue(self, file: Path, prompt: str) -> AsyncIterator[AgentEvent]:
         session = Session.open(file)
         try:
-            task: JSONObject = {}
-            for entry in session.index.entries:
-                raw = entry.data if entry.type == "custom" else {}
-                if (
-                    entry.type == "custom"
-                    and raw.get("customType") == TASK_TYPE
-                    and isinstance(raw.get("data"), dict)
-                ):
-                    task = raw["data"]
-                    break
-            try:
-                kind = self.find_type(str(task.get("type") or BUILTIN.name))
-            except ToolError:
-                kind = BUILTIN
-            systems = [m.message for m in project(session.index).messages if m.role == "system"]
-            preamble = current_sections(systems).get("preamble") or kind.prompt
-            names = task.get("tools")
-            tools = self.tools_for(kind, [str(n) for n in names] if isinstance(names, list) else None)
+            kind, tools, preamble = self.continued(session)
             child = self._child_loop(session, kind, tools, preamble)
             async for event in child.run(prompt):
                 yield event
         finally:
             session.close()
+
+    def continued(self, session: Session) -> tuple[AgentType, list[Tool], str]:
+        """What a subagent transcript goes on with: its type (the built-in one if it went away), the
+        tools it was given, the system prompt it already has."""
+        task = task_record(session.index.entries) or {}
+        try:
+            kind = self.find_type(str(task.get("type") or BUILTIN.name))
+        except ToolError:
+            kind = BUILTIN
+        systems = [m.message for m in project(session.index).messages if m.role == "system"]
+        preamble = current_sections(systems).get("preamble") or kind.prompt
+        names = task.get("tools")
+        tools = self.tools_for(kind, [str(n) for n in names] if isinstance(names, list) else None)
+        return kind, tools, preamble
 
 
 async def drive(
@@ -315,6 +313,7 @@ __all__ = [
     "Outcome",
     "SubagentRunner",
     "add_agent_tools",
+    "as_subagent",
     "drive",
     "final_reply",
     "links",
@@ -337,6 +336,24 @@ def add_agent_tools(loop: AgentLoop) -> None:
         tools.append(TodoWriteTool())
     tools.append(TaskTool(SubagentRunner(loop)))
     loop.tools = tools
+    as_subagent(loop)
+
+
+def as_subagent(loop: AgentLoop) -> bool:
+    """When ``loop``'s session is a subagent's transcript (opened to continue it, in any face):
+    run it as that subagent, with the system prompt it has, the tools it was given and no hooks
+    or MCP servers. False (nothing changed) for any other session."""
+    if task_record(loop.session.index.entries) is None:
+        return False
+    kind, tools, preamble = SubagentRunner(loop).continued(loop.session)
+    if kind.model and loop.model != kind.model:
+        loop.model = kind.model
+    loop.tools = tools
+    loop.extensions = None
+    loop.resources = Resources(
+        SystemPromptFiles(custom=preamble, custom_source=f"agent type {kind.name}", context_files=False)
+    )
+    return True
 
 
 def progress_line(event: SubagentEvent) -> str | None:

@@ -52,6 +52,51 @@ def links(entries: Iterable[Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def call_ids_of(entry: Any) -> list[str]:
+    """The task call ids an entry is about: an assistant message's ``task`` calls, a ``task``
+    result's call, a link record's call."""
+    if entry is None:
+        return []
+    if entry.type == "custom":
+        data = entry.data.get("data")
+        if entry.data.get("customType") == LINK_TYPE and isinstance(data, dict):
+            return [str(data.get("toolCallId"))]
+        return []
+    if entry.type != "message":
+        return []
+    message = entry.message or {}
+    if message.get("role") == "toolResult":
+        return [str(message.get("toolCallId"))] if message.get("toolName") == "task" else []
+    if message.get("role") == "assistant":
+        return [
+            str(b.get("id"))
+            for b in message.get("content") or []
+            if isinstance(b, dict) and b.get("type") == "toolCall" and b.get("name") == "task"
+        ]
+    return []
+
+
+def linked_file(entries: Iterable[Any], parent: Path, entry: Any) -> Path | None:
+    """The subagent file ``entry`` (of the session at ``parent``) leads to, when it is there."""
+    found = links(entries)
+    for call_id in call_ids_of(entry):
+        file = found.get(call_id, {}).get("file")
+        if isinstance(file, str):
+            path = resolve_link(parent, file)
+            if path.is_file():
+                return path
+    return None
+
+
+def task_record(entries: Iterable[Any]) -> dict[str, Any] | None:
+    """A subagent transcript's ``agent-tui.task`` record (its first such entry), or None: not one."""
+    for entry in entries:
+        if getattr(entry, "type", None) == "custom" and entry.data.get("customType") == TASK_TYPE:
+            data = entry.data.get("data")
+            return data if isinstance(data, dict) else {}
+    return None
+
+
 def subagent_rows(entries: Iterable[Any], parent: Path) -> list[dict[str, Any]]:
     """Each subagent of a session as ``tree --json`` lists it: its call, its file (absolute, and
     whether it is there), description, type, status, usage, cost, its records' and result's ids."""
@@ -85,9 +130,12 @@ def subagent_rows(entries: Iterable[Any], parent: Path) -> list[dict[str, Any]]:
 __all__ = [
     "LINK_TYPE",
     "TASK_TYPE",
+    "call_ids_of",
+    "linked_file",
     "links",
     "resolve_link",
     "subagent_file",
     "subagent_folder",
     "subagent_rows",
+    "task_record",
 ]

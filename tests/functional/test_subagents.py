@@ -356,3 +356,36 @@ async def test_pi_agrees_on_the_parent_at_every_request(
     jobs += [Job(child) for child in children]
     assert len(jobs) == len(server.requests) + 2 == 8  # parent, 2 x 2 subagent calls, parent
     assert compare(pi, jobs) == []
+
+
+async def test_continuing_a_subagent_goes_on_in_its_own_file(h: Harness, server: FakeModelServer) -> None:
+    from agent_tui.agent.agent_session import create_agent_session
+
+    add_agent_tools(h.loop)
+    server.push(
+        anthropic_stream(task("toolu_c", "C1")),
+        anthropic_stream(text("C1 is in c.py")),
+        anthropic_stream(text("ok")),
+        anthropic_stream(text("and C2 is in d.py")),
+    )
+    await h.run("find C1")
+    parent_bytes = h.session.path.read_bytes()
+    (link,) = {d["toolCallId"]: d for d in links_of(h.session.path)}.values()
+    child_path = resolve_link(h.session.path, link["file"])
+    # any face opening the transcript (here the session core every face builds) continues it
+    with Session.open(child_path) as child:
+        agent = create_agent_session(child, h.config, cwd=str(h.workdir))
+        try:
+            events = [e async for e in agent.prompt("now find C2 too")]
+        finally:
+            await agent.aclose()
+    assert events[-1] == TurnDone("stop")
+    request = server.requests[-1]
+    assert is_subagent(request) and PREAMBLE not in system_text(request.body)
+    assert "task" not in [t["name"] for t in request.body["tools"]]
+    said = json.dumps(request.body["messages"])
+    assert "Find C1 in the repo" in said and "C1 is in c.py" in said and "now find C2 too" in said
+    assert "find C1" not in said.replace("Find C1", "")  # nothing of the parent's own turn
+    assert h.session.path.read_bytes() == parent_bytes  # the parent is untouched
+    roles = [e["message"]["role"] for e in child_entries(child_path)[1:] if e["type"] == "message"]
+    assert roles == ["system", "user", "assistant", "user", "assistant"]  # no second system message
