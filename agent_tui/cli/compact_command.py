@@ -190,7 +190,7 @@ def _run(args: argparse.Namespace) -> int:
                 f"files read: {', '.join(plan.read_files) or '-'}; modified: {', '.join(plan.modified_files) or '-'}"
             )
             _print(
-                f"tokens: ≈ {plan.tokens_before:,} before, ≈ {estimated_after(plan):,} after "
+                f"tokens: ≈ {plan.estimated_before:,} before, ≈ {estimated_after(plan):,} after "
                 f"(the summary guessed at {plan.summary_guess:,} tokens)"
             )
             return 0
@@ -221,7 +221,7 @@ def _run(args: argparse.Namespace) -> int:
                 await provider.aclose()
             _print(
                 f"compacted: entry {outcome.entry.id}, {len(outcome.plan.summarized_entry_ids)} entries summarized, "
-                f"≈ {outcome.plan.tokens_before:,} → ≈ {outcome.tokens_after:,} tokens"
+                f"≈ {outcome.plan.estimated_before:,} → ≈ {outcome.tokens_after:,} tokens"
             )
             _print_losses(outcome.entry.data.get("details"))
             return 0

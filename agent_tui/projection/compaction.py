@@ -211,6 +211,9 @@ class CompactionPlan:
     kept_tokens: int = 0  # the kept messages alone, estimated
     summary_guess: int = 0  # tokens the preview guesses the summary at
     estimated_after: int = 0  # the next request's figure with a summary of that size (the preview's)
+    #: the next request's figure now, all estimated: what a preview shows before → after (after a
+    #: compaction the figure is all estimated; ``tokens_before`` may be the server's count)
+    estimated_before: int = 0
 
 
 def plan_compaction(
@@ -277,6 +280,7 @@ def plan_compaction(
         summarized_entry_ids=summarized_ids,
         kept_entry_ids=[ce.entry.id for ce in kept],
         kept_tokens=estimate_request([m for ce in kept for m in ce.messages if m.role != "system"]),
+        estimated_before=estimate_request(projection.messages),
     )
     folded = sum(estimate_message(m) for m in [*to_summarize, *prefix])
     plan.summary_guess = min(SUMMARY_GUESS_MAX, math.ceil(folded / 10))

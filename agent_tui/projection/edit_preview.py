@@ -157,7 +157,6 @@ class EditPreview:
         now = self.tokens_now(target_id)
         own = change.delta  # the entry's own difference (the figure may also lose its reported usage)
         line = (
-            f"replacement {plural(now + own, 'token')} (now {now:,}, {signed(own)}) · "
-            f"context {change.tokens_before:,} → {change.tokens_after:,}"
+            f"replacement {plural(now + own, 'token')} (now {now:,}, {signed(own)}) · {change.context_text()}"
         )
         return "; ".join([line, *change.notes(target_id)])

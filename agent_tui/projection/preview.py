@@ -67,6 +67,13 @@ class Change:
         """The context figure changes from reported to estimated by more than the edit's own delta."""
         return self.estimated_before is not None and self.estimated_before != self.tokens_before
 
+    def context_text(self) -> str:
+        """``context A → B`` with both figures on one basis: estimates when the edit ends the
+        reported count (a removal never reads as the context growing)."""
+        if self.estimated_before is None or not self.becomes_estimate:
+            return f"context {self.tokens_before:,} → {self.tokens_after:,}"
+        return f"context ≈{self.estimated_before:,} → ≈{self.tokens_after:,}"
+
     @property
     def unchanged(self) -> bool:
         return not (
@@ -86,13 +93,12 @@ class Change:
         if self.unchanged:
             return f"{action} {target}: no change to the next request"
         noun = "token" if abs(self.delta) == 1 else "tokens"
-        head = (
-            f"{action} {target}: {signed(self.delta)} {noun} "
-            f"(context {self.tokens_before:,} → {self.tokens_after:,})"
-        )
+        head = f"{action} {target}: {signed(self.delta)} {noun} ({self.context_text()})"
         notes = self.notes(target)
         if self.becomes_estimate:
-            notes.append("the figure becomes an estimate (the reported usage is from before the edit)")
+            notes.append(
+                f"both estimated: the panel's {self.tokens_before:,} is the server's count, from before the edit"
+            )
         return "; ".join([head, *notes])
 
     def notes(self, target: str) -> list[str]:

@@ -13,10 +13,10 @@ from typing import Any
 import msgspec
 
 from agent_tui.projection.context import ProjectedMessage, Projection
+from agent_tui.projection.image_tokens import image_tokens
 from agent_tui.projection.request import system_prompt
 
 CHARS_PER_TOKEN = 3.5
-IMAGE_CHARS = 4800  # an image counts as about 1,370 tokens, pi's figure
 
 _encode = msgspec.json.Encoder().encode
 
@@ -25,10 +25,11 @@ def estimate_text(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def _content_chars(content: Any) -> int:
+def _content_chars(content: Any) -> float:
+    """Characters of text, or their equivalent (an image counts its tokens' worth)."""
     if isinstance(content, str):
         return len(content)
-    chars = 0
+    chars: float = 0
     if isinstance(content, list):
         for block in content:
             if not isinstance(block, dict):
@@ -36,8 +37,8 @@ def _content_chars(content: Any) -> int:
             kind = block.get("type")
             if kind == "text":
                 chars += len(str(block.get("text", "")))
-            elif kind == "image":
-                chars += IMAGE_CHARS
+            elif kind == "image":  # by the provider's rule on the image's size (image_tokens)
+                chars += image_tokens(block) * CHARS_PER_TOKEN
             elif kind == "thinking":
                 chars += len(str(block.get("thinking", "")))
             elif kind == "toolCall":

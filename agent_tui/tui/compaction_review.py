@@ -133,7 +133,7 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
         tokens = estimate_text(value.strip())
         figures = (
             f"{plural(tokens, 'token')} (the model wrote {written:,}) · context "
-            f"{draft.plan.tokens_before:,} → ≈{after - written + tokens:,}"
+            f"≈{draft.plan.estimated_before:,} → ≈{after - written + tokens:,}"
         )
         lost = summary_losses(projection, summarized, value)
         if not lost:
@@ -166,7 +166,7 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
         if await actions.append(run):
             edited = " (edited)" if value.strip() != draft.summary else ""
             actions.notify(
-                f"Compacted with the reviewed summary{edited}: context {draft.plan.tokens_before:,} → "
+                f"Compacted with the reviewed summary{edited}: context ≈{draft.plan.estimated_before:,} → "
                 f"{outcome[0].tokens_after:,} tokens (/uncompact undoes it).",
                 title="compact",
             )

@@ -700,7 +700,7 @@ class SessionActions:
         app.panel.preview_fold(set(plan.summarized_entry_ids))
         return (
             f"Folds {plural(len(plan.summarized_entry_ids), 'entry', 'entries')} into a summary and keeps "
-            f"{len(plan.kept_entry_ids)}: context {plan.tokens_before:,} → about "
+            f"{len(plan.kept_entry_ids)}: context about {plan.estimated_before:,} → about "
             f"{plural(estimated_after(plan), 'token')}, the summary guessed at {plan.summary_guess:,} "
             "(marked in the panel)."
         )

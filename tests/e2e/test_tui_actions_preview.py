@@ -111,7 +111,7 @@ async def test_hide_preview_equals_the_panel_after_hiding(tmp_path: Path) -> Non
         assert change.delta < 0 and change.left_view == ["a2"]
         assert change.dropped == ["r2"], "hiding the call takes its result out of the request"
         assert (
-            f"hide a2: −{-change.delta:,} tokens (context {change.tokens_before:,} → {change.tokens_after:,})"
+            f"hide a2: −{-change.delta:,} tokens ({change.context_text()})"
             "; the request also leaves out 1 message (r2)" in lines
         )
         assert app.panel.model is not None and change.tokens_before == app.panel.model.total

@@ -1,7 +1,7 @@
 """The edit preview when the context figure is a reported one: an edit makes the figure an
-estimate (the reported usage is from before it), and where the two differ (a server that counts
-otherwise than the estimate) the line must still say what the edit itself does: hiding takes
-tokens out, it never reads "+1,600 tokens"."""
+estimate (the reported usage is from before it), so the line shows before and after both
+estimated (the server's count named beside them): hiding takes tokens out, it never reads
+"+1,600 tokens" nor a context that grows."""
 
 from __future__ import annotations
 
@@ -35,7 +35,10 @@ async def test_hiding_under_a_reported_figure_says_the_tokens_it_takes_out(tmp_p
         own = app.edit_change("hide", "e0003")
         assert not isinstance(own, str)
         assert hide.startswith("hide e0003: −"), hide
-        assert "the figure becomes an estimate" in hide, hide
-        assert f"(context {own.tokens_before:,} → {own.tokens_after:,})" in hide
-        assert own.tokens_before < own.tokens_after, "the context figure itself goes up: reported → estimated"
+        assert f"both estimated: the panel's {own.tokens_before:,} is the server's count" in hide, hide
+        assert own.estimated_before is not None
+        # one basis on both sides: a removal never reads as the context growing
+        assert f"(context ≈{own.estimated_before:,} → ≈{own.tokens_after:,})" in hide
+        assert own.estimated_before > own.tokens_after
+        assert own.tokens_before < own.tokens_after, "the reported figure alone was lower than the estimate"
         assert restore == "restore e0003: no change to the next request", "nothing hidden to restore"

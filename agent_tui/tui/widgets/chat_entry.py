@@ -28,8 +28,9 @@ from textual.widgets import Collapsible, Static
 
 from agent_tui.agent.attachments import image_line
 from agent_tui.projection.describe import first_line, is_permission, plural
+from agent_tui.projection.image_tokens import image_tokens
 from agent_tui.projection.request import system_message_text
-from agent_tui.projection.tokens import CHARS_PER_TOKEN, IMAGE_CHARS, estimate_text
+from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.content import EDIT_TOOLS, args_summary, content_text, edit_diff
 from agent_tui.store.kinds import BRANCH_MARKER, entry_type, kind_info
 from agent_tui.store.record import Entry
@@ -68,9 +69,6 @@ def title_content(title: str) -> Content:
     return Content(visible_line(title))
 
 
-IMAGE_TOKENS = int(IMAGE_CHARS / CHARS_PER_TOKEN)
-
-
 def split_attachments(content: Any) -> tuple[str, str]:
     """A user message's typed text, and what is attached to it: one line naming the files (the
     ``<file name="...">`` blocks an ``@path`` adds) with their tokens, and one line per image naming
@@ -93,7 +91,7 @@ def split_attachments(content: Any) -> tuple[str, str]:
         if block.get("type") == "image":
             if named is not None:
                 files.pop()  # the image's own ``<file name>`` block: named on the image's line
-            images.append(image_line(block, named, IMAGE_TOKENS))
+            images.append(image_line(block, named, image_tokens(block)))
         else:
             typed.append(content_text([block], "\n", image="[image]"))
         named = None

@@ -1,0 +1,90 @@
+"""What an image costs a request: its size read from the first bytes of its data, and the
+provider's rule (pure, standard library only).
+
+Anthropic's documented rule is ``tokens = width × height / 750`` after the image is scaled down to
+fit 1,568 pixels on its long edge and about 1.15 megapixels (OpenAI's high detail is 85 plus 170
+per 512-pixel tile, Gemini's 258 per image: within a few tokens of it for a screenshot, so every
+figure uses Anthropic's, one basis whatever the provider). An image whose size cannot be read
+(a format we do not parse, damaged data) counts pi's flat 4,800 characters (1,372 tokens at
+3.5 characters a token).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import struct
+from collections.abc import Mapping
+
+UNKNOWN_IMAGE_TOKENS = 1_372  # pi's estimate for any image: 4,800 characters, at 3.5 a token
+ANTHROPIC_LONG_EDGE = 1568
+ANTHROPIC_MAX_PIXELS = 1_150_000
+#: How much of the base64 data is decoded to find the size (a JPEG's frame header may follow
+#: tens of kilobytes of EXIF; past this, the size counts as unknown).
+HEAD_CHARS = 96 * 1024
+
+
+def image_size(data: str) -> tuple[int, int] | None:
+    """(width, height) of a PNG, GIF, JPEG or WebP given as base64, else None."""
+    head_text = data[:HEAD_CHARS]
+    head_text = head_text[: len(head_text) - len(head_text) % 4]
+    try:
+        head = base64.b64decode(head_text, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+        return struct.unpack(">II", head[16:24])
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        return struct.unpack("<HH", head[6:10])
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return _webp_size(head)
+    if head.startswith(b"\xff\xd8"):
+        return _jpeg_size(head)
+    return None
+
+
+def _webp_size(head: bytes) -> tuple[int, int] | None:
+    chunk = head[12:16]
+    if chunk == b"VP8 " and len(head) >= 30:
+        width, height = struct.unpack("<HH", head[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L" and len(head) >= 25:
+        bits = int.from_bytes(head[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X" and len(head) >= 30:
+        return int.from_bytes(head[24:27], "little") + 1, int.from_bytes(head[27:30], "little") + 1
+    return None
+
+
+def _jpeg_size(head: bytes) -> tuple[int, int] | None:
+    position = 2
+    while position + 9 <= len(head):
+        if head[position] != 0xFF:
+            return None
+        marker = head[position + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # markers without a length
+            position += 2
+            continue
+        length = struct.unpack(">H", head[position + 2 : position + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            height, width = struct.unpack(">HH", head[position + 5 : position + 9])
+            return width, height
+        position += 2 + length
+    return None
+
+
+def anthropic_tokens(width: int, height: int) -> int:
+    if width <= 0 or height <= 0:
+        return UNKNOWN_IMAGE_TOKENS
+    scale = min(1.0, ANTHROPIC_LONG_EDGE / max(width, height))
+    scale = min(scale, math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)))
+    return max(1, math.ceil(width * scale * (height * scale) / 750))
+
+
+def image_tokens(block: Mapping[str, object]) -> int:
+    """Tokens of one image block (``{"type": "image", "data": base64, "mimeType"}``) by
+    Anthropic's rule, or pi's flat figure when its size cannot be read."""
+    data = block.get("data")
+    size = image_size(data) if isinstance(data, str) else None
+    return anthropic_tokens(*size) if size is not None else UNKNOWN_IMAGE_TOKENS
