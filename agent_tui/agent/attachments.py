@@ -31,7 +31,8 @@ from agent_tui.agent.tools.images import (
 )
 from agent_tui.agent.tools.read import NotRegularFile, open_regular, read_lines
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
-from agent_tui.projection.tokens import IMAGE_CHARS, estimate_text
+from agent_tui.projection.image_tokens import image_tokens
+from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.record import JSONObject
 
 #: ``@path`` at the start or after whitespace; ``@"a path"`` for spaces.
@@ -65,8 +66,11 @@ def mentions(text: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in MENTION.finditer(text)]
 
 
-def compose(text: str, cwd: str | Path, images: list[Path] | None = None) -> Composed:
-    """The content of the user message for ``text`` typed in a session working in ``cwd``."""
+def compose(
+    text: str, cwd: str | Path, images: list[Path] | None = None, *, files: list[Path] | None = None
+) -> Composed:
+    """The content of the user message for ``text`` typed in a session working in ``cwd``;
+    ``files`` (``-p @FILE`` arguments) are attached wherever they are, as ``images`` are."""
     root = Path(cwd)
     try:
         real_root = root.resolve()
@@ -98,6 +102,12 @@ def compose(text: str, cwd: str | Path, images: list[Path] | None = None) -> Com
             continue
         done.add(real)
         _attach(out, real, image.name, must_be_image=True)
+    for named in files or []:
+        real = named.resolve()
+        if real in done or real.is_dir():
+            continue
+        done.add(real)
+        _attach(out, real, str(named))
     return out
 
 
@@ -187,11 +197,12 @@ def _attach_image(out: Composed, path: Path, typed: str, data: bytes, mime: str)
         return
     hints = "\n".join(processed.hints)
     out.content.append({"type": "text", "text": f'<file name="{path}">{hints}</file>'})
-    out.content.append({"type": "image", "data": processed.data, "mimeType": processed.mime_type})
+    image = {"type": "image", "data": processed.data, "mimeType": processed.mime_type}
+    out.content.append(image)
     detail = processed.mime_type.removeprefix("image/") + _size(processed.data)
     if processed.hints:
         detail += ", resized"
-    out.attachments.append(Attachment(typed, "image", int(IMAGE_CHARS / 3.5), detail))
+    out.attachments.append(Attachment(typed, "image", image_tokens(image), detail))
 
 
 def _size(data: str) -> str:
@@ -218,7 +229,7 @@ def image_size(data: object) -> tuple[int, int] | None:
 
 
 def image_line(block: JSONObject, name: str | None, tokens: int) -> str:
-    """One chat line for an ``image`` block: "[image] shot.png · PNG 1280x720 · ~1,371 tokens".
+    """One chat line for an ``image`` block: "[image] shot.png · PNG 1280x720 · ~1,229 tokens".
 
     pi's block has no name, so ``name`` comes from the ``<file name="...">`` block before it; the
     size is read from the data, the format from ``mimeType``.
@@ -231,7 +242,7 @@ def image_line(block: JSONObject, name: str | None, tokens: int) -> str:
 
 
 def attachment_line(attachments: list[Attachment]) -> str:
-    """One line for the chat: "attached src/a.py (1,234 tokens) · shot.png (image png, ~1,371 tokens)"."""
+    """One line for the chat: "attached src/a.py (1,234 tokens) · shot.png (image png, ~1,229 tokens)"."""
     parts = []
     for a in attachments:
         if a.kind == "image":

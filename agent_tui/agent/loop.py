@@ -384,11 +384,14 @@ class AgentLoop:
         )
 
     def active_tools(self) -> list[Tool]:
-        """The built-in tools, then the tools of the MCP servers that are ready."""
-        if self.extensions is None:
-            return list(self.tools)
-        names = {t.name for t in self.tools}
-        return self.tools + [t for t in self.extensions.tools() if t.name not in names]
+        """The built-in tools, then the tools of the MCP servers that are ready; only those the tool
+        flags select (``--tools``, ``--exclude-tools``...: agent.tool_selection)."""
+        tools = list(self.tools)
+        if self.extensions is not None:
+            names = {t.name for t in self.tools}
+            tools += [t for t in self.extensions.tools() if t.name not in names]
+        selection = self.resources.tools if self.resources is not None else None
+        return selection.apply(tools) if selection is not None else tools
 
     # -- extensions: MCP servers and hooks (what each hook answer does: agent.loop_hooks) -------
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.tool_selection import ToolSelection
+
 #: Bigger files are skipped with a warning: a prompt file is read whole, at every start.
 MAX_FILE_BYTES = 1_000_000
 
@@ -267,6 +269,8 @@ class PromptFlags:
     no_skills: bool = False
     template_paths: tuple[str, ...] = ()
     no_templates: bool = False
+    #: pi's --tools / --exclude-tools / --no-tools / --no-builtin-tools (None: every tool)
+    tools: ToolSelection | None = None
 
     @classmethod
     def of(cls, args: object) -> PromptFlags:
@@ -283,6 +287,7 @@ class PromptFlags:
             bool(getattr(args, "no_skills", False)),
             tuple(str(a) for a in templates),
             bool(getattr(args, "no_prompt_templates", False)),
+            getattr(args, "tool_selection", None),  # settled by the command line (cli.pi_flags)
         )
 
 

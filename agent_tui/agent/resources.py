@@ -19,6 +19,7 @@ from agent_tui.agent.prompt_files import Places, PromptFlags, SystemPromptFiles,
 from agent_tui.agent.skills import Skill, expand_skill, load_skills, skills_prompt
 from agent_tui.agent.templates import Template, load_templates
 from agent_tui.agent.templates import expand as expand_template
+from agent_tui.agent.tool_selection import ToolSelection
 from agent_tui.projection.describe import plural
 
 
@@ -28,6 +29,7 @@ class Resources:
     templates: dict[str, Template] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    tools: ToolSelection | None = None  # the tool flags' selection (None: every tool)
 
     def expand(self, text: str) -> str | None:
         """``/skill:name ARGS`` or ``/template ARGS`` expanded; None for any other text.
@@ -110,6 +112,7 @@ def load_resources(
         templates,
         {s.name: s for s in skills},
         (*prompt.warnings, *template_warnings, *skill_warnings),
+        flags.tools,
     )
 
 

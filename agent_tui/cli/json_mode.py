@@ -57,7 +57,11 @@ class JsonLines:
 
 
 async def json_turn(
-    agent: Agent, prompt: str | None, lines: JsonLines, *, ack: Callable[[str], None] | None = None
+    agent: Agent,
+    prompt: str | list[JSONObject] | None,
+    lines: JsonLines,
+    *,
+    ack: Callable[[str], None] | None = None,
 ) -> int:
     """One run written as pi's records to ``lines``; returns print mode's exit code."""
     agent.loop.tool_updates = True  # pi's tool_execution_update: a running bash's output so far
@@ -89,7 +93,9 @@ def run_json(args: argparse.Namespace) -> int:
     lines = JsonLines(sys.stdout.buffer)
     header_written = False
 
-    def run_turn(agent: Agent, prompt: str | None, ack: Callable[[str], None] | None) -> Awaitable[int]:
+    def run_turn(
+        agent: Agent, prompt: str | list[JSONObject] | None, ack: Callable[[str], None] | None
+    ) -> Awaitable[int]:
         nonlocal header_written
         if not header_written:
             header_written = True

@@ -67,6 +67,7 @@ from agent_tui.providers.base import preload_sdk_in_background
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.store.errors import StoreError
+from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import StreamRedactor, redact_text
 from agent_tui.terminal_text import cut, for_terminal, visible_line, visible_strict
 
@@ -89,12 +90,24 @@ def open_session(args: argparse.Namespace, cwd: str) -> SessionHandle:
     """The session the command line names (``--session FILE``, a FILE argument, ``-c``, else a new
     one under ``--session-dir``); its ``note`` is for stderr."""
     target = getattr(args, "session", None) or getattr(args, "file", None)
-    return sdk_open_session(
+    handle = sdk_open_session(
         target,
         cwd=cwd,
         session_dir=getattr(args, "session_dir", None),
         continue_last=bool(getattr(args, "continue_last", False)),
+        in_memory=bool(getattr(args, "no_session", False)),  # --no-session: nothing is written
     )
+    from agent_tui.cli.pi_flags import apply_name, forked_note
+
+    try:
+        apply_name(handle.store, args)  # -n/--name
+    except BaseException:
+        handle.close()
+        raise
+    forked = forked_note(args)
+    if forked is not None:
+        handle.note = f"{forked}; {handle.note}" if handle.note else forked
+    return handle
 
 
 def _describe_call(name: str, arguments: dict[str, object]) -> str:
@@ -108,7 +121,12 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
 
 
 async def stream_turn(
-    agent: Agent, prompt: str | None, out: TextIO, err: TextIO, *, ack: Callable[[str], None] | None = None
+    agent: Agent,
+    prompt: str | list[JSONObject] | None,
+    out: TextIO,
+    err: TextIO,
+    *,
+    ack: Callable[[str], None] | None = None,
 ) -> int:
     """Run one turn, writing the reply to ``out`` and activity to ``err``; return the exit code.
 
@@ -335,16 +353,21 @@ def steer_from(stream: TextIO, agent: Agent, event_loop: asyncio.AbstractEventLo
 
 #: One run of the agent (``prompt`` None: what is queued), writing what it shows; its exit code.
 #: Called with the agent, the prompt and the ack callback (AGENT_TUI_DEBUG_ACK).
-TurnRunner = Callable[[Agent, str | None, Callable[[str], None] | None], Awaitable[int]]
+TurnRunner = Callable[[Agent, str | list[JSONObject] | None, Callable[[str], None] | None], Awaitable[int]]
 
 
-def _print_turn(agent: Agent, prompt: str | None, ack: Callable[[str], None] | None) -> Awaitable[int]:
+def _print_turn(
+    agent: Agent, prompt: str | list[JSONObject] | None, ack: Callable[[str], None] | None
+) -> Awaitable[int]:
     out, err = for_terminal(sys.stdout), for_terminal(sys.stderr)  # a pipe gets the exact text
     return stream_turn(agent, prompt, out, err, ack=ack)
 
 
 async def _main(
-    agent: Agent, prompt: str | None, steer_stdin: bool = False, run_turn: TurnRunner = _print_turn
+    agent: Agent,
+    prompt: str | list[JSONObject] | None,
+    steer_stdin: bool = False,
+    run_turn: TurnRunner = _print_turn,
 ) -> int:
     event_loop = asyncio.get_running_loop()
     interrupts = 0
@@ -466,8 +489,13 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
         return _fail("--steer-stdin reads steering lines from stdin: give the prompt as an argument, not '-'")
     if from_stdin:
         prompt = sys.stdin.read()
+    elif not steer_stdin:  # pi's rule: stdin that is not a terminal is put before the prompt
+        from agent_tui.cli.prompt_input import piped_stdin, with_stdin
+
+        prompt = with_stdin(prompt, piped_stdin(sys.stdin))
+        from_stdin = not sys.stdin.isatty() if sys.stdin is not None else False
     # no prompt: only to continue a session a PreToolUse hook deferred a tool call in
-    resume = not prompt.strip()
+    resume = not prompt.strip() and not getattr(args, "file_args", None)
     named = (
         getattr(args, "session", None) or getattr(args, "file", None) or getattr(args, "continue_last", False)
     )
@@ -485,8 +513,17 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
         resources, prompt = load_and_expand(args, config, cwd, prompt)
     except (PromptFileError, SkillError) as e:
         return _fail(str(e))
-    if not resume and not prompt.strip():
+    if not resume and not prompt.strip() and not getattr(args, "file_args", None):
         return _fail("the prompt template expands to nothing")
+    from agent_tui.cli.prompt_input import attach_files, missing_file
+
+    files = list(getattr(args, "file_args", None) or [])
+    problem = missing_file(files, cwd)
+    if problem is not None:
+        return _fail(problem)
+    content, notices = attach_files(prompt, files, cwd) if not resume else (prompt, [])
+    for line in notices:
+        print(_redact(f"agent-tui: {visible_line(line)}"), file=for_terminal(sys.stderr))
     try:
         session = open_session(args, cwd)
     except StoreError as e:
@@ -505,8 +542,9 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
             return _fail("empty prompt (only a session with a deferred tool call is continued without one)")
         agent = headless_agent(args, session, config, permissions, cwd, resources)
         agent.loop.defer_tool_calls = True  # Claude Code honours a PreToolUse defer only with -p
-        code = asyncio.run(_main(agent, None if resume else prompt, steer_stdin, run_turn))
-        print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
+        code = asyncio.run(_main(agent, None if resume else content, steer_stdin, run_turn))
+        if not session.store.ephemeral:
+            print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
         return code
     except StoreError as e:
         return _fail(str(e))

@@ -44,4 +44,21 @@ def clone_session(
     return fork_session(source, None, out, fsync=fsync)
 
 
-__all__ = ["clone_session", "default_copy_path", "fork_session"]
+def fork_into(source: str | Path, cwd: str | Path, session_dir: str | Path | None = None) -> Path:
+    """pi's ``--fork``: a new session of ``cwd`` (in its sessions folder, or ``session_dir``) holding
+    every entry of ``source``, the whole tree, its header naming ``cwd`` and ``source`` as
+    ``parentSession``."""
+    from agent_tui.store.paths import make_private_dirs, session_dir_for
+    from agent_tui.store.session import write_new_session
+
+    session = Session.open(source, write=False)
+    folder = session_dir_for(cwd, session_dir)
+    make_private_dirs(folder)
+    out = folder / session_file_name(str(uuid.uuid4()), now_iso())
+    entries = [dict(e.data) for e in session.index.entries]
+    return write_new_session(
+        out, str(Path(cwd).resolve()), entries, parent_session=str(Path(source).resolve())
+    )
+
+
+__all__ = ["clone_session", "default_copy_path", "fork_into", "fork_session"]

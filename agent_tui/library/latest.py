@@ -67,7 +67,7 @@ def record_session(path: str | Path, *, db_path: str | Path | None = None) -> No
 
 def close_and_record(session: Session, *, db_path: str | Path | None = None) -> None:
     """Close ``session``; if it was open for writing, :func:`record_session` it."""
-    wrote = session.writer is not None
+    wrote = session.writer is not None and not session.ephemeral  # --no-session: nothing to record
     session.close()
     if wrote:
         record_session(session.path, db_path=db_path)
@@ -77,7 +77,7 @@ def close_and_record_later(session: Session, *, db_path: str | Path | None = Non
     """Close ``session`` now (its lock is free at once: it can be opened again), and record it in
     a thread of its own, which is returned (None: it was read-only, nothing to record). For a face
     that goes on with another session: recording re-reads the file (0.15 s for 20,000 entries)."""
-    wrote = session.writer is not None
+    wrote = session.writer is not None and not session.ephemeral  # --no-session: nothing to record
     session.close()
     if not wrote:
         return None

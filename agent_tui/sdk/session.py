@@ -244,8 +244,10 @@ def open_session(
     leaf_id: str | None = None,
     write: bool = True,
     parent_session: str | Path | None = None,
+    in_memory: bool = False,
 ) -> SessionHandle:
-    """Open a session file, as the command line does.
+    """Open a session file, as the command line does (``in_memory``: pi's ``--no-session``, a new
+    session of ``cwd`` that is never written; the other arguments are then unused).
 
     ``path``: that file, created (with ``cwd`` in its header) when missing. Without it:
     ``continue_last`` continues the latest session of ``cwd`` (a new one when there is none, said
@@ -256,6 +258,8 @@ def open_session(
     Raises :class:`agent_tui.store.errors.StoreError` (e.g. SessionLockedError) when it cannot.
     """
     cwd = cwd if cwd is not None else os.getcwd()
+    if in_memory:
+        return SessionHandle(Session.in_memory(cwd))
     parent = str(parent_session) if parent_session is not None else None
     directory = str(session_dir) if session_dir is not None else None
     note: str | None = None

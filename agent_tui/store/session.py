@@ -122,6 +122,24 @@ class Session:
         loaded = LoadedFile(header=header_json, entries=[], size=writer.size, lines=1)
         return cls(target, loaded, writer, None)
 
+    @classmethod
+    def in_memory(cls, cwd: str | Path) -> Session:
+        """A new session that is never written (``--no-session``): appends are validated and
+        indexed as for a file, and kept in memory only; nothing is created on disk."""
+        from agent_tui.store.memory import NO_SESSION_PATH, MemoryWriter
+
+        header_json = _new_header(cwd)
+        writer = MemoryWriter(header_json)
+        loaded = LoadedFile(header=header_json, entries=[], size=writer.size, lines=1)
+        return cls(NO_SESSION_PATH, loaded, writer, None)
+
+    @property
+    def ephemeral(self) -> bool:
+        """Whether this session lives in memory only (nothing of it is on disk)."""
+        from agent_tui.store.memory import is_ephemeral
+
+        return is_ephemeral(self.writer)
+
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()

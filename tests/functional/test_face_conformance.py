@@ -269,7 +269,8 @@ class Json(Headless):
             self.args(prompt, *more),
             cwd=self.cwd,
             env=self.env.env,
-            stdin=subprocess.PIPE,
+            # -p reads a stdin that is not a terminal to its end (pi's rule): a pipe only to steer
+            stdin=subprocess.PIPE if "--steer-stdin" in more else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

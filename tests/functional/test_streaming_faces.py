@@ -98,7 +98,8 @@ def _spawn(env: Env, *args: str) -> subprocess.Popen[bytes]:
         [sys.executable, "-m", "agent_tui", *args],
         cwd=env.work,
         env=env.env,
-        stdin=subprocess.PIPE,
+        # -p reads a stdin that is not a terminal to its end (pi's rule): only rpc mode gets a pipe
+        stdin=subprocess.PIPE if "rpc" in args else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
