@@ -124,6 +124,8 @@ class TuiConfig:
     history: list[str] = field(default_factory=list)
     history_file: Path | None = None  # the global prompt history (None: in memory only)
     summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
+    no_session: bool = False  # --no-session: the session is kept in memory, nothing is written
+    session_name: str | None = None  # -n/--name: the session's name (a session_info entry)
     search_index: Path | None = None  # the session library's index (None: the user data dir's)
     exports_dir: Path | None = None  # where exports go by default (None: the data dir's exports/)
     #: The user's prompt files, templates and skills, loading in a thread (None: none, as in tests).
@@ -274,6 +276,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 self.open_session(latest)
             else:
                 self.notify("No earlier session in this folder: starting a new one.")
+        if self.session is not None:
+            self._name_session(self.session)
         if config.model.config_path is None:
             config.model.config_path = config.config_path
         if config.model.approver is None:
@@ -482,14 +486,24 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if self.session is None:
             folder = self.config.session_dir
             try:
-                make_private_dirs(folder)
-                session = Session.create(folder, self.config.cwd)
+                if self.config.no_session:  # --no-session: in memory only
+                    session = Session.in_memory(self.config.cwd)
+                else:
+                    make_private_dirs(folder)
+                    session = Session.create(folder, self.config.cwd)
             except OSError as e:  # read-only, or a file where a folder should be: one line
                 reason = e.strerror or str(e)
                 raise StoreError(f"cannot create a session in {folder}: {reason}") from e
+            self._name_session(session)
             self.set_session(session)
         assert self.session is not None
         return self.session
+
+    def _name_session(self, session: Session) -> None:
+        """``-n/--name``: name the session the app starts with (once; nothing if it has the name)."""
+        name, self.config.session_name = self.config.session_name, None
+        if name and session.index.name != name and not session.read_only:
+            session.rename(name)
 
     # -- refreshing ---------------------------------------------------------------
 

@@ -36,7 +36,8 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
         cwd=here,
         session_dir=session_dir_for(here, getattr(args, "session_dir", None)),
         config_path=default_config_path(),
-        history_file=default_history_path(),
+        # --no-session: the prompt history stays in memory too
+        history_file=None if getattr(args, "no_session", False) else default_history_path(),
         session_file=session_file,
         continue_last=bool(getattr(args, "continue_last", False)),
         pick=bool(getattr(args, "resume", False)),
@@ -52,6 +53,8 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> TuiCo
             trust_project=bool(getattr(args, "trust_project", False)),
         ),
         resources=resources,
+        no_session=bool(getattr(args, "no_session", False)),  # --no-session: nothing is written
+        session_name=getattr(args, "session_name", None),  # -n/--name
     )
 
 
