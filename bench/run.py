@@ -663,6 +663,7 @@ EXTRA_BENCHES = [
     ("prune old tool output on the 50 MB session (no model call)", "prune_bench"),
     ("start: `-p hi` whole process against pi 1.6 on the same fake server", "start_bench"),
     ("streaming: the server's chunk to each face's delta, redaction on", "stream_latency_bench"),
+    ("file checkpoints: a 10,000-file project, 3 files changed", "checkpoint_bench"),
 ]
 
 

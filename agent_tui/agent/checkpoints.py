@@ -255,32 +255,42 @@ class CheckpointStore:
                 excludes=base,
             ).stdout
             skipped: list[tuple[str, str]] = []
-            tracked_skipped: list[str] = []
+            update: list[bytes] = []  # paths whose index entry is refreshed (added, changed, deleted)
+            drop: list[bytes] = []  # indexed paths that are to be left out now (grown, a FIFO)
             for item in listed.split(b"\0"):
                 if len(item) < 3:
                     continue
-                tag, rel = item[:1], os.fsdecode(item[2:])
-                why = self._skip_reason(top, rel)
-                if why is not None:
-                    skipped.append((rel, why))
-                    if tag != b"?":
-                        tracked_skipped.append(rel)
-            _write_if_changed(full, base_text + "".join(_exclude_line(p) + "\n" for p, _ in skipped))
-            if tracked_skipped:
+                tag, raw = item[:1], item[2:]
+                rel = os.fsdecode(raw)
+                why = "a nested git repository" if raw.endswith(b"/") else self._skip_reason(top, rel)
+                if why is None:
+                    update.append(raw)
+                    continue
+                skipped.append((rel.rstrip("/"), why))
+                if tag != b"?":
+                    drop.append(raw)
+            # Only the listed paths are read: no second walk of the folder (git add -A would make one).
+            if drop:
                 self._run(
-                    ["rm", "-q", "--cached", "--ignore-unmatch", "--", *tracked_skipped],
+                    ["update-index", "-z", "--force-remove", "--stdin"],
                     cwd=top,
                     index=index,
-                    excludes=full,
+                    input=b"\0".join(drop) + b"\0",
                 )
-            added = self._run(
-                ["add", "-A", "--ignore-errors"], cwd=top, index=index, excludes=full, check=False
-            )
-            if added.returncode != 0:
-                skipped += _unreadable(added.stderr)
-                if not _unreadable(added.stderr):
-                    message = added.stderr.decode("utf-8", "replace").strip().splitlines()
-                    raise CheckpointError(f"git add failed: {message[-1] if message else added.returncode}")
+            if update:
+                done = self._run(
+                    ["update-index", "-z", "--add", "--remove", "--stdin"],
+                    cwd=top,
+                    index=index,
+                    input=b"\0".join(update) + b"\0",
+                    check=False,
+                )
+                if done.returncode != 0:  # an unreadable file: add what can be read, say what not
+                    _write_if_changed(full, base_text + "".join(_exclude_line(p) + "\n" for p, _ in skipped))
+                    added = self._run(
+                        ["add", "-A", "--ignore-errors"], cwd=top, index=index, excludes=full, check=False
+                    )
+                    skipped += _unreadable(added.stderr)
             tree = self._run(["write-tree"], cwd=top, index=index).stdout.decode().strip()
         return Snapshot(tree, tuple(sorted(skipped)), self._outside(top, outside))
 

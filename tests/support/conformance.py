@@ -280,6 +280,25 @@ def entries(path: Path) -> list[Record]:
     return [json.loads(line) for line in path.read_text().splitlines()[1:] if line.strip()]
 
 
+def _without_go(entry: Record) -> Record:
+    """A file checkpoint without the test's own ``go`` file (touched when the test decides, so a
+    face's end-of-turn snapshot may or may not hold it) and with its tree id as ``<tree>``."""
+    data = entry.get("data")
+    if entry.get("customType") not in ("agent-tui.checkpoint", "agent-tui.restore") or not isinstance(
+        data, dict
+    ):
+        return entry
+    files = data.get("files")
+    if isinstance(files, dict):
+        data["files"] = {
+            k: [p for p in v if p != "go"] if isinstance(v, list) else v for k, v in files.items()
+        }
+    for key in ("snapshot", "target"):
+        if key in data:
+            data[key] = "<tree>"
+    return entry
+
+
 def normalize_session(path: Path, cwd: Path | str) -> list[Record]:
     """``path``'s entries with what may differ between two runs of one scenario taken out: each id
     becomes the entry's position in the file and each ``parentId`` (and any field naming an entry)
@@ -305,7 +324,7 @@ def normalize_session(path: Path, cwd: Path | str) -> list[Record]:
 
     out: list[Record] = []
     for entry in raw:
-        cleaned = clean(entry)
+        cleaned = _without_go(clean(entry))
         parent = entry.get("parentId")
         cleaned["parent"] = None if parent is None else position.get(parent, "?")
         out.append(cleaned)
