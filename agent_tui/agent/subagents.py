@@ -175,15 +175,20 @@ class SubagentRunner:
         kind = self.find_type(type_name)
         parent_session = self.parent.session
         parent_path = parent_session.path
-        folder = subagent_folder(parent_path)
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = subagent_file(parent_path, call_id)
-        for n in range(2, 100):
-            if not path.exists():
-                break
-            path = path.with_name(f"{path.stem.split('~')[0]}~{n}.jsonl")
         tools = self.tools_for(kind)
-        child_session = Session.create(folder, self.parent.cwd, parent_session=str(parent_path), path=path)
+        if parent_session.ephemeral:  # --no-session: the child's session is not written either
+            child_session = Session.in_memory(self.parent.cwd)
+        else:
+            folder = subagent_folder(parent_path)
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for n in range(2, 100):
+                if not path.exists():
+                    break
+                path = path.with_name(f"{path.stem.split('~')[0]}~{n}.jsonl")
+            child_session = Session.create(
+                folder, self.parent.cwd, parent_session=str(parent_path), path=path
+            )
         relative = os.path.relpath(path, parent_path.parent)
         record: JSONObject = {
             "toolCallId": call_id,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.support.print_env import Env
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
@@ -102,6 +102,20 @@ def test_no_session_writes_nothing_in_print_and_json_mode(env: Run, server: Fake
     assert not (env.home / "sessions").exists()
     assert [p.name for p in env.files_everywhere()] in ([], ["trust.json"])
     assert user_text(server.requests[0].body) == "hello"
+
+
+def test_no_session_keeps_a_subagents_session_in_memory_too(env: Run, server: FakeModelServer) -> None:
+    server.push(
+        anthropic_stream(tool_use("toolu_t", "task", {"description": "look around", "prompt": "list files"})),
+        anthropic_stream(text("The child found nothing.")),
+        anthropic_stream(text("Done.")),
+    )
+    result = env.run_in("-p", "delegate", "--no-session")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("Done.\n")
+    assert len(server.requests) == 3  # the parent, the child, the parent again
+    assert _session_files(env) == []
+    assert [p.name for p in env.files_everywhere()] in ([], ["trust.json"])
 
 
 def test_no_session_refuses_a_session_to_continue(env: Run) -> None:
