@@ -15,7 +15,7 @@ from agent_tui.projection.context import Projection, Status
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    status: str  # hidden, replaced, restored, summarized, summary, pinned, superseded
+    status: str  # hidden, replaced, restored, summarized, carried, summary, pinned, superseded
     edit_id: str | None = None  # the context_edit behind hidden/replaced/restored
     compaction_id: str | None = None  # the compaction behind summarized
 
@@ -28,6 +28,8 @@ class Mark:
             return f"restored by edit {self.edit_id}"
         if self.status == "summarized":
             return f"summarized by compaction {self.compaction_id}"
+        if self.status == "carried":
+            return f"system prompt, carried on by compaction {self.compaction_id}"
         if self.status == "summary":
             return "compaction summary the model sees"
         if self.status == "pinned":
@@ -46,6 +48,7 @@ CODES = {
     "replaced": "R",
     "restored": "S",
     "summarized": "C",
+    "carried": "K",
     "summary": "M",
     "pinned": "P",
     "superseded": "X",
@@ -56,10 +59,14 @@ def branch_marks(projection: Projection) -> dict[str, Mark]:
     """Entry id -> mark, for the entries of ``projection``'s branch that have one."""
     marks: dict[str, Mark] = {}
     if projection.summarized_ids:
-        types = {e.id: e.type for e in projection.path}
+        by_id = {e.id: e for e in projection.path}
         for entry_id in projection.summarized_ids:
-            if types.get(entry_id) in IN_CONTEXT_TYPES:  # settings and labels are not folded into anything
-                marks[entry_id] = Mark("summarized", compaction_id=projection.compaction_id)
+            entry = by_id.get(entry_id)
+            if entry is None or entry.type not in IN_CONTEXT_TYPES:  # settings and labels fold into nothing
+                continue
+            # a system prompt before the cut is not summarized: the compaction carries it on whole
+            status = "carried" if entry.type == "message" and entry.role == "system" else "summarized"
+            marks[entry_id] = Mark(status, compaction_id=projection.compaction_id)
     for ce in projection.entries:
         status = ce.status
         eid = ce.entry.id

@@ -16,11 +16,13 @@
     pin: "Pin", usage: "Usage"
   };
   var MARKS = {
-    H: "hidden", R: "replaced", S: "restored", C: "summarized", M: "summary", P: "pinned", X: "superseded"
+    H: "hidden", R: "replaced", S: "restored", C: "summarized", K: "carried", M: "summary", P: "pinned",
+    X: "superseded"
   };
   var MARK_HELP = {
     H: "hidden from the model by edit ", R: "replaced in the model's view by edit ",
-    S: "restored by edit ", C: "folded into the summary of compaction ", M: "compaction summary the model sees",
+    S: "restored by edit ", C: "folded into the summary of compaction ",
+    K: "system prompt, carried on whole by compaction ", M: "compaction summary the model sees",
     P: "pinned: kept verbatim through compaction", X: "older compaction, superseded"
   };
 
@@ -91,7 +93,7 @@
       var badge = el("span", "badge m-" + mark[0], MARKS[mark[0]]);
       badge.title = MARK_HELP[mark[0]] + (mark[1] >= 0 ? nodes[mark[1]][ID] : "");
       h.appendChild(badge);
-      if (mark[1] >= 0 && (mark[0] === "H" || mark[0] === "R" || mark[0] === "S" || mark[0] === "C")) {
+      if (mark[1] >= 0 && (mark[0] === "H" || mark[0] === "R" || mark[0] === "S" || mark[0] === "C" || mark[0] === "K")) {
         var ref = el("a", "ref", "by " + nodes[mark[1]][ID]);
         ref.href = entryHref(mark[1]);
         h.appendChild(ref);

@@ -259,13 +259,21 @@ def build_panel_model(
                 ce.entry if ce.entry.type == "message" and m.status is not Status.REPLACED else None
             )
             if m.role == "system":
+                # a compaction carries the system prompt of what it folded on, whole: say so, rather
+                # than credit the prompt to the compaction as if it had written it
+                carried = ce.entry.type == "compaction"
                 rows.append(
                     PanelRow(
                         "system",
                         m.source_id,
                         "→ system prompt",
                         0,
-                        "(merged into the system prompt above) " + _system_note(m.message),
+                        (
+                            "(carried on by the compaction; merged into the system prompt above) "
+                            if carried
+                            else "(merged into the system prompt above) "
+                        )
+                        + _system_note(m.message),
                         message=m.message,
                         full=_system_full(m.message),
                     )

@@ -383,11 +383,11 @@ class SessionActions:
         if app.session is None or not app.index.leaf_id:
             self.notify("Nothing to export yet.", severity="warning")
             return
-        stem = "".join(
-            c if c.isalnum() or c in "-_" else "-" for c in (app.index.name or app.session.path.stem)
-        )
+        # a name is cut to 60 characters; a file's stem (pi's ``<time>_<uuid>``, 61) never is
+        name = app.index.name
+        stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in (name[:60] if name else app.session.path.stem))
         folder = app.config.exports_dir or data_home() / "exports"
-        default = str(folder / f"{stem[:60]}.html")
+        default = str(folder / f"{stem}.html")
 
         async def done(value: str | None) -> None:
             if not value or app.session is None:
@@ -415,6 +415,33 @@ class SessionActions:
             ),
             done,
         )
+
+    async def open_subagent(self) -> None:
+        """``o`` in the tree: the subagent transcript of the selected task call (its call, its
+        result or its record) in the app, with its own rows and panel, where a prompt continues it;
+        in a subagent's transcript, with nothing of the kind selected, back to the parent."""
+        from agent_tui.projection.subagent_links import linked_file, task_record
+
+        app = self.app
+        session = app.session
+        if session is None:
+            return
+        selected = app.selected_id or app.session_tree.cursor_entry_id
+        entry = session.index.by_id.get(selected) if selected else None
+        path = linked_file(session.index.entries, session.path, entry)
+        what = "subagent"
+        if path is None:
+            parent = session.header.get("parentSession")
+            if task_record(session.index.entries) is None or not isinstance(parent, str):
+                self.notify("No subagent here: select a task call, its result or its record.", severity="warning")
+                return
+            path, what = Path(parent), "parent session"
+        if app.busy:
+            self.notify("A reply is streaming: stop it first (Esc).", severity="warning")
+            return
+        if app.open_session(path):
+            await app.refresh_views()
+            self.notify(f"Opened the {what} {path}.", markup=False)
 
     def resume(self) -> None:
         app = self.app

@@ -311,6 +311,19 @@ async def test_export_writes_the_active_branch_as_jsonl(tmp_path: Path) -> None:
         assert mine == theirs
 
 
+async def test_the_default_export_name_keeps_the_whole_session_file_name(tmp_path: Path) -> None:
+    """pi's file names are 61 characters (``<time>_<uuid>``): the default name used to lose the
+    uuid's last character to a 60-character cut meant for session names."""
+    stem = "2026-12-02T04-21-25-060Z_21ff868d-6b15-4df4-b8f7-f68f4e9e8a8e"
+    path = sample_session(tmp_path, f"{stem}.jsonl")
+    app = make_app(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "prompt open")
+        value = str(app.screen.query_one("#prompt-input").value)  # type: ignore[attr-defined]
+        assert value.endswith(f"/{stem}.html"), value
+
+
 async def test_resume_picker_searches_and_opens(tmp_path: Path) -> None:
     first = sample_session(tmp_path, "2026-01-01_first.jsonl")
     other_lines: list[dict[str, Any]] = [
