@@ -9,6 +9,7 @@ import pkgutil
 import time
 
 import pytest
+from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.drivers.linux_driver import LinuxDriver
@@ -26,15 +27,19 @@ from agent_tui.tui.terminal_keys import (
 def keys_of(data: str) -> list[tuple[str, str | None]]:
     """(key, character) of every key event the parser makes of ``data``, the escape delay passed."""
     parser = KeyParser()
-    events = list(parser.feed(data))
+    read = list(parser.feed(data))
     time.sleep(0.15)  # past ESCDELAY (100 ms): a lone ESC or ESC+letter is reported
-    events += list(parser.tick())
-    return [(e.key, e.character) for e in events]
+    read += list(parser.tick())
+    keys = [e for e in read if isinstance(e, events.Key)]
+    assert len(keys) == len(read), read
+    return [(e.key, e.character) for e in keys]
 
 
 def test_esc_cr_is_alt_enter_at_once_and_plain_cr_is_enter() -> None:
     parser = KeyParser()
-    assert [e.key for e in parser.feed("\x1b\r")] == ["alt+enter"]  # no wait for the escape delay
+    read = list(parser.feed("\x1b\r"))  # no wait for the escape delay
+    assert [(e.key, e.character) for e in read if isinstance(e, events.Key)] == [("alt+enter", None)]
+    assert len(read) == 1
     assert keys_of("\r") == [("enter", "\r")]
     assert keys_of("ab\x1b\rc") == [("a", "a"), ("b", "b"), ("alt+enter", None), ("c", "c")]
 
