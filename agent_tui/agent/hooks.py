@@ -72,6 +72,7 @@ CLAUDE_TOOL_NAMES = {
     "grep": "Grep",
     "find": "Glob",
     "ls": "LS",
+    "web_fetch": "WebFetch",
 }
 #: Project settings that may hold hooks: read only in a trusted folder.
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")

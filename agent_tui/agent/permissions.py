@@ -489,6 +489,21 @@ class Permissions:
                 cwd,
                 key="bash:" + command,  # exactly this command, byte for byte, is what is allowed
             )
+        if tool == "web_fetch":  # asked per host; "always allow" keeps WebFetch(domain:HOST)
+            from agent_tui.agent.tools.web_fetch import request_fields
+
+            fetch = request_fields(arguments)
+            return PermissionRequest(
+                tool,
+                call_id,
+                arguments,
+                _one_line(fetch["summary"]),
+                fetch["reason"],
+                redact_text(fetch["scope"])[0],
+                cwd,
+                key=fetch["scope"],
+                rule=fetch["rule"],
+            )
         summary = _one_line(_arguments_text(arguments))
         if tool in READ_TOOLS:
             reason = "reads files"
