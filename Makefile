@@ -33,8 +33,11 @@ setup: system $(STAMP) toad
 bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q agent_tui
 
+# `make run` works on this checkout unless DIR names another folder (the agent's tools work there).
+DIR ?= .
 run: bytecode
-	$(BIN)/agent-tui $(ARGS)
+	@cd $(DIR) && echo "agent-tui works in $$PWD; elsewhere: make run DIR=~/code/project (or cd there and run $(abspath $(BIN))/agent-tui)"
+	@cd $(DIR) && exec $(abspath $(BIN))/agent-tui $(ARGS)
 
 test: setup
 	$(BIN)/python -m pytest
