@@ -135,9 +135,13 @@ async def _fetch(url: str) -> ToolResult:
 
 
 def _user_agent() -> str:
-    from agent_tui import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
-    return f"agent-tui/{__version__} (web_fetch)"
+    try:
+        number = version("agent-tui")  # (agent_tui/__init__ would import the SDK face)
+    except PackageNotFoundError:
+        number = "0"
+    return f"agent-tui/{number} (web_fetch)"
 
 
 def _redirected(url: str, at: str, target: str, status: int) -> ToolResult:
