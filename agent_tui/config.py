@@ -9,7 +9,8 @@ names::
     thinking = "medium"              # off, minimal, low, medium, high, xhigh (reasoning models)
     timeout = 600                    # seconds per request
     permissions = "ask"              # tool policy: ask, auto, read-only (--permissions and
-                                     # AGENT_TUI_PERMISSIONS win over this)
+                                     # AGENT_TUI_PERMISSIONS win over this); or a table:
+                                     # [permissions] mode = "ask", allow/ask/deny = [rules]
 
     [anthropic]
     api_key = "sk-ant-..."           # ANTHROPIC_API_KEY wins over this
@@ -450,6 +451,8 @@ def load_config(
         modes[name] = str(mode)
 
     permissions = data.get("permissions")
+    if isinstance(permissions, Mapping):  # [permissions] mode = "...", allow/ask/deny rules
+        permissions = permissions.get("mode")  # (the rules: agent.permission_rules)
     if permissions is not None and not isinstance(permissions, str):
         raise ConfigError(f"agent-tui: {path}: permissions must be a string, not {permissions!r}")
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Self
 
-from agent_tui.agent import permission_modes
+from agent_tui.agent import permission_modes, permission_rules
 from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.build import build_agent, make_provider
 from agent_tui.agent.checkpointing import RestorePlan, RestoreResult, TurnCheckpoints
@@ -324,6 +324,9 @@ class AgentSession:
         line = self.take_sandbox_notice()
         if line is not None:
             yield Notice(line)
+        rules = self.loop.permissions.rules if self.loop.permissions is not None else None
+        for warning in rules.take_warnings() if rules is not None else []:
+            yield Notice(warning)  # a permission rule that cannot be read, once
         async for event in events:
             yield event
 
@@ -541,6 +544,8 @@ def create_agent_session(
     loop = build_agent(
         store, config, tools, permissions=permissions, cwd=cwd, resources=resources, extensions=extensions
     )
+    if permissions is not None and permissions.rules is None:  # allow/ask/deny rules of every file
+        permissions.rules = permission_rules.for_session(loop.cwd, config.config_path, lambda: loop.extensions)
     if checkpoints_enabled():  # file checkpoints (AGENT_TUI_CHECKPOINTS=off: none)
         loop.checkpoints = TurnCheckpoints(CheckpointStore(), loop.cwd)
     if loop.thinking is not None:  # --thinking, the config's: clamped as set_thinking_level clamps

@@ -68,6 +68,7 @@ from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text
 
 if TYPE_CHECKING:
+    from agent_tui.agent.permission_rules import PermissionRules, Ruling
     from agent_tui.agent.sandbox import Sandbox
     from agent_tui.config import Config
 
@@ -137,6 +138,8 @@ RECORDED_DECISIONS = (
     "read-only-refused",
     "plan-refused",
     "hook-allow",
+    "rule-allow",
+    "rule-deny",
 )
 
 
@@ -213,6 +216,8 @@ class Verdict:
     remembered: bool = False  # allowed by an earlier allow-session answer
     hook: str | None = None  # "ask" or "allow": a PreToolUse hook's vote decided or forced the question
     notice: str | None = None  # one line for the user (auto mode: "the model changed .mcp.json")
+    rule: str | None = None  # the permission rule(s) that decided or asked (agent.permission_rules)
+    source: str | None = None  # the file(s) it came from
 
     def entry(self, mode: PermissionMode) -> JSONObject | None:
         """The ``custom`` entry fields recording this verdict (None when there is nothing to record)."""
@@ -230,6 +235,9 @@ class Verdict:
             data["remembered"] = True
         if self.hook is not None:
             data["hook"] = self.hook
+        if self.rule is not None:
+            data["rule"] = self.rule
+            data["source"] = self.source or ""
         return {"type": "custom", "customType": RECORD_TYPE, "data": data}
 
 
@@ -420,6 +428,8 @@ class Permissions:
     #: Where commands run (``agent.sandbox``; None: unsandboxed, as with ``--sandbox off``). When a
     #: sandbox was wanted and cannot run here, every command asks.
     sandbox: Sandbox | None = None
+    #: The persistent permission rules (``agent.permission_rules``; None: none are read).
+    rules: PermissionRules | None = None
 
     def request_for(
         self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = ""
@@ -552,6 +562,17 @@ class Permissions:
         ``file_effect`` decides ``plan`` and ``accept-edits``; None: known by name only)."""
         request = self.request_for(tool, arguments, cwd, call_id)
         effect = info.file_effect if info is not None else _effect_by_name(tool)
+        ruling = self._ruling(tool, arguments, cwd, info)
+        if ruling is not None and ruling.kind == "deny":
+            return Verdict(
+                False,
+                "rule-deny",
+                request or self.describe(tool, arguments, cwd, call_id),
+                f'Refused by the permission rule {ruling.rule} (deny, in {ruling.source}): "{tool}" '
+                "cannot run this call. Do not retry it; do something else or ask the user.",
+                rule=ruling.rule,
+                source=ruling.source,
+            )
         if self.mode is PermissionMode.PLAN and effect != "none":
             return Verdict(
                 False,
@@ -565,6 +586,7 @@ class Permissions:
             self.mode is PermissionMode.ACCEPT_EDITS
             and request is not None
             and (hook is None or hook.decision != "ask")
+            and (ruling is None or ruling.kind != "ask")
             and _edit_inside(info, arguments, cwd)
         ):
             return Verdict(True, "accept-edits", request)
@@ -577,8 +599,12 @@ class Permissions:
                 "Writes, edits and shell commands are refused; read, ls, grep and find still work. "
                 "Ask the user to switch modes if a change is needed.",
             )
+        if ruling is not None and ruling.kind == "ask":  # as Claude Code: even in auto mode
+            asked = self._with_rule(request or self.describe(tool, arguments, cwd, call_id), info)
+            reason = f"{asked.reason}; the permission rule {ruling.rule} ({ruling.source}) asks"
+            return await self._ask(replace(asked, reason=reason), ruling=ruling)
         if hook is not None and hook.decision == "ask":
-            asked = request or self.describe(tool, arguments, cwd, call_id)
+            asked = self._with_rule(request or self.describe(tool, arguments, cwd, call_id), info)
             why = f": {hook.reason}" if hook.reason else ""
             return await self._ask(
                 replace(asked, reason=f"{asked.reason}; a PreToolUse hook asks{why}"), "ask"
@@ -598,13 +624,42 @@ class Permissions:
                     "a change to its hooks or MCP servers loads only once you accept it)"
                 )
             return Verdict(True, "auto", request, notice=notice)
+        if (
+            ruling is not None
+            and ruling.kind == "allow"
+            and not request.protected
+            and request.config_file is None
+        ):
+            return Verdict(True, "rule-allow", request, rule=ruling.rule, source=ruling.source)
         if request.exact in self.allowed_scopes and request.config_file is None:
             return Verdict(True, "allow-session", request, remembered=True)
         if hook is not None and hook.decision == "allow" and not request.protected:
             return Verdict(True, "hook-allow", request, hook="allow")
-        return await self._ask(request)
+        return await self._ask(self._with_rule(request, info))
 
-    async def _ask(self, request: PermissionRequest, hook: str | None = None) -> Verdict:
+    def _ruling(self, tool: str, arguments: Mapping[str, Any], cwd: str, info: Tool | None) -> Ruling | None:
+        """What the permission rules say about the call (None: no rule decides it). A ``>`` in a
+        command passes without a rule where a ``write`` of that file would."""
+        if self.rules is None:
+            return None
+
+        def write_ok(real: str) -> bool:
+            return file_concern(real, cwd, _link_count(real), self.mode) is None
+
+        return self.rules.decide(tool, arguments, cwd, info, write_ok)
+
+    def _with_rule(self, request: PermissionRequest, info: Tool | None) -> PermissionRequest:
+        """The request with the rule "always allow" would keep (None for a call no rule may allow:
+        a file that decides what agent-tui or git runs, a protected call)."""
+        if request.rule is not None or request.protected or request.config_file is not None:
+            return request
+        from agent_tui.agent.permission_rules import suggest
+
+        return replace(request, rule=suggest(request.tool, request.arguments, request.cwd, info))
+
+    async def _ask(
+        self, request: PermissionRequest, hook: str | None = None, ruling: Ruling | None = None
+    ) -> Verdict:
         tool = request.tool
         if self.approver is None:
             return Verdict(
@@ -640,7 +695,41 @@ class Permissions:
             decision = Decision.ALLOW_ONCE  # such a file is asked about every time
         if decision is Decision.ALLOW_SESSION:
             self.remember(request.exact)
-        return Verdict(True, decision.value, request, hook=hook)
+        rule, source = (ruling.rule, ruling.source) if ruling is not None else (None, None)
+        if decision is Decision.ALLOW_ALWAYS:
+            return self._keep(request, hook)
+        return Verdict(True, decision.value, request, hook=hook, rule=rule, source=source)
+
+    def _keep(self, request: PermissionRequest, hook: str | None) -> Verdict:
+        """ "Always allow": the rule the question showed goes into ``.claude/settings.local.json``
+        and applies at once; a call no rule may allow (or a file that cannot be written) is
+        allowed once, and the notice says why."""
+        from agent_tui.agent.permission_rules import PermissionRules, RuleError
+
+        if request.rule is None or request.protected or request.config_file is not None:
+            return Verdict(
+                True,
+                Decision.ALLOW_ONCE.value,
+                request,
+                hook=hook,
+                notice="allowed once: no permission rule can allow this call",
+            )
+        if self.rules is None:
+            self.rules = PermissionRules(request.cwd)
+        try:
+            source = self.rules.keep(request.rule)
+        except (OSError, RuleError, ValueError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            return Verdict(
+                True,
+                Decision.ALLOW_ONCE.value,
+                request,
+                hook=hook,
+                notice=f"allowed once: the rule {request.rule} could not be kept ({why})",
+            )
+        return Verdict(
+            True, Decision.ALLOW_ALWAYS.value, request, hook=hook, rule=request.rule, source=source
+        )
 
 
 def _edit_inside(info: Tool | None, arguments: Mapping[str, Any], cwd: str) -> bool:
