@@ -114,6 +114,14 @@ def load_agent_config(choice: ModelChoice) -> Any:
         raise AgentUnavailable(str(e).removeprefix("agent-tui: ")) from e
 
 
+def choice_config(choice: ModelChoice) -> Any:
+    """The config the app's agent would have (None when no model is configured)."""
+    try:
+        return load_agent_config(choice)
+    except AgentUnavailable:
+        return None
+
+
 def model_problem(choice: ModelChoice) -> str | None:
     """Why no turn could run with ``choice`` (None: a model is configured)."""
     try:

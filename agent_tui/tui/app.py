@@ -360,9 +360,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
         builds their validators, about 0.1 s) and the provider's SDK (0.4-0.9 s)."""
         importlib.import_module("agent_tui.store.entries")
         if self.config.agent_factory is None:  # the sandbox's probe (agent.sandbox), off the loop
+            from agent_tui.tui.agent_bridge import choice_config
             from agent_tui.tui.sandbox_state import start_notice
 
-            line = start_notice(self.config.model)
+            line = start_notice(choice_config(self.config.model))
             if line is not None:
                 self.call_from_thread(self.notify, line, severity="warning", timeout=15, markup=False)
         if provider is not None:

@@ -299,7 +299,8 @@ class ComposerActions:
 
     def _sandbox(self) -> Sandbox:
         """Where the user's command runs: the app's sandbox, as the model's commands (agent.sandbox)."""
-        from agent_tui.tui.sandbox_state import app_sandbox, choice_config
+        from agent_tui.tui.agent_bridge import choice_config
+        from agent_tui.tui.sandbox_state import app_sandbox
 
         return app_sandbox(choice_config(self.app.config.model))
 

@@ -28,23 +28,13 @@ def app_sandbox(config: Config | None = None) -> Sandbox:
     return _current[0]
 
 
-def start_notice(choice: Any) -> str | None:
-    """The start's line when the wanted sandbox cannot run (once per process); ``choice``: the
-    app's :class:`~agent_tui.tui.agent_bridge.ModelChoice` (whose config file has ``[sandbox]``)."""
+def start_notice(config: Config | None) -> str | None:
+    """The start's line when the wanted sandbox cannot run (once per process); ``config``: the
+    app's agent's (``agent_bridge.choice_config``: its ``[sandbox]``)."""
     if _said:
         return None
     _said.append(True)
-    return app_sandbox(choice_config(choice)).notice()
-
-
-def choice_config(choice: Any) -> Config | None:
-    """The config the app's agent would have (None when no model is configured)."""
-    from agent_tui.tui.agent_bridge import AgentUnavailable, load_agent_config
-
-    try:
-        return load_agent_config(choice)  # type: ignore[no-any-return]
-    except AgentUnavailable:
-        return None
+    return app_sandbox(config).notice()
 
 
 def switch(app: Any, arg: str) -> Sandbox:

@@ -70,3 +70,16 @@ async def test_bang_commands_run_in_the_sandbox_and_slash_sandbox_switches_it(wo
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(bash_messages(app)) == 2, "the second command")
         assert (outside / "escape.txt").read_text() == "out\n"
+
+
+async def test_the_app_says_at_start_when_the_sandbox_cannot_run(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_TUI_BWRAP", str(world / "no-such-bwrap"))
+    monkeypatch.setattr(sandbox_state, "_said", [])
+    app = make_app(world, None)  # the real agent's path (no model configured: the sandbox is still said)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: any("sandbox is unavailable" in n for n in notices(app)), "the line")
+        lines = [n for n in notices(app) if "sandbox" in n]
+        assert len(lines) == 1 and "every command will be asked" in lines[0]
+        assert not sandbox_state.app_sandbox().active
