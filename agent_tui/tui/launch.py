@@ -13,8 +13,6 @@ import shlex
 import sys
 from pathlib import Path
 
-from textual.drivers.linux_driver import LinuxDriver
-
 from agent_tui.agent.prompt_files import Places, PromptFileError, PromptFlags, system_prompt_files
 from agent_tui.agent.resources import Loading, load_resources
 from agent_tui.tui.agent_bridge import ModelChoice
@@ -87,7 +85,7 @@ def run_app(args: argparse.Namespace) -> int:
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
     from agent_tui.tui import signals
-    from agent_tui.tui.terminal_keys import KeyDriver
+    from agent_tui.tui.terminal_keys import key_driver
 
     try:
         config = config_from_args(args)
@@ -95,9 +93,8 @@ def run_app(args: argparse.Namespace) -> int:
         print(str(e), file=sys.stderr)
         return 1
     app = create_app(config)
-    if app.driver_class is LinuxDriver:
-        # a hangup ends the app rather than crashing it; ESC CR is Alt+Enter (terminal_keys.py)
-        app.driver_class = KeyDriver
+    # a hangup ends the app rather than crashing it (signals.TerminalDriver); ESC CR is Alt+Enter
+    app.driver_class = key_driver(app.driver_class)
     signals.install(app)
     asyncio.run(_run(app))
     status = exit_status(app)

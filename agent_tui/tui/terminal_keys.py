@@ -24,10 +24,10 @@ key as an escape code, with its text) unless ``TEXTUAL_DISABLE_KITTY_KEY`` is se
 sets it, so kitty (and any terminal that takes the push) reports every modifier exactly and the
 legacy bytes above are only the fallback.
 
-The hook: ``LinuxDriver.run_input_thread`` builds ``XTermParser(...)``, a module global, with no
-parameter to change it. :class:`KeyDriver` runs that same function (Textual's code object, not a
-copy) with the name bound to :class:`KeyParser`, so it follows Textual's version; a unit test
-fails if the function stops naming ``XTermParser``.
+The hook: ``LinuxDriver.run_input_thread`` (and ``WebDriver``'s, for ``agent-tui serve``) builds
+``XTermParser(...)``, a module global, with no parameter to change it. :class:`KeyDriver` runs
+that same function (Textual's code object, not a copy) with the name bound to :class:`KeyParser`,
+so it follows Textual's version; a unit test fails if the function stops naming ``XTermParser``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from collections.abc import Iterable
 
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.driver import Driver
 from textual.drivers import linux_driver
+from textual.drivers.web_driver import WebDriver
 
 from agent_tui.tui.signals import TerminalDriver
 
@@ -146,4 +148,29 @@ class KeyDriver(TerminalDriver):
     run_input_thread = _with_parser(_stock_input_thread)  # type: ignore[arg-type]
 
 
-__all__ = ["ESC_CR", "KITTY_ONLY", "LEGACY_BYTES", "KeyDriver", "KeyParser", "reads_with_key_parser"]
+class WebKeyDriver(WebDriver):
+    """``agent-tui serve``'s driver (xterm.js in the browser sends ESC CR for Alt+Enter too)."""
+
+    run_input_thread = _with_parser(WebDriver.run_input_thread)  # type: ignore[arg-type]
+
+
+def key_driver(driver: type[Driver]) -> type[Driver]:
+    """The driver to run the app with in place of ``driver``, Textual's choice for this terminal:
+    the same with :class:`KeyParser` (a driver other than Textual's Linux or web one stays)."""
+    if driver is linux_driver.LinuxDriver:
+        return KeyDriver
+    if driver is WebDriver:
+        return WebKeyDriver
+    return driver
+
+
+__all__ = [
+    "ESC_CR",
+    "KITTY_ONLY",
+    "LEGACY_BYTES",
+    "KeyDriver",
+    "KeyParser",
+    "WebKeyDriver",
+    "key_driver",
+    "reads_with_key_parser",
+]

@@ -105,3 +105,15 @@ def test_the_driver_runs_textuals_input_thread_with_the_key_parser() -> None:
     ours = KeyDriver.run_input_thread
     assert ours.__code__ is stock.__code__
     assert ours.__globals__["XTermParser"] is KeyParser
+
+
+def test_the_web_driver_of_serve_reads_with_the_key_parser_too() -> None:
+    from textual.drivers.web_driver import WebDriver
+
+    from agent_tui.tui.terminal_keys import WebKeyDriver, key_driver
+
+    assert reads_with_key_parser(WebDriver.run_input_thread)  # type: ignore[arg-type]
+    assert WebKeyDriver.run_input_thread.__globals__["XTermParser"] is KeyParser
+    assert key_driver(LinuxDriver) is KeyDriver
+    assert key_driver(WebDriver) is WebKeyDriver
+    assert key_driver(KeyDriver) is KeyDriver  # any other driver stays
