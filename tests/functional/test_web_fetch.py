@@ -40,7 +40,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def do_GET(self) -> None:
-        port = self.server.server_address[1]
+        port = self.headers.get("Host", "127.0.0.1:0").rsplit(":", 1)[1]
         routes = {
             "/page": (200, "text/html; charset=utf-8", PAGE.encode()),
             "/json": (200, "application/json", json.dumps({"ok": True, "n": 3}).encode()),
