@@ -28,7 +28,6 @@ docs/SANDBOX.md says what this protects and what it does not.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -312,19 +311,19 @@ def _config_file(env: Mapping[str, str]) -> str:
 
 
 def _empty_file() -> str:
-    """An empty, read-only file of ours to put over a hidden file (``/dev/null`` if none can be made)."""
-    folder = Path(tempfile.gettempdir()) / f"agent-tui-sandbox-{os.getuid()}"
-    path = folder / "empty"
-    with contextlib.suppress(FileExistsError, OSError):
-        os.mkdir(folder, 0o700)
+    """An empty, read-only file of ours to put over a hidden file: in agent-tui's data dir, which
+    no sandboxed command can write (``/dev/null``, which reads as "permission denied" there, when
+    it cannot be made)."""
+    from agent_tui.store.paths import data_home, make_private_dirs
+
+    path = data_home() / "sandbox-empty"
     try:
-        st = os.lstat(folder)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-            return os.devnull
         if not path.exists():
+            make_private_dirs(path.parent)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
             os.close(fd)
-        if os.lstat(path).st_size or not stat.S_ISREG(os.lstat(path).st_mode):
+        st = os.lstat(path)
+        if st.st_size or not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
             return os.devnull
     except OSError:
         return os.devnull

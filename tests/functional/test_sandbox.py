@@ -93,12 +93,13 @@ def test_a_command_writes_in_the_cwd_and_temp_dir_but_nowhere_else(world: World)
 def test_secrets_under_home_cannot_be_read(world: World) -> None:
     result = bash(
         world,
-        f"cat {world.home}/.ssh/id_rsa; ls -A {world.home}/.ssh; cat {world.home}/.netrc; echo end",
+        f"cat {world.home}/.ssh/id_rsa; ls -A {world.home}/.ssh; cat {world.home}/.netrc;"
+        f" echo netrc=$(wc -c < {world.home}/.netrc); echo end",
         world.sandbox(),
     )
     said = output(result)
     assert "PRIVATE KEY" not in said and "id_rsa\n" not in said and "hunter2" not in said
-    assert said.rstrip().endswith("end")
+    assert said.rstrip().endswith("netrc=0\nend")  # an empty file: tools that read it still work
     unsandboxed = output(bash(world, f"cat {world.home}/.ssh/id_rsa", None))
     assert "PRIVATE KEY" in unsandboxed  # it is there: the sandbox hid it
 
