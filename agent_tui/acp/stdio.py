@@ -63,6 +63,12 @@ def add_parser(sub: Any) -> None:
         choices=("ask", "auto", "read-only"),
         help="ask the editor before commands and writes outside the cwd (the default), auto, or read-only",
     )
+    p.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="where bash and hooks run (bubblewrap; default workspace-write: docs/SANDBOX.md)",
+    )
+    p.add_argument("--sandbox-network", action="store_true", help="let sandboxed commands reach the network")
     p.add_argument("--session-dir", help="where sessions are stored (default: the user data dir)")
     p.add_argument(
         "--trust-project",

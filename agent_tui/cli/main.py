@@ -223,6 +223,10 @@ def _main(args: list[str]) -> int:
         acp_parser = argparse.ArgumentParser(prog="agent-tui")
         acp_stdio.add_parser(acp_parser.add_subparsers(dest="command", required=True))
         parsed_acp = acp_parser.parse_args(args)
+        if parsed_acp.sandbox is not None or parsed_acp.sandbox_network:
+            from agent_tui.agent import sandbox
+
+            sandbox.set_flags(parsed_acp.sandbox, parsed_acp.sandbox_network)
         from agent_tui.cli import model_flags
 
         problem = model_flags.apply_model_flags(parsed_acp)  # --model as the app and print mode take it
