@@ -223,10 +223,9 @@ def _main(args: list[str]) -> int:
         acp_parser = argparse.ArgumentParser(prog="agent-tui")
         acp_stdio.add_parser(acp_parser.add_subparsers(dest="command", required=True))
         parsed_acp = acp_parser.parse_args(args)
-        if parsed_acp.sandbox is not None or parsed_acp.sandbox_network:
-            from agent_tui.agent import sandbox
+        from agent_tui.agent import sandbox
 
-            sandbox.set_flags(parsed_acp.sandbox, parsed_acp.sandbox_network)
+        sandbox.set_flags(parsed_acp.sandbox, parsed_acp.sandbox_network)
         from agent_tui.cli import model_flags
 
         problem = model_flags.apply_model_flags(parsed_acp)  # --model as the app and print mode take it
@@ -339,10 +338,9 @@ def _main(args: list[str]) -> int:
         help="load this folder's own MCP servers (.mcp.json) and hooks (.claude/settings.json) without asking",
     )
     parsed = parser.parse_args(args)
-    if parsed.sandbox is not None or parsed.sandbox_network:
-        from agent_tui.agent import sandbox
+    from agent_tui.agent import sandbox  # (this call's flags, none left from an earlier main())
 
-        sandbox.set_flags(parsed.sandbox, parsed.sandbox_network)
+    sandbox.set_flags(parsed.sandbox, parsed.sandbox_network)
     if parsed.list_models is not None:
         return model_flags.list_models_command(parsed)
     problem = model_flags.apply_model_flags(parsed)
