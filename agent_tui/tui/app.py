@@ -985,7 +985,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
         await self.composer_actions.turn_ended(stop_reason)
 
     async def approve(self, request: Any) -> str:
-        """Ask about one gated tool call (a modal); answers allow-once, allow-session or deny.
+        """Ask about one gated tool call (a modal); answers allow-once, allow-always (keep the
+        request's rule), allow-session or deny.
 
         Escape, or an abort while the question is open, denies."""
         screen = PermissionScreen(
@@ -995,6 +996,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             str(getattr(request, "scope", "")),
             typed_at=self.composer.typed_at,  # letters typed on as it appears are text, not answers
             on_text=self.composer.insert,
+            rule=getattr(request, "rule", None),
+            holds_text=lambda: bool(self.composer.text.strip()),
         )
         reply = self.chat.streaming
         if reply is not None:
