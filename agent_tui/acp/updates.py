@@ -65,9 +65,17 @@ KINDS: dict[str, ToolKind] = {
     "bash": "execute",
     "grep": "search",
     "find": "search",
+    "web_fetch": "fetch",
 }
 #: The argument a tool's title shows.
-TITLE_ARGUMENT = {"read": "path", "write": "path", "edit": "path", "ls": "path", "bash": "command"}
+TITLE_ARGUMENT = {
+    "read": "path",
+    "write": "path",
+    "edit": "path",
+    "ls": "path",
+    "bash": "command",
+    "web_fetch": "url",
+}
 TITLE_LIMIT = 160
 
 

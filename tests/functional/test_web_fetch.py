@@ -135,6 +135,10 @@ def test_it_is_a_default_tool_with_claude_codes_name() -> None:
     assert list(tools)[-1] == "web_fetch" and tool.claude_name == "WebFetch" and tool.acp_kind == "fetch"
     assert tool.file_effect == "none" and not tool.reads_only
     assert tool.declaration()["parameters"]["required"] == ["url"]
+    from agent_tui.acp.updates import tool_kind, tool_title  # an editor shows it as a fetch
+
+    assert tool_kind("web_fetch") == "fetch"
+    assert tool_title("web_fetch", {"url": "https://example.com/a"}) == "web_fetch https://example.com/a"
 
 
 def test_the_permission_question_names_one_host_and_its_rule(site: str) -> None:
