@@ -258,7 +258,8 @@ class Sandbox:
         a read-only file system, a network that is not there); None otherwise."""
         if not self.active or exit_code == 0:
             return None
-        if "Read-only file system" in output:
+        protected = ".git/config" in output and "Device or resource busy" in output  # git renames over it
+        if "Read-only file system" in output or protected:
             where = (
                 "nothing is writable but a private /tmp"
                 if self.mode == READ_ONLY

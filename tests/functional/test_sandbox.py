@@ -163,7 +163,7 @@ def test_a_hostile_repository_config_runs_its_programs_inside_the_sandbox(world:
     result = bash(
         world,
         "git status --short >/dev/null 2>&1; git -p log >/dev/null 2>&1;"
-        " git config core.hooksPath /tmp/x; echo '#!/bin/sh' > .git/hooks/post-checkout; true",
+        " git config core.hooksPath /tmp/x; echo '#!/bin/sh' > .git/hooks/post-checkout",
         world.sandbox(),
     )
     assert not (world.outside / "pwned").exists()
@@ -171,7 +171,13 @@ def test_a_hostile_repository_config_runs_its_programs_inside_the_sandbox(world:
     assert leak.exists() and "PRIVATE KEY" not in leak.read_text()  # it ran, inside, and saw nothing
     assert "hooksPath" not in (world.work / ".git" / "config").read_text()
     assert not (world.work / ".git" / "hooks" / "post-checkout").exists()
-    assert "Read-only file system" in output(result) or "could not lock config file" in output(result)
+    assert "stopped a write" in output(result)  # the model is told why, and how to allow it
+    again = bash(world, "git config user.name someone", world.sandbox())  # git renames over .git/config
+    assert "Device or resource busy" in output(again) and "stopped a write" in output(again)
+    commit = bash(
+        world, "git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one", world.sandbox()
+    )
+    assert not commit.is_error, output(commit)  # commits still work: objects, refs, the index
 
 
 def test_the_users_command_and_hooks_are_sandboxed_too(world: World) -> None:
