@@ -48,6 +48,11 @@ BUILTIN: tuple[CommandInfo, ...] = (
     CommandInfo("model", "Switch model (without one: the models with a key)", "PROVIDER/MODEL"),
     CommandInfo("thinking", "Thinking level (without one: the model's levels)", ", ".join(THINKING_LEVELS)),
     CommandInfo("agents", "The subagent types the task tool can start"),
+    CommandInfo(
+        "restore",
+        "File checkpoints: list them, or the files as ENTRY left them (a list first; yes writes)",
+        "ENTRY [yes|force]",
+    ),
 )
 BUILTIN_NAMES = frozenset(c.name for c in BUILTIN)
 assert BUILTIN_NAMES <= APP_COMMANDS  # the app's commands, by the app's names
@@ -128,7 +133,54 @@ def run(agent: AgentSession, command: Command) -> Said | AsyncIterator[AgentEven
         from agent_tui.agent.subagents import SubagentRunner
 
         return Said(SubagentRunner(agent.loop).agents_text())
+    if name == "restore":
+        return _restore(agent, argument)
     return _thinking(agent, argument)
+
+
+def _restore(agent: AgentSession, argument: str) -> Said:
+    """``/restore``: the checkpoints; ``/restore ENTRY``: what restoring it writes; ``yes`` writes
+    it (``force``: conflicts too). Outside the app ``/restore`` restores files, not an entry's
+    model content."""
+    from agent_tui.agent.checkpointing import RestoreConflict
+    from agent_tui.agent.checkpoints import CheckpointError
+    from agent_tui.store.errors import StoreError
+
+    entry_id, _, word = argument.partition(" ")
+    word = word.strip().lower()
+    if not entry_id:
+        rows = [
+            f"  {c['entryId']}  {c['when']:<7} "
+            + ", ".join(f"{len(c['files'][k])} {k}" for k in ("added", "changed", "deleted") if c["files"][k])
+            for c in agent.checkpoints()
+        ]
+        if not rows:
+            return Said("No file checkpoints on this branch.")
+        return Said(
+            "File checkpoints (oldest first):\n" + "\n".join(rows) + "\n/restore ENTRY lists what it writes."
+        )
+    try:
+        plan = agent.plan_restore(entry_id)
+        if plan.mark is None:
+            return Said(f"No file checkpoint at or before entry {entry_id}.")
+        if plan.empty:
+            return Said("Nothing to restore: the files are as that entry left them.")
+        listing = "\n".join(f"  {line}" for line in plan.lines())
+        if word not in ("yes", "force"):
+            conflicts = (
+                " Files changed outside the agent need /restore ENTRY force." if plan.conflicts else ""
+            )
+            return Said(
+                f"Restoring {entry_id} would:\n{listing}\nSend /restore {entry_id} yes to do it.{conflicts}"
+            )
+        done = agent.restore_files(entry_id, force=word == "force", expected=plan)
+    except RestoreConflict as e:
+        return Said(f"{e}. Nothing was written; /restore {entry_id} force writes them.")
+    except (CheckpointError, StoreError, RuntimeError) as e:
+        return Said(str(e))
+    refused = "".join(f"\n  not written: {p} ({why})" for p, why in done.refused)
+    undo = f"\nUndo: /restore {done.undo_id} yes" if done.undo_id else ""
+    return Said(f"Restored the files as {entry_id} left them:\n{listing}{refused}{undo}")
 
 
 def _model(agent: AgentSession, argument: str) -> Said:
