@@ -188,3 +188,24 @@ async def test_checkpoint_commands(
     assert store.blobs(
         [store.plan("4b825dc642cb6eb9a060e54bf8d69288fbee4904", listed[1]["snapshot"])[0].blob]
     )
+
+
+async def test_the_restore_slash_command_lists_then_writes(
+    h: Harness, server: FakeModelServer, tmp_path: Path
+) -> None:
+    from agent_tui.agent import slash_commands
+    from agent_tui.agent.agent_session import AgentSession
+
+    await _two_turns(h, server, CheckpointStore(tmp_path / "store"))
+    agent = AgentSession(h.session, h.loop)
+    assert "restore" in [c.name for c in slash_commands.listed(None)]  # ACP advertises it
+    said = slash_commands.run(agent, slash_commands.Command("restore", ""))
+    assert isinstance(said, slash_commands.Said) and len(said.text.splitlines()) == 5
+    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
+    said = slash_commands.run(agent, slash_commands.Command("restore", first))
+    assert isinstance(said, slash_commands.Said)
+    assert "delete b.txt" in said.text and f"/restore {first} yes" in said.text
+    assert (h.workdir / "b.txt").exists()
+    said = slash_commands.run(agent, slash_commands.Command("restore", f"{first} yes"))
+    assert isinstance(said, slash_commands.Said) and "Undo: /restore" in said.text
+    assert (h.workdir / "a.txt").read_text() == "v1\n" and not (h.workdir / "b.txt").exists()
