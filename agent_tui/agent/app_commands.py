@@ -32,6 +32,7 @@ NAMES: frozenset[str] = frozenset(
         "theme",
         "mcp",
         "sandbox",
+        "permissions",
         "agents",
         "reload",
         "help",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import hooks as hooks_module
+from agent_tui.agent import permission_rules
 from agent_tui.agent import trust as trust_module
 from agent_tui.agent.hooks import HookOutcome, Hooks, hook_tool_name, tool_input
 from agent_tui.agent.mcp import config as mcp_config
@@ -98,6 +99,10 @@ class Extensions:
             for p in mcp_config.project_files(self.cwd)
         ]
         found += [f"{p.relative_to(self.cwd)}: hooks" for p in hooks_module.project_files(self.cwd)]
+        found += [
+            f"{p.relative_to(self.cwd)}: permission rules that allow tool calls"
+            for p in permission_rules.project_rule_files(self.cwd)
+        ]
         return found
 
     async def _settle_trust(self) -> bool:

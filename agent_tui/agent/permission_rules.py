@@ -385,6 +385,13 @@ class PermissionRules:
         return done
 
 
+def project_rule_files(cwd: str | Path) -> list[Path]:
+    """The project's own files that hold allow or ask rules (they apply once the folder is trusted)."""
+    found = PermissionRules.load(str(cwd), home=Path(os.devnull))
+    files = {r.source for r in found.rules if r.project and r.kind != "deny"}
+    return [p for p in (Path(cwd) / n for n in (*CLAUDE_PROJECT_FILES, PROJECT_CONFIG)) if _shown(p) in files]
+
+
 def command_text(rules: PermissionRules | None, argument: str) -> str:
     """What ``/permissions [remove RULE]`` answers, for every face."""
     if rules is None:
@@ -756,6 +763,7 @@ __all__ = [
     "command_text",
     "for_session",
     "parse_rule",
+    "project_rule_files",
     "suggest",
 ]
 

@@ -177,6 +177,9 @@ _DECISION_WORDS = {
     "auto": "ran (auto mode)",
     "read-only-refused": "refused (read-only mode)",
     "hook-allow": "allowed by a PreToolUse hook",
+    "allow-always": "allowed always (rule kept)",
+    "rule-allow": "allowed by a rule",
+    "rule-deny": "refused by a rule",
 }
 
 
@@ -190,6 +193,8 @@ def permission_line(data: Any) -> str:
         words = "allowed (for this session, asked before)"
     if data.get("hook") == "ask":
         words += " (a PreToolUse hook asked)"
+    if data.get("rule"):
+        words += f" ({data.get('rule')})"
     call = " ".join(f"{data.get('tool', '')} {data.get('summary', '')}".split())
     return f"{words}: {call}" if call else words
 

@@ -104,6 +104,17 @@ def _sandbox(actions: SessionActions, args: SlashArgs) -> None:
     app.push_screen(TextViewScreen("Sandbox", text))
 
 
+def _permissions(actions: SessionActions, args: SlashArgs) -> None:
+    from agent_tui.tui.permission_rules_view import permissions_text
+    from agent_tui.tui.screens.text_view import TextViewScreen
+
+    text = permissions_text(actions.app, args.text)
+    if args.text:
+        actions.notify(text, markup=False)
+    else:
+        actions.app.push_screen(TextViewScreen("Permission rules", text))
+
+
 async def _reload(actions: SessionActions) -> None:
     from agent_tui.tui.reload import reload  # print mode reads these names: it loads none of this
 
@@ -257,6 +268,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "MCP servers",
         "Each server's state and tools; r restarts one, d disables it",
         _mcp,
+    ),
+    SlashCommand(
+        "permissions",
+        "/permissions [remove RULE]",
+        "Permission rules",
+        "The allow, ask and deny rules in force and their files; remove RULE takes one out",
+        _permissions,
     ),
     SlashCommand(
         "agents",
