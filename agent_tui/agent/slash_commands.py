@@ -4,6 +4,7 @@ What a message starting with ``/`` is, in this order (:func:`parse`):
 
 1. one of the app's own commands that need no screen, with the app's names and meaning
    (:data:`BUILTIN`: ``/compact [FOCUS]``, ``/rename NAME``, ``/session``, ``/agents``,
+   ``/permissions [remove RULE]``,
    ``/model [PROVIDER/MODEL]``, ``/thinking [LEVEL]``), run on the session core by :func:`run`;
 2. a prompt template or ``/skill:NAME``, expanded by :meth:`Resources.expand` (loaded with the
    app's command names reserved, :data:`agent_tui.agent.app_commands.NAMES`, as every face loads
@@ -48,6 +49,7 @@ BUILTIN: tuple[CommandInfo, ...] = (
     CommandInfo("model", "Switch model (without one: the models with a key)", "PROVIDER/MODEL"),
     CommandInfo("thinking", "Thinking level (without one: the model's levels)", ", ".join(THINKING_LEVELS)),
     CommandInfo("agents", "The subagent types the task tool can start"),
+    CommandInfo("permissions", "The permission rules in force and their files", "remove RULE"),
     CommandInfo(
         "restore",
         "File checkpoints: list them, or the files as ENTRY left them (a list first; yes writes)",
@@ -133,6 +135,11 @@ def run(agent: AgentSession, command: Command) -> Said | AsyncIterator[AgentEven
         from agent_tui.agent.subagents import SubagentRunner
 
         return Said(SubagentRunner(agent.loop).agents_text())
+    if name == "permissions":
+        from agent_tui.agent.permission_rules import command_text
+
+        permissions = agent.loop.permissions
+        return Said(command_text(permissions.rules if permissions is not None else None, argument))
     if name == "restore":
         return _restore(agent, argument)
     return _thinking(agent, argument)
