@@ -230,6 +230,9 @@ class SessionActions:
             await app.refresh_views(target)
             app.focus_composer()
             self.notify(branch_notice(target, old_path, {e.id for e in app.projection.path}))
+            from agent_tui.tui.checkpoint_offer import offer_restore
+
+            await offer_restore(self, target)  # the files as the node left them, if they differ
 
     def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
         """The agent's branch-summary call when branch summaries are on (``[compaction]

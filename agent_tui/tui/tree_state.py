@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent_tui.agent.checkpointing import CHECKPOINT_TYPE, RESTORE_TYPE, changed_count
 from agent_tui.projection.context import Projection, Status
 from agent_tui.projection.describe import first_line, is_permission, kind
 from agent_tui.projection.surgery import edit_authors
@@ -93,8 +94,36 @@ def is_branch_marker(entry: Entry) -> bool:
     return entry.type == "custom" and entry.data.get("customType") == BRANCH_MARKER
 
 
+def files_badge(entry: Entry) -> str | None:
+    """The mark of a file checkpoint or restore that changed files: ``[files N]``."""
+    if entry.type != "custom" or entry.data.get("customType") not in (CHECKPOINT_TYPE, RESTORE_TYPE):
+        return None
+    count = changed_count(entry)
+    return f"[files {count}]" if count else None
+
+
+def _files_line(entry: Entry) -> str | None:
+    payload = entry.data.get("data")
+    if not isinstance(payload, dict):
+        return None
+    files = payload.get("files") if isinstance(payload.get("files"), dict) else {}
+    counts = ", ".join(f"{len(files[k])} {k}" for k in ("added", "changed", "deleted") if files.get(k))
+    if entry.data.get("customType") == RESTORE_TYPE:
+        return f"files restored as {payload.get('entryId')} left them" + (f": {counts}" if counts else "")
+    if entry.data.get("customType") == CHECKPOINT_TYPE:
+        when = {"before": "before tools", "after": "end of turn", "restore": "before a restore"}
+        return f"file checkpoint, {when.get(str(payload.get('when')), 'files')}" + (
+            f": {counts}" if counts else ""
+        )
+    return None
+
+
 def describe(entry: Entry) -> str:
     """What the tree says of ``entry`` after its marks: its first line, with its kind's name."""
+    if entry.type == "custom":
+        files = _files_line(entry)
+        if files is not None:
+            return files
     k = kind(entry)
     line = first_line(entry, 60)
     if is_branch_marker(entry):

@@ -37,6 +37,7 @@ from agent_tui.tui.tree_state import (
     TreeItem,
     TreeState,
     describe,
+    files_badge,
     is_branch_marker,
     other_roots,
 )
@@ -519,6 +520,9 @@ class SessionTree(Tree[TreeItem]):
             text.append("[summarized] ", style=Style(dim=True, italic=True))
         if state.index.is_pinned(entry.id):
             text.append("[pinned] ", style=self._colour("accent"))
+        files = files_badge(entry)
+        if files is not None:
+            text.append(f"{files} ", style=self._colour("success"))
         author = state.authors.get(entry.id)
         if author is not None and author != "user":
             text.append(f"[by {author}] ", style=self._colour("secondary"))

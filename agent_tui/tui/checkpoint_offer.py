@@ -1,0 +1,99 @@
+"""After a move in the tree: offer to restore the files as the node left them (issue 28).
+
+The files that would change are listed first (at most :data:`SHOWN` lines at 80x24, then a
+count); a file changed outside the agent since the latest checkpoint needs a second yes. The
+rules (what a node's files are, conflicts, the undo point, the entries) are the agent layer's
+(:mod:`agent_tui.agent.checkpointing`); this only asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from agent_tui.agent.checkpointing import RestoreConflict, RestorePlan, plan_restore, restore
+from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
+from agent_tui.store.errors import StoreError
+from agent_tui.tui.screens.choice import ChoiceScreen
+
+if TYPE_CHECKING:
+    from agent_tui.tui.session_actions import SessionActions
+
+#: Lines of the file list the question shows (the rest is a count).
+SHOWN = 8
+
+
+def question(plan: RestorePlan) -> str:
+    lines = plan.lines()
+    shown = lines[:SHOWN]
+    if len(lines) > SHOWN:
+        shown.append(f"… and {len(lines) - SHOWN} more")
+    return "Restore the files as this node left them?\n" + "\n".join(f"  {line}" for line in shown)
+
+
+async def offer_restore(actions: SessionActions, target: str) -> None:
+    """Ask whether to restore the files as ``target`` left them (nothing when they already are)."""
+    app = actions.app
+    session = app.session
+    if session is None or not checkpoints_enabled():
+        return
+    store = CheckpointStore()
+    cwd = str(app.config.cwd)
+    try:
+        plan = await asyncio.to_thread(plan_restore, store, session, cwd, target)
+    except (CheckpointError, StoreError, OSError):
+        return
+    if plan.mark is None or plan.empty:
+        return
+    count = len(plan.changes)
+
+    async def done(force: bool) -> None:
+        def write(s: object) -> None:
+            result = restore(store, session, cwd, target, force=force, expected=plan)
+            refused = f"; {len(result.refused)} not written" if result.refused else ""
+            undo = f" (branch to {result.undo_id} to bring them back)" if result.undo_id else ""
+            actions.notify(f"Restored {count - len(result.refused)} file(s){refused}{undo}")
+
+        try:
+            await actions.append(write)
+        except RestoreConflict as e:
+            actions.notify(str(e), severity="warning")
+        except CheckpointError as e:
+            actions.notify(f"Files not restored: {e}", severity="error")
+
+    async def confirm_conflicts(value: str | None) -> None:
+        if value == "overwrite":
+            await done(force=True)
+        else:
+            actions.notify("Files kept as they are.")
+
+    async def chosen(value: str | None) -> None:
+        if value != "restore":
+            return
+        if not plan.conflicts:
+            await done(force=False)
+            return
+        names = ", ".join(p for p, _ in plan.conflicts[:3]) + ("…" if len(plan.conflicts) > 3 else "")
+        app.push_screen(
+            ChoiceScreen(
+                f"{len(plan.conflicts)} file(s) changed outside the agent since the last checkpoint: {names}",
+                [
+                    ("overwrite", "Overwrite them too (the current files are snapshotted first)"),
+                    ("keep", "Keep all files"),
+                ],
+                "keep",
+            ),
+            confirm_conflicts,
+        )
+
+    app.push_screen(
+        ChoiceScreen(
+            question(plan),
+            [("restore", f"Restore {count} file(s)"), ("keep", "Keep the files as they are")],
+            "restore",
+        ),
+        chosen,
+    )
+
+
+__all__ = ["offer_restore", "question"]

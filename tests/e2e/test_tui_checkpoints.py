@@ -1,0 +1,64 @@
+"""File checkpoints in the real app, in tmux: branch to the first turn's reply, accept the offer
+to restore the files as it left them, and the files on disk are that turn's (issue 28)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_tui_e2e import app_command, branch_at, entries, wait_until
+from tests.support.fake_model_server import FakeModelServer, call, openai_stream
+from tests.support.tmux import Tmux
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
+
+
+def _reply(path: Path, words: str) -> str:
+    return next(
+        e["id"]
+        for e in entries(path)
+        if e.get("message", {}).get("role") == "assistant" and e["message"]["content"][0].get("text") == words
+    )
+
+
+def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, server: FakeModelServer) -> None:
+    command, work, sessions = app_command(tmp_path, server)
+    command = command.replace(" --session-dir ", " --permissions auto --session-dir ")
+    server.push(openai_stream(None, tool_calls=[call("w1", "write", {"path": "a.txt", "content": "v1\n"})]))
+    server.push(openai_stream("Done."))
+    server.push(
+        openai_stream(
+            None, tool_calls=[call("b1", "bash", {"command": "printf 'v2\\n' > a.txt; echo b > b.txt"})]
+        )
+    )
+    server.push(openai_stream("Done again."))
+    tmux = Tmux(f"agent-tui-checkpoints-{os.getpid()}")
+    tmux.start(command, work)
+    try:
+        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+        tmux.type("write a.txt")
+        tmux.keys("Enter")
+        tmux.wait_text("Done.")
+        path = next(sessions.glob("*.jsonl"))
+        tmux.type("rewrite it")
+        tmux.keys("Enter")
+        tmux.wait_text("Done again.")
+        wait_until(lambda: (work / "b.txt").exists(), "bash's files")
+        wait_until(
+            lambda: sum(e.get("customType") == "agent-tui.checkpoint" for e in entries(path)) == 3,
+            "the turns' checkpoints",
+        )
+        branch_at(tmux, path, _reply(path, "Done."))
+        screen = tmux.wait_text("Restore the files as this node left them?")
+        assert "delete b.txt" in screen and "write  a.txt" in screen
+        assert (work / "a.txt").read_text() == "v2\n"  # nothing written before the answer
+        tmux.keys("Enter")  # "Restore 2 file(s)", highlighted
+        wait_until(lambda: not (work / "b.txt").exists(), "the restore")
+        assert (work / "a.txt").read_text() == "v1\n"
+        tmux.wait_text("Restored 2 file(s)")
+        restores = [e for e in entries(path) if e.get("customType") == "agent-tui.restore"]
+        assert len(restores) == 1 and restores[0]["data"]["files"]["deleted"] == ["b.txt"]
+    finally:
+        tmux.stop()
