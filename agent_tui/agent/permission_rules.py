@@ -309,7 +309,7 @@ class PermissionRules:
             rules = [r for r in by_kind[kind] if self.applies(r)] if kind == "ask" else by_kind[kind]
             hit = [r for r in rules if _hits(r, call)]
             if hit:
-                return Ruling(kind, tuple(hit))  # type: ignore[arg-type]
+                return Ruling(kind, tuple(hit))
         allow = [r for r in by_kind["allow"] if self.applies(r)]
         covered = _covers(allow, call, write_ok)
         return Ruling("allow", covered) if covered else None

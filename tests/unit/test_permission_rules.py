@@ -23,11 +23,18 @@ from agent_tui.agent.shell_parse import analyze
 from agent_tui.agent.trust import TrustStore
 
 
-def rules_of(cwd: Path, allow: list[str] = (), deny: list[str] = (), ask: list[str] = (), *, trusted: bool = True,
-             name: str = "settings.json") -> PermissionRules:  # fmt: skip
+def rules_of(
+    cwd: Path,
+    allow: list[Any] | None = None,
+    deny: list[Any] | None = None,
+    ask: list[Any] | None = None,
+    *,
+    trusted: bool = True,
+    name: str = "settings.json",
+) -> PermissionRules:
     folder = cwd / ".claude"
     folder.mkdir(exist_ok=True)
-    data = {"permissions": {"allow": list(allow), "deny": list(deny), "ask": list(ask)}}
+    data = {"permissions": {"allow": allow or [], "deny": deny or [], "ask": ask or []}}
     (folder / name).write_text(json.dumps(data))
     return PermissionRules.load(str(cwd), trusted=lambda: trusted)
 
@@ -242,7 +249,7 @@ def test_trust_comes_from_the_trust_store(cwd: Path) -> None:
 
 
 def test_bad_rules_are_one_warning_each_and_the_rest_load(cwd: Path) -> None:
-    r = rules_of(cwd, allow=["Bash(echo:*)", "Bash(unclosed", "WebFetch(example.com)", 7, 'Bash("x:*)'])  # type: ignore[list-item]
+    r = rules_of(cwd, allow=["Bash(echo:*)", "Bash(unclosed", "WebFetch(example.com)", 7, 'Bash("x:*)'])
     assert bash(r, "echo ok") == "allow"
     assert len(r.warnings) == 4
     assert all(str(cwd / ".claude" / "settings.json") in w for w in r.warnings)
