@@ -19,8 +19,11 @@ from agent_tui.agent.checkpointing import (
     restore,
 )
 from agent_tui.agent.checkpoints import CheckpointStore
+from tests.functional.test_pi_compat import Job, compare, pi, zone
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+
+__all__ = ["pi", "zone"]  # pi 1.6 under node, and a time zone with an offset: fixtures shared
 
 
 def _customs(h: Harness, kind: str) -> list[dict[str, Any]]:
@@ -209,3 +212,22 @@ async def test_the_restore_slash_command_lists_then_writes(
     said = slash_commands.run(agent, slash_commands.Command("restore", f"{first} yes"))
     assert isinstance(said, slash_commands.Said) and "Undo: /restore" in said.text
     assert (h.workdir / "a.txt").read_text() == "v1\n" and not (h.workdir / "b.txt").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+async def test_pi_projects_a_checkpointed_and_restored_session_as_before(
+    h: Harness, server: FakeModelServer, tmp_path: Path, pi: Any, zone: None
+) -> None:
+    store = CheckpointStore(tmp_path / "store")
+    await _two_turns(h, server, store)
+    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
+    done = restore(store, h.session, str(h.workdir), first)
+    assert done.undo_id is not None
+    restore(store, h.session, str(h.workdir), done.undo_id)
+    entries = h.entries()
+    assert sum(e["type"] == "custom" for e in entries) >= 5
+    # pi 1.6 projects it (at the leaf and at every entry) exactly as agent-tui does
+    jobs = [Job(h.session.path)] + [Job(h.session.path, e["id"]) for e in entries]
+    found = compare(pi, jobs)
+    assert not found, "\n".join(found[:5])
