@@ -354,8 +354,8 @@ def list_checkpoints(session: Session, leaf: str | None = None) -> list[JSONObje
         mark = mark_of(entry)
         if mark is None:
             continue
-        payload = entry.data.get("data") or {}
-        files = payload.get("files") if isinstance(payload.get("files"), dict) else {}
+        payload = _payload(entry)
+        files = _files(payload)
         out.append(
             {
                 "entryId": entry.id,
@@ -375,11 +375,23 @@ def changed_count(entry: Entry) -> int:
     """How many files a checkpoint or restore entry says changed (0 for any other entry)."""
     if mark_of(entry) is None:
         return 0
-    payload = entry.data.get("data") or {}
-    files = payload.get("files") if isinstance(payload.get("files"), dict) else {}
+    payload = _payload(entry)
+    files = _files(payload)
     if isinstance(payload.get("more"), int):
         return int(payload["more"])
     return sum(len(files.get(k) or []) for k in ("added", "changed", "deleted", "outside"))
+
+
+def _payload(entry: Entry) -> JSONObject:
+    payload = entry.data.get("data")
+    return payload if isinstance(payload, dict) else {}
+
+
+def _files(payload: JSONObject) -> dict[str, list[str]]:
+    files = payload.get("files")
+    if not isinstance(files, dict):
+        return {}
+    return {str(k): [str(p) for p in v] for k, v in files.items() if isinstance(v, list)}
 
 
 def snapshot_at(session: Session, entry_id: str) -> str:

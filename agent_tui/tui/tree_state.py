@@ -106,7 +106,8 @@ def _files_line(entry: Entry) -> str | None:
     payload = entry.data.get("data")
     if not isinstance(payload, dict):
         return None
-    files = payload.get("files") if isinstance(payload.get("files"), dict) else {}
+    raw = payload.get("files")
+    files = raw if isinstance(raw, dict) else {}
     counts = ", ".join(f"{len(files[k])} {k}" for k in ("added", "changed", "deleted") if files.get(k))
     if entry.data.get("customType") == RESTORE_TYPE:
         return f"files restored as {payload.get('entryId')} left them" + (f": {counts}" if counts else "")

@@ -16,10 +16,13 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 
 def _reply(path: Path, words: str) -> str:
-    return next(
-        e["id"]
-        for e in entries(path)
-        if e.get("message", {}).get("role") == "assistant" and e["message"]["content"][0].get("text") == words
+    return str(
+        next(
+            e["id"]
+            for e in entries(path)
+            if e.get("message", {}).get("role") == "assistant"
+            and e["message"]["content"][0].get("text") == words
+        )
     )
 
 

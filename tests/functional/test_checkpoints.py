@@ -85,6 +85,7 @@ async def test_restore_brings_back_each_turn_and_is_undone_by_the_next(
     # the state before the restore was already the latest checkpoint: that is the undo point
     assert done.undo_id == checkpoints[2]["id"]
 
+    assert done.undo_id is not None
     again = restore(store, h.session, str(h.workdir), done.undo_id)
     assert a.read_text() == "v2\n" and b.read_text() == "b\n"
     # and that restore is undone by restoring the first one's entry
