@@ -70,7 +70,7 @@ CLAUDE_NAMES = {
     "todo": "TodoWrite",
 }
 PATH_TOOLS = frozenset({"Read", "Edit", "Write"})
-_RULE = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]*)(?:\((.*)\))?$", re.DOTALL)
+_RULE = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]*(?:__\*)?)(?:\((.*)\))?$", re.DOTALL)
 
 
 class RuleError(Exception):

@@ -37,12 +37,18 @@ one to answer, the call is refused), but never lifts a ``read-only`` refusal; ``
 the question in ``ask`` mode, except for git's own files and files with several hard links,
 which no hook may approve. The loop passes only the ``allow`` of hooks the user trusts.
 
+Persistent rules (:mod:`agent_tui.agent.permission_rules`, Claude Code's ``Bash(npm test:*)``...)
+are asked first: a ``deny`` rule refuses in every mode (``rule-deny``), an ``ask`` rule asks even in
+``auto`` mode, an ``allow`` rule passes a call that would ask (``rule-allow``), but never one that
+writes a file deciding what agent-tui or git runs, nor a protected call. "Always allow"
+(:attr:`Decision.ALLOW_ALWAYS`) keeps the request's ``rule`` in ``.claude/settings.local.json``.
+
 Every decision on a gated call is one ``custom`` entry (pi's state entry type:
 never in context, pi-compatible) with ``customType`` ``agent-tui.permission``
 and ``data`` ``{tool, summary, decision, scope, mode, toolCallId}``; decisions
-are ``allow-once``, ``allow-session``, ``deny``, ``auto``, ``read-only-refused`` and
-``hook-allow`` (a hook's allow skipped the question); ``hook`` is ``"ask"`` or ``"allow"``
-when a hook voted. Those entries are a record, never a grant: an
+are ``allow-once``, ``allow-session``, ``allow-always``, ``deny``, ``auto``, ``read-only-refused``,
+``rule-allow``, ``rule-deny`` and ``hook-allow`` (a hook's allow skipped the question); ``hook``
+is ``"ask"`` or ``"allow"`` when a hook voted, ``rule`` and ``source`` name the rule that decided. Those entries are a record, never a grant: an
 "allow for this session" lives in this process's memory only, so a session file
 (which anyone can hand over) can never widen what runs without asking.
 

@@ -206,7 +206,7 @@ class _Walker:
         if value is not None:
             self.value(value)
         for child in node.children:
-            if child.type not in ("variable_name", "=") and child is not value:
+            if child.type not in ("variable_name", "=") and (value is None or child.id != value.id):
                 self.walk(child)
 
     def declaration(self, node: Any) -> None:

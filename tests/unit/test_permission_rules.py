@@ -106,6 +106,9 @@ def test_webfetch_and_mcp_rules(cwd: Path) -> None:
     assert r.decide("mcp__puppeteerx__navigate", {}, str(cwd)) is None
     assert r.decide("mcp__gh__create_pr", {}, str(cwd)) is not None
     assert r.decide("mcp__gh__delete_repo", {}, str(cwd)) is None
+    r = rules_of(cwd, deny=["mcp__gh__*"])
+    assert not r.warnings and r.decide("mcp__gh__delete_repo", {}, str(cwd)) is not None
+    assert r.decide("mcp__ghx__delete_repo", {}, str(cwd)) is None
 
 
 # -- adversarial commands ---------------------------------------------------------------------------
