@@ -77,6 +77,15 @@ class TrustStore:
         folders[os.path.realpath(folder)] = trusted
         self._write({**data, "folders": folders})
 
+    def forget(self, folder: str | Path) -> None:
+        """Drop the answer for ``folder`` and what was accepted there: the next start asks again."""
+        data = self._data()
+        key = os.path.realpath(folder)
+        folders = {k: v for k, v in self._read().items() if k != key}
+        table = data.get("accepted")
+        table = {k: v for k, v in table.items() if k != key} if isinstance(table, dict) else {}
+        self._write({**data, "folders": folders, "accepted": table})
+
     def accepted(self, key: str) -> set[str] | None:
         """The fingerprints accepted under ``key`` (:data:`USER` or a folder's real path); None when
         nothing was ever recorded there."""

@@ -35,6 +35,7 @@ SESSION_COMMANDS = (
     "diff",
     "restore",
     "gc",
+    "trust",
 )
 
 
@@ -136,6 +137,10 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         from agent_tui.cli.compact_command import add_parser as add_compact_parser
 
         add_compact_parser(sub)
+    if only in (None, "trust"):
+        from agent_tui.cli.trust_command import add_parser as add_trust_parser
+
+        add_trust_parser(sub)
     if only in (None, "cache", "cost"):
         from agent_tui.cli.call_views import add_parsers as add_call_view_parsers
 
@@ -201,6 +206,10 @@ def _main(args: list[str]) -> int:
             from agent_tui.cli import checkpoint_commands
 
             return checkpoint_commands.run(parsed)
+        if parsed.command == "trust":
+            from agent_tui.cli import trust_command
+
+            return trust_command.run(parsed)
         if parsed.command in ("cache", "cost"):
             from agent_tui.cli import call_views
 
