@@ -503,8 +503,8 @@ def _hits(rule: Rule, call: _Call) -> bool:
     """Whether a deny or ask rule hits the call: any command, wrapper or file of it."""
     if call.kind == "bash" and call.analysis is not None:
         if rule.tool == "Bash":
-            if rule.content is None:
-                return True
+            if rule.content is None or call.analysis.incomplete:
+                return True  # (a line too deep to read whole: any Bash deny or ask rule hits it)
             if any(_words_hit(rule, level) for run in call.analysis.runs for level in _levels(run)):
                 return True
             pattern = _bash_pattern(rule.content)

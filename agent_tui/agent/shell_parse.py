@@ -87,6 +87,8 @@ class Analysis:
     unresolved: list[str] = field(default_factory=list)
     #: The line changes directory (``cd``, ``pushd``, ``popd``): a relative redirection is not known.
     changes_dir: bool = False
+    #: Not every command was found (nested too deep to walk): a deny or ask rule takes it as a hit.
+    incomplete: bool = False
 
     @property
     def resolved(self) -> bool:
@@ -107,7 +109,11 @@ MAX_DEPTH = 8  # bash -c inside bash -c ...: deeper than this is not resolved
 def analyze(command: str) -> Analysis:
     """Every command ``command`` would run (see the module doc)."""
     found = Analysis()
-    _analyze(command, found, (), 0)
+    try:
+        _analyze(command, found, (), 0)
+    except RecursionError:
+        found.unresolved.append("nested too deep to read")
+        found.incomplete = True
     return found
 
 

@@ -186,6 +186,14 @@ def test_a_deny_rule_hits_any_command_a_line_runs(cwd: Path, command: str) -> No
     assert bash(r, command) == "deny"
 
 
+def test_a_line_too_deep_to_read_is_never_allowed_and_always_denied(cwd: Path) -> None:
+    r = rules_of(cwd, allow=["Bash(echo:*)"], deny=["Bash(rm:*)"])
+    assert bash(r, "echo ok && " * 5000 + "rm -rf x") == "deny"
+    assert bash(r, "(" * 3000 + "echo ok" + ")" * 3000) == "deny"
+    r = rules_of(cwd, allow=["Bash(echo:*)"])
+    assert bash(r, "echo ok && " * 5000 + "echo ok") is None
+
+
 def test_redirections_are_writes(cwd: Path) -> None:
     r = rules_of(cwd, allow=["Bash(echo:*)"], deny=["Edit(.env)"])
     assert bash(r, "echo ok > out.txt") == "allow"  # inside the folder: a write that needs no rule
