@@ -418,3 +418,19 @@ def test_keep_refuses_a_broken_local_file(cwd: Path) -> None:
     with pytest.raises(RuleError, match="not a JSON object"):
         PermissionRules(str(cwd)).keep("Bash(ls:*)")
     assert (cwd / ".claude" / "settings.local.json").read_text() == "[1, 2]"
+
+
+def test_the_apps_view_reads_the_files_before_the_first_turn(cwd: Path) -> None:
+    from types import SimpleNamespace
+
+    from agent_tui.tui.permission_rules_view import permissions_text
+
+    rules_of(cwd, allow=["Bash(make:*)"], deny=["Bash(rm\x1b[2J:*)"])
+    app = SimpleNamespace(config=SimpleNamespace(cwd=cwd, config_path=None, model=None))
+    text = permissions_text(app, "")
+    assert "(not applied: this folder is not trusted)" in text and "\x1b" not in text
+    TrustStore().remember(cwd, True)
+    assert "allow  Bash(make:*)" in permissions_text(app, "") and "not applied" not in permissions_text(
+        app, ""
+    )
+    assert permissions_text(app, "remove Bash(make:*)").startswith("removed allow Bash(make:*)")
