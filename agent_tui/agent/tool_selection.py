@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent_tui.agent.tools.base import Tool
 
-#: pi's built-in tools (the ones ``--no-builtin-tools`` removes).
-BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+#: The built-in tools (the ones ``--no-builtin-tools`` removes): pi's, and Claude Code's web_fetch.
+BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls", "web_fetch")
 #: Every other tool agent-tui itself may have (``--tools`` may name them).
 OTHER_TOOLS = ("todo_write", "task", "context")
 MCP_PREFIX = "mcp__"

@@ -217,10 +217,13 @@ def _tool_names(server: FakeModelServer) -> list[str]:
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
-        ([], ["read", "bash", "edit", "write", "grep", "find", "ls", "todo_write", "task"]),
+        ([], ["read", "bash", "edit", "write", "grep", "find", "ls", "web_fetch", "todo_write", "task"]),
         (["--tools", "read,grep,find,ls"], ["read", "grep", "find", "ls"]),
-        (["-t", "+context,-bash,-task"], ["read", "edit", "write", "grep", "find", "ls", "todo_write"]),
-        (["--exclude-tools", "bash,t*"], ["read", "edit", "write", "grep", "find", "ls"]),
+        (
+            ["-t", "+context,-bash,-task"],
+            ["read", "edit", "write", "grep", "find", "ls", "web_fetch", "todo_write"],
+        ),
+        (["--exclude-tools", "bash,t*"], ["read", "edit", "write", "grep", "find", "ls", "web_fetch"]),
         (["-xt", "write", "--tools", "read,write"], ["read"]),
         (["--no-builtin-tools"], ["todo_write", "task"]),
         (["-nbt", "-t", "+ls"], ["ls", "todo_write", "task"]),
