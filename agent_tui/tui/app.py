@@ -780,7 +780,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     @on(SessionTree.BranchRequested)
     async def _branch_requested(self, event: SessionTree.BranchRequested) -> None:
-        await self.actions.branch_to(event.entry_id)
+        await self.actions.branch_to(event.entry_id, summarize=event.summarize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":

@@ -149,10 +149,11 @@ class SessionActions:
 
     # -- branching ------------------------------------------------------------------
 
-    async def branch_to(self, entry_id: str) -> None:
+    async def branch_to(self, entry_id: str, summarize: bool = False) -> None:
         """Continue from ``entry_id``; on a past user message, its text goes to the composer and the
         conversation continues from its parent (so sending makes a sibling of it). A draft in the
-        composer is never overwritten: the message's text goes to the history instead (Up)."""
+        composer is never overwritten: the message's text goes to the history instead (Up).
+        ``summarize`` (the tree's ``s``): leave a summary of the branch left, without asking."""
         app = self.app
         if not self.can_append():
             return
@@ -188,13 +189,24 @@ class SessionActions:
             app.focus_composer()
             self.notify("Already there: the next message continues from this entry.")
             return
-        summarize = self._branch_summarizer(target)
-        if summarize is not None:
+        if summarize:
+            summarizer = self._branch_summarizer(target, wanted=True)
+            if summarizer is not None:
+                app.busy = True
+                app.run_events(summarizer(target))
+                app.focus_composer()
+                return
+            self.notify("No message is left behind there: nothing to summarize, just moving.")
+            await self._move_to(target)
+            return
+        summarize_fn = self._branch_summarizer(target)
+        if summarize_fn is not None:
+            summarize_with = summarize_fn
 
             async def chosen(value: str | None) -> None:
                 if value == "summarize":
                     app.busy = True
-                    app.run_events(summarize(target))
+                    app.run_events(summarize_with(target))
                 elif value == "move":
                     await self._move_to(target)
                 app.focus_composer()
@@ -234,11 +246,13 @@ class SessionActions:
 
             await offer_restore(self, target)  # the files as the node left them, if they differ
 
-    def _branch_summarizer(self, target: str) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
+    def _branch_summarizer(
+        self, target: str, wanted: bool | None = None
+    ) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
         """The agent's branch-summary call when branch summaries are on (``[compaction]
-        summarize_branches``) and moving to ``target`` leaves messages behind; else None."""
+        summarize_branches``, or ``wanted``) and moving to ``target`` leaves messages behind; else None."""
         app = self.app
-        wanted = app.config.summarize_branches
+        wanted = app.config.summarize_branches if wanted is None else wanted
         if wanted is None and app.config.agent_factory is None:
             try:
                 wanted = bool(load_agent_config(app.config.model).summarize_branches)
@@ -388,7 +402,9 @@ class SessionActions:
             return
         # a name is cut to 60 characters; a file's stem (pi's ``<time>_<uuid>``, 61) never is
         name = app.index.name
-        stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in (name[:60] if name else app.session.path.stem))
+        stem = "".join(
+            c if c.isalnum() or c in "-_" else "-" for c in (name[:60] if name else app.session.path.stem)
+        )
         folder = app.config.exports_dir or data_home() / "exports"
         default = str(folder / f"{stem}.html")
 
@@ -436,7 +452,9 @@ class SessionActions:
         if path is None:
             parent = session.header.get("parentSession")
             if task_record(session.index.entries) is None or not isinstance(parent, str):
-                self.notify("No subagent here: select a task call, its result or its record.", severity="warning")
+                self.notify(
+                    "No subagent here: select a task call, its result or its record.", severity="warning"
+                )
                 return
             path, what = Path(parent), "parent session"
         if app.busy:

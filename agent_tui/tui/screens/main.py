@@ -37,6 +37,7 @@ from agent_tui.tui.widgets.key_footer import KeyFooter
 from agent_tui.tui.widgets.queue_view import QueueView
 from agent_tui.tui.widgets.session_tree import SessionTree
 from agent_tui.tui.widgets.status_line import StatusLine
+from agent_tui.tui.widgets.tree_bar import TreeBar, TreePane, TreeSearch
 
 TREE_BESIDE = 110  # columns from which the tree fits beside a chat of about 80
 PANEL_BESIDE = 150  # columns from which the panel fits too (the chat keeps about 60)
@@ -114,9 +115,11 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            with Vertical(id="sidebar"):
+            with TreePane(id="sidebar"):  # the tree with pi's search box and its keys' bar
                 yield Static("Session", id="sidebar-title", markup=False)
+                yield TreeSearch(placeholder="search the tree (Enter: back, Esc: clear)", id="tree-search")
                 yield SessionTree(id="tree")
+                yield TreeBar(id="tree-bar", markup=False)
             with Vertical(id="center"):
                 yield ChatView(id="chat")
                 yield Static(id="notice", markup=False)

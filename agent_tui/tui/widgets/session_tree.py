@@ -30,6 +30,7 @@ from agent_tui.projection.context import Status
 from agent_tui.projection.describe import first_line, kind
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible_line
+from agent_tui.tui import tree_filter
 from agent_tui.tui.keymap import key_name
 from agent_tui.tui.symbols import SYMBOLS
 from agent_tui.tui.tree_state import (
@@ -79,6 +80,11 @@ class SessionTree(Tree[TreeItem]):
         ),  # the footer has ^f Fork (the same action)
         Binding("space", "toggle_node", "Expand", show=False, id="tree.expand"),
         Binding("v", "toggle_mark", "Mark a span", show=False, id="tree.mark"),
+        # pi's /tree: filters, search, label times, a branch summary (the tree bar shows these keys)
+        Binding("t", "cycle_filter", "Filter", show=False, id="tree.filter"),
+        Binding("slash", "search", "Search", show=False, id="tree.search"),
+        Binding("T", "toggle_label_times", "Label times", show=False, id="tree.label_times"),
+        Binding("s", "summarize_here", "Continue here, summarizing", show=False, id="tree.summarize"),
     ]
 
     #: Actions run in ``_on_key``, in order with the other keys, rather than when the key bubbles back
@@ -93,6 +99,10 @@ class SessionTree(Tree[TreeItem]):
             "app.label",
             "app.fork",
             "toggle_mark",
+            "cycle_filter",
+            "search",
+            "toggle_label_times",
+            "summarize_here",
         }
     )
 
@@ -128,14 +138,21 @@ class SessionTree(Tree[TreeItem]):
             await self.run_action("select_cursor")
 
     class BranchRequested(Message):
-        """The user chose an entry to continue from."""
+        """The user chose an entry to continue from (``summarize``: leaving a branch summary)."""
 
-        def __init__(self, entry_id: str) -> None:
+        def __init__(self, entry_id: str, summarize: bool = False) -> None:
             super().__init__()
             self.entry_id = entry_id
+            self.summarize = summarize
 
     class MarkChanged(Message):
         """Mark mode began or ended (the panel's preview follows)."""
+
+    class ViewChanged(Message):
+        """The filter, the search or the label times changed (the tree bar follows)."""
+
+    class SearchRequested(Message):
+        """``/``: the user wants to type a search (the tree bar opens its search box)."""
 
     class EntryHighlighted(Message):
         """The cursor moved to an entry (None: to a range or nothing)."""
@@ -159,6 +176,58 @@ class SessionTree(Tree[TreeItem]):
         self._indexed = 0  # the entries in the index when the tree was built or last extended
         self._flat = 0  # the entries shown flat at the top level (the active path's tail)
         self._mark: str | None = None  # mark mode: the span runs from here to the cursor
+        self.filter_mode = "all"  # tree_filter.FILTERS
+        self.search = ""  # the search box's text: only the rows holding every word
+        self.label_times = False  # T: each label shows when it was set
+
+    # -- pi's filters, search and label times ------------------------------------------
+
+    @property
+    def filtering(self) -> bool:
+        """A filter or a search is on: the matching entries, one flat list."""
+        return self.filter_mode != "all" or bool(tree_filter.search_words(self.search))
+
+    def _view_changed(self) -> None:
+        if self._state is not None:
+            cursor = self.cursor_entry_id
+            self._rebuild(self._state)
+            if cursor is not None:
+                self.reveal(cursor)
+        self.refresh()
+        self.post_message(self.ViewChanged())
+
+    def set_filter(self, mode: str) -> None:
+        self.filter_mode = mode if mode in tree_filter.FILTER_NAMES else "all"
+        self._view_changed()
+
+    def set_search(self, text: str) -> None:
+        if text != self.search:
+            self.search = text
+            self._view_changed()
+
+    def action_cycle_filter(self) -> None:
+        """``t``: all, no tools, user only, labeled only, all again."""
+        self.set_filter(tree_filter.next_filter(self.filter_mode))
+
+    def action_search(self) -> None:
+        self.post_message(self.SearchRequested())
+
+    def action_toggle_label_times(self) -> None:
+        self.label_times = not self.label_times
+        self._tree_lines_cached = None
+        self._updates += 1  # every row's label is drawn again
+        self.refresh()
+        self.post_message(self.ViewChanged())
+
+    async def action_summarize_here(self) -> None:
+        """``s``: continue from the entry under the cursor, leaving a summary of the branch left."""
+        entry_id = self.cursor_entry_id
+        if entry_id is not None:
+            self.post_message(self.BranchRequested(entry_id, summarize=True))
+
+    def shown_count(self) -> int:
+        """The entries the tree lists (a filtered view's matches)."""
+        return len(self._entry_nodes)
 
     # -- building -----------------------------------------------------------------
 
@@ -178,7 +247,7 @@ class SessionTree(Tree[TreeItem]):
         """Add the entries that continue the active path from its leaf (a turn's appends) rather
         than rebuild (30 ms for 20,000 entries at every append). False, changing nothing, otherwise."""
         old = self._state
-        if old is None or old.index is not state.index or not old.path:
+        if old is None or old.index is not state.index or not old.path or self.filtering:
             return False
         leaf = old.path[-1]
         added = state.path[len(old.path) :]
@@ -233,6 +302,9 @@ class SessionTree(Tree[TreeItem]):
         self.clear()
         index = state.index
         line = state.path
+        if self.filtering:
+            self._add_matches(state)
+            return
         main_root = line[0].id if line else None
         cuts = [e.id for e in index.cycle_roots() if e.id not in state.active]
         if cuts:  # entries no root reaches: shown under one group, so nothing in the file is invisible
@@ -243,6 +315,23 @@ class SessionTree(Tree[TreeItem]):
         self._flat = sum(
             1 for node in self.root.children if node.data is not None and node.data.kind == "entry"
         )
+
+    def _add_matches(self, state: TreeState) -> None:
+        """A filter's or a search's view: every matching entry of the file, flat, in file order."""
+        index = state.index
+        words = tree_filter.search_words(self.search)
+        for entry in index.entries:
+            if index.by_id.get(entry.id) is not entry:
+                continue
+            if not tree_filter.passes(entry, self.filter_mode, index):
+                continue
+            if not tree_filter.matches(entry, words, index):
+                continue
+            kids = index.children.get(entry.id, ())
+            on_path = [c.id for c in kids if c.id in state.active]
+            next_id = on_path[0] if on_path else (kids[-1].id if kids else None)
+            self._add_item(self.root, TreeItem("entry", entry.id, next_id), allow_expand=False)
+        self._flat = len(self._entry_nodes)
 
     def _add_run(self, parent: TreeNode[TreeItem], run: list[Entry]) -> None:
         children = self._state.index.children if self._state else {}
@@ -510,6 +599,9 @@ class SessionTree(Tree[TreeItem]):
         label = state.index.labels.get(entry.id)
         if label:
             text.append(f"#{visible_line(label)} ", style=self._colour("secondary") + Style(bold=True))
+            when = tree_filter.label_time(state.index, entry.id) if self.label_times else None
+            if when:
+                text.append(f"{when} ", style=Style(dim=True))
         status = state.status.get(entry.id)
         if status in STATUS_BADGES and not (status is Status.SUMMARY and entry.type == "compaction"):
             badge, colour = STATUS_BADGES[status]
