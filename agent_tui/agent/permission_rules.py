@@ -8,7 +8,8 @@ A rule is ``Tool`` or ``Tool(specifier)`` in one of three lists, ``allow``, ``as
   an allow rule must cover each one (``echo ok && rm -rf x`` is not covered by ``Bash(echo:*)``)
   and each file a ``>`` writes must pass as a write would; a deny or ask rule hits when it matches
   any one of them, or a wrapper around one (``sudo rm`` is ``sudo`` and ``rm``). A line the parser
-  cannot fully resolve (a variable as a command name, ``eval``, ``$IFS``...) matches no allow rule.
+  cannot fully resolve (a variable as a command name, ``eval``, ``$IFS``...) matches no allow rule,
+  and where a ``Bash`` deny rule exists it asks (in every mode: the deny rule cannot be checked).
 - ``Read(glob)``, ``Edit(glob)``, ``Write(glob)``: gitignore patterns (``pathspec``) on the path a
   tool reads or changes (``Read`` for ``read``, ``ls``, ``grep``, ``find``; ``Edit`` and ``Write``
   for any tool that changes the one file it names, and ``>`` targets). ``//abs/path`` is absolute,
@@ -310,6 +311,10 @@ class PermissionRules:
             hit = [r for r in rules if _hits(r, call)]
             if hit:
                 return Ruling(kind, tuple(hit))
+            if kind == "deny" and call.analysis is not None and not call.analysis.resolved:
+                unsure = [r for r in rules if r.tool == "Bash"]
+                if unsure:  # a line the deny rules cannot be checked against asks, even in auto mode
+                    return Ruling("ask", tuple(unsure))
         allow = [r for r in by_kind["allow"] if self.applies(r)]
         covered = _covers(allow, call, write_ok)
         return Ruling("allow", covered) if covered else None

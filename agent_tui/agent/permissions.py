@@ -608,7 +608,10 @@ class Permissions:
         if ruling is not None and ruling.kind == "ask":  # as Claude Code: even in auto mode
             asked = self._with_rule(request or self.describe(tool, arguments, cwd, call_id), info)
             reason = f"{asked.reason}; the permission rule {ruling.rule} ({ruling.source}) asks"
-            return await self._ask(replace(asked, reason=reason), ruling=ruling)
+            verdict = await self._ask(replace(asked, reason=reason))
+            if verdict.rule is None:  # (allow-always names the rule it kept)
+                verdict = replace(verdict, rule=ruling.rule, source=ruling.source)
+            return verdict
         if hook is not None and hook.decision == "ask":
             asked = self._with_rule(request or self.describe(tool, arguments, cwd, call_id), info)
             why = f": {hook.reason}" if hook.reason else ""
@@ -663,9 +666,7 @@ class Permissions:
 
         return replace(request, rule=suggest(request.tool, request.arguments, request.cwd, info))
 
-    async def _ask(
-        self, request: PermissionRequest, hook: str | None = None, ruling: Ruling | None = None
-    ) -> Verdict:
+    async def _ask(self, request: PermissionRequest, hook: str | None = None) -> Verdict:
         tool = request.tool
         if self.approver is None:
             return Verdict(
@@ -701,10 +702,9 @@ class Permissions:
             decision = Decision.ALLOW_ONCE  # such a file is asked about every time
         if decision is Decision.ALLOW_SESSION:
             self.remember(request.exact)
-        rule, source = (ruling.rule, ruling.source) if ruling is not None else (None, None)
         if decision is Decision.ALLOW_ALWAYS:
             return self._keep(request, hook)
-        return Verdict(True, decision.value, request, hook=hook, rule=rule, source=source)
+        return Verdict(True, decision.value, request, hook=hook)
 
     def _keep(self, request: PermissionRequest, hook: str | None) -> Verdict:
         """ "Always allow": the rule the question showed goes into ``.claude/settings.local.json``

@@ -27,7 +27,7 @@ Word = str | None
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"})
 #: Builtins that make later words mean something else, or run text as code.
-OPAQUE = frozenset({"eval", "alias", "trap", "enable", "shopt", "fc", "source", "."})
+OPAQUE = frozenset({"eval", "alias", "trap", "enable", "shopt", "fc"})
 #: Variables whose value changes which program a later command name runs, or what it loads.
 DANGEROUS_VARS = frozenset(
     {

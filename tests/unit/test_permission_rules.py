@@ -194,6 +194,14 @@ def test_a_line_too_deep_to_read_is_never_allowed_and_always_denied(cwd: Path) -
     assert bash(r, "echo ok && " * 5000 + "echo ok") is None
 
 
+@pytest.mark.parametrize("command", ["$'\\x72m' -rf x", "$CMD -rf x", "eval 'r''m' x", "echo$IFS; x"])
+def test_a_line_deny_rules_cannot_be_checked_against_asks(cwd: Path, command: str) -> None:
+    r = rules_of(cwd, allow=["Bash(echo:*)"], deny=["Bash(rm:*)"])
+    assert bash(r, command) == "ask"
+    assert bash(rules_of(cwd, allow=["Bash(echo:*)"]), command) is None  # no deny rule: as any other
+    assert bash(r, "source .venv/bin/activate && echo ok") is None  # read whole: no rule covers source
+
+
 def test_redirections_are_writes(cwd: Path) -> None:
     r = rules_of(cwd, allow=["Bash(echo:*)"], deny=["Edit(.env)"])
     assert bash(r, "echo ok > out.txt") == "allow"  # inside the folder: a write that needs no rule
@@ -434,3 +442,12 @@ def test_the_apps_view_reads_the_files_before_the_first_turn(cwd: Path) -> None:
         app, ""
     )
     assert permissions_text(app, "remove Bash(make:*)").startswith("removed allow Bash(make:*)")
+
+
+async def test_in_auto_mode_a_line_hiding_its_commands_from_a_deny_rule_is_not_run(cwd: Path) -> None:
+    permissions = Permissions(PermissionMode.AUTO)  # print mode without a terminal: no one to ask
+    permissions.rules = rules_of(cwd, deny=["Bash(rm:*)"])
+    hidden = await permissions.check("bash", {"command": "$'\\x72m' -rf ~"}, str(cwd))
+    assert not hidden.allowed and hidden.rule == "Bash(rm:*)"
+    plain = await permissions.check("bash", {"command": "ls -la"}, str(cwd))
+    assert plain.allowed and plain.decision == "auto"
