@@ -132,6 +132,7 @@ class EventView:
                 self.error(message)
             case TurnDone(stop_reason=stop_reason):
                 self.stop_reason = stop_reason
+                app.main_screen.agent_work.clear_subagents()  # none outlives its turn
             case SubagentEvent(call_id=call_id, agent_type=kind, description=about, tokens=tokens):
                 done = isinstance(event.event, TurnDone)
                 app.main_screen.agent_work.subagent(call_id, kind, about, tokens, done=done)

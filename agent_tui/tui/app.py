@@ -815,6 +815,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def action_export(self, path: str | None = None) -> None:
         self.actions.export(path)
+    async def action_open_subagent(self) -> None:
+        await self.actions.open_subagent()
+
 
     def action_resume(self) -> None:
         self.actions.resume()

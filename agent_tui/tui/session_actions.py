@@ -453,7 +453,8 @@ class SessionActions:
             parent = session.header.get("parentSession")
             if task_record(session.index.entries) is None or not isinstance(parent, str):
                 self.notify(
-                    "No subagent here: select a task call, its result or its record.", severity="warning"
+                    "No subagent here: select a task call, its result or its record.",
+                    severity="warning",
                 )
                 return
             path, what = Path(parent), "parent session"
@@ -462,7 +463,7 @@ class SessionActions:
             return
         if app.open_session(path):
             await app.refresh_views()
-            self.notify(f"Opened the {what} {path}.", markup=False)
+            self.notify(f"Opened the {what} {path.name}.", markup=False)
 
     def resume(self) -> None:
         app = self.app

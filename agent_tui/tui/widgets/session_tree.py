@@ -85,6 +85,7 @@ class SessionTree(Tree[TreeItem]):
         Binding("slash", "search", "Search", show=False, id="tree.search"),
         Binding("T", "toggle_label_times", "Label times", show=False, id="tree.label_times"),
         Binding("s", "summarize_here", "Continue here, summarizing", show=False, id="tree.summarize"),
+        Binding("o", "app.open_subagent", "Open subagent / parent", show=False, id="tree.subagent"),
     ]
 
     #: Actions run in ``_on_key``, in order with the other keys, rather than when the key bubbles back
@@ -103,6 +104,7 @@ class SessionTree(Tree[TreeItem]):
             "search",
             "toggle_label_times",
             "summarize_here",
+            "app.open_subagent",
         }
     )
 
