@@ -51,6 +51,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/huge":
             line = b"x" * 99 + b"\n"
             self._send(200, "text/plain", line * (MAX_BYTES // 100 * 3))  # 6 MB
+        elif self.path == "/minified":
+            self._send(200, "application/json", json.dumps(["item"] * 40_000).encode())  # 312.5 KB, one line
         elif self.path == "/same":
             self._send(302, "text/plain", b"", Location="/page")
         elif self.path == "/loop":
@@ -111,6 +113,13 @@ def test_a_huge_page_is_capped(site: str) -> None:
     assert "only the first 2.0MB of the page were read" in text
     assert "showing the first 512 of 20972 lines (50.0KB limit)" in text  # 2 MB of 100-byte lines
     assert len(text.encode()) < 60 * 1024 and result.details is not None and "truncation" in result.details
+
+
+def test_one_long_line_shows_its_beginning(site: str) -> None:
+    text = said(fetch(f"{site}/minified"))
+    assert text.split("\n\n", 1)[1].startswith('["item", "item", ')
+    assert "[the first line is 312.5KB: showing its first 50.0KB]" in text
+    assert 50 * 1024 < len(text.encode()) < 52 * 1024
 
 
 def test_a_key_in_the_page_is_redacted(site: str) -> None:

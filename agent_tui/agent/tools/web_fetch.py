@@ -177,15 +177,22 @@ async def _read(url: str, response: Any) -> ToolResult:
     lines = [f"URL: {redact_text(url)[0]}", f"Content-Type: {kind}"]
     if response.status_code >= 400:
         lines.append(f"HTTP {response.status_code} {response.reason_phrase}")
-    out = "\n".join(lines) + "\n\n" + (cap.content or "(empty)")
+    content = cap.content
     notes = []
     if cut:
         notes.append(f"only the first {format_size(MAX_BYTES)} of the page were read")
-    if cap.truncated:
+    if cap.first_line_exceeds_limit:  # one long line (minified JSON or HTML): its beginning
+        content = text.encode("utf-8", "surrogatepass")[:DEFAULT_MAX_BYTES].decode("utf-8", "ignore")
+        notes.append(
+            f"the first line is {format_size(len(text.split(chr(10), 1)[0].encode('utf-8', 'surrogatepass')))}: "
+            f"showing its first {format_size(DEFAULT_MAX_BYTES)}"
+        )
+    elif cap.truncated:
         notes.append(
             f"showing the first {cap.output_lines} of {cap.total_lines} lines "
             f"({format_size(DEFAULT_MAX_BYTES)} limit)"
         )
+    out = "\n".join(lines) + "\n\n" + (content or "(empty)")
     if notes:
         out += f"\n\n[{'; '.join(notes)}]"
     details: JSONObject = {"url": redact_text(url)[0], "contentType": kind, "status": response.status_code}
