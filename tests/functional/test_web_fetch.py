@@ -17,6 +17,8 @@ from agent_tui.agent.permissions import Decision, PermissionMode, PermissionRequ
 from agent_tui.agent.tools.base import ToolContext, ToolError, ToolResult
 from agent_tui.agent.tools.builtin import default_tools
 from agent_tui.agent.tools.web_fetch import MAX_BYTES, WebFetchTool
+from tests.support.agent_support import Harness
+from tests.support.fake_model_server import anthropic_stream, text, tool_use
 
 KEY = "sk-ant-api03-" + "A1b2C3d4" * 11 + "AA"
 PAGE = """<!doctype html><html><head><title>The Guide</title><style>body{color:red}</style>
@@ -175,3 +177,15 @@ def test_the_permission_question_names_one_host_and_its_rule(site: str) -> None:
         assert check(f"{site}/json") and len(asked) == 1  # the session's allow covers that host
         assert check("http://localhost:1/x") and len(asked) == 2  # and no other
         assert asked[1].rule == "WebFetch(domain:localhost)"
+
+
+async def test_the_model_calls_it_and_the_session_keeps_the_text_redacted(site: str, h: Harness) -> None:
+    h.server.push(
+        anthropic_stream(tool_use("toolu_1", "web_fetch", {"url": f"{site}/secret"})),
+        anthropic_stream(text("Read it.")),
+    )
+    await h.run("what is on the page?")
+    (result,) = h.messages("toolResult")
+    assert result["toolName"] == "web_fetch" and not result["isError"]
+    assert "[REDACTED anthropic-key]" in result["content"][0]["text"]
+    assert KEY not in h.session.path.read_text() and KEY not in json.dumps(h.server.requests[-1].body)
