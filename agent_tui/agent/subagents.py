@@ -157,6 +157,10 @@ class SubagentRunner:
             window_cache=parent.window_cache,
             global_context_dir=parent.global_context_dir,
         )
+        if any(t.name == TASK_TOOL for t in tools):  # a type that may start subagents: its own
+            from agent_tui.agent.tools.task import TaskTool
+
+            child.tools = [TaskTool(SubagentRunner(child)) if t.name == TASK_TOOL else t for t in tools]
         child.thinking = parent.thinking
         child.tool_updates = parent.tool_updates
         child.tool_grace = max(0.2, parent.tool_grace / 2)  # inside the parent's grace

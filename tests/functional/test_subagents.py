@@ -389,3 +389,36 @@ async def test_continuing_a_subagent_goes_on_in_its_own_file(h: Harness, server:
     assert h.session.path.read_bytes() == parent_bytes  # the parent is untouched
     roles = [e["message"]["role"] for e in child_entries(child_path)[1:] if e["type"] == "message"]
     assert roles == ["system", "user", "assistant", "user", "assistant"]  # no second system message
+
+
+async def test_a_type_listing_task_starts_its_own_subagents_beside_its_file(
+    h: Harness, server: FakeModelServer
+) -> None:
+    agents = Path.home() / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "lead.md").write_text(
+        "---\nname: lead\ndescription: Delegates\ntools: task, ls\n---\nYou lead.\n"
+    )
+    add_agent_tools(h.loop)
+    server.push(
+        anthropic_stream(
+            tool_use("toolu_l", "task", {"description": "lead", "prompt": "P1", "subagent_type": "lead"})
+        ),
+        anthropic_stream(tool_use("toolu_n", "task", {"description": "nested", "prompt": "P2"})),
+        anthropic_stream(text("nested reply")),
+        anthropic_stream(text("lead reply")),
+        anthropic_stream(text("top reply")),
+    )
+    events = await h.run("go deep")
+    assert events[-1] == TurnDone("stop")
+    lead_request = server.requests[1]
+    assert "You lead." in system_text(lead_request.body)
+    assert sorted(t["name"] for t in lead_request.body["tools"]) == ["ls", "task"]
+    # the nested subagent's records are in the lead's file, never in the top session's
+    assert {d["toolCallId"] for d in links_of(h.session.path)} == {"toolu_l"}
+    (lead,) = {d["toolCallId"]: d for d in links_of(h.session.path)}.values()
+    lead_file = resolve_link(h.session.path, lead["file"])
+    assert {d["toolCallId"] for d in links_of(lead_file)} == {"toolu_n"}
+    nested = links_of(lead_file)[-1]
+    assert resolve_link(lead_file, nested["file"]).is_file() and nested["status"] == "done"
+    assert "lead reply" in json.dumps(server.requests[-1].body["messages"])
