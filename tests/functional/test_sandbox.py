@@ -307,3 +307,16 @@ def test_print_mode_without_bwrap_says_so_and_asks(server: FakeModelServer, tmp_
     assert len(lines) == 1 and "every command will be asked" in lines[0]
     assert not (tmp_path / "work" / "ran.txt").exists()  # asked, and nobody can answer here
     assert "Permission denied" in _results(tmp_path)[-1]["content"][0]["text"]
+
+
+def test_switching_modes_and_the_network() -> None:
+    off = sandbox_module.resolve("off")
+    assert not off.active and off.unsandboxed is None and off.describe().startswith("sandbox: off")
+    on = off.with_mode("workspace-write")
+    assert on.active and on.bwrap == BWRAP and "no network" in on.describe()
+    networked = on.with_mode(network=True)
+    assert networked.network and "--unshare-net" not in networked.wrap(["true"], ".")
+    assert "--unshare-net" in on.wrap(["true"], ".")
+    assert on.with_mode("read-only").describe().startswith("sandbox: read-only")
+    with pytest.raises(sandbox_module.SandboxError, match="unknown sandbox mode 'sideways'"):
+        on.with_mode("sideways")
