@@ -84,3 +84,36 @@ def test_name_in_the_app_names_the_session_pi_reads(tmp_path: Path, server: Fake
     (read,) = pi_read(path)
     assert read["name"] == "Refactor auth"
     assert read["messages"][-1]["role"] == "assistant"
+
+
+def test_session_id_and_fork_open_in_the_app(tmp_path: Path, server: FakeModelServer) -> None:
+    sessions = tmp_path / "s"
+    server.push(openai_stream("the first reply"), openai_stream("a reply in the copy"))
+    tmux = _start(tmp_path, server, "first", "--session-dir", str(sessions))
+    try:
+        _talk(tmux, "remember zebra", "the first reply")
+    finally:
+        tmux.stop()
+    (source,) = sessions.glob("*.jsonl")
+    session_id = json.loads(source.read_text().splitlines()[0])["id"]
+    # --session with a prefix of the id opens it (its conversation is on screen)
+    tmux = _start(tmp_path, server, "byid", "--session-dir", str(sessions), "--session", session_id[:8])
+    try:
+        tmux.wait_text("remember zebra")
+    finally:
+        tmux.stop()
+    assert list(sessions.glob("*.jsonl")) == [source]
+    before = source.read_bytes()
+    # --fork copies it into a new file and continues there
+    tmux = _start(tmp_path, server, "fork", "--session-dir", str(sessions), "--fork", session_id[:8])
+    try:
+        tmux.wait_text("remember zebra")
+        _talk(tmux, "and a giraffe", "a reply in the copy")
+    finally:
+        tmux.stop()
+    assert source.read_bytes() == before
+    (copy,) = [p for p in sessions.glob("*.jsonl") if p != source]
+    src, forked = pi_read(source, copy)
+    assert forked["parentSession"] == str(source)
+    assert forked["ids"][: len(src["ids"])] == src["ids"]
+    assert forked["messages"][-1]["role"] == "assistant"
