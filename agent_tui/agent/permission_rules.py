@@ -219,6 +219,10 @@ class PermissionRules:
     _warned: int = 0
     #: Whether the user trusts the folder (its allow and ask rules apply); asked when needed.
     trusted: Callable[[], bool] = lambda: False
+    #: Reads the files again (:func:`for_session`'s): a file changed since is read before a decision.
+    reader: Callable[[], PermissionRules] | None = None
+    files: tuple[Path, ...] = ()
+    _stamp: tuple[Any, ...] = ()
 
     @classmethod
     def load(
@@ -232,6 +236,12 @@ class PermissionRules:
     ) -> PermissionRules:
         home = home or Path.home()
         found = cls(cwd, trusted=trusted)
+        found.files = (
+            Path(os.path.expanduser(config_name)),
+            home / ".claude" / "settings.json",
+            *(Path(cwd) / n for n in (*CLAUDE_PROJECT_FILES, PROJECT_CONFIG)),
+        )
+        found._stamp = _stamp(found.files)
         config_root = os.path.expanduser(str(Path(config_name).parent)) if config_name else str(home)
         found._add((config_data or {}).get("permissions"), config_name, config_root, project=False)
         found._json(home / ".claude" / "settings.json", str(home), project=False)
@@ -281,6 +291,22 @@ class PermissionRules:
         new, self._warned = self.warnings[self._warned :], len(self.warnings)
         return new
 
+    def refresh(self) -> None:
+        """Read the files again when one changed (edited by hand, by another agent-tui): the rules
+        "always allow" kept in this process still apply at once."""
+        if self.reader is None or _stamp(self.files) == self._stamp:
+            return
+        fresh = self.reader()
+        granted = {r.text for r in self.rules if r.granted}
+        self.rules = [
+            Rule(r.text, r.kind, r.tool, r.content, r.source, r.root, r.project, granted=r.text in granted)
+            if r.kind == "allow" and r.source.endswith("settings.local.json")
+            else r
+            for r in fresh.rules
+        ]
+        self.warnings += [w for w in fresh.warnings if w not in self.warnings]
+        self._stamp = fresh._stamp
+
     # -- what applies ---------------------------------------------------------------------------
 
     def applies(self, rule: Rule) -> bool:
@@ -300,6 +326,7 @@ class PermissionRules:
         """The rules that decide this call: deny, else ask, else allow; None when none does.
         ``write_ok``: whether the policy lets a write of a real path pass without a rule (a ``>``
         inside the working directory)."""
+        self.refresh()
         if not self.rules:
             return None
         call = _Call.of(tool, arguments, cwd, info)
@@ -353,6 +380,7 @@ class PermissionRules:
 
     def describe(self) -> str:
         """Every rule, its kind and the file it came from (and whether it is in force)."""
+        self.refresh()
         lines: list[str] = []
         if not self.rules:
             lines.append("No permission rules.")
@@ -695,6 +723,18 @@ def _edit_rule(path: tuple[str, str], cwd: str) -> str | None:
 # -- files -------------------------------------------------------------------------------------
 
 
+def _stamp(files: tuple[Path, ...]) -> tuple[Any, ...]:
+    stamps: list[Any] = []
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(stamps)
+
+
 def _shown(path: Path) -> str:
     text = str(path)
     home = str(Path.home())
@@ -782,14 +822,6 @@ def for_session(
     from agent_tui.agent.trust import TrustStore
     from agent_tui.config import ConfigError, read_config_file
 
-    warnings: list[str] = []
-    data: Mapping[str, Any] = {}
-    if config_path is not None:
-        try:
-            data = read_config_file(config_path)
-        except ConfigError as e:
-            warnings.append(f"permission rules of the config file not read: {e}")
-
     def trusted() -> bool:
         ext = extensions()
         store = TrustStore() if ext is None else getattr(ext, "trust_store", None)
@@ -800,7 +832,18 @@ def for_session(
         except OSError:
             return False
 
-    name = _shown(config_path) if config_path is not None else "config.toml"
-    rules = PermissionRules.load(cwd, config_data=data, config_name=name, trusted=trusted)
-    rules.warnings[:0] = warnings
-    return rules
+    def read() -> PermissionRules:
+        warnings: list[str] = []
+        data: Mapping[str, Any] = {}
+        if config_path is not None:
+            try:
+                data = read_config_file(config_path)
+            except ConfigError as e:
+                warnings.append(f"permission rules of the config file not read: {e}")
+        name = _shown(config_path) if config_path is not None else "config.toml"
+        rules = PermissionRules.load(cwd, config_data=data, config_name=name, trusted=trusted)
+        rules.warnings[:0] = warnings
+        rules.reader = read
+        return rules
+
+    return read()

@@ -451,3 +451,14 @@ async def test_in_auto_mode_a_line_hiding_its_commands_from_a_deny_rule_is_not_r
     assert not hidden.allowed and hidden.rule == "Bash(rm:*)"
     plain = await permissions.check("bash", {"command": "ls -la"}, str(cwd))
     assert plain.allowed and plain.decision == "auto"
+
+
+def test_a_changed_file_is_read_again_and_kept_rules_still_apply(cwd: Path) -> None:
+    settings_path = cwd / ".claude" / "settings.json"
+    rules_of(cwd, allow=["Bash(make:*)"])
+    r = for_session(str(cwd), None)  # an untrusted folder
+    assert bash(r, "make") is None
+    r.keep("Bash(ls:*)")  # the user's own answer: applies at once, and after a re-read
+    settings_path.write_text(json.dumps({"permissions": {"deny": ["Bash(ls -R:*)"]}}))
+    assert bash(r, "ls -la") == "allow" and bash(r, "ls -R") == "deny"
+    assert "Bash(make:*)" not in r.describe()
