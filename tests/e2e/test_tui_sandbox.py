@@ -40,6 +40,7 @@ def bash_messages(app: object) -> list[dict[str, object]]:
         ]
 
 
+@pytest.mark.slow  # bubblewrap, twice, under an app
 async def test_bang_commands_run_in_the_sandbox_and_slash_sandbox_switches_it(world: Path) -> None:
     outside = world / "outside"
     app = make_app(world, None, agent_factory=ScriptedFactory())
