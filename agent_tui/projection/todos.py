@@ -14,6 +14,7 @@ TODO_TOOL = "todo_write"
 STATUSES = ("pending", "in_progress", "completed")
 
 Todo = dict[str, str]
+_NAME = TODO_TOOL.encode()
 
 
 def clean_todos(raw: object) -> list[Todo] | str:
@@ -40,10 +41,14 @@ def clean_todos(raw: object) -> list[Todo] | str:
 
 def latest_todos(entries: Iterable[Any]) -> list[Todo] | None:
     """The latest successful ``todo_write`` result's list among ``entries`` (a path, in order);
-    None when there is none."""
-    latest: list[Todo] | None = None
-    for entry in entries:
+    None when there is none. Read from the end; a result whose undecoded line does not name the
+    tool is not decoded."""
+    listed = entries if isinstance(entries, Sequence) else list(entries)
+    for entry in reversed(listed):
         if getattr(entry, "type", None) != "message" or getattr(entry, "role", None) != "toolResult":
+            continue
+        raw = getattr(entry, "message_raw", None)
+        if raw is not None and _NAME not in bytes(raw):
             continue
         message = entry.message or {}
         if message.get("toolName") != TODO_TOOL or message.get("isError"):
@@ -51,8 +56,8 @@ def latest_todos(entries: Iterable[Any]) -> list[Todo] | None:
         details = message.get("details")
         todos = clean_todos(details.get("todos")) if isinstance(details, dict) else None
         if isinstance(todos, list):
-            latest = todos
-    return latest
+            return todos
+    return None
 
 
 def todo_lines(todos: Sequence[Todo]) -> list[str]:

@@ -149,6 +149,14 @@ def show_todos_of(app: AgentTuiApp, entry_id: str) -> None:
         app.main_screen.agent_work.show_todos(latest_todos([entry]))
 
 
+def show_branch_todos(app: AgentTuiApp) -> None:
+    """The plan of the open session's branch above the composer (a session opened or switched to);
+    none running there yet."""
+    work = app.main_screen.agent_work
+    work.clear_subagents()
+    work.show_todos(latest_todos(app.index.active_path()))
+
+
 def show_notice(app: AgentTuiApp, text: str) -> None:
     """One line from the agent (a Notice event, or an MCP server that died between turns); its text
     quotes hooks and servers, so it is never markup."""

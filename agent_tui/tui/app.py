@@ -296,6 +296,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 self._notice_text = str(e)
         self._views_ready = True
         self._history_changed()
+        from agent_tui.tui.agent_events import show_branch_todos
+
+        show_branch_todos(self)  # a resumed session's plan, above the composer
         if self.prompt_history.problem:
             self.notify(self.prompt_history.problem, severity="warning")
         await self.refresh_views()
@@ -462,6 +465,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._tokens.clear()
         if self._views_ready:
             self._history_changed()
+            from agent_tui.tui.agent_events import show_branch_todos
+
+            show_branch_todos(self)  # the plan of the session now open (agent_work)
 
     def _history_changed(self) -> None:
         """Up/Down walk this session's prompts first, then the global history (worked out when the
