@@ -207,14 +207,14 @@ async def test_the_dialog_shows_the_whole_command_markup_and_all(tmp_path: Path)
         assert shown == attack  # before: "make docs-build ''" (the markup ate the rest)
         assert "rm -f victim" in terminal_bytes(app)  # really on screen at 80x24
         assert_inert(app)
-        await pilot.press("n")
+        await pilot.press("3")
         assert await task == "deny"
         task, screen = await _ask(pilot, app, "sed 's/[/]/x/' notes.txt && echo \"[/]\"")
         assert app.is_running  # "[/]" used to end the app
         assert str(screen.query_one("#permission-call-text", Static).render()) == (
             "sed 's/[/]/x/' notes.txt && echo \"[/]\""
         )
-        await pilot.press("n")
+        await pilot.press("3")
         assert await task == "deny"
 
 
@@ -237,7 +237,7 @@ async def test_the_dialog_shows_every_line_and_control_characters(tmp_path: Path
         await pilot.press("pagedown")
         await pilot.pause(0.1)
         assert box.scroll_y > 0
-        assert "Allow once" in terminal_bytes(app)
+        assert "1  Yes" in terminal_bytes(app)
         await pilot.press("up")  # for the session: the arrows, then Enter once the highlight settled
         await pilot.pause(SETTLE + 0.1)
         await pilot.press("enter")
@@ -248,7 +248,7 @@ async def test_one_key_answers_deny_by_default_and_a_readable_notice(tmp_path: P
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
     async with app.run_test(size=SMALL) as pilot:
         task, _ = await _ask(pilot, app, "ls -la")
-        await pilot.press("y")
+        await pilot.press("1")
         assert await task == "allow-once"
         assert "allowed once: bash ls -la" in [str(n.message) for n in app._notifications]
         task, _ = await _ask(pilot, app, "ls -la")
@@ -269,7 +269,7 @@ async def test_the_tool_line_says_waiting_for_approval_while_the_dialog_is_open(
         task, _ = await _ask(pilot, app, "ls -la")
         line = str(reply._tools["c1"].render())
         assert line.endswith("waiting for approval") and "running" not in line
-        await pilot.press("y")
+        await pilot.press("1")
         assert await task == "allow-once"
         assert str(reply._tools["c1"].render()).endswith("running…")
 

@@ -40,7 +40,7 @@ def test_the_status_line_says_waiting_for_approval_while_the_question_is_open(
         # an allow pressed in the question's first half second, or as typing goes on (a key less
         # than a second after the one before), is not taken
         for _ in range(40):
-            tmux.keys("y")
+            tmux.keys("1")
             try:
                 tmux.wait(lambda s: "Allow bash?" not in s, "the answer taken", timeout=1.5)
                 break

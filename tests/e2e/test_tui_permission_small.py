@@ -102,16 +102,16 @@ async def test_an_allow_key_typed_as_the_question_appears_is_not_an_answer(tmp_p
         clock = _Clock()
         answers: list[str | None] = []
         await _question(pilot, clock, answers)
-        await pilot.press("y", "a")
+        await pilot.press("1", "2")
         await pilot.press("up", "up", "enter")  # allow once chosen with the arrows: too soon as well
         await pilot.pause()
         assert answers == [] and isinstance(app.screen, PermissionScreen)
         clock.now += ANSWER_GRACE  # long enough on screen, but the keys before were typing
-        await pilot.press("y")
+        await pilot.press("1")
         await pilot.pause()
         assert answers == [] and isinstance(app.screen, PermissionScreen)
         clock.now += TYPING_GAP  # a pause: the next key is an answer
-        await pilot.press("y")
+        await pilot.press("1")
         await wait_for(pilot, lambda: answers == ["allow-once"], "allowed once")
         await _question(pilot, clock, answers)
         await pilot.press("escape")  # deny is never held back

@@ -46,7 +46,7 @@ async def test_letters_typed_on_are_text_and_a_key_after_a_pause_answers() -> No
         await pilot.press("z")  # no answer: text (and the typing starts again)
         assert typed[-1] == "z" and app.screen is screen
         clock.now = 104.0
-        await pilot.press("y")
+        await pilot.press("1")
         await wait_for(pilot, lambda: answers == [ALLOW_ONCE], "allowed once")
 
 

@@ -113,7 +113,7 @@ async def test_a_long_command_keeps_the_choices_on_screen_and_scrolls_to_its_las
             assert isinstance(screen, PermissionScreen)
             choices = screen.query_one(OptionList)
             assert_on_screen(app, choices)
-            for choice in ("Allow once", "Allow for this session", "Deny (the model is told)"):
+            for choice in ("1 Yes", "2 Yes, for this session", "3 No (the model is told)"):
                 assert choice in shown_in(app, choices), size
             assert choices.highlighted == 2, "Deny stays the default"
             box = screen.query_one("#permission-call", VerticalScroll)

@@ -1,19 +1,22 @@
-"""The tool-permission question: the whole call, then allow once (y), for this session (the arrows,
-then Enter) or deny (n).
+"""The tool-permission question: the whole call, then numbered choices as Claude Code's: 1 Yes
+(once), 2 Yes and don't ask again for the rule it shows (only when the policy has one: a
+permanent allow), 3 Yes for this session, 4 No. A digit or the arrows and Enter choose; no letter
+answers (a letter begins a word: the "a" of "also run the tests afterwards", typed after a pause,
+allowed ``git clean -fdx`` for the session).
 
 What the model asks to run is shown whole: every line of the command, wrapped,
 in a box that scrolls when it is long, with control characters, bidi
 overrides and every character whose width Rich and a terminal may not agree on made
-visible (``terminal_text.visible_strict``, exact: a carriage return is shown too). Nothing of it is ever markup. Deny is highlighted, so an Enter on a
-reflex runs nothing; Escape denies. The question is a :class:`~dialog.Question`: it can appear
-while the user is typing (a message queued while the agent works: "yes, and..."), so for
-:data:`~dialog.ANSWER_GRACE` after it is shown no key answers, and while the user is typing (a key
-less than :data:`~dialog.TYPING_GAP` after the one before, in the composer or here) a letter is
-text, not an answer: it goes on into the composer, as does any printable key that is no answer
-("also check the logs please" typed as the question appeared allowed the command for the session
-on the "a" of "please", and lost the words). Allowing for the session has no letter: it takes the
-arrows and an Enter once the highlight has settled on it (the "a" of "also run the tests
-afterwards", typed after a pause, allowed ``git clean -fdx`` for the session). Deny always answers.
+visible (``terminal_text.visible_strict``, exact: a carriage return is shown too). Nothing of it is
+ever markup. No is highlighted, so an Enter on a reflex runs nothing; Escape says no. The question
+is a :class:`~dialog.Question`: it can appear while the user is typing (a message queued while the
+agent works: "yes, and..."), so for :data:`~dialog.ANSWER_GRACE` after it is shown no key answers,
+and while the user is typing (a key less than :data:`~dialog.TYPING_GAP` after the one before) a
+key is text, not an answer. The question holds the focus visibly (the choices' border in the
+accent colour, the hint saying where letters go), and every letter typed while it shows goes on into the composer, said in the dialog
+("typed into your message: ..."); while the composer holds text, the digits are text too (a
+message is being written: "2 more things"), and the arrows and Enter answer. The session-wide and
+permanent allows, chosen by Enter, take a highlight that has settled on them. No always answers.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -35,10 +38,12 @@ from agent_tui.terminal_text import clip, visible_line, visible_strict
 from agent_tui.tui.screens.dialog import ANSWER_GRACE, TYPING_GAP, Question
 
 ALLOW_ONCE = "allow-once"
+ALLOW_ALWAYS = "allow-always"
 ALLOW_SESSION = "allow-session"
 DENY = "deny"
-#: One-key answers (allowing for the session has none: it takes the arrows and Enter).
-KEYS = {"y": ALLOW_ONCE, "n": DENY}
+#: The digits are the answers (numbered in the order shown); no letter is one.
+DIGITS = frozenset("123456789")
+TYPED_SHOWN = 60  # characters of the text typed into the message shown in the dialog
 SCOPE_SHOWN = 160
 CALL_MIN = 3  # rows of the command's box (its border and one line) however small the terminal
 SIZE_ROWS = 1  # the "N lines, M characters" line
@@ -50,15 +55,17 @@ def answer_line(decision: str, tool: str, summary: str) -> str:
     words = {
         ALLOW_ONCE: "allowed once",
         ALLOW_SESSION: "allowed for this session",
+        ALLOW_ALWAYS: "allowed, and kept as a rule",
         DENY: "denied",
     }.get(decision, decision)
     return visible_line(f"{words}: {tool} {summary}".rstrip(), strict=True)
 
 
 class PermissionScreen(Question[str | None]):
-    """Dismisses with ``allow-once``, ``allow-session`` or ``deny`` (None: closed without answer)."""
+    """Dismisses with ``allow-once``, ``allow-always``, ``allow-session`` or ``deny`` (None: closed
+    without answer)."""
 
-    ANSWER_KEYS = frozenset(KEYS)
+    ANSWER_KEYS = DIGITS
 
     DEFAULT_CSS = """
     PermissionScreen #permission-call {
@@ -67,12 +74,13 @@ class PermissionScreen(Question[str | None]):
     PermissionScreen #permission-call-text { width: 100%; }
     PermissionScreen #permission-size { color: $text-muted; }
     PermissionScreen #permission-choices.-flat { border: none; }
+    PermissionScreen #permission-choices:focus { border: round $accent; }
+    PermissionScreen #permission-choices.-flat:focus { border: none; }
+    PermissionScreen #permission-typed { color: $text-muted; }
     """
 
     BINDINGS = [  # noqa: RUF012
-        Binding("y", "answer('allow-once')", "Allow once", show=False),
-        Binding("n", "answer('deny')", "Deny", show=False),
-        Binding("escape", "answer('deny')", "Deny", show=False),
+        Binding("escape", "answer('deny')", "No", show=False),
         Binding("pageup", "scroll_call(-1)", show=False, priority=True),  # before the OptionList's
         Binding("pagedown", "scroll_call(1)", show=False, priority=True),
     ]
@@ -87,19 +95,58 @@ class PermissionScreen(Question[str | None]):
         clock: Callable[[], float] = time.monotonic,
         typed_at: float | None = None,
         on_text: Callable[[str], object] | None = None,
+        rule: str | None = None,
+        holds_text: Callable[[], bool] | None = None,
     ) -> None:
         """``typed_at``: when a key last reached the composer (``clock``'s time); ``on_text``
-        takes the text typed here that is no answer (the composer's insert)."""
-        super().__init__(clock=clock, typed_at=typed_at, on_text=on_text, deliberate={ALLOW_SESSION})
+        takes the text typed here that is no answer (the composer's insert); ``rule``: what
+        "don't ask again" keeps (None: no such choice); ``holds_text``: whether the composer holds
+        text (then the digits are text too)."""
+        super().__init__(
+            clock=clock,
+            typed_at=typed_at,
+            on_text=self._typed if on_text is not None else None,
+            deliberate={ALLOW_SESSION, ALLOW_ALWAYS},
+        )
+        self._insert = on_text
+        self._holds_text = holds_text
+        self.typed = ""  # what was typed into the message while the question showed
         self.tool = tool
         self.reason = reason
         self.details = details
         self.scope = scope
+        self.rule = rule
+        self.choices = self._choices()
 
     @property
     def title_text(self) -> str:
         """The question: ``Allow bash? It runs a shell command:`` (the reason is a verb phrase)."""
         return f"Allow {visible_line(self.tool, strict=True)}? It {visible_line(self.reason)}:"
+
+    def _choices(self) -> list[tuple[str, str]]:
+        """(id, label) of each choice, in the order shown and numbered."""
+        scope = self.scope
+        if scope == f"bash:{self.details.strip()}":
+            session = "Yes, for this session: this exact command"
+        else:
+            session = f"Yes, for this session: {clip(scope, SCOPE_SHOWN, one_line=True, strict=True)}"
+        choices = [(ALLOW_ONCE, "Yes")]
+        if self.rule:
+            rule = clip(self.rule, SCOPE_SHOWN, one_line=True, strict=True)
+            choices.append((ALLOW_ALWAYS, f"Yes, and don't ask again for {rule}"))
+        choices += [(ALLOW_SESSION, session), (DENY, "No (the model is told)")]
+        return choices
+
+    def _typed(self, text: str) -> None:
+        """Text typed while the question shows: into the composer, and said here."""
+        if self._insert is not None:
+            self._insert(text)
+        self.typed += text
+        if self.is_attached:
+            label = self.query_one("#permission-typed", Label)
+            shown = clip(self.typed, TYPED_SHOWN, one_line=True, strict=True)
+            label.update(Text(f"typed into your message: {shown}"))
+            label.display = True
 
     @property
     def shown_call(self) -> str:
@@ -121,26 +168,23 @@ class PermissionScreen(Question[str | None]):
                 yield Static(Text(call, overflow="fold"), id="permission-call-text", markup=False)
             size = f"{plural(lines, 'line')}, {len(self.details):,} characters"
             yield Label(Text(size), id="permission-size", markup=False)  # one row
-            scope = self.scope
-            if scope == f"bash:{self.details.strip()}":
-                session = "Allow for this session: this exact command"
-            else:
-                session = f"Allow for this session: {clip(scope, SCOPE_SHOWN, one_line=True, strict=True)}"
             yield OptionList(
-                Option(Text("y  Allow once"), id=ALLOW_ONCE),
-                Option(Text(f"↑  {session}"), id=ALLOW_SESSION),
-                Option(Text("n  Deny (the model is told)"), id=DENY),
+                *(Option(Text(f"{n}  {label}"), id=id_) for n, (id_, label) in enumerate(self.choices, 1)),
                 id="permission-choices",
             )
+            typed = Label(Text(""), id="permission-typed", markup=False)
+            typed.display = False
+            yield typed
+            last = len(self.choices)
             yield Label(
-                Text("y once · ↑ Enter this session · n or Esc deny · PgUp/PgDn scroll"),
+                Text(f"1-{last} or ↑↓ Enter · Esc no · PgUp/PgDn scroll · letters go to your message"),
                 classes="dialog-hint",
                 markup=False,
             )
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        options.highlighted = 2  # Deny: an Enter on a reflex must not run a command
+        options.highlighted = len(self.choices) - 1  # No: an Enter on a reflex must not run a command
         options.focus()
         self.call_after_refresh(self._fit_call)
 
@@ -182,6 +226,30 @@ class PermissionScreen(Question[str | None]):
     def action_answer(self, decision: str) -> None:
         self._answer(decision)
 
+    def on_key(self, event: events.Key) -> None:
+        """A digit answers (its choice's number) once the guard lets it (else the guard, the base
+        class's ``on_key`` that runs next, takes it as text), unless the composer holds text: a
+        message is being written, and the digit is part of it."""
+        key = event.character if event.is_printable else None
+        if key is None or key not in DIGITS:
+            return
+        now = self.clock()
+        writing = self._holds_text is not None and self._holds_text()
+        if writing or (self.guarded and (not self.answerable or self.typing(now))):
+            if writing:
+                event.stop()
+                event.prevent_default()  # (the guard would take it for an answer)
+                self._typed_at = now
+                self._typed(key)
+            return
+        event.stop()
+        event.prevent_default()
+        number = int(key)
+        if number <= len(self.choices):
+            self._answer(self.choices[number - 1][0])
+        else:
+            self.app.bell()
+
     def _answer(self, decision: str) -> None:
         """Dismiss with ``decision``, unless it allows and the question has only just appeared
         (keys typed for something else): then nothing, and the bell."""
@@ -196,11 +264,12 @@ class PermissionScreen(Question[str | None]):
 
 
 __all__ = [
+    "ALLOW_ALWAYS",
     "ALLOW_ONCE",
     "ALLOW_SESSION",
     "ANSWER_GRACE",
     "DENY",
-    "KEYS",
+    "DIGITS",
     "TYPING_GAP",
     "PermissionScreen",
     "answer_line",
