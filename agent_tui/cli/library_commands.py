@@ -195,7 +195,13 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         if hit.snippet:
             print(f"    > {visible_line(hit.snippet)}")
     if not hits:
-        print("no sessions match", file=sys.stderr)
+        # the search looks in this folder's sessions only: say how to look in every folder's
+        hint = (
+            ""
+            if args.all or args.session_dir
+            else " in this folder's sessions; --all searches every folder's"
+        )
+        print(f"no sessions match{hint}", file=sys.stderr)
         return 1
     return 0
 

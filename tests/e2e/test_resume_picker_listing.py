@@ -64,6 +64,9 @@ async def test_opening_the_picker_lists_without_indexing_text_and_a_search_then_
         await wait_for(pilot, lambda: picker.searched == '"return int"', "searched")
         assert [s.path for s in picker.shown] == [str(first)]
         assert _chunks(db) == 2  # the text index was built for the search
+        await wait_for(
+            pilot, lambda: _title(picker) == "Resume a session (1 of 2 match)", "the search's count"
+        )
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session is not None and app.session.path == first, "opened")
 
@@ -116,7 +119,9 @@ async def test_while_the_text_is_indexed_the_title_says_so_and_the_list_stays_us
             library.release.set()
         await wait_for(pilot, lambda: picker.searched == '"return int"', "searched with the text")
         assert [s.path for s in picker.shown] == [str(first)]
-        assert _title(picker) == "Resume a session (2)"
+        await wait_for(
+            pilot, lambda: _title(picker) == "Resume a session (1 of 2 match)", "the search's count"
+        )
         await pilot.press("enter")
         await wait_for(pilot, lambda: chosen == [str(first)], "opened")
 

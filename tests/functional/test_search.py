@@ -420,3 +420,23 @@ def test_an_index_of_an_older_version_is_rebuilt(phrase_dir: Path, tmp_path: Pat
     with make(phrase_dir, db) as lib:
         assert lib.refresh().indexed == 5
         assert _names(lib.search('"context edit" foo')) == {"together"}
+
+
+def test_a_search_that_finds_nothing_here_points_at_all(tmp_path: Path) -> None:
+    """``sessions --search`` looks in this folder's sessions: finding nothing says how to look in
+    every folder's (it said only "no sessions match")."""
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agent_tui", "sessions", "--search", "zzznothing", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+
+    here = run()
+    assert here.returncode == 1 and "--all searches every folder's" in here.stderr
+    everywhere = run("--all")
+    assert everywhere.returncode == 1 and "--all" not in everywhere.stderr

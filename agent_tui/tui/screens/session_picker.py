@@ -174,6 +174,10 @@ class SessionPicker(Dialog[str | None]):
         if query != self.query_text:
             return  # a later keystroke's search will show its own
         self._show(rows)
+        if not self.indexing:  # the count is the search's, not the whole library's
+            total = len(self.library.sessions())
+            shown = f"{len(rows)} of {total} match" if query.strip() else str(total)
+            self._title(f"{self.title_text} ({shown})")
         if not complete:
             return  # shown meanwhile; searched again when the text index is ready
         self.searched = query
