@@ -548,8 +548,8 @@ def json_mid_tool(face: Json, scenario: str) -> Run:
     proc = face.popen(prompt, *(["--steer-stdin"] if scenario == "steer" else []))
     try:
         seen = face.until_tool(proc)
-        assert proc.stdin is not None
         if scenario == "steer":
+            assert proc.stdin is not None  # a pipe only to steer (-p reads any other stdin to its end)
             proc.stdin.write(c.STEER + "\n")
             proc.stdin.flush()
             # Nothing a client sees says a line of stdin was queued (JSON mode sends no
