@@ -492,8 +492,9 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
     elif not steer_stdin:  # pi's rule: stdin that is not a terminal is put before the prompt
         from agent_tui.cli.prompt_input import piped_stdin, with_stdin
 
-        prompt = with_stdin(prompt, piped_stdin(sys.stdin))
-        from_stdin = not sys.stdin.isatty() if sys.stdin is not None else False
+        piped = piped_stdin(sys.stdin)
+        prompt = with_stdin(prompt, piped)
+        from_stdin = piped is not None  # read to its end: nobody can be asked on it
     # no prompt: only to continue a session a PreToolUse hook deferred a tool call in
     resume = not prompt.strip() and not getattr(args, "file_args", None)
     named = (
