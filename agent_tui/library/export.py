@@ -444,6 +444,7 @@ def export_html(
     *,
     branch_only: bool = False,
     source_name: str | None = None,
+    source: Path | None = None,
 ) -> str:
     """One self-contained HTML page: the tree, the branch of ``projection``, every branch a click away.
 
@@ -452,7 +453,9 @@ def export_html(
     """
     from agent_tui.library import html_export
 
-    return html_export.export_html(index, projection, branch_only=branch_only, source_name=source_name)
+    return html_export.export_html(
+        index, projection, branch_only=branch_only, source_name=source_name, source=source
+    )
 
 
 def export_bytes(
@@ -486,7 +489,7 @@ def export_bytes(
             index, projection, all_branches=whole, source_name=name, source=source
         ).encode()
     if fmt == "html":
-        return export_html(index, projection, branch_only=not whole, source_name=name).encode()
+        return export_html(index, projection, branch_only=not whole, source_name=name, source=source).encode()
     raise StoreError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 

@@ -40,6 +40,7 @@ from agent_tui.projection.context import Projection, project_path
 from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
 from agent_tui.store.content import blocks, content_text, edit_diff
+from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry, JSONObject
 
@@ -118,8 +119,9 @@ class _SafeMarkdown(MarkdownIt):
 class Renderer:
     """Renders entries to HTML fragments. Keeps a budget of highlighted characters per export."""
 
-    def __init__(self, index: SessionIndex) -> None:
+    def __init__(self, index: SessionIndex, source: Path | None = None) -> None:
         self.index = index
+        self.source = source  # the session's file: its subagents' transcripts are read beside it
         self.calls = tool_calls_by_id(index)
         self.budget = HIGHLIGHT_BUDGET
         md = _SafeMarkdown("commonmark", {"html": False, "linkify": False, "typographer": False})
@@ -325,9 +327,36 @@ class Renderer:
             else '<div class="facts">(no output)</div>'
         )
         body += "".join(_image(b) for b in images)
+        body += self._subagent(message)
         return self._details(
             summary, body, "result error" if error else "result", open_=lines <= OPEN_RESULT_LINES
         )
+
+    def _subagent(self, message: JSONObject) -> str:
+        """A task result's subagent transcript (its own file, beside the session's), folded."""
+        details = message.get("details")
+        link = details.get("subagent") if isinstance(details, dict) else None
+        if self.source is None or not isinstance(link, dict) or not isinstance(link.get("file"), str):
+            return ""
+        from agent_tui.projection.subagent_links import resolve_link
+        from agent_tui.store.reader import read_file
+        from agent_tui.store.redact import redaction_enabled
+
+        path = resolve_link(self.source, link["file"])
+        try:
+            child = SessionIndex(read_file(path), str(path))
+        except (OSError, StoreError):
+            return f'<div class="facts">subagent transcript {esc(path.name)}: not readable</div>'
+        if redaction_enabled():
+            child = child.redacted()
+        inner = Renderer(child)  # one level: a nested subagent's result is shown, not opened
+        inner.budget = given = self.budget // 4  # highlighting shared with the page
+        rows = "".join(inner.entry(e) for e in project_path(child.active_path(), child.leaf_id).path)
+        self.budget -= given - inner.budget
+        summary = (
+            f"subagent transcript · {esc(link.get('type'))} · {esc(link.get('status'))} · {esc(path.name)}"
+        )
+        return self._details(summary, rows, "subagent")
 
     @staticmethod
     def _details(summary: str, body: str, cls: str, *, open_: bool = False) -> str:
@@ -385,8 +414,10 @@ def export_html(
     *,
     branch_only: bool = False,
     source_name: str | None = None,
+    source: Path | None = None,
 ) -> str:
-    """The page. ``projection``: the branch shown first (default: the active one).
+    """The page. ``projection``: the branch shown first (default: the active one); ``source``:
+    the session's file (its subagents' transcripts are folded into their task results).
 
     ``branch_only`` leaves the other branches out of the page.
     """
@@ -448,7 +479,7 @@ def export_html(
             mark_sets.append(marks)
         views[str(leaf)] = seen_sets[key]
 
-    renderer = Renderer(index)
+    renderer = Renderer(index, source)
     templates = [f'<template id="t{i}">{renderer.entry(e)}</template>' for i, e in enumerate(nodes)]
     data = {
         "leaf": active,

@@ -136,6 +136,9 @@ async def test_a_task_runs_a_subagent_with_a_fresh_context(
     section = markdown.index("## Subagent general-purpose: find MARKER-42")
     assert markdown.index("The subagent found it.") < section
     assert "Find MARKER-42 in the repo" in markdown[section:] and "line 3" in markdown[section:]
+    with Session.open(h.session.path, write=False) as opened:
+        page = export_bytes(opened.index, "html", source=h.session.path).decode()
+    assert "subagent transcript · general-purpose · done" in page and "Find MARKER-42 in the repo" in page
     # the child opens and projects on its own
     with Session.open(child, write=False) as opened:
         assert [m.role for m in project(opened.index).messages] == ["system", "user", "assistant"]
