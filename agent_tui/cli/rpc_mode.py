@@ -165,7 +165,10 @@ def run_rpc(args: argparse.Namespace) -> int:
         if getattr(args, "leaf", None):
             session.branch(args.leaf)
         agent = headless_agent(args, session, config, permissions, cwd, resources)
-        print(f"agent-tui: rpc on session {session.path}", file=err, flush=True)
+        where = (
+            "an in-memory session (--no-session)" if session.store.ephemeral else f"session {session.path}"
+        )
+        print(f"agent-tui: rpc on {where}", file=err, flush=True)
         scoped = getattr(args, "scoped_models", None) or ()
         return asyncio.run(serve(agent, JsonLines(sys.stdout.buffer), scoped))
     except StoreError as e:

@@ -104,6 +104,16 @@ def test_no_session_writes_nothing_in_print_and_json_mode(env: Run, server: Fake
     assert user_text(server.requests[0].body) == "hello"
 
 
+def test_no_session_in_rpc_mode_writes_nothing(env: Run, server: FakeModelServer) -> None:
+    server.push(anthropic_stream(text("Over RPC.")))
+    command = json.dumps({"type": "prompt", "id": "1", "message": "hi"}) + "\n"
+    result = env.run_in("--mode", "rpc", "--no-session", stdin=command)
+    assert result.returncode == 0, result.stderr
+    assert "rpc on an in-memory session (--no-session)" in result.stderr
+    assert [json.loads(line)["type"] for line in result.stdout.splitlines()][-1] == "agent_settled"
+    assert _session_files(env) == []
+
+
 def test_no_session_keeps_a_subagents_session_in_memory_too(env: Run, server: FakeModelServer) -> None:
     server.push(
         anthropic_stream(tool_use("toolu_t", "task", {"description": "look around", "prompt": "list files"})),
