@@ -484,7 +484,8 @@ def subagent_record(event: SubagentEvent) -> JSONObject | None:
     else:
         name = type(inner).__name__
         snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
-        fields = {f: getattr(inner, f) for f in inner.__slots__}
+        # an EntryAppended's own ``type`` (the entry's) is ``entryType``: ``type`` names the event
+        fields = {"entryType" if f == "type" else f: getattr(inner, f) for f in inner.__slots__}
         payload = {"type": snake, **(redact_value(fields) if redaction_enabled() else fields)}
     return {
         "type": "subagent_event",

@@ -157,6 +157,18 @@ async def test_subagent_events_are_tagged_with_the_call(h: Harness, server: Fake
     assert isinstance(tagged[-1].event, TurnDone) and tagged[-1].event.stop_reason == "stop"
     assert tagged[-1].description == "find M9" and tagged[-1].agent_type == "general-purpose"
     assert events[-1] == TurnDone("stop")
+    # JSON and RPC mode: pi's records, plus agent-tui's subagent_event ones for the call
+    from agent_tui.sdk.pi_events import PiEventStream
+
+    stream = PiEventStream(h.session.index)
+    records = [r for event in events for r in stream.feed(event)]
+    mine = [r for r in records if r["type"] == "subagent_event"]
+    assert mine and {r["toolCallId"] for r in mine} == {"toolu_9"}
+    assert mine[-1]["event"] == {"type": "turn_done", "stop_reason": "stop"}
+    first = mine[0]["event"]
+    assert first["type"] == "entry_appended" and first["entryType"] == "model_change"
+    assert not any(r["event"]["type"] == "text_delta" for r in mine)
+    assert records[-1]["type"] == "agent_settled"
 
 
 async def test_two_tasks_in_one_message_run_at_once(h: Harness, server: FakeModelServer) -> None:
