@@ -34,11 +34,10 @@ from agent_tui.agent.events import Notice
 from agent_tui.agent.tools.base import Tool, resolve_path
 from agent_tui.agent.turn_io import TurnIO
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.kinds import CHECKPOINT_TYPE, RESTORE_TYPE
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.session import Session
 
-CHECKPOINT_TYPE = "agent-tui.checkpoint"
-RESTORE_TYPE = "agent-tui.restore"
 #: Paths listed per kind in an entry at most (a count says how many more).
 LIST_LIMIT = 500
 

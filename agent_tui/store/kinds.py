@@ -38,6 +38,8 @@ Look = Literal["block", "event"]
 
 BRANCH_MARKER = "agent-tui.branch"
 PERMISSION_TYPE = "agent-tui.permission"
+CHECKPOINT_TYPE = "agent-tui.checkpoint"  # file checkpoints (agent.checkpointing)
+RESTORE_TYPE = "agent-tui.restore"
 
 
 def entry_type(type_: str) -> EntryType | None:
@@ -164,10 +166,26 @@ def _pin_line(data: dict[str, Any]) -> str:
 def _custom_line(data: dict[str, Any]) -> str:
     if data.get("customType") == PERMISSION_TYPE:
         return permission_line(data.get("data"))
+    if data.get("customType") in (CHECKPOINT_TYPE, RESTORE_TYPE):
+        return files_line(data)
     inner = data.get("data")
     if isinstance(inner, dict) and "fromId" in inner:
         return f"moved here from {inner.get('fromId')}"
     return ""
+
+
+def files_line(data: dict[str, Any]) -> str:
+    """A file checkpoint's or restore's line: what it says changed."""
+    inner = data.get("data") if isinstance(data.get("data"), dict) else {}
+    raw = inner.get("files")
+    files = raw if isinstance(raw, dict) else {}
+    counts = ", ".join(
+        f"{len(v)} {k}" for k in ("added", "changed", "deleted") if isinstance(v := files.get(k), list) and v
+    )
+    if data.get("customType") == RESTORE_TYPE:
+        return f"files restored as {inner.get('entryId')} left them" + (f": {counts}" if counts else "")
+    when = {"before": "before tools", "after": "end of turn", "restore": "before a restore"}
+    return f"file checkpoint, {when.get(str(inner.get('when')), 'files')}" + (f": {counts}" if counts else "")
 
 
 _DECISION_WORDS = {

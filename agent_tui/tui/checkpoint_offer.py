@@ -96,4 +96,37 @@ async def offer_restore(actions: SessionActions, target: str) -> None:
     )
 
 
-__all__ = ["offer_restore", "question"]
+def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
+    """For a checkpoint or restore row: the diff from the checkpoint before it (its first lines)."""
+    from agent_tui.agent.checkpointing import latest_mark, mark_of
+    from agent_tui.terminal_text import visible_line
+
+    session = getattr(app, "session", None)
+    if session is None or entry_id not in session.index:
+        return []
+    entry = session.index.get(entry_id)
+    mark = mark_of(entry)
+    if mark is None:
+        return []
+    before = latest_mark(session.index.path_to(entry.parent_id)) if entry.parent_id else None
+    if before is None or before.snapshot == mark.snapshot:
+        return []
+    try:
+        patch = CheckpointStore().patch(before.snapshot, mark.snapshot).splitlines()
+    except (CheckpointError, OSError):
+        return []
+    compact = []  # each file's name, then its added and removed lines (no headers, no hunk lines)
+    for line in patch:
+        if line.startswith("diff --git a/"):
+            compact.append("▸ " + line[len("diff --git a/") :].split(" b/", 1)[0])
+        elif line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
+            compact.append("  " + line)
+    shown = [visible_line(line) for line in compact[:limit]]
+    if len(compact) > limit:
+        shown.append(
+            f"… {len(compact) - limit} more lines (agent-tui diff FILE {before.entry.id} {entry_id})"
+        )
+    return ["Files since the checkpoint before:", *shown, ""]
+
+
+__all__ = ["offer_restore", "preview_lines", "question"]

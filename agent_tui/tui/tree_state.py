@@ -11,7 +11,7 @@ from agent_tui.projection.context import Projection, Status
 from agent_tui.projection.describe import first_line, is_permission, kind
 from agent_tui.projection.surgery import edit_authors
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.kinds import entry_type, kind_info
+from agent_tui.store.kinds import entry_type, files_line, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.store.session import BRANCH_MARKER
 
@@ -102,29 +102,10 @@ def files_badge(entry: Entry) -> str | None:
     return f"[files {count}]" if count else None
 
 
-def _files_line(entry: Entry) -> str | None:
-    payload = entry.data.get("data")
-    if not isinstance(payload, dict):
-        return None
-    raw = payload.get("files")
-    files = raw if isinstance(raw, dict) else {}
-    counts = ", ".join(f"{len(files[k])} {k}" for k in ("added", "changed", "deleted") if files.get(k))
-    if entry.data.get("customType") == RESTORE_TYPE:
-        return f"files restored as {payload.get('entryId')} left them" + (f": {counts}" if counts else "")
-    if entry.data.get("customType") == CHECKPOINT_TYPE:
-        when = {"before": "before tools", "after": "end of turn", "restore": "before a restore"}
-        return f"file checkpoint, {when.get(str(payload.get('when')), 'files')}" + (
-            f": {counts}" if counts else ""
-        )
-    return None
-
-
 def describe(entry: Entry) -> str:
     """What the tree says of ``entry`` after its marks: its first line, with its kind's name."""
-    if entry.type == "custom":
-        files = _files_line(entry)
-        if files is not None:
-            return files
+    if entry.type == "custom" and entry.data.get("customType") in (CHECKPOINT_TYPE, RESTORE_TYPE):
+        return files_line(entry.data)
     k = kind(entry)
     line = first_line(entry, 60)
     if is_branch_marker(entry):

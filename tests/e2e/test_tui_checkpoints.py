@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tui_e2e import app_command, branch_at, entries, wait_until
+from tests.e2e.test_tui_e2e import app_command, branch_at, entries, select_in_tree, wait_until
 from tests.support.fake_model_server import FakeModelServer, call, openai_stream
 from tests.support.tmux import Tmux
 
@@ -63,5 +63,9 @@ def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, serve
         tmux.wait_text("Restored 2 file(s)")
         restores = [e for e in entries(path) if e.get("customType") == "agent-tui.restore"]
         assert len(restores) == 1 and restores[0]["data"]["files"]["deleted"] == ["b.txt"]
+        # the restore's row (the leaf now) previews the files it left against the checkpoint before
+        select_in_tree(tmux, path, restores[0]["id"])
+        screen = tmux.wait_text("Files since the checkpoint before:")
+        assert "▸ a.txt" in screen and "+v1" in screen and "[files 2]" in screen
     finally:
         tmux.stop()
