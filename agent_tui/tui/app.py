@@ -296,6 +296,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
                 self._notice_text = str(e)
         self._views_ready = True
         self._history_changed()
+        from agent_tui.tui.agent_events import show_branch_todos
+
+        show_branch_todos(self)  # a resumed session's plan, above the composer
         if self.prompt_history.problem:
             self.notify(self.prompt_history.problem, severity="warning")
         await self.refresh_views()
@@ -462,6 +465,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._tokens.clear()
         if self._views_ready:
             self._history_changed()
+            from agent_tui.tui.agent_events import show_branch_todos
+
+            show_branch_todos(self)  # the plan of the session now open (agent_work)
 
     def _history_changed(self) -> None:
         """Up/Down walk this session's prompts first, then the global history (worked out when the
@@ -782,7 +788,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     @on(SessionTree.BranchRequested)
     async def _branch_requested(self, event: SessionTree.BranchRequested) -> None:
-        await self.actions.branch_to(event.entry_id)
+        await self.actions.branch_to(event.entry_id, summarize=event.summarize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
@@ -817,6 +823,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def action_export(self, path: str | None = None) -> None:
         self.actions.export(path)
+    async def action_open_subagent(self) -> None:
+        await self.actions.open_subagent()
+
 
     def action_resume(self) -> None:
         self.actions.resume()
