@@ -22,12 +22,13 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.agent_types import BUILTIN, AgentType, agents_text, load_agent_types
 from agent_tui.agent.events import AgentEvent, EntryAppended, SubagentEvent, TurnDone, TurnError
+from agent_tui.agent.permissions import PermissionRequest, Permissions
 from agent_tui.agent.prompt_files import SystemPromptFiles
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.system_prompt import current_sections
@@ -214,6 +215,7 @@ class SubagentRunner:
                 {"type": "custom", "customType": LINK_TYPE, "data": {**record, "status": "running"}}
             )
             child = self._child_loop(child_session, kind, tools, kind.prompt)
+            child.permissions = asking_for(child.permissions, f"{kind.name}: {description}")
             outcome = await drive(child, prompt, call_id, description, kind.name, str(path), sink, signal)
             with contextlib.suppress(Exception):
                 await parent_io.append(
@@ -277,6 +279,20 @@ class SubagentRunner:
         names = task.get("tools")
         tools = self.tools_for(kind, [str(n) for n in names] if isinstance(names, list) else None)
         return kind, tools, preamble
+
+
+def asking_for(permissions: Permissions | None, who: str) -> Permissions | None:
+    """The parent's policy for a subagent: the same mode, rules and allowed-for-this-session
+    scopes (shared: a yes to the subagent holds for the parent too), its questions saying which
+    subagent asks."""
+    if permissions is None or permissions.approver is None:
+        return permissions
+    ask = permissions.approver
+
+    async def approver(request: PermissionRequest) -> Any:
+        return await ask(replace(request, reason=f"{request.reason}; asked by the subagent {who}"))
+
+    return replace(permissions, approver=approver)
 
 
 async def drive(

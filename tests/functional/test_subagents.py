@@ -437,3 +437,37 @@ async def test_a_type_listing_task_starts_its_own_subagents_beside_its_file(
     nested = links_of(lead_file)[-1]
     assert resolve_link(lead_file, nested["file"]).is_file() and nested["status"] == "done"
     assert "lead reply" in json.dumps(server.requests[-1].body["messages"])
+
+
+async def test_a_subagents_calls_are_asked_saying_which_subagent_asks(
+    h: Harness, server: FakeModelServer
+) -> None:
+    from agent_tui.agent.permissions import Decision, PermissionMode, PermissionRequest, Permissions
+
+    asked: list[PermissionRequest] = []
+
+    async def approver(request: PermissionRequest) -> Decision:
+        asked.append(request)
+        return Decision.ALLOW_SESSION
+
+    h.loop.permissions = Permissions(PermissionMode.ASK, approver)
+    add_agent_tools(h.loop)
+    server.push(
+        anthropic_stream(task("toolu_p", "P")),
+        anthropic_stream(tool_use("toolu_b", "bash", {"command": "echo from-the-subagent"})),
+        anthropic_stream(text("it printed")),
+        anthropic_stream(tool_use("toolu_b2", "bash", {"command": "echo from-the-subagent"})),
+        anthropic_stream(text("done")),
+    )
+    await h.run("go")
+    # the task call itself asked nothing; the subagent's bash did, naming the subagent
+    assert [r.tool for r in asked] == ["bash"]
+    assert "asked by the subagent general-purpose: find P" in asked[0].reason
+    # its decision is recorded in its own file, and its "allow for this session" holds for the parent
+    (link,) = {d["toolCallId"]: d for d in links_of(h.session.path)}.values()
+    child = child_entries(resolve_link(h.session.path, link["file"]))
+    assert [e["data"]["decision"] for e in child if e.get("customType") == "agent-tui.permission"] == [
+        "allow-session"
+    ]
+    parent = [e["data"]["decision"] for e in h.entries() if e.get("customType") == "agent-tui.permission"]
+    assert parent == ["allow-session"] and len(asked) == 1
