@@ -1008,7 +1008,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             typed_at=self.composer.typed_at,  # letters typed on as it appears are text, not answers
             on_text=self.composer.insert,
             rule=getattr(request, "rule", None),
-            holds_text=lambda: bool(self.composer.text.strip()),
+            holds_text=lambda: any(c.isalpha() for c in self.composer.text),  # words: a message
         )
         reply = self.chat.streaming
         if reply is not None:

@@ -116,3 +116,19 @@ async def test_while_the_composer_holds_text_digits_are_text_and_said_in_the_dia
         await pilot.press("escape")
         assert await task == DENY
         assert app.composer.text == "also 2 more"
+
+
+async def test_a_digit_pressed_too_soon_is_kept_and_the_next_one_answers(tmp_path: Path) -> None:
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        request = Permissions().request_for("bash", {"command": "ls"}, str(app.config.cwd), "c1")
+        assert request is not None
+        task = asyncio.create_task(app.approve(request))
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), "the question")
+        await pilot.press("1")  # in the question's first moments: text, not an answer
+        await pilot.pause()
+        assert not task.done() and app.composer.text == "1"
+        await pilot.pause(TYPING_GAP + 0.2)
+        await pilot.press("1")  # no words in the composer: the digit answers
+        assert await task == ALLOW_ONCE

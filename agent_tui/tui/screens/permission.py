@@ -14,8 +14,9 @@ agent works: "yes, and..."), so for :data:`~dialog.ANSWER_GRACE` after it is sho
 and while the user is typing (a key less than :data:`~dialog.TYPING_GAP` after the one before) a
 key is text, not an answer. The question holds the focus visibly (the choices' border in the
 accent colour, the hint saying where letters go), and every letter typed while it shows goes on into the composer, said in the dialog
-("typed into your message: ..."); while the composer holds text, the digits are text too (a
-message is being written: "2 more things"), and the arrows and Enter answer. The session-wide and
+("typed into your message: ..."); while the composer holds words, the digits are text too (a
+message is being written: "also 2 more things"), and the arrows and Enter answer (a digit pressed
+too soon is kept in the composer, and does not stop the next one from answering). The session-wide and
 permanent allows, chosen by Enter, take a highlight that has settled on them. No always answers.
 """
 
@@ -101,7 +102,7 @@ class PermissionScreen(Question[str | None]):
         """``typed_at``: when a key last reached the composer (``clock``'s time); ``on_text``
         takes the text typed here that is no answer (the composer's insert); ``rule``: what
         "don't ask again" keeps (None: no such choice); ``holds_text``: whether the composer holds
-        text (then the digits are text too)."""
+        words (then the digits are text too)."""
         super().__init__(
             clock=clock,
             typed_at=typed_at,
