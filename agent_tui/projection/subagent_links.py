@@ -12,10 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-#: The parent's record of a subagent (state, never in context).
-LINK_TYPE = "agent-tui.subagent"
-#: The subagent's first entry: what it was started as.
-TASK_TYPE = "agent-tui.task"
+from agent_tui.store.kinds import SUBAGENT_TYPE as LINK_TYPE  # the parent's record of a subagent
+from agent_tui.store.kinds import TASK_TYPE  # the subagent's first entry: what it was started as
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 

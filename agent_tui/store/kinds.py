@@ -38,6 +38,9 @@ Look = Literal["block", "event"]
 
 BRANCH_MARKER = "agent-tui.branch"
 PERMISSION_TYPE = "agent-tui.permission"
+#: A subagent's record in its parent, and its transcript's first entry (projection.subagent_links).
+SUBAGENT_TYPE = "agent-tui.subagent"
+TASK_TYPE = "agent-tui.task"
 CHECKPOINT_TYPE = "agent-tui.checkpoint"  # file checkpoints (agent.checkpointing)
 RESTORE_TYPE = "agent-tui.restore"
 
@@ -168,10 +171,27 @@ def _custom_line(data: dict[str, Any]) -> str:
         return permission_line(data.get("data"))
     if data.get("customType") in (CHECKPOINT_TYPE, RESTORE_TYPE):
         return files_line(data)
+    if data.get("customType") in (SUBAGENT_TYPE, TASK_TYPE):
+        return subagent_line(data)
     inner = data.get("data")
     if isinstance(inner, dict) and "fromId" in inner:
         return f"moved here from {inner.get('fromId')}"
     return ""
+
+
+def subagent_line(data: dict[str, Any]) -> str:
+    """A subagent's record (``subagent general-purpose: find it · done · 1,234 tokens``), or its
+    transcript's first entry (``subagent of task call ID, ...``)."""
+    inner = data.get("data") if isinstance(data.get("data"), dict) else {}
+    what = f"{inner.get('type')}: {inner.get('description')}"
+    if data.get("customType") == TASK_TYPE:
+        return f"subagent of task call {inner.get('toolCallId')}, {what}"
+    line = f"subagent {what} · {inner.get('status')}"
+    usage = inner.get("usage")
+    tokens = usage.get("totalTokens") if isinstance(usage, dict) else None
+    if isinstance(tokens, int) and not isinstance(tokens, bool):
+        line += f" · {tokens:,} tokens"
+    return line
 
 
 def files_line(data: dict[str, Any]) -> str:

@@ -66,3 +66,25 @@ def test_the_plan_and_running_subagents_above_the_composer() -> None:
     work.todos = [{"content": "Read", "status": "completed"}]
     work.running.clear()
     assert work.lines() == []  # a plan all done is not shown
+
+
+def test_the_tree_and_exports_describe_the_records() -> None:
+    from agent_tui.projection.describe import first_line
+    from agent_tui.store.record import Entry
+
+    def custom(kind: str, data: dict[str, object]) -> Entry:
+        fields = {
+            "type": "custom",
+            "id": "abcd1234",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+        }
+        return Entry.from_data({**fields, "customType": kind, "data": data})
+
+    link = {"toolCallId": "toolu_1", "type": "general-purpose", "description": "find it", "status": "done"}
+    done = custom("agent-tui.subagent", {**link, "usage": {"totalTokens": 1234}})
+    assert first_line(done) == "subagent general-purpose: find it · done · 1,234 tokens"
+    assert (
+        first_line(custom("agent-tui.task", link))
+        == "subagent of task call toolu_1, general-purpose: find it"
+    )
