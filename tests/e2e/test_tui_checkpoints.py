@@ -26,9 +26,7 @@ def _reply(path: Path, words: str) -> str:
     )
 
 
-def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, server: FakeModelServer) -> None:
-    command, work, sessions = app_command(tmp_path, server)
-    command = command.replace(" --session-dir ", " --permissions auto --session-dir ")
+def _two_turns(server: FakeModelServer) -> None:
     server.push(openai_stream(None, tool_calls=[call("w1", "write", {"path": "a.txt", "content": "v1\n"})]))
     server.push(openai_stream("Done."))
     server.push(
@@ -37,22 +35,33 @@ def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, serve
         )
     )
     server.push(openai_stream("Done again."))
+
+
+def _run_two_turns(tmux: Tmux, work: Path, sessions: Path) -> Path:
+    tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+    tmux.type("write a.txt")
+    tmux.keys("Enter")
+    tmux.wait_text("Done.")
+    path = next(sessions.glob("*.jsonl"))
+    tmux.type("rewrite it")
+    tmux.keys("Enter")
+    tmux.wait_text("Done again.")
+    wait_until(lambda: (work / "b.txt").exists(), "bash's files")
+    wait_until(
+        lambda: sum(e.get("customType") == "agent-tui.checkpoint" for e in entries(path)) == 3,
+        "the turns' checkpoints",
+    )
+    return path
+
+
+def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, server: FakeModelServer) -> None:
+    command, work, sessions = app_command(tmp_path, server)
+    command = command.replace(" --session-dir ", " --permissions auto --session-dir ")
+    _two_turns(server)
     tmux = Tmux(f"agent-tui-checkpoints-{os.getpid()}")
     tmux.start(command, work)
     try:
-        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
-        tmux.type("write a.txt")
-        tmux.keys("Enter")
-        tmux.wait_text("Done.")
-        path = next(sessions.glob("*.jsonl"))
-        tmux.type("rewrite it")
-        tmux.keys("Enter")
-        tmux.wait_text("Done again.")
-        wait_until(lambda: (work / "b.txt").exists(), "bash's files")
-        wait_until(
-            lambda: sum(e.get("customType") == "agent-tui.checkpoint" for e in entries(path)) == 3,
-            "the turns' checkpoints",
-        )
+        path = _run_two_turns(tmux, work, sessions)
         branch_at(tmux, path, _reply(path, "Done."))
         screen = tmux.wait_text("Restore the files as this node left them?")
         assert "delete b.txt" in screen and "write  a.txt" in screen
@@ -67,5 +76,27 @@ def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, serve
         select_in_tree(tmux, path, restores[0]["id"])
         screen = tmux.wait_text("Files since the checkpoint before:")
         assert "▸ a.txt" in screen and "+v1" in screen and "[files 2]" in screen
+    finally:
+        tmux.stop()
+
+
+def test_at_80x24_branch_accept_and_see_the_files(tmp_path: Path, server: FakeModelServer) -> None:
+    command, work, sessions = app_command(tmp_path, server)
+    command = command.replace(" --session-dir ", " --permissions auto --session-dir ")
+    _two_turns(server)
+    tmux = Tmux(f"agent-tui-checkpoints80-{os.getpid()}", 80, 24)
+    tmux.start(command, work)
+    try:
+        path = _run_two_turns(tmux, work, sessions)
+        tmux.wait(lambda s: "streaming…" not in s, "the turn's end", timeout=60)
+        tmux.type(f"/branch {_reply(path, 'Done.')}")
+        tmux.keys("Enter")
+        screen = tmux.wait_text("Restore the files as this node left them?")
+        assert max(len(line) for line in screen.splitlines()) <= 80
+        assert "delete b.txt" in screen and "write  a.txt" in screen and "Restore 2 file(s)" in screen
+        tmux.keys("Enter")
+        wait_until(lambda: not (work / "b.txt").exists(), "the restore")
+        assert (work / "a.txt").read_text() == "v1\n"
+        tmux.wait_text("Restored 2 file(s)")
     finally:
         tmux.stop()
