@@ -3,6 +3,8 @@ record, the app's rows above the composer (pure parts, no app)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_tui.agent.events import EntryAppended, SubagentEvent, TextDelta, ToolStarted, TurnDone
 from agent_tui.agent.subagents import progress_line
 from agent_tui.projection.todos import clean_todos, todo_lines
@@ -88,3 +90,28 @@ def test_the_tree_and_exports_describe_the_records() -> None:
         first_line(custom("agent-tui.task", link))
         == "subagent of task call toolu_1, general-purpose: find it"
     )
+
+
+def test_an_acp_replay_sends_the_plan_after_its_todo_write(tmp_path: Path) -> None:
+    from acp.schema import AgentPlanUpdate
+
+    from agent_tui.acp.updates import replay
+    from agent_tui.store.session import Session
+
+    session = Session.create(tmp_path, tmp_path)
+    todos = [{"content": "Step one", "status": "in_progress"}, {"content": "Step two", "status": "pending"}]
+    call = {"type": "toolCall", "id": "t1", "name": "todo_write", "arguments": {"todos": todos}}
+    session.append_message({"role": "user", "content": "plan", "timestamp": 1})
+    session.append_message({"role": "assistant", "content": [call], "stopReason": "toolUse", "timestamp": 2})
+    result = {"role": "toolResult", "toolCallId": "t1", "toolName": "todo_write", "isError": False}
+    session.append_message(
+        {**result, "content": [{"type": "text", "text": "ok"}], "details": {"todos": todos}, "timestamp": 3}
+    )
+    updates = list(replay(session.index, str(tmp_path)))
+    plans = [u for u in updates if isinstance(u, AgentPlanUpdate)]
+    assert len(plans) == 1 and updates[-1] is plans[0]
+    assert [(e.content, e.status) for e in plans[0].entries] == [
+        ("Step one", "in_progress"),
+        ("Step two", "pending"),
+    ]
+    session.close()
