@@ -232,3 +232,28 @@ async def test_pi_projects_a_checkpointed_and_restored_session_as_before(
     jobs = [Job(h.session.path)] + [Job(h.session.path, e["id"]) for e in entries]
     found = compare(pi, jobs)
     assert not found, "\n".join(found[:5])
+
+
+async def test_a_write_outside_the_project_is_captured_and_not_written_back(
+    h: Harness, server: FakeModelServer, tmp_path: Path
+) -> None:
+    store = CheckpointStore(tmp_path / "store")
+    h.loop.checkpoints = TurnCheckpoints(store, str(h.workdir))
+    target = tmp_path / "outside.txt"
+    server.push(
+        anthropic_stream(
+            text("Writing."), tool_use("t1", "write", {"path": str(target), "content": "out\n"})
+        ),
+        anthropic_stream(text("Done.")),
+    )
+    await h.run("write outside")
+    assert target.read_text() == "out\n"
+    checkpoints = _customs(h, CHECKPOINT_TYPE)
+    assert checkpoints[0]["data"]["outside"] == {str(target): None}
+    blob = checkpoints[1]["data"]["outside"][str(target)]
+    assert store.blobs([blob])[blob] == b"out\n"
+    assert checkpoints[1]["data"]["files"]["outside"] == [str(target)]
+    plan = plan_restore(store, h.session, str(h.workdir), checkpoints[0]["id"])
+    assert plan.lines() == [f"delete {target}  (outside the project folder)"]
+    restore(store, h.session, str(h.workdir), checkpoints[0]["id"])
+    assert target.read_text() == "out\n"  # outside the folder: said, not done

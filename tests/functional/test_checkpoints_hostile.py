@@ -128,3 +128,28 @@ def test_the_store_is_private_and_holds_no_ignored_file(tmp_path: Path) -> None:
     assert found.stdout == ""  # loose objects are compressed: check the content is not stored at all
     blob = store._run(["hash-object", "--no-filters", str(project / ".env")]).stdout.decode().strip()
     assert not store.exists(blob)
+
+
+def test_the_data_dir_inside_the_project_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "project"
+    (project / ".agent-tui" / "sessions").mkdir(parents=True)
+    (project / ".agent-tui" / "sessions" / "s.jsonl").write_text("{}\n")
+    (project / "code.py").write_text("x = 1\n")
+    monkeypatch.setenv("AGENT_TUI_HOME", str(project / ".agent-tui"))
+    store = CheckpointStore()  # the data dir's own: <project>/.agent-tui/checkpoints
+    assert store.root == project / ".agent-tui" / "checkpoints"
+    snap = store.snapshot(project)
+    assert _tree_paths(store, snap.tree) == {"code.py"}
+
+
+def test_files_outside_the_project_are_captured_one_by_one(tmp_path: Path) -> None:
+    project, outside = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "notes.txt").write_text("before\n")
+    store = CheckpointStore(tmp_path / "store")
+    snap = store.snapshot(project, [str(outside / "notes.txt"), str(outside / "missing.txt")])
+    blob = snap.outside[str(outside / "notes.txt")]
+    assert blob is not None and store.blobs([blob])[blob] == b"before\n"
+    assert snap.outside[str(outside / "missing.txt")] is None
+    assert _tree_paths(store, snap.tree) == set()
