@@ -101,10 +101,14 @@ class StreamingReply(Vertical):
     StreamingReply Collapsible > Contents { padding: 0 0 0 2; }
     """
 
-    def __init__(self, typed_at: Callable[[], float] | None = None) -> None:
-        """``typed_at``: when a key was last typed (``time.monotonic``), to flush less often meanwhile."""
+    def __init__(
+        self, typed_at: Callable[[], float] | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """``typed_at``: when a key was last typed (``clock``'s time), to flush less often meanwhile;
+        ``clock``: the time now (a test's hand-moved clock; the timers keep Textual's)."""
         super().__init__()
         self._typed_at = typed_at
+        self._clock = clock
         self._flushed_at = 0.0
         self._later: Timer | None = None  # a flush once the typing pauses (a long fence waits)
         self.text = ""
@@ -137,12 +141,12 @@ class StreamingReply(Vertical):
         self._timer = self.set_interval(FLUSH_SECONDS, self._flush_due)
 
     def _typing(self) -> bool:
-        return self._typed_at is not None and time.monotonic() - self._typed_at() < TYPING_PAUSE
+        return self._typed_at is not None and self._clock() - self._typed_at() < TYPING_PAUSE
 
     async def _flush_due(self) -> None:
         if not self._typing():
             await self.flush()
-        elif time.monotonic() - self._flushed_at >= TYPING_FLUSH_SECONDS:
+        elif self._clock() - self._flushed_at >= TYPING_FLUSH_SECONDS:
             # The keys typed so far are drawn first, in a frame of their own (a few ms): a key
             # drawn in the flush's frame (15-20 ms at 160x50) waited for it, on top of the frame
             # it came in during.
@@ -197,7 +201,7 @@ class StreamingReply(Vertical):
         line.set_class(is_error, "error")
 
     async def flush(self) -> None:
-        self._flushed_at = time.monotonic()
+        self._flushed_at = self._clock()
         async with self._lock:  # the timer's flush and a finished fence's do not interleave
             if len(self.thinking) != self._shown_thinking:
                 self._shown_thinking = len(self.thinking)
@@ -284,12 +288,26 @@ class StreamingReply(Vertical):
                 )
                 return
             self._sent += len(part)
-            if self._markdown is None:
+            await self._show_markdown(part)
+
+    async def _show_markdown(self, part: str) -> None:
+        """Finished markdown (its short fences closed): each top-level fence gets its copy line
+        right above it, so it starts a Markdown widget of its own (the prose after it goes there
+        too), as the rebuilt chat shows it (``chat_entry.markdown_widgets``)."""
+        pieces = markdown_parts(part)
+        for i, (kind, info, source) in enumerate(pieces):
+            if kind == "content":
+                continue
+            if kind == "code":
+                code = pieces[i + 1][2] if i + 1 < len(pieces) else ""
+                self._markdown = Markdown()
+                await self.mount(
+                    CodeHeader(info.split(" ")[0], code), self._markdown, before=self._plain_start()
+                )
+            elif self._markdown is None:
                 self._markdown = Markdown()
                 await self.mount(self._markdown, before=self._plain_start())
-            await self._markdown.append(visible(part))
-            if self.entry is not None and (headers := self._code_headers(part)):
-                await self.mount_all(headers)  # shown after the reply was adopted (see adopt)
+            await self._markdown.append(visible(source))
 
     async def _highlight(self, fence: str) -> None:
         """Render ``fence`` in a thread, mount it before the tail, then show what follows it."""
@@ -348,25 +366,11 @@ class StreamingReply(Vertical):
         widgets: list[Widget] = [
             tool_call_widget(b) for b in blocks or [] if isinstance(b, dict) and b.get("type") == "toolCall"
         ]
-        # the code blocks that streamed through Markdown (short ones) get their copy line here,
-        # in order, after the text (the long ones got theirs above their lines); what is still
-        # plain (after a long fence waiting for its highlighting) gets its own when it is shown
-        widgets.extend(self._code_headers(self.text[: self._sent]))
         if message.get("stopReason") in ("error", "aborted"):
             reason = message.get("errorMessage") or message.get("stopReason")
             widgets.append(Static(Text(lead(f"✗ {visible(str(reason))}")), classes="error"))
         if widgets:
             await self.mount_all(widgets)
-
-    def _code_headers(self, markdown: str) -> list[CodeHeader]:
-        """Copy lines for the code blocks of ``markdown`` that have none yet."""
-        shown = {h.code.rstrip("\n") for h in self.query(CodeHeader)}
-        parts = markdown_parts(markdown)
-        return [
-            CodeHeader(info.split(" ")[0], parts[i + 1][2])
-            for i, (kind, info, _) in enumerate(parts)
-            if kind == "code" and i + 1 < len(parts) and parts[i + 1][2].rstrip("\n") not in shown
-        ]
 
     async def finish(self) -> None:
         """The reply is complete: its last block goes to Markdown too (or, when a long fence is
