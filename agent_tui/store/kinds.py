@@ -196,7 +196,8 @@ def subagent_line(data: dict[str, Any]) -> str:
 
 def files_line(data: dict[str, Any]) -> str:
     """A file checkpoint's or restore's line: what it says changed."""
-    inner = data.get("data") if isinstance(data.get("data"), dict) else {}
+    payload = data.get("data")
+    inner: dict[str, Any] = payload if isinstance(payload, dict) else {}
     raw = inner.get("files")
     files = raw if isinstance(raw, dict) else {}
     counts = ", ".join(
