@@ -270,14 +270,34 @@ def terminal_approver(stdin: TextIO, err: TextIO) -> Approver:
     async def approve(request: PermissionRequest) -> Decision:
         err.write(ask_text(request))
         err.flush()
-        answer = (await read_line(stdin)).strip().lower()
-        if answer in ("y", "yes"):
-            return Decision.ALLOW_ONCE
-        if answer in ("a", "always", "s", "session"):
-            return Decision.ALLOW_SESSION
-        return Decision.DENY
+        return terminal_answer(await read_line(stdin), request)
 
     return approve
+
+
+def terminal_answer(line: str, request: PermissionRequest) -> Decision:
+    """What a typed line answers: the number of a choice (``1`` yes, ``2`` don't ask again for the
+    rule when there is one, then for this session, then no) or its word (``yes``, ``always``,
+    ``session``); ``y`` is yes. No other letter answers (``a`` used to allow for the session:
+    the first letter of "also..."), and anything else is no."""
+    answer = line.strip().lower()
+    always = [Decision.ALLOW_ALWAYS] if request.rule else []
+    choices = [Decision.ALLOW_ONCE, *always, Decision.ALLOW_SESSION]
+    if answer.isdigit() and 1 <= int(answer) <= len(choices):
+        return choices[int(answer) - 1]
+    words = {"y": Decision.ALLOW_ONCE, "yes": Decision.ALLOW_ONCE, "session": Decision.ALLOW_SESSION}
+    if request.rule:
+        words["always"] = Decision.ALLOW_ALWAYS
+    return words.get(answer, Decision.DENY)
+
+
+def choices_text(request: PermissionRequest) -> str:
+    """The numbered choices, as the app shows them: ``1 yes, 2 for this session, 3 no: ``."""
+    items = ["yes"]
+    if request.rule:
+        items.append(f"don't ask again for {visible_line(request.rule, strict=True)}")
+    items += ["for this session", "no"]
+    return ", ".join(f"[{n}] {item}" for n, item in enumerate(items, 1)) + ": "
 
 
 def ask_text(request: PermissionRequest) -> str:
@@ -286,7 +306,7 @@ def ask_text(request: PermissionRequest) -> str:
     escapes, so nothing in the command can move the cursor or rewrite the question."""
     tool, reason = visible_line(request.tool, strict=True), visible_line(request.reason)
     call = visible_strict(request.details(), exact=True)
-    choices = "[y] once, [a] for this session, [n] deny: "
+    choices = choices_text(request)
     if "\n" not in call:
         return f"agent-tui: allow {tool} {call} ({reason})? {choices}"
     lines = call.split("\n")

@@ -404,9 +404,9 @@ def test_print_mode_asks_on_the_terminal(server: FakeModelServer, tmp_path: Path
 
     try:
         wait_for(
-            b"allow bash echo hi > a.txt (runs a shell command)? [y] once, [a] for this session, [n] deny: "
+            b"allow bash echo hi > a.txt (runs a shell command)? [1] yes, [2] for this session, [3] no: "
         )
-        os.write(master, b"a\n")
+        os.write(master, b"2\n")  # (a bare "a" no longer answers: tests/unit/test_permission_modes.py)
         wait_for(b"allow write ../escape.txt")  # the repeated command was not asked about
         os.write(master, b"n\n")
         out, err = proc.communicate(timeout=30)

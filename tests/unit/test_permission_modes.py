@@ -139,3 +139,33 @@ def test_a_mode_change_is_a_custom_entry_and_plan_mode_is_told_to_the_model() ->
     assert on is not None and on["type"] == "custom_message" and "Plan mode is on" in on["content"]
     assert off is not None and "Plan mode is off" in off["content"] and "accept-edits" in off["content"]
     assert plan_note(PermissionMode.AUTO, PermissionMode.ASK) is None
+
+
+def test_print_modes_terminal_question_takes_no_bare_a(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from agent_tui.cli.print_mode import choices_text, terminal_answer
+
+    request = Permissions.describe("bash", {"command": "git clean -fdx"}, str(tmp_path))
+    assert choices_text(request) == "[1] yes, [2] for this session, [3] no: "
+    for line, decision in [
+        ("a\n", Decision.DENY),
+        ("also run the tests\n", Decision.DENY),
+        ("always\n", Decision.DENY),  # no rule to keep
+        ("s\n", Decision.DENY),
+        ("1\n", Decision.ALLOW_ONCE),
+        ("y\n", Decision.ALLOW_ONCE),
+        ("2\n", Decision.ALLOW_SESSION),
+        ("session\n", Decision.ALLOW_SESSION),
+        ("3\n", Decision.DENY),
+        ("9\n", Decision.DENY),
+    ]:
+        assert terminal_answer(line, request) is decision, line
+    ruled = replace(request, rule="Bash(git clean:*)")
+    assert (
+        choices_text(ruled)
+        == "[1] yes, [2] don't ask again for Bash(git clean:*), [3] for this session, [4] no: "
+    )
+    assert terminal_answer("2", ruled) is Decision.ALLOW_ALWAYS
+    assert terminal_answer("3", ruled) is Decision.ALLOW_SESSION
+    assert terminal_answer("a", ruled) is Decision.DENY
