@@ -37,6 +37,8 @@ from agent_tui.store.paths import data_home, make_private_dirs
 
 #: Files larger than this are left out of snapshots (and listed as skipped).
 SIZE_CAP = 10 * 1024 * 1024
+#: More new or changed files than this in one snapshot (a home folder, a data set): none is taken.
+MAX_FILES = 200_000
 #: git's empty tree: the snapshot of an empty folder.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -136,10 +138,17 @@ def _exclude_line(path: str) -> str:
 class CheckpointStore:
     """The shadow repository in ``root`` (default ``<data dir>/checkpoints``)."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, *, size_cap: int = SIZE_CAP) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        size_cap: int = SIZE_CAP,
+        max_files: int = MAX_FILES,
+    ) -> None:
         self.root = Path(root) if root is not None else data_home() / "checkpoints"
         self.git_dir = self.root / "git"
         self.size_cap = size_cap
+        self.max_files = max_files  # new or changed files one snapshot takes at most
         self._ready = False
 
     # -- the repository -------------------------------------------------------------------------
@@ -241,6 +250,10 @@ class CheckpointStore:
         top = os.path.realpath(cwd)
         if not os.path.isdir(top):
             raise CheckpointError(f"{top}: not a folder")
+        if top in ("/", os.path.realpath(os.path.expanduser("~"))):
+            raise CheckpointError(
+                f"{top} is the home or root folder, not a project: no file checkpoints here"
+            )
         key = self._key(top)
         index = self.root / "indexes" / key
         base = self.root / "excludes" / (key + ".base")
@@ -257,6 +270,10 @@ class CheckpointStore:
             skipped: list[tuple[str, str]] = []
             update: list[bytes] = []  # paths whose index entry is refreshed (added, changed, deleted)
             drop: list[bytes] = []  # indexed paths that are to be left out now (grown, a FIFO)
+            if listed.count(b"\0") > self.max_files:
+                raise CheckpointError(
+                    f"{top} has over {self.max_files:,} files that are not ignored: no file checkpoints here"
+                )
             for item in listed.split(b"\0"):
                 if len(item) < 3:
                     continue

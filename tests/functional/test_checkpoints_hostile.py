@@ -153,3 +153,16 @@ def test_files_outside_the_project_are_captured_one_by_one(tmp_path: Path) -> No
     assert blob is not None and store.blobs([blob])[blob] == b"before\n"
     assert snap.outside[str(outside / "missing.txt")] is None
     assert _tree_paths(store, snap.tree) == set()
+
+
+def test_a_folder_with_too_many_files_or_the_home_folder_takes_none(tmp_path: Path) -> None:
+    from agent_tui.agent.checkpoints import CheckpointError
+
+    project = tmp_path / "project"
+    project.mkdir()
+    for i in range(5):
+        (project / f"f{i}").write_text("x")
+    with pytest.raises(CheckpointError, match="over 4 files"):
+        CheckpointStore(tmp_path / "store", max_files=4).snapshot(project)
+    with pytest.raises(CheckpointError, match="home or root folder"):
+        CheckpointStore(tmp_path / "store").snapshot(os.path.expanduser("~"))
