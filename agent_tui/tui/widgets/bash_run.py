@@ -1,7 +1,8 @@
 """A ``!cmd`` while it runs: its command line and the tail of its output, above the composer.
 
 The output is plain text in a ``Log`` (never markup; control sequences were removed by
-``agent.user_bash``); when the command ends the panel goes and the chat shows the entry.
+``agent.user_bash``); when the command ends the panel goes and the chat shows the entry, its
+output open (the last run stays open: ``ChatView._open_last_run``).
 """
 
 from __future__ import annotations

@@ -59,6 +59,7 @@ class ChatView(VerticalScroll):
         self.streaming: StreamingReply | None = None
         self._counted: tuple[int, str, int] | None = None  # (end, the id at end - 1, shown before end)
         self._summarized: tuple[list[str] | None, frozenset[str]] = (None, frozenset())
+        self._open_run: ChatEntry | None = None  # the ``!cmd`` whose output was opened (see sync)
 
     @property
     def shown_ids(self) -> list[str]:
@@ -110,6 +111,26 @@ class ChatView(VerticalScroll):
         self._shown = ids
         self._status = {i: status.get(i) for i in ids}
         await self._fold_failed_attempts()
+        self._open_last_run()
+
+    def _open_last_run(self) -> None:
+        """The output of the last ``!cmd`` shown stays open (it was just run, most often); older
+        runs fold as any tool output. Opened once per widget: a fold by the user sticks."""
+        run = next(
+            (
+                child
+                for child in reversed(self.children)
+                if isinstance(child, ChatEntry)
+                and child.entry.type == "message"
+                and child.entry.role == "bashExecution"
+            ),
+            None,
+        )
+        if run is None or run is self._open_run:
+            return
+        self._open_run = run
+        for box in run.query(Collapsible).filter(".tool-output"):
+            box.collapsed = False
 
     async def _fold_failed_attempts(self) -> None:
         """A run of failed attempts (a call retried three times) is one folded line, the first
