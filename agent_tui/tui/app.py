@@ -788,7 +788,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     @on(SessionTree.BranchRequested)
     async def _branch_requested(self, event: SessionTree.BranchRequested) -> None:
-        await self.actions.branch_to(event.entry_id, summarize=event.summarize)
+        await self.actions.branch_to(event.entry_id, summarize=event.summarize, ask_focus=event.ask_focus)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
@@ -823,9 +823,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def action_export(self, path: str | None = None) -> None:
         self.actions.export(path)
+
     async def action_open_subagent(self) -> None:
         await self.actions.open_subagent()
-
 
     def action_resume(self) -> None:
         self.actions.resume()

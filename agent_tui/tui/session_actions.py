@@ -149,11 +149,12 @@ class SessionActions:
 
     # -- branching ------------------------------------------------------------------
 
-    async def branch_to(self, entry_id: str, summarize: bool = False) -> None:
+    async def branch_to(self, entry_id: str, summarize: bool = False, ask_focus: bool = False) -> None:
         """Continue from ``entry_id``; on a past user message, its text goes to the composer and the
         conversation continues from its parent (so sending makes a sibling of it). A draft in the
         composer is never overwritten: the message's text goes to the history instead (Up).
-        ``summarize`` (the tree's ``s``): leave a summary of the branch left, without asking."""
+        ``summarize`` (the tree's ``s``): leave a summary of the branch left, without asking;
+        ``ask_focus`` (``S``, pi's "Summarize with custom prompt"): first ask what it should keep."""
         app = self.app
         if not self.can_append():
             return
@@ -191,6 +192,25 @@ class SessionActions:
             return
         if summarize:
             summarizer = self._branch_summarizer(target, wanted=True)
+            if summarizer is not None and ask_focus:
+                run = summarizer
+
+                async def focused(value: str | None) -> None:
+                    if value is None:  # cancelled: nothing moves
+                        return
+                    app.busy = True
+                    app.run_events(run(target, value.strip()) if value.strip() else run(target))
+                    app.focus_composer()
+
+                app.push_screen(
+                    PromptScreen(
+                        "Summarize the branch you leave: what should the summary keep?",
+                        placeholder="e.g. the decisions and the files changed",
+                        hint="Enter summarizes (empty: the usual summary); Esc cancels.",
+                    ),
+                    focused,
+                )
+                return
             if summarizer is not None:
                 app.busy = True
                 app.run_events(summarizer(target))
@@ -248,8 +268,8 @@ class SessionActions:
 
     def _branch_summarizer(
         self, target: str, wanted: bool | None = None
-    ) -> Callable[[str], AsyncIterator[AgentEvent]] | None:
-        """The agent's branch-summary call when branch summaries are on (``[compaction]
+    ) -> Callable[..., AsyncIterator[AgentEvent]] | None:
+        """The agent's branch-summary call (target, and optionally the focus) when branch summaries are on (``[compaction]
         summarize_branches``, or ``wanted``) and moving to ``target`` leaves messages behind; else None."""
         app = self.app
         wanted = app.config.summarize_branches if wanted is None else wanted

@@ -103,7 +103,7 @@ async def test_each_filter_lists_what_it_says(tmp_path: Path) -> None:
         def shown() -> str:
             return str(bar.render()).replace("\u00a0", " ")
 
-        assert bar.display and "t all" in shown() and "/ search" in shown() and "s summarize" in shown()
+        assert bar.display and "t all" in shown() and "/ search" in shown() and "s/S summarize" in shown()
         everything = _rows(app)
         await pilot.press("t")  # no tools: no tool results, no assistant message that only calls tools
         no_tools = _rows(app)
@@ -149,3 +149,30 @@ async def test_s_continues_there_leaving_a_branch_summary(tmp_path: Path) -> Non
 
         await wait_for(pilot, lambda: not app.busy and last()["type"] == "branch_summary", "the summary")
         assert last()["parentId"] == "a2"
+
+
+async def test_shift_s_asks_what_the_branch_summary_keeps(tmp_path: Path) -> None:
+    from agent_tui.tui.screens.prompt import PromptScreen
+
+    path = sample_session(tmp_path)
+    app = make_app(tmp_path, path, agent_factory=ScriptedFactory())
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "a2")
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "the question")
+        await pilot.press(*"the parser fix")
+        await pilot.press("enter")
+
+        def last() -> dict[str, Any]:
+            return dict(json.loads(path.read_text().splitlines()[-1]))
+
+        await wait_for(pilot, lambda: not app.busy and last()["type"] == "branch_summary", "the summary")
+        assert last()["parentId"] == "a2" and last()["summary"].endswith("Kept: the parser fix")
+        # Esc at the question moves nothing
+        await select(pilot, app, "a1")
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "the question again")
+        before = path.read_bytes()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, PromptScreen), "the question closed")
+        assert path.read_bytes() == before

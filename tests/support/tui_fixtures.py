@@ -203,13 +203,14 @@ class ScriptedTurns:
         yield CompactionFinished(entry.id, 120, 30)
         yield TurnDone("stop")
 
-    async def branch_with_summary(self, target_id: str) -> AsyncIterator[Any]:
-        """Moves to ``target_id`` leaving a fixed branch summary there."""
+    async def branch_with_summary(self, target_id: str, focus: str | None = None) -> AsyncIterator[Any]:
+        """Moves to ``target_id`` leaving a fixed branch summary there (``focus`` appended to it)."""
+        summary = "The abandoned branch explained the fix." + (f" Kept: {focus}" if focus else "")
         entry = self.session.append(
             {
                 "type": "branch_summary",
                 "fromId": self.session.index.leaf_id,
-                "summary": "The abandoned branch explained the fix.",
+                "summary": summary,
             },
             parent_id=target_id,
         )

@@ -85,6 +85,9 @@ class SessionTree(Tree[TreeItem]):
         Binding("slash", "search", "Search", show=False, id="tree.search"),
         Binding("T", "toggle_label_times", "Label times", show=False, id="tree.label_times"),
         Binding("s", "summarize_here", "Continue here, summarizing", show=False, id="tree.summarize"),
+        Binding(
+            "S", "summarize_here_with", "Summarize with instructions", show=False, id="tree.summarize_with"
+        ),
         Binding("o", "app.open_subagent", "Open subagent / parent", show=False, id="tree.subagent"),
     ]
 
@@ -104,6 +107,7 @@ class SessionTree(Tree[TreeItem]):
             "search",
             "toggle_label_times",
             "summarize_here",
+            "summarize_here_with",
             "app.open_subagent",
         }
     )
@@ -142,10 +146,11 @@ class SessionTree(Tree[TreeItem]):
     class BranchRequested(Message):
         """The user chose an entry to continue from (``summarize``: leaving a branch summary)."""
 
-        def __init__(self, entry_id: str, summarize: bool = False) -> None:
+        def __init__(self, entry_id: str, summarize: bool = False, ask_focus: bool = False) -> None:
             super().__init__()
             self.entry_id = entry_id
             self.summarize = summarize
+            self.ask_focus = ask_focus  # ask what the summary should keep first
 
     class MarkChanged(Message):
         """Mark mode began or ended (the panel's preview follows)."""
@@ -226,6 +231,12 @@ class SessionTree(Tree[TreeItem]):
         entry_id = self.cursor_entry_id
         if entry_id is not None:
             self.post_message(self.BranchRequested(entry_id, summarize=True))
+
+    async def action_summarize_here_with(self) -> None:
+        """``S``: as ``s``, asking first what the summary should keep (pi's custom prompt)."""
+        entry_id = self.cursor_entry_id
+        if entry_id is not None:
+            self.post_message(self.BranchRequested(entry_id, summarize=True, ask_focus=True))
 
     def shown_count(self) -> int:
         """The entries the tree lists (a filtered view's matches)."""

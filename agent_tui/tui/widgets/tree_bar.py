@@ -88,7 +88,7 @@ class TreeBar(Static):
             ),
             (key("tree.search", "/"), f'"{visible_line(words)}"' if words else "search", bool(words)),
             (key("tree.label_times", "T"), "times on" if tree.label_times else "times", tree.label_times),
-            (key("tree.summarize", "s"), "summarize", False),
+            (f"{key('tree.summarize', 's')}/{key('tree.summarize_with', 'S')}", "summarize", False),
         )
         for n, (name, what, lit) in enumerate(parts):
             text.append(("  " if n else "") + f"{name}\u00a0", style=dim)  # a key and its word stay together
