@@ -164,8 +164,8 @@ class SessionActions:
             text = content_text((entry.message or {}).get("content"), "\n", image="[image]")
             composer = app.composer
             if composer.text.strip() and composer.text != text:
-                composer.input_history.append(text)
-                self.notify("Your draft stays in the composer; that message's text is in the history (Up).")
+                composer.offer_in_history(text)
+                self.notify("Your draft stays in the composer; Up brings that message's text.")
             else:
                 composer.set_text(text)
             if entry.parent_id is None:

@@ -125,6 +125,7 @@ class Composer(InertTextArea):
         self.input_history: list[str] = list(history or [])
         self._history_pos: int | None = None
         self._draft = ""
+        self._offered: str | None = None  # a text put in the history for Up (see offer_in_history)
         self._pastes: dict[int, str] = {}
         self._images: dict[int, Path] = {}
         self._paste_count = 0
@@ -234,6 +235,7 @@ class Composer(InertTextArea):
         if not raw.strip():
             return
         text, images = self.expanded(raw)
+        self._offered = None
         if not self.input_history or self.input_history[-1] != text:
             self.input_history.append(text)
         self._history_pos = None
@@ -296,9 +298,18 @@ class Composer(InertTextArea):
 
     # -- history ---------------------------------------------------------------------------
 
+    def offer_in_history(self, text: str) -> None:
+        """Make ``text`` the newest item of the history, the first that Up brings (a past message's
+        text when a draft is kept), until the next message is sent."""
+        self._offered = text
+        self._history_pos = None
+        self._refresh_history()
+
     def _refresh_history(self) -> None:
         if self.history_source is not None:
             self.input_history = self.history_source()
+        if self._offered is not None:
+            self.input_history = [t for t in self.input_history if t != self._offered] + [self._offered]
 
     def action_cursor_up(self, select: bool = False) -> None:
         if not select and self.cursor_location[0] == 0 and self._history_pos is None:
