@@ -13,7 +13,7 @@ import msgspec
 from agent_tui.projection.context import ProjectedMessage, Projection, project
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.reader import read_file
+from agent_tui.store.sidecar import read_indexed
 from agent_tui.terminal_text import visible, visible_line
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> SessionIndex:
-    index = SessionIndex(read_file(Path(path)), path)
+    index = SessionIndex(read_indexed(Path(path)), path)
     _report_warnings(path, [str(w) for w in index.warnings])
     return index
 

@@ -16,9 +16,12 @@ from agent_tui.store.errors import ReadOnlyError, StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.kinds import BRANCH_MARKER
 from agent_tui.store.paths import session_file_name
-from agent_tui.store.reader import CURRENT_VERSION, LoadedFile, read_file
+from agent_tui.store.reader import CURRENT_VERSION, LoadedFile
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.redact import redact_value, redaction_enabled
+from agent_tui.store.sidecar import Sidecar, load_indexed
+from agent_tui.store.sidecar import create as create_sidecar
+from agent_tui.store.sidecar import enabled as sidecar_enabled
 from agent_tui.store.writer import (
     FsyncPolicy,
     SessionWriter,
@@ -39,9 +42,16 @@ DRAFT_ID = "(draft)"
 
 class Session:
     def __init__(
-        self, path: Path, loaded: LoadedFile, writer: SessionWriter | None, read_only_reason: str | None
+        self,
+        path: Path,
+        loaded: LoadedFile,
+        writer: SessionWriter | None,
+        read_only_reason: str | None,
+        sidecar: Sidecar | None = None,
     ) -> None:
         self.path = path
+        #: Where each append is recorded in the offset index (see ``store.sidecar``); None: not kept.
+        self.sidecar = sidecar if writer is not None else None
         self.index = SessionIndex(loaded, str(path))
         self.writer = writer
         self.read_only_reason = read_only_reason
@@ -73,7 +83,7 @@ class Session:
                 path, LoadedFile(header=header_json, entries=[], size=writer.size, lines=1), writer, None
             )
         try:
-            loaded = read_file(path)
+            loaded, side = load_indexed(path)
             if writer is not None:
                 writer.expect_size(loaded.size)
         except BaseException:
@@ -99,7 +109,7 @@ class Session:
                 writer = None
         elif writer is None:
             reason = f"{path}: opened read-only"
-        return cls(path, loaded, writer, reason)
+        return cls(path, loaded, writer, reason, side)
 
     @classmethod
     def create(
@@ -120,7 +130,8 @@ class Session:
         )
         writer = SessionWriter.create(target, header_json, fsync)
         loaded = LoadedFile(header=header_json, entries=[], size=writer.size, lines=1)
-        return cls(target, loaded, writer, None)
+        side = create_sidecar(target, encode_line(header_json)) if sidecar_enabled() else None
+        return cls(target, loaded, writer, None, side)
 
     @classmethod
     def in_memory(cls, cwd: str | Path) -> Session:
@@ -189,6 +200,8 @@ class Session:
             raise ReadOnlyError(self.read_only_reason or f"{self.path}: read-only")
         data, line = encode_entry(self._complete(fields, parent_id, new_id(self.index.by_id)))
         self.writer.append_bytes(line, sync=sync)
+        if self.sidecar is not None:
+            self.sidecar.append_entry(line, self._next_line, self.writer.size)
         entry = Entry.from_data(data, self._next_line)
         self._next_line += 1
         self.index.add(entry)

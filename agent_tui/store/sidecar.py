@@ -1,0 +1,496 @@
+"""The sidecar offset index: open a session without parsing it.
+
+Beside ``DIR/NAME.jsonl`` lives ``DIR/.NAME.jsonl.idx`` (hidden, and no ``.jsonl`` suffix, so pi's
+listing and ours never take it for a session). It is JSON lines, append-only like the session:
+
+- line 1, its header: a hash of the session's header line, and where that line ends;
+- then one record per line of the session that is an entry (line number, byte offset and length,
+  id, parentId, type, role and whether the message passes through undecoded, where its ``message``
+  value lies in the line) or that loading warns about (the warning's text);
+- after each batch of records (a build, an extension, one :class:`Session` append) a seal: how far
+  the records cover the session (byte offset and line), the session file's size and mtime then, a
+  hash of the 4 KiB before the covered end, a CRC-32 of every sidecar byte before the seal, and a
+  CRC-32 of the covered session bytes.
+
+Opening (:func:`load`) checks the last seal: the sidecar's CRC, the same file size and mtime, the
+same tail bytes (and, when the file grew, the session CRC of the covered part). Then the entries are built from the records over an ``mmap`` of the session, so
+nothing but the lines someone reads (the active path's message bytes when they are sent or shown,
+labels and names) is touched. A longer file whose covered part still ends with the hashed bytes was
+appended to without the sidecar (pi, a kill between the two appends): only the new lines are parsed
+(by the reader, as a full parse would), and recorded. Anything else (a shorter file, the same size
+with another mtime, a sidecar of another file, garbage) rebuilds it from a full parse. When it
+cannot be written the full parse is used as it is: a read-only folder opens as before. A same-size
+edit that keeps the mtime (``touch -r``) is not noticed.
+
+Only v3 files without a byte order mark use it; everything else is read by the reader alone. The
+session file itself is never touched here. A file truncated under the mapping by another program
+would kill the process (SIGBUS): pi only appends to v3 files, and so do we (``AGENT_TUI_SIDECAR=off``
+opens by a full parse into memory, as before).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import mmap
+import os
+import stat
+import zlib
+from pathlib import Path
+
+import msgspec
+
+from agent_tui.store.errors import StoreError
+from agent_tui.store.reader import (
+    CURRENT_VERSION,
+    LoadedFile,
+    LoadWarning,
+    _decode_head,
+    parse_session,
+    read_file,
+)
+from agent_tui.store.record import Entry, JSONObject
+
+SIDECAR_VERSION = 1
+TAIL_BYTES = 4096
+
+
+class SidecarHeader(msgspec.Struct):
+    agentTuiSidecar: int
+    header: str  # hash of the session's first line, its newline included
+    headerEnd: int
+
+
+class EntryRecord(msgspec.Struct, array_like=True, tag=0, tag_field="k", gc=False):
+    line: int
+    off: int
+    len: int
+    id: str
+    parent: str | None
+    type: str
+    role: str | None
+    plain: bool
+    moff: int  # where the ``message`` value starts in the line; -1: none (read through ``data``)
+    mlen: int
+
+
+class WarningRecord(msgspec.Struct, array_like=True, tag=1, tag_field="k", gc=False):
+    line: int
+    off: int
+    len: int
+    text: str
+
+
+class Seal(msgspec.Struct, array_like=True, tag=2, tag_field="k", gc=False):
+    end: int  # the session bytes the records cover
+    line: int  # the number of the line ending there
+    size: int  # the session file's size and mtime when sealed
+    mtime: int
+    tail: str  # hash of the covered bytes' last 4 KiB
+    crc: int  # CRC-32 of the sidecar's bytes before this line
+    scrc: int  # CRC-32 of the session's covered bytes (checked when the file grew without us)
+
+
+Record = EntryRecord | WarningRecord
+
+_encode = msgspec.json.Encoder().encode
+_decode_header = msgspec.json.Decoder(SidecarHeader).decode
+_decode_records = msgspec.json.Decoder(EntryRecord | WarningRecord | Seal).decode_lines
+_decode_any = msgspec.json.Decoder().decode
+
+
+class MappedEntry(Entry, gc=False, eq=False):
+    """An entry read through the sidecar: its role came from the record, and its line and its
+    ``message`` bytes are sliced out of the mapped session file only when asked for."""
+
+    _src: memoryview | None = None
+    _off: int = 0
+    _len: int = 0
+    _moff: int = -1
+    _mlen: int = 0
+
+    @property
+    def data(self) -> JSONObject:
+        if self._data is None and self.raw is None and self._src is not None:
+            self.raw = self._src[self._off : self._off + self._len]
+        return Entry.data.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def message_raw(self) -> msgspec.Raw | None:
+        if self._data is not None:
+            return None
+        if self._message_raw is None and self._moff >= 0 and self._src is not None:
+            start = self._off + self._moff
+            self._message_raw = msgspec.Raw(self._src[start : start + self._mlen])
+        return self._message_raw
+
+
+def sidecar_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.idx")
+
+
+def enabled() -> bool:
+    """Whether sessions are opened through their sidecar (``AGENT_TUI_SIDECAR=off``: never)."""
+    return os.environ.get("AGENT_TUI_SIDECAR", "").strip().lower() not in ("off", "0", "no", "false")
+
+
+def _hash(data: bytes | memoryview) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def _tail_hash(view: memoryview, end: int) -> str:
+    return _hash(view[max(0, end - TAIL_BYTES) : end])
+
+
+class Sidecar:
+    """The append side of one sidecar file, for :class:`Session` to record what it appends."""
+
+    def __init__(self, path: Path, session_path: Path, size: int, crc: int, scrc: int, scrc_end: int) -> None:
+        self.path = path
+        self.session_path = session_path
+        self._size = size  # the sidecar's size and CRC as this process last saw them
+        self._crc = crc
+        self._scrc = scrc  # the session's CRC up to ``_scrc_end``
+        self._scrc_end = scrc_end
+
+    def append_entry(self, line: bytes, line_no: int, end: int) -> None:
+        """Record the entry just written as ``line`` (its newline included), ending at ``end``.
+        Failing to write only leaves the sidecar behind the file, which the next open repairs."""
+        body = line[:-1] if line.endswith(b"\n") else line
+        try:
+            head = _decode_head(body)
+        except (msgspec.DecodeError, RecursionError):
+            return
+        if not isinstance(head.type, str) or not isinstance(head.id, str):
+            return
+        parent = head.parentId if isinstance(head.parentId, str) else None
+        entry = Entry(head.type, head.id, parent, line_no, body, head.message or None)
+        record = _entry_record(entry, body, end - len(line), line_no)
+        start = end - len(line)
+        with contextlib.suppress(OSError):
+            st = os.stat(self.session_path)
+            with open(self.session_path, "rb") as f:
+                scrc = self._scrc
+                if self._scrc_end != start:  # a newline before ours, or lines another program wrote
+                    f.seek(self._scrc_end)
+                    scrc = zlib.crc32(f.read(max(0, start - self._scrc_end)), scrc)
+                scrc = zlib.crc32(line, scrc)
+                f.seek(max(0, end - TAIL_BYTES))
+                tail = _hash(f.read(min(end, TAIL_BYTES)))
+            self.write([record], end, line_no, st, tail, scrc)
+
+    def write(
+        self, records: list[Record], end: int, line: int, st: os.stat_result, tail: str, scrc: int
+    ) -> None:
+        """Append ``records`` and their seal in one write, unless another process appended to the
+        sidecar since this one last saw it (its records stay; the next open extends them)."""
+        body = b"".join(_encode(r) + b"\n" for r in records)
+        crc = zlib.crc32(body, self._crc)
+        seal = _encode(Seal(end, line, st.st_size, st.st_mtime_ns, tail, crc, scrc)) + b"\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            if os.fstat(fd).st_size != self._size:
+                return
+            os.write(fd, body + seal)
+        finally:
+            os.close(fd)
+        self._size += len(body) + len(seal)
+        self._crc = zlib.crc32(seal, crc)
+        self._scrc, self._scrc_end = scrc, end
+
+
+def _entry_record(entry: Entry, line: bytes | memoryview, offset: int, line_no: int) -> EntryRecord:
+    role = entry.role
+    plain = entry._plain if entry.type == "message" else False
+    moff, mlen = -1, 0
+    raw = entry.message_raw
+    if raw is not None:
+        found = bytes(line).find(bytes(raw))  # the value's bytes, as the reader saw them in the line
+        if found >= 0:
+            moff, mlen = found, len(raw)
+    if moff < 0:
+        plain = False  # e.g. a line the reader repaired: decoded (and repaired) when read
+    return EntryRecord(
+        line_no, offset, len(line), entry.id, entry.parent_id, entry.type, role, plain, moff, mlen
+    )
+
+
+# -- opening --------------------------------------------------------------------------------
+
+
+def load(path: Path) -> tuple[LoadedFile, Sidecar | None]:
+    """Read a session file through its sidecar (built, extended or rebuilt as needed). The second
+    value is where to record appends, None when the sidecar cannot be used or written."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return read_file(path), None  # the reader words the error
+    try:
+        st = os.fstat(fd)
+        if st.st_size == 0 or not stat.S_ISREG(st.st_mode):
+            return read_file(path), None
+        mapped = mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return read_file(path), None
+    finally:
+        os.close(fd)
+    view = memoryview(mapped)
+    header_end = mapped.find(b"\n") + 1
+    if header_end <= 0 or view[:3] == b"\xef\xbb\xbf":
+        return read_file(path), None
+    header_hash = _hash(view[:header_end])
+    got = _from_sidecar(path, mapped, view, header_hash, header_end, st)
+    if got is not None:
+        return got
+    return _rebuild(path, view, header_hash, header_end, st)
+
+
+def load_indexed(path: Path) -> tuple[LoadedFile, Sidecar | None]:
+    """:func:`load` when the sidecar is enabled, else the reader alone."""
+    return load(path) if enabled() else (read_file(path), None)
+
+
+def read_indexed(path: Path) -> LoadedFile:
+    """:func:`load_indexed` for readers: the loaded file only."""
+    return load_indexed(path)[0]
+
+
+def _from_sidecar(
+    path: Path, mapped: mmap.mmap, view: memoryview, header_hash: str, header_end: int, st: os.stat_result
+) -> tuple[LoadedFile, Sidecar | None] | None:
+    side = sidecar_path(path)
+    try:
+        with open(side, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    first = data.find(b"\n")
+    seal_at = data.rfind(b"\n", 0, len(data) - 1) + 1
+    if first < 0 or seal_at <= first or not data.endswith(b"\n"):
+        return None
+    try:
+        head = _decode_header(data[:first])
+        items = _decode_records(memoryview(data)[first + 1 :])
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    seal = items.pop() if items else None
+    if (
+        type(seal) is not Seal
+        or head.agentTuiSidecar != SIDECAR_VERSION
+        or head.header != header_hash
+        or head.headerEnd != header_end
+        or zlib.crc32(memoryview(data)[:seal_at]) != seal.crc
+    ):
+        return None
+    if seal.end > st.st_size or _tail_hash(view, seal.end) != seal.tail:
+        return None
+    if st.st_size < seal.size or (st.st_size == seal.size and st.st_mtime_ns != seal.mtime):
+        return None  # shortened, or changed in place: rebuild
+    if st.st_size != seal.size and zlib.crc32(view[: seal.end]) != seal.scrc:
+        return None  # grown, but not only by appends
+    records = _checked(items, view, header_end, seal)
+    if records is None:
+        return None
+    new: list[Record] = []
+    writer = Sidecar(side, path, len(data), zlib.crc32(data), seal.scrc, seal.end)
+    if st.st_size > seal.end:
+        parsed = _parse_tail(view, header_end, seal.end, seal.line)
+        if parsed is None:
+            return None
+        new = parsed
+        extension = _complete_lines(new, view, st.st_size)
+        if extension:
+            last = extension[-1]
+            end = last.off + last.len + 1
+            try:
+                scrc = zlib.crc32(view[seal.end : end], seal.scrc)
+                writer.write(extension, end, last.line, st, _tail_hash(view, end), scrc)
+            except OSError:
+                return _materialize(mapped, view, header_end, records + new, st.st_size), None
+    return _materialize(mapped, view, header_end, records + new, st.st_size), writer
+
+
+def _checked(items: list[object], view: memoryview, header_end: int, seal: Seal) -> list[Record] | None:
+    """The records, in file order and each once, that tile the session up to the seal (blank lines
+    between them aside); None when they do not."""
+    records = [r for r in items if type(r) is not Seal]
+    n = len(records)
+    if n == 0:
+        ok = (
+            seal.line == 1 + bytes(view[header_end : seal.end]).count(b"\n")
+            and not bytes(view[header_end : seal.end]).strip()
+        )
+        return [] if ok else None
+    offs = [r.off for r in records]  # type: ignore[attr-defined]
+    ends = [r.off + r.len + 1 for r in records]  # type: ignore[attr-defined]
+    lines = [r.line for r in records]  # type: ignore[attr-defined]
+    if offs[0] == header_end and offs[1:] == ends[:-1] and lines == list(range(2, n + 2)):
+        end, line = ends[-1], lines[-1]
+    else:  # blank lines between some: check each gap
+        end, line = header_end, 1
+        for off, stop, number in zip(offs, ends, lines, strict=True):
+            gap = bytes(view[end:off]) if end <= off else b"x"
+            if gap.strip() or number != line + 1 + gap.count(b"\n"):
+                return None
+            end, line = stop, number
+    gap = bytes(view[end : seal.end]) if end <= seal.end else b"x"
+    if gap.strip() or seal.line != line + gap.count(b"\n"):
+        return None
+    return records  # type: ignore[return-value]
+
+
+def _complete_lines(records: list[Record], view: memoryview, size: int) -> list[Record]:
+    """The records of lines that end with a newline (a torn last line is parsed again next time)."""
+    return [r for r in records if r.off + r.len < size and view[r.off + r.len] == 0x0A]
+
+
+def _parse_tail(view: memoryview, header_end: int, start: int, line_before: int) -> list[Record] | None:
+    """Records for the lines from ``start`` on, read by the reader itself (so they say what a full
+    parse says): the header line, then the tail, parsed as one small file."""
+    blob = bytes(view[:header_end]) + bytes(view[start:])
+    try:
+        loaded = parse_session(blob)
+    except StoreError:
+        return None
+    if loaded.version != CURRENT_VERSION:
+        return None
+    return _records_of(loaded, blob, start - header_end, line_before - 1)
+
+
+def _records_of(loaded: LoadedFile, blob: bytes, base: int, shift: int) -> list[Record]:
+    """Records for what ``loaded`` (a parse of ``blob``) holds: line n of ``blob`` is line
+    ``n + shift`` of the session, and its byte ``i`` is the session's ``base + i`` (for i past the
+    header line)."""
+    starts = [0]
+    find, pos = blob.find, 0
+    while (pos := find(b"\n", pos) + 1) > 0:
+        starts.append(pos)
+    size = len(blob)
+    view = memoryview(blob)
+
+    def span(number: int) -> tuple[int, int]:
+        begin = starts[number - 1]
+        stop = starts[number] - 1 if number < len(starts) else size
+        return begin, stop
+
+    out: list[Record] = []
+    for entry in loaded.entries:
+        begin, stop = span(entry.line)
+        out.append(_entry_record(entry, view[begin:stop], base + begin, entry.line + shift))
+    if loaded.warnings:
+        for warning in loaded.warnings:
+            begin, stop = span(warning.line)
+            out.append(WarningRecord(warning.line + shift, base + begin, stop - begin, warning.message))
+        out.sort(key=lambda r: r.line)
+    return out
+
+
+def _materialize(
+    mapped: mmap.mmap, view: memoryview, header_end: int, records: list[Record], size: int
+) -> LoadedFile:
+    header = _decode_any(view[: header_end - 1])
+    entries: list[Entry] = []
+    warnings: list[LoadWarning] = []
+    add = entries.append
+    for r in records:
+        if type(r) is EntryRecord:
+            add(
+                MappedEntry(
+                    r.type,
+                    r.id,
+                    r.parent,
+                    r.line,
+                    None,
+                    None,
+                    None,
+                    r.role,
+                    r.plain,
+                    view,
+                    r.off,
+                    r.len,
+                    r.moff,
+                    r.mlen,
+                )
+            )
+        else:
+            warnings.append(LoadWarning(r.line, r.text))  # type: ignore[union-attr]
+    ends_with_newline = mapped[size - 1 : size] == b"\n"
+    if records:
+        last_end = records[-1].off + records[-1].len  # its newline, or the end of a torn line
+        lines = records[-1].line
+        if last_end < size:
+            lines += bytes(view[last_end + 1 :]).count(b"\n") + (0 if ends_with_newline else 1)
+    else:
+        lines = 1 + bytes(view[header_end:]).count(b"\n") + (0 if ends_with_newline else 1)
+    return LoadedFile(
+        header=header,
+        entries=entries,
+        warnings=warnings,
+        size=size,
+        ends_with_newline=ends_with_newline,
+        version=CURRENT_VERSION,
+        lines=lines,
+    )
+
+
+def _rebuild(
+    path: Path, view: memoryview, header_hash: str, header_end: int, st: os.stat_result
+) -> tuple[LoadedFile, Sidecar | None]:
+    """A full parse, and a new sidecar written from it (under a temporary name, then renamed)."""
+    data = bytes(view)
+    loaded = parse_session(data, str(path))
+    if loaded.version != CURRENT_VERSION:
+        return loaded, None
+    complete = _complete_lines(_records_of(loaded, data, 0, 0), view, st.st_size)
+    if complete:
+        end, line = complete[-1].off + complete[-1].len + 1, complete[-1].line
+    else:
+        end, line = header_end, 1
+    out = _encode(SidecarHeader(SIDECAR_VERSION, header_hash, header_end)) + b"\n"
+    out += b"".join(_encode(r) + b"\n" for r in complete)
+    return loaded, _write_new(path, view, out, end, line, st, _tail_hash(view, end))
+
+
+def _write_new(
+    path: Path, session: bytes | memoryview, body: bytes, end: int, line: int, st: os.stat_result, tail: str
+) -> Sidecar | None:
+    """Write a whole sidecar (``body`` and its seal) under a temporary name and rename it into place."""
+    side = sidecar_path(path)
+    scrc = zlib.crc32(session[:end])
+    data = body + _encode(Seal(end, line, st.st_size, st.st_mtime_ns, tail, zlib.crc32(body), scrc)) + b"\n"
+    partial = side.with_name(f"{side.name}.{os.getpid()}.part")
+    try:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(partial, side)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        return None
+    return Sidecar(side, path, len(data), zlib.crc32(data), scrc, end)
+
+
+def create(path: Path, header_line: bytes) -> Sidecar | None:
+    """The sidecar of a session file just created holding ``header_line`` alone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    view = memoryview(header_line)
+    body = _encode(SidecarHeader(SIDECAR_VERSION, _hash(view), len(header_line))) + b"\n"
+    return _write_new(path, view, body, len(header_line), 1, st, _tail_hash(view, len(header_line)))
+
+
+__all__ = [
+    "MappedEntry",
+    "Sidecar",
+    "create",
+    "enabled",
+    "load",
+    "load_indexed",
+    "read_indexed",
+    "sidecar_path",
+]
