@@ -9,15 +9,26 @@ rules (what a node's files are, conflicts, the undo point, the entries) are the 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from agent_tui.agent.checkpointing import RestoreConflict, RestorePlan, plan_restore, restore
 from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
 from agent_tui.store.errors import StoreError
+from agent_tui.store.session import Session
 from agent_tui.tui.screens.choice import ChoiceScreen
 
-if TYPE_CHECKING:
-    from agent_tui.tui.session_actions import SessionActions
+
+class Actions(Protocol):
+    """What of the app's controller (``tui.session_actions.SessionActions``) the offer uses."""
+
+    @property
+    def app(self) -> Any: ...
+
+    def notify(self, message: str, **kwargs: object) -> None: ...
+
+    async def append(self, fn: Callable[[Session], object], cursor: str | None = None) -> bool: ...
+
 
 #: Lines of the file list the question shows (the rest is a count).
 SHOWN = 8
@@ -31,7 +42,7 @@ def question(plan: RestorePlan) -> str:
     return "Restore the files as this node left them?\n" + "\n".join(f"  {line}" for line in shown)
 
 
-async def offer_restore(actions: SessionActions, target: str) -> None:
+async def offer_restore(actions: Actions, target: str) -> None:
     """Ask whether to restore the files as ``target`` left them (nothing when they already are)."""
     app = actions.app
     session = app.session
@@ -48,7 +59,7 @@ async def offer_restore(actions: SessionActions, target: str) -> None:
     count = len(plan.changes)
 
     async def done(force: bool) -> None:
-        def write(s: object) -> None:
+        def write(s: Session) -> None:
             result = restore(store, session, cwd, target, force=force, expected=plan)
             refused = f"; {len(result.refused)} not written" if result.refused else ""
             undo = f" (branch to {result.undo_id} to bring them back)" if result.undo_id else ""
