@@ -29,7 +29,7 @@ CONTINUE_MODES = (PermissionMode.ACCEPT_EDITS, PermissionMode.ASK, PermissionMod
 LABELS = {
     PermissionMode.ASK: "ask",
     PermissionMode.ACCEPT_EDITS: "accept edits",
-    PermissionMode.PLAN: "plan mode",
+    PermissionMode.PLAN: "plan",
     PermissionMode.AUTO: "auto",
     PermissionMode.READ_ONLY: "read-only",
 }

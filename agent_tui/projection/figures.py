@@ -88,6 +88,7 @@ class StatusFigures:
     turn: Usage | None
     totals: UsageTotals
     branch: UsageTotals | None = None  # the path to the leaf (None: not counted)
+    mode: str = ""  # the permission mode as the line names it ("plan"; empty: not shown)
 
     @property
     def percent(self) -> float:
@@ -129,6 +130,7 @@ class FigureSource:
         window: int,
         context: ContextTokens,
         count_usage: bool = True,
+        mode: str = "",
     ) -> StatusFigures:
         """``count_usage=False`` shows the totals counted so far (a big session's are counted
         off the event loop by :meth:`catch_up`, so the first paint does not wait for them)."""
@@ -147,6 +149,7 @@ class FigureSource:
             last_turn(projection),
             self.totals,
             self.branch.update(projection.path) if count_usage else None,
+            mode,
         )
 
 
@@ -216,6 +219,10 @@ def _turn(f: StatusFigures) -> list[str]:
     ]
 
 
+def _mode(f: StatusFigures) -> list[str]:
+    return [f"mode: {f.mode}"] if f.mode else []
+
+
 def _name(f: StatusFigures) -> list[str]:
     name = f.session
     forms = [name]
@@ -227,6 +234,7 @@ def _name(f: StatusFigures) -> list[str]:
 
 # Display order, and the order fields are dropped in when even their shortest forms do not fit.
 _FIELDS: list[tuple[str, Callable[[StatusFigures], list[str]]]] = [
+    ("mode", _mode),  # never dropped: what may run without asking
     ("name", _name),
     ("model", _model),
     ("context", _context),

@@ -354,7 +354,10 @@ def fork_entries(index: SessionIndex, entry_id: str | None = None) -> list[JSONO
 
     As pi's createBranchedSession: labels and branch markers on the path are
     left out and the rest re-chained; labels of kept entries are re-added at the
-    end; compaction ``firstKeptEntryId`` is moved off removed entries.
+    end; compaction ``firstKeptEntryId`` is moved off removed entries. Unlike pi,
+    when ``entry_id`` is on the active branch, the ``context_edit`` and ``pin``
+    entries after it on that branch whose targets are kept come along (after the
+    path, before the labels, in order): the fork's entries show as they do now.
     """
     leaf = entry_id if entry_id is not None else index.leaf_id
     path = index.path_to(leaf) if leaf is not None else []
@@ -380,6 +383,9 @@ def fork_entries(index: SessionIndex, entry_id: str | None = None) -> list[JSONO
         kept.append(data)
         parent = entry.id
     kept_ids = {d["id"] for d in kept}
+    for entry in _later_edits(index, leaf, kept_ids):
+        kept.append({**entry.data, "parentId": parent})
+        parent = entry.id
     from agent_tui.store.clock import new_id
 
     taken = set(kept_ids)
@@ -399,6 +405,21 @@ def fork_entries(index: SessionIndex, entry_id: str | None = None) -> list[JSONO
             )
             parent = label_id
     return kept
+
+
+def _later_edits(index: SessionIndex, leaf: str | None, kept: set[str]) -> list[Entry]:
+    """The edits and pins after ``leaf`` on the active branch whose targets are in ``kept``."""
+    if leaf is None or index.leaf_id is None or leaf == index.leaf_id:
+        return []
+    active = index.active_path()
+    at = next((i for i, e in enumerate(active) if e.id == leaf), None)
+    if at is None:
+        return []  # another branch: nothing after it was seen with it
+    return [
+        e
+        for e in active[at + 1 :]
+        if e.type in ("context_edit", "pin") and e.data.get("targetId") in kept
+    ]
 
 
 def _is_branch_marker(entry: Entry) -> bool:

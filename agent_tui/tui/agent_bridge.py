@@ -63,7 +63,9 @@ class ModelChoice:
     api: str | None = None  # --api: the provider's API (None: the config file's, or the registry's rule)
     config_path: Path | None = None  # the config file (None: the default one)
     thinking: str | None = None  # --thinking: the level the agent sets (None keeps the session's)
-    permissions: str | None = None  # --permissions: ask (the app's default), auto, read-only
+    permissions: str | None = None  # --permissions: ask (the app's default), or another mode
+    #: The mode Shift+Tab chose (None: none yet): each session's agent starts in it, recorded.
+    switched_mode: str | None = None
     #: Asks the user about a gated tool call (the app sets it: a modal); PermissionRequest -> Decision.
     approver: Callable[[Any], Awaitable[Any]] | None = None
     #: --system-prompt and the rest, with the user's files and skills, loading (None: the default prompt).
@@ -149,6 +151,8 @@ def default_agent_factory(session: Session, choice: ModelChoice) -> Turns:
             resources=resources,
             extensions=make_extensions(config, choice),
         )
+        if choice.switched_mode is not None:  # the entry is written when the first run starts
+            agent.set_permission_mode(choice.switched_mode, record_later=True)
         warm(agent)
         agent.take_sandbox_notice()  # the app said it at start (tui.sandbox_state.start_notice)
         return agent

@@ -78,6 +78,7 @@ from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
 from agent_tui.tui.keymap import binding_ids, load_keymap
 from agent_tui.tui.pending_prompt import PendingPrompt
+from agent_tui.tui.permission_mode_actions import PermissionModes
 from agent_tui.tui.screens.dialog import ask
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
@@ -177,6 +178,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
         Binding(
             "alt+t", "cycle_thinking", "Next thinking level", priority=True, show=False, id="cycle_thinking"
         ),
+        # priority: the composer's focus chain would take Shift+Tab (ESC [ Z) for "focus previous"
+        Binding(
+            "shift+tab", "cycle_permission_mode", "Mode", priority=True, show=False, id="permission_mode"
+        ),
     ]
 
     # vars, not reactives: the App draws nothing, and a reactive's change repaints the whole screen
@@ -200,6 +205,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.prompt_history = PromptHistory(config.history_file)
         self.prompt_history.entries[:0] = [t for t in config.history if t not in self.prompt_history.entries]
         self.composer_actions = ComposerActions(self, self.prompt_history)
+        self.permission_modes = PermissionModes(self)  # Shift+Tab, the status line, plan approval
         self._tokens = TokenCache()
         self._theme_ready = False
         self._saved_theme = ""
@@ -671,6 +677,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
             window=window,
             context=figure,
             count_usage=counted,
+            mode=self.permission_modes.label,
         )
 
     def set_notice(self, text: str) -> None:
@@ -906,6 +913,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
     def action_cycle_thinking(self) -> None:
         self.actions.cycle_thinking()
 
+    def action_cycle_permission_mode(self) -> None:
+        self.permission_modes.cycle()
+
     # -- the command palette and slash commands ------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -994,6 +1004,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         stop_reason = await show_events(self, events)
         self._history_changed()
         await self.composer_actions.turn_ended(stop_reason)
+        await self.permission_modes.turn_ended(stop_reason)  # plan mode: approve the plan
 
     async def approve(self, request: Any) -> str:
         """Ask about one gated tool call (a modal); answers allow-once, allow-always (keep the

@@ -22,6 +22,7 @@ PI: dict[str, str] = {
     "cycle_model": "ctrl+p",  # pi: app.model.cycleForward
     "palette": "f10",
     "cycle_thinking": "shift+tab",  # pi: app.thinking.cycle (the chooser stays on Ctrl+T)
+    "permission_mode": "alt+m",  # (Shift+Tab is pi's thinking cycle)
     "expand_tools": "ctrl+o",  # pi: app.tools.expand
     "resume": "f9",
     "compact": "f8",
