@@ -52,6 +52,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], only: 
         p.add_argument(
             "--yes", action="store_true", help="also overwrite files changed outside the agent (conflicts)"
         )
+        p.add_argument(
+            "--outside",
+            action="store_true",
+            help="also write back files outside the folder that write/edit touched",
+        )
         p.add_argument("--json", action="store_true")
     if only in (None, "gc"):
         p = sub.add_parser("gc", help="remove file snapshots no session refers to")
@@ -146,7 +151,9 @@ def _restore(args: argparse.Namespace, out: TextIO) -> int:
                     print(line, file=out)
             return 0
         try:
-            done = restore(store, session, folder, args.entry, force=args.yes, expected=plan)
+            done = restore(
+                store, session, folder, args.entry, force=args.yes, expected=plan, outside=args.outside
+            )
         except RestoreConflict as e:
             for line in plan.lines():
                 print(line, file=out)
@@ -160,8 +167,11 @@ def _restore(args: argparse.Namespace, out: TextIO) -> int:
     for line, change in zip(plan.lines(), plan.changes, strict=False):
         note = f"  (not written: {refused[change.path]})" if change.path in refused else ""
         print(line + note, file=out)
-    if plan.outside:
-        print(f"{len(plan.outside)} file(s) outside the project folder were left as they are", file=out)
+    if plan.outside and not args.outside:
+        print(
+            f"{len(plan.outside)} file(s) outside the project folder were left as they are (--outside writes them)",
+            file=out,
+        )
     if done.undo_id is not None:
         print(f"undo: agent-tui restore {args.file} {done.undo_id}", file=out)
     return 1 if refused else 0

@@ -257,3 +257,5 @@ async def test_a_write_outside_the_project_is_captured_and_not_written_back(
     assert plan.lines() == [f"delete {target}  (outside the project folder)"]
     restore(store, h.session, str(h.workdir), checkpoints[0]["id"])
     assert target.read_text() == "out\n"  # outside the folder: said, not done
+    restore(store, h.session, str(h.workdir), checkpoints[0]["id"], outside=True)  # asked for: done
+    assert not target.exists()
