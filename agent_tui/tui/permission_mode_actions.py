@@ -72,7 +72,9 @@ class PermissionModes:
 
     @property
     def label(self) -> str:
-        return LABELS[self.mode]
+        """How the status line names the mode: nothing for ask (the default, as Claude Code)."""
+        mode = self.mode
+        return "" if mode is PermissionMode.ASK else LABELS[mode]
 
     def set(self, mode: PermissionMode) -> None:
         """Switch to ``mode``: in the core when the agent is built (recorded at once, or when the
