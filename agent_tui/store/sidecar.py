@@ -236,7 +236,7 @@ def load(path: Path) -> tuple[LoadedFile, Sidecar | None]:
         os.close(fd)
     view = memoryview(mapped)
     header_end = mapped.find(b"\n") + 1
-    if header_end <= 0 or view[:3] == b"\xef\xbb\xbf":
+    if header_end <= 0 or mapped[:3] == b"\xef\xbb\xbf":
         return read_file(path), None
     header_hash = _hash(view[:header_end])
     got = _from_sidecar(path, mapped, view, header_hash, header_end, st)
@@ -288,7 +288,7 @@ def _from_sidecar(
         return None  # shortened, or changed in place: rebuild
     if st.st_size != seal.size and zlib.crc32(view[: seal.end]) != seal.scrc:
         return None  # grown, but not only by appends
-    records = _checked(items, view, header_end, seal)
+    records = _checked(items, data.count(b"\n[2,") - 1, view, header_end, seal)
     if records is None:
         return None
     new: list[Record] = []
@@ -310,33 +310,38 @@ def _from_sidecar(
     return _materialize(mapped, view, header_end, records + new, st.st_size), writer
 
 
-def _checked(items: list[object], view: memoryview, header_end: int, seal: Seal) -> list[Record] | None:
-    """The records, in file order and each once, that tile the session up to the seal (blank lines
-    between them aside); None when they do not."""
-    records = [r for r in items if type(r) is not Seal]
-    n = len(records)
-    if n == 0:
-        ok = (
-            seal.line == 1 + bytes(view[header_end : seal.end]).count(b"\n")
-            and not bytes(view[header_end : seal.end]).strip()
-        )
-        return [] if ok else None
-    offs = [r.off for r in records]  # type: ignore[attr-defined]
-    ends = [r.off + r.len + 1 for r in records]  # type: ignore[attr-defined]
-    lines = [r.line for r in records]  # type: ignore[attr-defined]
-    if offs[0] == header_end and offs[1:] == ends[:-1] and lines == list(range(2, n + 2)):
-        end, line = ends[-1], lines[-1]
-    else:  # blank lines between some: check each gap
-        end, line = header_end, 1
-        for off, stop, number in zip(offs, ends, lines, strict=True):
-            gap = bytes(view[end:off]) if end <= off else b"x"
-            if gap.strip() or number != line + 1 + gap.count(b"\n"):
-                return None
-            end, line = stop, number
+def _checked(
+    items: list[object], seals: int, view: memoryview, header_end: int, seal: Seal
+) -> list[Record] | None:
+    """The records (seals between them left in) if they tile the session up to the seal, blank
+    lines between them aside; None when they do not. The sidecar's CRC already says these are the
+    bytes our processes wrote; this checks that what they wrote adds up."""
+    first = next((r for r in items if type(r) is not Seal), None)
+    last = next((r for r in reversed(items) if type(r) is not Seal), None)
+    if first is None or last is None:
+        gap = bytes(view[header_end : seal.end])
+        return [] if not gap.strip() and seal.line == 1 + gap.count(b"\n") else None
+    n = len(items) - seals  # the seals before the last (counted in the bytes: each line starts "[2,")
+    if (
+        first.off == header_end  # type: ignore[attr-defined]
+        and first.line == 2  # type: ignore[attr-defined]
+        and last.line == n + 1  # type: ignore[attr-defined]
+        and last.off + last.len + 1 == seal.end  # type: ignore[attr-defined]
+        and seal.line == last.line  # type: ignore[attr-defined]
+    ):
+        return items  # type: ignore[return-value]  # one line each, no gaps: the usual case
+    end, line = header_end, 1
+    for r in items:
+        if type(r) is Seal:
+            continue
+        gap = bytes(view[end : r.off]) if end <= r.off else b"x"  # type: ignore[attr-defined]
+        if gap.strip() or r.line != line + 1 + gap.count(b"\n"):  # type: ignore[attr-defined]
+            return None
+        end, line = r.off + r.len + 1, r.line  # type: ignore[attr-defined]
     gap = bytes(view[end : seal.end]) if end <= seal.end else b"x"
     if gap.strip() or seal.line != line + gap.count(b"\n"):
         return None
-    return records  # type: ignore[return-value]
+    return items  # type: ignore[return-value]
 
 
 def _complete_lines(records: list[Record], view: memoryview, size: int) -> list[Record]:
@@ -388,36 +393,41 @@ def _records_of(loaded: LoadedFile, blob: bytes, base: int, shift: int) -> list[
 def _materialize(
     mapped: mmap.mmap, view: memoryview, header_end: int, records: list[Record], size: int
 ) -> LoadedFile:
+    """The loaded file the records describe (seals among them are skipped)."""
     header = _decode_any(view[: header_end - 1])
     entries: list[Entry] = []
     warnings: list[LoadWarning] = []
     add = entries.append
+    last: Record | None = None
     for r in records:
-        if type(r) is EntryRecord:
+        kind = type(r)
+        if kind is EntryRecord:
             add(
                 MappedEntry(
-                    r.type,
-                    r.id,
-                    r.parent,
+                    r.type,  # type: ignore[union-attr]
+                    r.id,  # type: ignore[union-attr]
+                    r.parent,  # type: ignore[union-attr]
                     r.line,
                     None,
                     None,
                     None,
-                    r.role,
-                    r.plain,
+                    r.role,  # type: ignore[union-attr]
+                    r.plain,  # type: ignore[union-attr]
                     view,
                     r.off,
                     r.len,
-                    r.moff,
-                    r.mlen,
+                    r.moff,  # type: ignore[union-attr]
+                    r.mlen,  # type: ignore[union-attr]
                 )
             )
-        else:
+            last = r
+        elif kind is WarningRecord:
             warnings.append(LoadWarning(r.line, r.text))  # type: ignore[union-attr]
+            last = r
     ends_with_newline = mapped[size - 1 : size] == b"\n"
-    if records:
-        last_end = records[-1].off + records[-1].len  # its newline, or the end of a torn line
-        lines = records[-1].line
+    if last is not None:
+        last_end = last.off + last.len  # its newline, or the end of a torn line
+        lines = last.line
         if last_end < size:
             lines += bytes(view[last_end + 1 :]).count(b"\n") + (0 if ends_with_newline else 1)
     else:

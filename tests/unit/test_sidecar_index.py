@@ -8,6 +8,7 @@ import json
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -142,7 +143,12 @@ def test_appends_through_session_keep_it_current(tmp_path: Path, monkeypatch: py
     session.close()
     rebuilt: list[Path] = []
     real = sidecar._rebuild
-    monkeypatch.setattr(sidecar, "_rebuild", lambda p, *a: rebuilt.append(p) or real(p, *a))
+
+    def counting(p: Path, *args: Any) -> Any:
+        rebuilt.append(p)
+        return real(p, *args)
+
+    monkeypatch.setattr(sidecar, "_rebuild", counting)
     loaded = assert_same_as_full_parse(path)
     assert _mapped(loaded) and rebuilt == []
     with Session.open(path, fsync=FsyncPolicy.NEVER) as again:  # appends after a reopen, too
