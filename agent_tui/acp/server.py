@@ -88,6 +88,7 @@ from agent_tui.acp.turn import pump
 from agent_tui.agent import slash_commands
 from agent_tui.agent.app_commands import NAMES as APP_COMMANDS
 from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.permission_modes import CYCLE, DESCRIPTIONS, LABELS
 from agent_tui.agent.permissions import PermissionModeError, mode_from_config
 from agent_tui.agent.prompt_files import PromptFileError, PromptFlags
 from agent_tui.agent.resources import load_resources
@@ -117,17 +118,11 @@ PERMISSION_OPTIONS = [
     ),
     PermissionOption(option_id=Decision.DENY.value, name="Deny", kind="reject_once"),
 ]
-#: The permission modes, offered as the session's modes (the editor's mode picker switches them).
+#: The permission modes, offered as the session's modes (the editor's mode picker switches them), in
+#: the order the app's Shift+Tab cycles them.
 MODES = [
-    SessionMode(
-        id=PermissionMode.ASK.value,
-        name="Ask",
-        description="Ask before commands and writes outside the project",
-    ),
-    SessionMode(id=PermissionMode.AUTO.value, name="Auto", description="Run every tool without asking"),
-    SessionMode(
-        id=PermissionMode.READ_ONLY.value, name="Read-only", description="Refuse writes, edits and commands"
-    ),
+    SessionMode(id=mode.value, name=LABELS[mode].capitalize(), description=DESCRIPTIONS[mode].capitalize())
+    for mode in CYCLE
 ]
 LIST_LIMIT = 200  # sessions per session/list page
 MODEL_OPTION, THINKING_OPTION = "model", "thinking"  # the session's config options
@@ -315,10 +310,10 @@ class AgentTuiAcp:
         """The editor's mode picker: the permission mode from the next tool call on (an "allow for
         this session" already given stays given)."""
         live = self._live(session_id)
-        permissions = live.agent.loop.permissions
-        if permissions is None or mode_id not in {m.id for m in MODES}:
+        if live.agent.loop.permissions is None or mode_id not in {m.id for m in MODES}:
             raise RequestError.invalid_params({"message": f"unknown mode {mode_id!r}"})
-        permissions.mode = PermissionMode(mode_id)
+        # the session core records it (at once, or when the running prompt ends)
+        live.agent.set_permission_mode(mode_id, record_later=live.agent.running)
         return SetSessionModeResponse()
 
     def _options(self, live: Live) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:

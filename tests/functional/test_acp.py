@@ -360,7 +360,13 @@ async def test_modes_switch_the_permission_policy_and_list_shows_the_sessions(
     async with env.agent(client) as conn:
         session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
         assert session.modes is not None and session.modes.current_mode_id == "ask"
-        assert [m.id for m in session.modes.available_modes] == ["ask", "auto", "read-only"]
+        assert [m.id for m in session.modes.available_modes] == [
+            "ask",
+            "accept-edits",
+            "plan",
+            "auto",
+            "read-only",
+        ]
         await conn.set_session_mode(session_id=session.session_id, mode_id="read-only")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("make a file please")])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("/rename file attempt")])
@@ -510,3 +516,25 @@ async def test_model_and_thinking_commands_work_as_in_the_app(env: AcpEnv, serve
     # The editor's pickers followed the commands.
     updates = client.of(ConfigOptionUpdate)
     assert updates and option(updates[-1].config_options, "thinking").current_value == "high"
+
+
+async def test_set_mode_plan_refuses_a_write_and_is_recorded(env: AcpEnv, server: FakeModelServer) -> None:
+    target = env.work / "plan.txt"
+    server.push(
+        anthropic_stream(tool_use("toolu_p", "write", {"path": "plan.txt", "content": "x"})),
+        anthropic_stream(text("Plan: write plan.txt.")),
+    )
+    client = EditorClient()
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("add plan.txt")])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="accept-edits")
+    assert not target.exists() and not client.permission_requests
+    assert "Plan mode is on" in json.dumps(server.requests[0].body)
+    assert "agent-tui is in plan mode" in json.dumps(server.requests[1].body)
+    entries = env.entries(env.sessions()[0])
+    (record,) = permission_records(entries)
+    assert record["decision"] == "plan-refused"
+    modes = [e["data"] for e in entries if e.get("customType") == "agent-tui.permission-mode"]
+    assert modes == [{"mode": "plan", "previous": "ask"}, {"mode": "accept-edits", "previous": "plan"}]
