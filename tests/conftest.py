@@ -27,7 +27,7 @@ settings.load_profile("explore" if os.environ.get("AGENT_TUI_STRESS") else "dete
 #: them carry ``pytestmark = pytest.mark.slow`` themselves (the campaigns, tmux, Chromium, pi, print mode, and
 #: the heaviest Textual-app modules: tui_actions, tui_layout, tui_composer, tui_snapshots, tui_keys,
 #: tui_actions_preview, tui_streaming_fences, safety_markup, and tui_status_and_notices below: three quarters of the
-#: rest's time, a Textual app per test; the lighter app tests, e.g. test_tui_units, stay in the edit loop).
+#: rest's time, a Textual app per test; the lighter app tests, e.g. test_tui_worker_failures, stay in the edit loop).
 SLOW_TESTS = {
     "tests/functional/test_permissions.py::test_print_mode_modes_from_config_file_and_default_auto",
     "tests/functional/test_permissions.py::test_print_mode_without_a_terminal_refuses_clearly",
@@ -37,7 +37,6 @@ SLOW_TESTS = {
     "tests/e2e/test_safety_serve.py",
     "tests/e2e/test_tui_status_and_notices.py",
     "tests/functional/test_agent_compaction.py::test_cli_compact_preview_undo_and_a_real_compaction",
-    "tests/e2e/test_tui_units.py::test_the_provider_sdk_is_imported_after_the_first_frame_without_freezing_the_app",
     "tests/e2e/test_safety_tui.py::test_a_big_message_is_shown_capped_with_show_more",
     "tests/functional/test_safety_export.py::test_a_full_disk_leaves_nothing_that_blocks_the_retry",
     "tests/functional/test_safety_input.py::test_a_damaged_search_index_is_rebuilt_with_one_line",
@@ -50,6 +49,14 @@ SLOW_TESTS = {
     "tests/functional/test_cli.py::test_actions_append_one_entry_each_and_never_rewrite",
     "tests/functional/test_export.py::test_export_command",
     "tests/functional/test_read_images.py::test_an_image_too_big_as_png_goes_as_jpeg_under_the_byte_limit",
+    # agent-tui as a process two or three times per test (28 s, 7 s and 4 s of the edit loop, loaded)
+    "tests/functional/test_safety_trust.py::test_print_mode_does_not_run_a_hook_written_since_the_last_run",
+    "tests/functional/test_continue_indexed.py::test_a_print_mode_continue_is_in_the_index_when_it_ends",
+    "tests/functional/test_continue_indexed.py::test_no_index_is_made_by_a_session_that_ends",
+    "tests/functional/test_safety_secrets.py::test_the_search_index_and_its_snippets_hold_no_secret",
+    # hundreds of megabytes through a hook's pipes, four times; pytest in a subprocess
+    "tests/functional/test_safety_prompt_sources.py::test_a_hook_printing_hundreds_of_megabytes_costs_little",
+    "tests/functional/test_isolated_home_pytest.py::test_a_developers_home_and_variables_never_reach_a_test",
 }
 
 

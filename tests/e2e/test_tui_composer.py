@@ -29,6 +29,7 @@ from agent_tui.tui.widgets.completion_menu import CompletionMenu
 from agent_tui.tui.widgets.queue_view import QueueView
 from tests.support.agent_support import make_config as agent_config
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
@@ -72,14 +73,6 @@ def real_agent(
         return loop
 
     return factory
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 400) -> None:
-    for _ in range(steps):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def type_text(pilot: Pilot[None], value: str) -> None:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.binding import Binding
-from textual.pilot import Pilot
 from textual.selection import Selection
 from textual.widgets import Static
 
@@ -22,6 +20,7 @@ from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.widgets.chat_entry import CodeHeader, markdown_parts
 from agent_tui.tui.widgets.session_tree import SessionTree
+from tests.support.pilot import wait_for
 from tests.support.session_builder import assistant
 from tests.support.tui_fixtures import (
     SIZE,
@@ -33,14 +32,6 @@ from tests.support.tui_fixtures import (
 )
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 200) -> None:
-    for _ in range(steps):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def focus(app: AgentTuiApp) -> object:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentTuiApp
+from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import (
     ScriptedFactory,
     make_app,
@@ -22,14 +22,6 @@ from tests.support.tui_fixtures import (
 )
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str, steps: int = 200) -> None:
-    for _ in range(steps):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def width(widget: Widget) -> int:

@@ -138,12 +138,13 @@ def test_print_mode_read_of_a_fifo_answers_at_once(server: FakeModelServer, tmp_
 
 async def test_a_line_without_end_costs_its_shown_part_not_its_length(tmp_path: Path) -> None:
     """A file of one 300 MB line (sparse: no disk) read whole held the line in memory (a 3 GB one
-    took 2.24 GB); now a line costs what can be shown of it (50 KB) plus one 64 KB piece."""
+    took 2.24 GB); now a line costs what can be shown of it (50 KB) plus one 64 KB piece. 40 MB
+    shows it (five times the bound) at an eighth of the 300 MB's scan."""
     import tracemalloc
 
     big = tmp_path / "one-line.bin"
     with big.open("wb") as f:
-        f.truncate(300 * 1024 * 1024)  # NUL bytes, no newline
+        f.truncate(40 * 1024 * 1024)  # NUL bytes, no newline
     (tmp_path / "two.txt").write_bytes(b"x" * (200 * 1024) + b"\nsecond\n")
     ctx = ToolContext(str(tmp_path), asyncio.Event())
     tracemalloc.start()
@@ -153,7 +154,7 @@ async def test_a_line_without_end_costs_its_shown_part_not_its_length(tmp_path: 
     finally:
         tracemalloc.stop()
     assert peak < 8 * 1024 * 1024, f"peak {peak:,} bytes"
-    assert result.content[0]["text"].startswith("[Line 1 is 300.0MB, exceeds 50.0KB limit.")
+    assert result.content[0]["text"].startswith("[Line 1 is 40.0MB, exceeds 50.0KB limit.")
     # a long line followed by others: its length is still counted whole, the next lines read
     second = await ReadTool().execute({"path": "two.txt", "offset": 2}, ctx)
     assert second.content[0]["text"] == "second\n"

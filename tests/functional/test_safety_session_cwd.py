@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from agent_tui.library.importers import convert
 from agent_tui.store.session import Session
+from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = pytest.mark.timeout(60)
@@ -27,19 +27,12 @@ def hostile_folder(tmp_path: Path) -> Path:
     return folder
 
 
-async def wait_for(pilot: Pilot[None], condition: object, what: str) -> None:
-    for _ in range(400):
-        if callable(condition) and condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def header_values(tmp_path: Path) -> list[str]:
     return [str(tmp_path / "hostile"), "/", "//", "/..", "../..", str(tmp_path / "hostile") + "//"]
 
 
-@pytest.mark.parametrize("index", range(6))
+# Each spelling is an app of its own (about 2 s): the edit loop keeps the absolute path.
+@pytest.mark.parametrize("index", [0, *(pytest.param(i, marks=pytest.mark.slow) for i in range(1, 6))])
 async def test_bang_commands_and_mentions_use_the_folder_agent_tui_was_started_in(
     tmp_path: Path, index: int
 ) -> None:
