@@ -27,6 +27,7 @@ PI: dict[str, str] = {
     "resume": "f9",
     "compact": "f8",
     "composer.external_editor": "ctrl+g",  # pi: app.editor.external (Alt+E by default)
+    "editor.select_all": "alt+a",  # Ctrl+A is pi's tui.editor.cursorLineStart
 }
 
 PRESETS: dict[str, dict[str, str]] = {"default": {}, "pi": PI}

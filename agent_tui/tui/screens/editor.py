@@ -1,4 +1,5 @@
-"""A multi-line editor, pre-filled: Ctrl+S saves, Escape cancels (dismisses with None).
+"""A multi-line editor, pre-filled: Ctrl+S saves, Escape cancels (dismisses with None), Ctrl+A
+selects all (Alt+A with ``keymap = "pi"``, where Ctrl+A stays pi's line start).
 
 With a ``counter``, a line under the text says what saving it would do (the app
 counts the replacement's tokens against the context), updated as the user types. With an
@@ -18,6 +19,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, TextArea
 
 from agent_tui.terminal_text import visible
+from agent_tui.tui.keymap import key_name
 from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.widgets.inert_lines import InertTextArea
 
@@ -26,6 +28,8 @@ class EditorScreen(Dialog[str | None]):
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+l", "add", "Add", show=False, priority=True),
+        # pi's keys keep Ctrl+A at the line start (pi's editor): there it is Alt+A (keymap.PI)
+        Binding("ctrl+a", "select_all", "Select all", id="editor.select_all", priority=True),
         Binding("escape", "cancel", "Cancel"),
     ]
 
@@ -51,10 +55,14 @@ class EditorScreen(Dialog[str | None]):
             count = Label(self._count(self.text), id="editor-count", classes="dialog-hint", markup=False)
             count.display = self.counter is not None
             yield count
-            keys = "Ctrl+S to save · Escape to cancel"
-            if self.addition is not None:
-                keys = f"Ctrl+L {self.addition[0]} · {keys}"
-            yield Label(keys, classes="dialog-hint", markup=False)
+            yield Label(self._keys(), classes="dialog-hint", markup=False)
+
+    def _keys(self) -> str:
+        """The keys line; one line at 80 columns (70 inside the dialog), Ctrl+L's too."""
+        select = key_name(getattr(self.app, "keymap", {}), "editor.select_all", "ctrl+a")
+        if self.addition is None:
+            return f"{select} selects all · Ctrl+S to save · Escape to cancel"
+        return f"Ctrl+L {self.addition[0]} · {select} all · Ctrl+S save · Esc cancel"
 
     def _count(self, text: str) -> str:
         return visible(self.counter(text)) if self.counter is not None else ""
@@ -80,6 +88,9 @@ class EditorScreen(Dialog[str | None]):
         if new != area.text:
             area.text = new  # Changed updates the count
             area.move_cursor(area.document.end)
+
+    def action_select_all(self) -> None:
+        self.query_one(TextArea).select_all()
 
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)
