@@ -15,6 +15,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from agent_tui.agent.permissions import PermissionModeError
 from agent_tui.cli.rpc_registry import LATER, NULL, CommandError, bool_field, command, text_field
 from agent_tui.projection import registry
 from agent_tui.projection.models import lookup
@@ -137,6 +138,19 @@ async def _set_auto_compaction(server: RpcServer, cmd: JSONObject) -> JSONObject
 async def _set_auto_retry(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     server.agent.set_auto_retry(bool_field(cmd, "enabled"))
     return None
+
+
+@command("set_permission_mode")
+async def _set_permission_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+    """agent-tui's: ``{"type": "set_permission_mode", "mode": "plan"}`` switches the permission mode
+    (ask, accept-edits, plan, auto, read-only) through the session core, which records it; answers
+    ``{"mode"}``. While a prompt runs it applies from the next tool call, recorded when it ends."""
+    mode = text_field(cmd, "mode")
+    assert mode is not None
+    try:
+        return {"mode": server.agent.set_permission_mode(mode, record_later=server.busy).value}
+    except (PermissionModeError, ValueError) as e:
+        raise CommandError(str(e).removeprefix("agent-tui: ")) from None
 
 
 @command("abort_retry")

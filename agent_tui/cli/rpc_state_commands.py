@@ -30,6 +30,7 @@ async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
         "autoCompactionEnabled": agent.config.compaction_settings(agent.model).enabled,
         "messageCount": len(session.projection().messages),
         "pendingMessageCount": len(agent.loop.queue),
+        "permissionMode": agent.permission_mode.value,  # agent-tui's (set_permission_mode)
     }
     if session.name:
         data["sessionName"] = session.name

@@ -382,3 +382,24 @@ def test_new_and_switch_session_and_the_queue_modes(
     assert levels[0] == "off" and "high" in levels
     code, err = rpc.finish()
     assert code == 0, err
+
+
+def test_set_permission_mode_switches_records_and_plan_refuses_a_write(
+    rpc: RpcClient, env: Env, server: FakeModelServer, session_file: Path
+) -> None:
+    server.push(
+        anthropic_stream(tool_use("toolu_w", "write", {"path": "p.txt", "content": "x"})),
+        anthropic_stream(text("Plan: write p.txt.")),
+    )
+    assert rpc.call({"type": "get_state"})["data"]["permissionMode"] == "auto"  # print mode's default
+    switched = rpc.call({"type": "set_permission_mode", "mode": "plan"})
+    assert switched["success"] and switched["data"] == {"mode": "plan"}
+    assert rpc.call({"type": "get_state"})["data"]["permissionMode"] == "plan"
+    rpc.call({"type": "prompt", "message": "add p.txt"})
+    settle(rpc)
+    assert not (env.work / "p.txt").exists()
+    assert "agent-tui is in plan mode" in json.dumps(server.requests[1].body)
+    bad = rpc.call({"type": "set_permission_mode", "mode": "yolo"})
+    assert not bad["success"] and "unknown permission mode 'yolo'" in bad["error"]
+    modes = [e["data"] for e in entries(session_file) if e.get("customType") == "agent-tui.permission-mode"]
+    assert modes == [{"mode": "plan", "previous": "auto"}]
