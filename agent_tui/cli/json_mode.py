@@ -16,7 +16,15 @@ from collections.abc import Awaitable, Callable
 from typing import BinaryIO
 
 from agent_tui.agent.events import EntryAppended, Notice, TurnDone, TurnError
-from agent_tui.cli.print_mode import exit_code, report_cut_off, report_end, report_notice, run_print
+from agent_tui.cli.print_mode import (
+    TurnInput,
+    exit_code,
+    report_cut_off,
+    report_end,
+    report_notice,
+    run_print,
+    turn_events,
+)
 from agent_tui.sdk import Agent, PiEventStream
 from agent_tui.store.record import JSONObject
 from agent_tui.terminal_text import for_terminal
@@ -58,7 +66,7 @@ class JsonLines:
 
 async def json_turn(
     agent: Agent,
-    prompt: str | list[JSONObject] | None,
+    prompt: TurnInput,
     lines: JsonLines,
     *,
     ack: Callable[[str], None] | None = None,
@@ -70,7 +78,7 @@ async def json_turn(
     error: str | None = None
     for record in stream.start():
         lines.write(record)
-    events = agent.prompt(prompt) if prompt is not None else agent.resume()
+    events = turn_events(agent, prompt)
     async for event in events:
         if isinstance(event, EntryAppended) and ack is not None:
             ack(event.entry_id)
@@ -93,9 +101,7 @@ def run_json(args: argparse.Namespace) -> int:
     lines = JsonLines(sys.stdout.buffer)
     header_written = False
 
-    def run_turn(
-        agent: Agent, prompt: str | list[JSONObject] | None, ack: Callable[[str], None] | None
-    ) -> Awaitable[int]:
+    def run_turn(agent: Agent, prompt: TurnInput, ack: Callable[[str], None] | None) -> Awaitable[int]:
         nonlocal header_written
         if not header_written:
             header_written = True

@@ -23,12 +23,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TextIO, assert_never
 
+from agent_tui.agent import slash_commands
 from agent_tui.agent.app_commands import NAMES as APP_COMMANDS  # the app's win a name, here too
 from agent_tui.agent.deferred_calls import deferred_call
 from agent_tui.agent.events import (
+    AgentEvent,
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
@@ -69,7 +71,7 @@ from agent_tui.sdk import open_session as sdk_open_session
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import StreamRedactor, redact_text
-from agent_tui.terminal_text import cut, for_terminal, visible_line, visible_strict
+from agent_tui.terminal_text import cut, for_terminal, visible, visible_line, visible_strict
 
 EXIT_ERROR = 1
 EXIT_ABORTED = 130
@@ -122,7 +124,7 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
 
 async def stream_turn(
     agent: Agent,
-    prompt: str | list[JSONObject] | None,
+    prompt: TurnInput,
     out: TextIO,
     err: TextIO,
     *,
@@ -158,7 +160,7 @@ async def stream_turn(
             out.flush()
             ends_with_newline = True
 
-    events = agent.prompt(prompt) if prompt is not None else agent.resume()
+    events = turn_events(agent, prompt)
     async for event in events:
         if isinstance(event, TextDelta):
             attempt_text = attempt_text or bool(event.text)
@@ -373,19 +375,32 @@ def steer_from(stream: TextIO, agent: Agent, event_loop: asyncio.AbstractEventLo
 
 #: One run of the agent (``prompt`` None: what is queued), writing what it shows; its exit code.
 #: Called with the agent, the prompt and the ack callback (AGENT_TUI_DEBUG_ACK).
-TurnRunner = Callable[[Agent, str | list[JSONObject] | None, Callable[[str], None] | None], Awaitable[int]]
+#: What one run of print mode is for: a prompt (text or content blocks), an app command that runs
+#: (``/compact``), or None (resume a deferred tool call, or run the queued steering).
+TurnInput = str | list[JSONObject] | slash_commands.Command | None
 
 
-def _print_turn(
-    agent: Agent, prompt: str | list[JSONObject] | None, ack: Callable[[str], None] | None
-) -> Awaitable[int]:
+def turn_events(agent: Agent, prompt: TurnInput) -> AsyncIterator[AgentEvent]:
+    """The events of one run: the prompt's turn, a command's run, or the resumed turn."""
+    if isinstance(prompt, slash_commands.Command):
+        run = slash_commands.run(agent, prompt)
+        if isinstance(run, slash_commands.Said):  # print mode answers these before any run
+            raise TypeError(f"/{prompt.name} is not a run")
+        return run
+    return agent.prompt(prompt) if prompt is not None else agent.resume()
+
+
+TurnRunner = Callable[[Agent, TurnInput, Callable[[str], None] | None], Awaitable[int]]
+
+
+def _print_turn(agent: Agent, prompt: TurnInput, ack: Callable[[str], None] | None) -> Awaitable[int]:
     out, err = for_terminal(sys.stdout), for_terminal(sys.stderr)  # a pipe gets the exact text
     return stream_turn(agent, prompt, out, err, ack=ack)
 
 
 async def _main(
     agent: Agent,
-    prompt: str | list[JSONObject] | None,
+    prompt: TurnInput,
     steer_stdin: bool = False,
     run_turn: TurnRunner = _print_turn,
 ) -> int:
@@ -542,7 +557,14 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
     problem = missing_file(files, cwd)
     if problem is not None:
         return _fail(problem)
-    content, notices = attach_files(prompt, files, cwd) if not resume else (prompt, [])
+    # an app command that needs no screen (/compact, /rename, /session, /model...) runs on the
+    # session core, as the app and ACP run it; a template was expanded above, other text is sent
+    command = slash_commands.parse(prompt, None) if not files else None
+    if isinstance(command, slash_commands.Command):
+        content: str | list[JSONObject] | slash_commands.Command = command
+        notices: list[str] = []
+    else:
+        content, notices = attach_files(prompt, files, cwd) if not resume else (prompt, [])
     for line in notices:
         print(_redact(f"agent-tui: {visible_line(line)}"), file=for_terminal(sys.stderr))
     try:
@@ -563,6 +585,11 @@ def run_print(args: argparse.Namespace, run_turn: TurnRunner = _print_turn) -> i
             return _fail("empty prompt (only a session with a deferred tool call is continued without one)")
         agent = headless_agent(args, session, config, permissions, cwd, resources)
         agent.loop.defer_tool_calls = True  # Claude Code honours a PreToolUse defer only with -p
+        if isinstance(content, slash_commands.Command):
+            answered = slash_commands.run(agent, content)
+            if isinstance(answered, slash_commands.Said):  # answered at once: the answer is the output
+                print(visible(answered.text), file=for_terminal(sys.stdout))
+                return 0
         code = asyncio.run(_main(agent, None if resume else content, steer_stdin, run_turn))
         if not session.store.ephemeral:
             print(f"agent-tui: session {session.path}", file=for_terminal(sys.stderr))
