@@ -89,3 +89,39 @@ async def test_a_change_while_a_run_goes_on_is_written_when_it_ends(
         assert agent.permission_mode is PermissionMode.PLAN
     finally:
         await h.close()
+
+
+@pytest.mark.slow
+async def test_pi_reads_the_mode_entries_and_sends_the_plan_note(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    import shutil
+    import subprocess
+
+    from tests.functional.test_pi_compat import PI_CORE, SCRIPT
+
+    node = shutil.which("node")
+    assert node is not None and (PI_CORE / "session-manager.js").exists(), "pi 1.6 (bench/pi) and node"
+    h = Harness(server, tmp_path)
+    try:
+        h.loop.permissions = Permissions(PermissionMode.ASK)
+        agent = AgentSession(h.session, h.loop)
+        agent.set_permission_mode("plan")
+        server.push(anthropic_stream(text("Plan: nothing to do.")))
+        async for _ in agent.prompt("plan it"):
+            pass
+        agent.set_permission_mode("auto")
+        proc = subprocess.run(
+            [node, str(SCRIPT), "--batch"],
+            input=json.dumps([{"file": str(h.session.path)}]),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        (result,) = json.loads(proc.stdout)
+        sent = json.dumps(result["messages"])
+        assert "error" not in result and "Plan mode is on" in sent and "Plan mode is off" in sent, result
+    finally:
+        await h.close()
