@@ -203,8 +203,13 @@ def _cost(f: StatusFigures) -> list[str]:
     whole = cost_text(t)
     b = f.branch
     if b is not None and b.calls != t.calls:  # other branches cost too: this one, then the file's
+        # each figure says what it counts, down to the narrowest form that keeps both
         mine = cost_text(b) if b.calls else money(0)
-        return [f"{mine} (file {whole})", f"{mine}/{whole}".replace(" tok", ""), whole.replace(" tok", "")]
+        return [
+            f"branch {mine} · file {whole}",
+            f"{mine} (file {whole})",
+            f"file {whole}".replace(" tok", ""),
+        ]
     if t.cost > 0 or t.priced:
         return [whole]
     return [whole, f"Σ{short_tokens(t.tokens)}"]

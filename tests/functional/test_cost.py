@@ -95,7 +95,7 @@ def test_the_status_line_and_session_info_show_the_branch_and_the_file(tmp_path:
     )
     assert figures.branch is not None and figures.branch.calls == 2 and figures.totals.calls == 3
     line = format_status(figures, 200)
-    assert "$0.0002 (file $0.0003)" in line
+    assert "branch $0.0002 · file $0.0003" in line
     lines = usage_lines(session_usage(index.entries), session_usage(projection.path))
     assert lines[0].startswith("cost of this branch: $0.0002 · 2 calls")
     assert lines[1].startswith("cost of the whole file: $0.0003 · 3 calls")

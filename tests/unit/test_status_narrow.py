@@ -25,3 +25,26 @@ def test_the_context_shrinks_to_a_percentage_only_when_nothing_else_is_left() ->
     assert format_status(_figures(), 30) == "zzz-unknown · ≈1.8k/128k 1%"
     assert format_status(_figures(), 14) == "≈1.8k/128k 1%"
     assert format_status(_figures(), 10) == "1%"
+
+
+def _two_branches(branch: float, file: float) -> StatusFigures:
+    """The sample session's figures at 80 columns, with other branches that cost too."""
+    return StatusFigures(
+        "Fix the failing test in parser.py", "claude-sonnet-4-5", "anthropic", "off", 105, 200_000,
+        True, Usage(10, 5), UsageTotals(input=30, output=15, cost=file, calls=3),
+        UsageTotals(input=20, output=10, cost=branch, calls=2),
+    )  # fmt: skip
+
+
+def test_the_branch_and_the_file_costs_say_which_is_which_at_every_width() -> None:
+    assert format_status(_two_branches(0.0064, 0.074), 200).endswith("branch $0.0064 · file $0.074")
+    line = format_status(_two_branches(0.0064, 0.074), 78)  # 80 minus the widget's padding
+    assert line == "Fix the f… · claude-sonnet-4-5 · ≈105/200k 0% · ↑10 ↓5 · $0.0064 (file $0.074)", line
+    assert "/$" not in line
+    # longer figures: the last turn goes first, the legend stays
+    line = format_status(_two_branches(0.0004, 0.0005), 78)
+    assert line == "Fix the f… · claude-sonnet-4-5 · ≈105/200k 0% · $0.0004 (file $0.0005)", line
+    for width in range(20, 200):
+        line = format_status(_two_branches(0.0064, 0.074), width)
+        assert len(line) <= width, (width, line)
+        assert "$0.0064" not in line or "file $0.074" in line, (width, line)
