@@ -60,8 +60,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--thinking", help="thinking level")
     p.add_argument(
         "--permissions",
-        choices=("ask", "auto", "read-only"),
-        help="ask the editor before commands and writes outside the cwd (the default), auto, or read-only",
+        choices=("ask", "accept-edits", "plan", "auto", "read-only"),
+        help="ask the editor before commands and writes outside the cwd (the default), accept-edits, "
+        "plan, auto, or read-only",
     )
     p.add_argument(
         "--sandbox",

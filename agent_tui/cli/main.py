@@ -295,9 +295,10 @@ def _main(args: list[str]) -> int:
     parser.add_argument("--thinking", help=f"thinking level: {', '.join(THINKING_LEVELS)}")
     parser.add_argument(
         "--permissions",
-        choices=("ask", "auto", "read-only"),
+        choices=("ask", "accept-edits", "plan", "auto", "read-only"),
         help="tool permissions: ask before commands and writes outside the cwd (the app's default), "
-        "auto (print mode's default), or read-only",
+        "accept-edits (file edits pass, commands ask), plan (nothing changes files or runs: the model "
+        "plans), auto (print mode's default), or read-only",
     )
     parser.add_argument(
         "--sandbox",

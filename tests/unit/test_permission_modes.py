@@ -169,3 +169,17 @@ def test_print_modes_terminal_question_takes_no_bare_a(tmp_path: Path) -> None:
     assert terminal_answer("2", ruled) is Decision.ALLOW_ALWAYS
     assert terminal_answer("3", ruled) is Decision.ALLOW_SESSION
     assert terminal_answer("a", ruled) is Decision.DENY
+
+
+@pytest.mark.slow
+def test_the_flags_take_every_mode(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    for args in (["-p", "x", "--permissions", "sometimes"], ["acp", "--permissions", "sometimes"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "agent_tui", *args], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 2
+        for mode in CYCLE:
+            assert mode.value in proc.stderr, (args, proc.stderr)
