@@ -6,6 +6,8 @@ things"), and what was typed is said in the dialog."""
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,11 @@ from textual.widgets import Label, OptionList
 from agent_tui.agent.permissions import Permissions
 from agent_tui.tui.screens.dialog import SETTLE, TYPING_GAP
 from agent_tui.tui.screens.permission import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, PermissionScreen
+from tests.e2e.test_tui_e2e import app_command
 from tests.support.clock import ManualClock
+from tests.support.fake_model_server import FakeModelServer, call, openai_stream
 from tests.support.pilot import wait_for
+from tests.support.tmux import Tmux
 from tests.support.tui_fixtures import ScriptedFactory, make_app, sample_session
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]
@@ -132,3 +137,38 @@ async def test_a_digit_pressed_too_soon_is_kept_and_the_next_one_answers(tmp_pat
         await pilot.pause(TYPING_GAP + 0.2)
         await pilot.press("1")  # no words in the composer: the digit answers
         assert await task == ALLOW_ONCE
+
+
+def test_in_tmux_a_message_typed_at_the_question_lands_in_the_composer(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    """The trap of the issue at 80x24, real bytes: after a pause, "also run 2 tests" typed while the
+    question shows answers nothing (its "a", its "2"); the dialog says where the words went, and
+    they are in the composer once the question is answered."""
+    command, work, _sessions = app_command(tmp_path, server)
+    victim = work / "victim.txt"
+    victim.write_text("keep me")
+    server.push(openai_stream(None, tool_calls=[call("b1", "bash", {"command": "rm -f victim.txt"})]))
+    server.push(openai_stream("Left it."))
+    tmux = Tmux(f"agent-tui-perm-words-{os.getpid()}", 80, 24)
+    tmux.start(command, work)
+    try:
+        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+        tmux.type("tidy up")
+        tmux.wait_text("tidy up")
+        tmux.keys("Enter")
+        tmux.wait_text("Allow bash?")
+        time.sleep(2.5)  # read, a pause
+        tmux.type("also run 2 tests")
+        screen = tmux.wait_text("typed into your message: also run 2 tests")
+        time.sleep(1.5)
+        screen = tmux.screen()
+        assert "Allow bash?" in screen and "No (the model is told)" in screen, screen
+        assert victim.read_text() == "keep me"
+        tmux.keys("Escape")
+        screen = tmux.wait(
+            lambda s: "Allow bash?" not in s and "also run 2 tests" in s, "the words in the composer"
+        )
+        assert victim.read_text() == "keep me" and "allowed" not in screen, screen
+    finally:
+        tmux.stop()
