@@ -49,7 +49,7 @@ from agent_tui.store.reader import (
     parse_session,
     read_file,
 )
-from agent_tui.store.record import Entry, JSONObject
+from agent_tui.store.record import Entry, JSONObject, LineSource
 
 SIDECAR_VERSION = 1
 TAIL_BYTES = 4096
@@ -156,16 +156,16 @@ class Sidecar:
     def append_entry(self, line: bytes, line_no: int, end: int) -> None:
         """Record the entry just written as ``line`` (its newline included), ending at ``end``.
         Failing to write only leaves the sidecar behind the file, which the next open repairs."""
-        body = line[:-1] if line.endswith(b"\n") else line
+        length = len(line) - 1 if line.endswith(b"\n") else len(line)
         try:
-            head = _decode_head(body)
+            head = _decode_head(line)  # the newline is whitespace to the decoder
         except (msgspec.DecodeError, RecursionError):
             return
         if not isinstance(head.type, str) or not isinstance(head.id, str):
             return
         parent = head.parentId if isinstance(head.parentId, str) else None
-        entry = Entry(head.type, head.id, parent, line_no, body, head.message or None)
-        record = _entry_record(entry, body, end - len(line), line_no)
+        entry = Entry(head.type, head.id, parent, line_no, line, head.message or None)
+        record = _entry_record(entry, line, 0, length, end - len(line), line_no)
         start = end - len(line)
         with contextlib.suppress(OSError):
             st = os.stat(self.session_path)
@@ -199,19 +199,21 @@ class Sidecar:
         self._scrc, self._scrc_end = scrc, end
 
 
-def _entry_record(entry: Entry, line: bytes | memoryview, offset: int, line_no: int) -> EntryRecord:
+def _entry_record(entry: Entry, blob: bytes, begin: int, stop: int, offset: int, line_no: int) -> EntryRecord:
+    """The record of ``entry``, read from ``blob[begin:stop]``, which is at ``offset`` in the session."""
     role = entry.role
     plain = entry._plain if entry.type == "message" else False
     moff, mlen = -1, 0
     raw = entry.message_raw
     if raw is not None:
-        found = bytes(line).find(bytes(raw))  # the value's bytes, as the reader saw them in the line
+        key = blob.find(b'"message":', begin, stop) + 10  # where it usually is, else anywhere
+        found = key if key >= 10 and blob.startswith(raw, key) else blob.find(raw, begin, stop)
         if found >= 0:
-            moff, mlen = found, len(raw)
+            moff, mlen = found - begin, len(raw)
     if moff < 0:
         plain = False  # e.g. a line the reader repaired: decoded (and repaired) when read
     return EntryRecord(
-        line_no, offset, len(line), entry.id, entry.parent_id, entry.type, role, plain, moff, mlen
+        line_no, offset, stop - begin, entry.id, entry.parent_id, entry.type, role, plain, moff, mlen
     )
 
 
@@ -366,12 +368,15 @@ def _records_of(loaded: LoadedFile, blob: bytes, base: int, shift: int) -> list[
     """Records for what ``loaded`` (a parse of ``blob``) holds: line n of ``blob`` is line
     ``n + shift`` of the session, and its byte ``i`` is the session's ``base + i`` (for i past the
     header line)."""
-    starts = [0]
-    find, pos = blob.find, 0
-    while (pos := find(b"\n", pos) + 1) > 0:
-        starts.append(pos)
+    source = loaded.entries[0].raw if loaded.entries else None
+    if isinstance(source, LineSource) and source.data is blob:
+        starts = source.starts  # the reader's clean pass counted them already
+    else:
+        starts = [0]
+        find, pos = blob.find, 0
+        while (pos := find(b"\n", pos) + 1) > 0:
+            starts.append(pos)
     size = len(blob)
-    view = memoryview(blob)
 
     def span(number: int) -> tuple[int, int]:
         begin = starts[number - 1]
@@ -381,7 +386,7 @@ def _records_of(loaded: LoadedFile, blob: bytes, base: int, shift: int) -> list[
     out: list[Record] = []
     for entry in loaded.entries:
         begin, stop = span(entry.line)
-        out.append(_entry_record(entry, view[begin:stop], base + begin, entry.line + shift))
+        out.append(_entry_record(entry, blob, begin, stop, base + begin, entry.line + shift))
     if loaded.warnings:
         for warning in loaded.warnings:
             begin, stop = span(warning.line)
