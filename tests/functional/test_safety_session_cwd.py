@@ -63,17 +63,14 @@ async def test_bang_commands_and_mentions_use_the_folder_agent_tui_was_started_i
         for command in ("!pwd", "!make"):
             app.composer.set_text(command)
             await pilot.press("enter")
-            await wait_for(
-                pilot,
-                lambda c=command: (
-                    app.session is not None
-                    and any(
-                        e.get("message", {}).get("command") == c[1:]
-                        for e in map(json.loads, app.session.path.read_text().splitlines()[1:])
-                    )
-                ),
-                command,
-            )
+
+            def ran(c: str = command) -> bool:
+                return app.session is not None and any(
+                    e.get("message", {}).get("command") == c[1:]
+                    for e in map(json.loads, app.session.path.read_text().splitlines()[1:])
+                )
+
+            await wait_for(pilot, ran, command)
         runs = [
             e["message"]
             for e in map(json.loads, app.session.path.read_text().splitlines()[1:])  # type: ignore[union-attr]
