@@ -49,18 +49,21 @@ def _rows(app: AgentTuiApp) -> list[str]:
     return app.session_tree.visible_labels()
 
 
-def _keys(*keys: str, search: str | None = None) -> Any:
-    """Open the tree (F1), press ``keys`` in it, optionally type a search, then settle."""
+def _keys(*keys: str, search: str | None = None, bar: str) -> Any:
+    """Open the tree (F1), press ``keys`` in it, optionally type a search, then settle once the
+    tree's bar says ``bar`` (a loaded machine draws late)."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
         await pilot.press("f1")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: pilot.app.focused is pilot.app.session_tree, "the tree focused")  # type: ignore[attr-defined]
         await pilot.press(*keys)
         if search is not None:
             await pilot.press("slash")
             await pilot.press(*search)
             await pilot.press("enter")
+        shown = pilot.app.screen.query_one(TreeBar)
+        await wait_for(pilot, lambda: bar in str(shown.render()).replace("\u00a0", " "), repr(bar))
         await pilot.pause(0.2)
         await settle(pilot)
 
@@ -72,23 +75,27 @@ def _app(tmp_path: Path) -> AgentTuiApp:
 
 
 def test_tree_filter_user_only(snap_compare: Any, tmp_path: Path) -> None:
-    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("t", "t"))
+    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("t", "t", bar="3 shown"))
 
 
 def test_tree_filter_no_tools(snap_compare: Any, tmp_path: Path) -> None:
-    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("t"))
+    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("t", bar="8 shown"))
 
 
 def test_tree_filter_labeled_only(snap_compare: Any, tmp_path: Path) -> None:
-    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("t", "t", "t"))
+    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("t", "t", "t", bar="1 shown"))
 
 
 def test_tree_search(snap_compare: Any, tmp_path: Path) -> None:
-    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys(search="strip"))
+    assert snap_compare(
+        _app(tmp_path),
+        terminal_size=SMALL,
+        run_before=_keys(search="strip", bar='"strip"  T times  s/S summarize  3 shown'),
+    )
 
 
 def test_tree_label_times(snap_compare: Any, tmp_path: Path) -> None:
-    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("T"))
+    assert snap_compare(_app(tmp_path), terminal_size=SMALL, run_before=_keys("T", bar="times on"))
 
 
 async def test_each_filter_lists_what_it_says(tmp_path: Path) -> None:
