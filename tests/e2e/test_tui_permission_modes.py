@@ -5,6 +5,7 @@ it switches the mode and starts the work. Pilot, and the real program in tmux at
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -43,7 +44,7 @@ async def test_shift_tab_cycles_the_modes_and_the_status_line_names_each(tmp_pat
         assert "mode:" not in line.text, line.text  # ask, the default, is not named
         for label in CYCLE:
             await pilot.press("shift+tab")
-            await wait_for(pilot, lambda label=label: _named(line.text, label), label)
+            await wait_for(pilot, functools.partial(lambda want: _named(line.text, want), label), label)
             assert app.focused is composer and composer.text == "half a message"
         assert app.config.model.switched_mode == "ask"
 
@@ -76,7 +77,7 @@ def test_in_tmux_shift_tab_then_plan_approval_starts_the_work(
         tmux.wait_text("add notes")
         for label in CYCLE:  # the bytes a terminal sends for Shift+Tab
             tmux.keys("-H", "1b", "5b", "5a")
-            tmux.wait(lambda s, label=label: _named(status_line(s), label), label)
+            tmux.wait(functools.partial(lambda want, s: _named(status_line(s), want), label), label)
         assert "add notes" in tmux.screen()  # the composer kept its text (and the focus)
         tmux.keys("-H", "1b", "5b", "5a")
         tmux.keys("-H", "1b", "5b", "5a")
