@@ -182,7 +182,8 @@ def _custom_line(data: dict[str, Any]) -> str:
 def subagent_line(data: dict[str, Any]) -> str:
     """A subagent's record (``subagent general-purpose: find it · done · 1,234 tokens``), or its
     transcript's first entry (``subagent of task call ID, ...``)."""
-    inner = data.get("data") if isinstance(data.get("data"), dict) else {}
+    raw = data.get("data")
+    inner: dict[str, Any] = raw if isinstance(raw, dict) else {}
     what = f"{inner.get('type')}: {inner.get('description')}"
     if data.get("customType") == TASK_TYPE:
         return f"subagent of task call {inner.get('toolCallId')}, {what}"

@@ -83,7 +83,12 @@ def test_the_tree_and_exports_describe_the_records() -> None:
         }
         return Entry.from_data({**fields, "customType": kind, "data": data})
 
-    link = {"toolCallId": "toolu_1", "type": "general-purpose", "description": "find it", "status": "done"}
+    link: dict[str, object] = {
+        "toolCallId": "toolu_1",
+        "type": "general-purpose",
+        "description": "find it",
+        "status": "done",
+    }
     done = custom("agent-tui.subagent", {**link, "usage": {"totalTokens": 1234}})
     assert first_line(done) == "subagent general-purpose: find it · done · 1,234 tokens"
     assert (
