@@ -35,6 +35,7 @@ import hashlib
 import mmap
 import os
 import stat
+import uuid
 import zlib
 from pathlib import Path
 
@@ -187,7 +188,7 @@ class Sidecar:
         body = b"".join(_encode(r) + b"\n" for r in records)
         crc = zlib.crc32(body, self._crc)
         seal = _encode(Seal(end, line, st.st_size, st.st_mtime_ns, tail, crc, scrc)) + b"\n"
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
         try:
             if os.fstat(fd).st_size != self._size:
                 return
@@ -473,11 +474,16 @@ def _write_new(
     side = sidecar_path(path)
     scrc = zlib.crc32(session[:end])
     data = body + _encode(Seal(end, line, st.st_size, st.st_mtime_ns, tail, zlib.crc32(body), scrc)) + b"\n"
-    partial = side.with_name(f"{side.name}.{os.getpid()}.part")
+    partial = side.with_name(f"{side.name}.{uuid.uuid4().hex[:12]}.part")  # never an existing file
     try:
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None  # a folder we may not write: the full parse serves
+    try:
         try:
-            os.write(fd, data)
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
         finally:
             os.close(fd)
         os.replace(partial, side)

@@ -401,3 +401,23 @@ def test_property_random_sessions_and_damage(tmp_path: Path, seed: int) -> None:
                 raw[rng.randrange(len(raw))] = rng.randrange(256)
             side.write_bytes(bytes(raw))
     assert_same_as_full_parse(path)
+
+
+def test_a_planted_symlink_is_never_written_through(tmp_path: Path) -> None:
+    path = _session(tmp_path / "s.jsonl")
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep me\n")
+    sidecar.sidecar_path(path).symlink_to(victim)
+    assert_same_as_full_parse(path)  # rebuilt: the link itself is replaced
+    assert victim.read_bytes() == b"keep me\n"
+    assert not sidecar.sidecar_path(path).is_symlink()
+    sidecar.sidecar_path(path).unlink()
+    sidecar.load(path)
+    side = sidecar.sidecar_path(path)
+    side.replace(tmp_path / "real.idx")
+    side.symlink_to(tmp_path / "real.idx")  # a valid sidecar behind a link: read, never appended to
+    with Session.open(path, fsync=FsyncPolicy.NEVER) as session:
+        before = (tmp_path / "real.idx").read_bytes()
+        session.append_message(user("after"))
+    assert (tmp_path / "real.idx").read_bytes() == before
+    assert_same_as_full_parse(path)
