@@ -208,13 +208,10 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
         tmux.keys("Enter")
         tmux.wait(lambda s: "Allow bash?" in s and "echo e2e-ok" in s, "the permission dialog")
         # no key answers in the question's first half second, nor while keys come less than a
-        # second apart (typing): the arrows, each after a pause, from deny (the default) up to allow once
-        for _ in range(2):
-            time.sleep(1.2)
-            tmux.keys("Up")
+        # second apart (typing): "1" (Yes, once: the first of the numbered choices) after a pause
         time.sleep(1.2)
         for _ in range(20):  # an allow is taken once the question has been on screen half a second
-            tmux.keys("Enter")
+            tmux.keys("1")
             try:
                 tmux.wait(lambda s: "Allow bash?" not in s, "the question answered", timeout=2)
                 break
