@@ -19,7 +19,7 @@ from agent_tui.library.export import (
     export_session,
     write_new_file,
 )
-from agent_tui.projection.context import Projection, project
+from agent_tui.projection.context import Projection, project, project_path
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import parse_session, read_file
@@ -133,10 +133,23 @@ def test_fork_and_clone_keep_labels_and_compaction(tmp_path: Path) -> None:
     assert clone.header["parentSession"] == str(source.resolve())
     assert clone.labels == {"e0004": "answered"}
     assert not any(e.type == "custom" for e in clone.entries)  # the branch marker is left out
-    # fork at every entry: the new file's view is the view at that entry
+    # fork at every entry: the new file's view is the view at that entry, with the edits made
+    # after it on the active branch to what it keeps (here: the hide of the kept answer)
+    active = index.active_path()
+    carried = 0
     for entry in index.entries:
         out = fork_session(source, entry.id, tmp_path / f"fork-{entry.id}.jsonl")
-        assert view(project(load(out))) == view(project(index, entry.id)), entry.id
+        path = index.path_to(entry.id)
+        ids = {e.id for e in path}
+        at = next((i for i, e in enumerate(active) if e.id == entry.id), None)
+        later = [
+            e
+            for e in (active[at + 1 :] if at is not None else [])
+            if e.type in ("context_edit", "pin") and e.data.get("targetId") in ids
+        ]
+        carried += bool(later)
+        assert view(project(load(out))) == view(project_path([*path, *later])), entry.id
+    assert carried, "some fork took a later edit along"
     assert source.read_bytes() == before
     with pytest.raises(StoreError):
         clone_session(source, tmp_path / "clone.jsonl")  # never over an existing file
