@@ -4,13 +4,14 @@ opens. ``TreePane`` is the sidebar holding them with the tree; the tree's messag
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widgets import Input, Static
 
 from agent_tui.terminal_text import visible_line
@@ -77,10 +78,10 @@ class TreeBar(Static):
             name = key_name(keymap, binding_id, default)
             return "/" if name == "Slash" else name
 
-        text = Text()  # wraps where the pane is narrow: every key stays in sight
         dim, bold = Style(dim=True), Style(bold=True)
         words = tree.search.strip()
-        parts = (
+        parts: list[Text] = []
+        for name, what, lit in (
             (
                 key("tree.filter", "t"),
                 tree_filter.FILTER_NAMES.get(tree.filter_mode, "all"),
@@ -89,14 +90,39 @@ class TreeBar(Static):
             (key("tree.search", "/"), f'"{visible_line(words)}"' if words else "search", bool(words)),
             (key("tree.label_times", "T"), "times on" if tree.label_times else "times", tree.label_times),
             (f"{key('tree.summarize', 's')}/{key('tree.summarize_with', 'S')}", "summarize", False),
-        )
-        for n, (name, what, lit) in enumerate(parts):
-            text.append(("  " if n else "") + f"{name}\u00a0", style=dim)  # a key and its word stay together
-            text.append(what, style=bold if lit else Style())
-        self.set_class(tree.filtering or tree.label_times, "-on")  # shown while a view is on
+        ):
+            part = Text(f"{name} ", style=dim)
+            part.append(what, style=bold if lit else Style())
+            parts.append(part)
         if tree.filtering:
-            text.append(f"  {tree.shown_count()} shown", style=dim)
-        self.update(text)
+            parts.append(Text(f"{tree.shown_count()} shown", style=dim))
+        self.set_class(tree.filtering or tree.label_times, "-on")  # shown while a view is on
+        self._parts = parts
+        self.refresh(layout=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._parts: list[Text] = []
+
+    def _laid_out(self, width: int) -> Text:
+        """The parts on as few lines as ``width`` allows, a part never split across two."""
+        text, used = Text(), 0
+        for part in self._parts:
+            if used and used + 2 + part.cell_len > width:
+                text.append("\n")
+                used = 0
+            elif used:
+                text.append("  ")
+                used += 2
+            text.append_text(part)
+            used += part.cell_len
+        return text
+
+    def render(self) -> Text:
+        return self._laid_out(max(1, self.content_size.width or 80))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._laid_out(max(1, width)).plain.count("\n") + 1
 
 
 class TreePane(Vertical):
