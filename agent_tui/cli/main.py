@@ -371,6 +371,21 @@ def _main(args: list[str]) -> int:
         from agent_tui.cli.json_mode import run_json
 
         return run_json(parsed)
+    web = bool(os.environ.get("TEXTUAL_DRIVER"))  # `agent-tui serve`: the browser speaks on a pipe
+    if parsed.prompt is None and not web and sys.stdin is not None and not sys.stdin.isatty():
+        # pi's rule: what is piped in is the prompt of a print-mode run; a stdin that is not a
+        # terminal and gives nothing (/dev/null, a closed pipe) cannot drive the app either
+        from agent_tui.cli.prompt_input import piped_stdin
+
+        piped = piped_stdin(sys.stdin)
+        if piped is None:
+            print(
+                "agent-tui: stdin is not a terminal and gave no prompt: run agent-tui in a terminal, "
+                "or pass -p PROMPT",
+                file=sys.stderr,
+            )
+            return 2
+        parsed.prompt = piped
     if parsed.prompt is not None:
         from agent_tui.cli.print_mode import run_print  # the SDKs are imported only on this path
 
