@@ -313,7 +313,7 @@ async def test_permission(
             if not isinstance(app.screen, PermissionScreen):
                 break
             await pilot.pause(max(ANSWER_GRACE, TYPING_GAP) + 0.3)
-            await pilot.press("1" if case == "allowed" else "3")  # 1 Yes, 3 No
+            await pilot.press("1" if case == "allowed" else "escape")  # 1 Yes; Esc is always No
         await wait_for(pilot, lambda: len(server.requests) - face.start == 2 and not app.busy, "the turn")
     run = face.result()
     check("app", run, ref, permission_events(case == "allowed"))

@@ -207,14 +207,14 @@ async def test_the_dialog_shows_the_whole_command_markup_and_all(tmp_path: Path)
         assert shown == attack  # before: "make docs-build ''" (the markup ate the rest)
         assert "rm -f victim" in terminal_bytes(app)  # really on screen at 80x24
         assert_inert(app)
-        await pilot.press("3")
+        await pilot.press("escape")  # No
         assert await task == "deny"
         task, screen = await _ask(pilot, app, "sed 's/[/]/x/' notes.txt && echo \"[/]\"")
         assert app.is_running  # "[/]" used to end the app
         assert str(screen.query_one("#permission-call-text", Static).render()) == (
             "sed 's/[/]/x/' notes.txt && echo \"[/]\""
         )
-        await pilot.press("3")
+        await pilot.press("escape")  # No
         assert await task == "deny"
 
 
