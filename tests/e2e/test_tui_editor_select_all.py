@@ -54,7 +54,7 @@ async def test_the_review_editors_keys_fit_at_80_columns(tmp_path: Path) -> None
         app.push_screen(screen)
         await wait_for(pilot, lambda: app.screen is screen and bool(screen.query(TextArea)), "the editor")
         await pilot.pause()
-        keys = screen.query(".dialog-hint").last()
+        keys = list(screen.query(".dialog-hint").results(Label))[-1]
         assert str(keys.content) == "Ctrl+L adds what it leaves out · Ctrl+A all · Ctrl+S save · Esc cancel"
         assert keys.size.height == 1, "one line at 80 columns"
         await pilot.press("ctrl+a")
