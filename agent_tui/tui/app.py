@@ -322,7 +322,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def _apply_keymap(self) -> None:
         """The config's ``keymap`` preset and ``[keys]`` table (see keymap.py)."""
-        known = binding_ids(self, *self.main_screen.walk_children(with_self=True))
+        from agent_tui.tui.screens.editor import EditorScreen  # its keys are remapped too
+
+        known = binding_ids(self, EditorScreen, *self.main_screen.walk_children(with_self=True))
         self.keymap, problems = load_keymap(settings.read_config(self.config.config_path), known)
         for problem in problems:
             self.notify(problem, title="keys", severity="warning", timeout=10)

@@ -56,11 +56,12 @@ def load_keymap(config: Mapping[str, Any], known: set[str] | None = None) -> tup
 
 
 def binding_ids(*nodes: object) -> set[str]:
-    """The ids of every binding the classes of ``nodes`` declare (what ``[keys]`` may remap)."""
+    """The ids of every binding the classes of ``nodes`` (or ``nodes``, classes: a screen not open
+    yet) declare (what ``[keys]`` may remap)."""
     return {
         b.id
         for node in nodes
-        for cls in type(node).__mro__
+        for cls in (node if isinstance(node, type) else type(node)).__mro__
         for b in cls.__dict__.get("BINDINGS", ())
         if isinstance(b, Binding) and b.id
     }

@@ -59,3 +59,19 @@ async def test_the_review_editors_keys_fit_at_80_columns(tmp_path: Path) -> None
         assert keys.size.height == 1, "one line at 80 columns"
         await pilot.press("ctrl+a")
         assert screen.query_one(TextArea).selected_text == TEXT
+
+
+async def test_keys_remaps_the_editors_select_all(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('[keys]\n"editor.select_all" = "ctrl+e"\n')
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not [n for n in app._notifications if "editor.select_all" in str(n.message)]
+        screen = EditorScreen("Replace", TEXT)
+        app.push_screen(screen)
+        await wait_for(pilot, lambda: app.screen is screen and bool(screen.query(TextArea)), "the editor")
+        await pilot.pause()
+        labels = [str(label.content) for label in screen.query(".dialog-hint").results(Label)]
+        assert labels[-1].startswith("Ctrl+E selects all")
+        await pilot.press("ctrl+e")
+        assert screen.query_one(TextArea).selected_text == TEXT
