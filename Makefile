@@ -70,6 +70,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check agent_tui tests bench/*.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/readme-help
 
 bench: bytecode
 	$(BIN)/python bench/run.py
