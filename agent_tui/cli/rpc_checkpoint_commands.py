@@ -5,24 +5,19 @@ lists what would change; ``force: true`` also overwrites files changed outside t
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from agent_tui.agent.checkpointing import RestoreConflict
 from agent_tui.agent.checkpoints import CheckpointError
-from agent_tui.cli.rpc_registry import CommandError, bool_field, command, text_field
+from agent_tui.cli.rpc_host import RpcHost
+from agent_tui.cli.rpc_registry import CommandError, Handler, bool_field, text_field
 from agent_tui.store.record import JSONObject
 
-if TYPE_CHECKING:
-    from agent_tui.cli.rpc_server import RpcServer
 
-
-@command("list_checkpoints")
-async def _list_checkpoints(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _list_checkpoints(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     return {"checkpoints": server.agent.checkpoints()}
 
 
-@command("restore_checkpoint")
-async def _restore_checkpoint(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _restore_checkpoint(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     entry_id = text_field(cmd, "entryId")
     assert entry_id is not None
     dry_run = bool_field(cmd, "dryRun", False)
@@ -47,3 +42,13 @@ async def _restore_checkpoint(server: RpcServer, cmd: JSONObject) -> JSONObject 
         "undoEntryId": done.undo_id,
         "restoreEntryId": done.entry.id if done.entry is not None else None,
     }
+
+
+#: This module's commands, pi's name -> handler (:mod:`agent_tui.cli.rpc_commands` joins the tables).
+COMMANDS: dict[str, Handler] = {
+    "list_checkpoints": _list_checkpoints,
+    "restore_checkpoint": _restore_checkpoint,
+}
+
+
+__all__ = ["COMMANDS"]

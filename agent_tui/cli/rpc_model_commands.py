@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from agent_tui.agent.permissions import PermissionModeError
-from agent_tui.cli.rpc_registry import LATER, NULL, CommandError, bool_field, command, text_field
+from agent_tui.cli.rpc_host import RpcHost
+from agent_tui.cli.rpc_registry import LATER, NULL, CommandError, Handler, bool_field, text_field
 from agent_tui.projection import registry
 from agent_tui.projection.models import lookup
 from agent_tui.projection.pricing import price_for
 from agent_tui.sdk import PiEventStream
 from agent_tui.store.record import JSONObject
-
-if TYPE_CHECKING:
-    from agent_tui.cli.rpc_server import RpcServer
 
 
 def model_object(
@@ -59,7 +57,7 @@ def model_object(
     return data
 
 
-def switch_model(server: RpcServer, model_id: str, provider: str | None) -> str:
+def switch_model(server: RpcHost, model_id: str, provider: str | None) -> str:
     """Switch to ``model_id`` (the core re-clamps the thinking level for it, as pi's ``setModel``
     does); ``thinking_level_changed`` when the level the next call uses changed. The level now."""
     agent = server.agent
@@ -68,7 +66,7 @@ def switch_model(server: RpcServer, model_id: str, provider: str | None) -> str:
     return level_changed(server, before)
 
 
-def level_changed(server: RpcServer, before: str) -> str:
+def level_changed(server: RpcHost, before: str) -> str:
     """pi's ``thinking_level_changed`` (the level as set, clamped), only when it changed."""
     level = server.agent.thinking_level
     if level != before:
@@ -76,7 +74,7 @@ def level_changed(server: RpcServer, before: str) -> str:
     return level
 
 
-def available(server: RpcServer) -> list[tuple[str, str]]:
+def available(server: RpcHost) -> list[tuple[str, str]]:
     """``(provider, model id)`` of every model one could switch to now, the current one included."""
     from agent_tui.agent.model_sources import local_catalog
 
@@ -87,20 +85,18 @@ def available(server: RpcServer) -> list[tuple[str, str]]:
     return found if current in found else [current, *found]
 
 
-def _object(server: RpcServer, provider: str, model_id: str) -> JSONObject:
+def _object(server: RpcHost, provider: str, model_id: str) -> JSONObject:
     agent = server.agent
     if provider == agent.provider:
         return model_object(provider, model_id, agent.api, agent.config.base_url)
     return model_object(provider, model_id)
 
 
-@command("get_available_models")
-async def _get_available_models(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_available_models(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     return {"models": [_object(server, p, m) for p, m in available(server)]}
 
 
-@command("cycle_model")
-async def _cycle_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _cycle_model(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     agent = server.agent
     scoped = bool(server.scoped_models)
     if scoped:
@@ -120,28 +116,24 @@ async def _cycle_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"model": server.model_object(), "thinkingLevel": level, "isScoped": scoped}
 
 
-@command("cycle_thinking_level")
-async def _cycle_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _cycle_thinking_level(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     before = server.agent.thinking_level
     if server.agent.cycle_thinking_level() is None:  # the model has only "off": pi's null
         return NULL
     return {"level": level_changed(server, before)}
 
 
-@command("set_auto_compaction")
-async def _set_auto_compaction(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_auto_compaction(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.set_auto_compaction(bool_field(cmd, "enabled"))
     return None
 
 
-@command("set_auto_retry")
-async def _set_auto_retry(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_auto_retry(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.set_auto_retry(bool_field(cmd, "enabled"))
     return None
 
 
-@command("set_permission_mode")
-async def _set_permission_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_permission_mode(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     """agent-tui's: ``{"type": "set_permission_mode", "mode": "plan"}`` switches the permission mode
     (ask, accept-edits, plan, auto, read-only) through the session core, which records it; answers
     ``{"mode"}``. While a prompt runs it applies from the next tool call, recorded when it ends."""
@@ -153,14 +145,12 @@ async def _set_permission_mode(server: RpcServer, cmd: JSONObject) -> JSONObject
         raise CommandError(str(e).removeprefix("agent-tui: ")) from None
 
 
-@command("abort_retry")
-async def _abort_retry(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _abort_retry(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.abort_retry()
     return None
 
 
-@command("get_commands")
-async def _get_commands(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_commands(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     """The user's prompt templates and skills (pi's ``prompt`` and ``skill`` sources); agent-tui has
     no extension commands, and the app's own slash commands do not run through ``prompt``."""
     resources = server.agent.loop.resources
@@ -200,8 +190,7 @@ def _source_info(path: Path | str, cwd: Path) -> JSONObject:
     }
 
 
-@command("set_model")
-async def _set_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_model(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     model = text_field(cmd, "modelId")
     provider = text_field(cmd, "provider", required=False)
     assert model is not None
@@ -210,8 +199,7 @@ async def _set_model(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return server.model_object()
 
 
-@command("set_thinking_level")
-async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_thinking_level(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     """pi's rule, the core's: the level clamped to the model's (a model without reasoning: "off"),
     ``thinking_level_changed`` with the level as set when it changed; no data, as pi answers."""
     level = text_field(cmd, "level")
@@ -222,19 +210,16 @@ async def _set_thinking_level(server: RpcServer, cmd: JSONObject) -> JSONObject 
     return None
 
 
-@command("get_available_thinking_levels")
-async def _get_available_thinking_levels(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_available_thinking_levels(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     return {"levels": server.agent.thinking_levels()}
 
 
-@command("set_steering_mode")
-async def _set_steering_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_steering_mode(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.loop.queue.steering_mode = _queue_mode(cmd)
     return None
 
 
-@command("set_follow_up_mode")
-async def _set_follow_up_mode(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_follow_up_mode(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.loop.queue.follow_up_mode = _queue_mode(cmd)
     return None
 
@@ -248,8 +233,7 @@ def _queue_mode(cmd: JSONObject) -> Literal["all", "one-at-a-time"]:
     raise CommandError(f'{cmd["type"]}: \'mode\' must be "all" or "one-at-a-time"')
 
 
-@command("compact")
-async def _compact(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _compact(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     focus = text_field(cmd, "customInstructions", required=False)
     server.idle("compact")
     results: list[JSONObject] = []
@@ -276,4 +260,23 @@ async def _compact(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return LATER
 
 
-__all__ = ["available", "model_object"]
+#: This module's commands, pi's name -> handler (:mod:`agent_tui.cli.rpc_commands` joins the tables).
+COMMANDS: dict[str, Handler] = {
+    "get_available_models": _get_available_models,
+    "cycle_model": _cycle_model,
+    "cycle_thinking_level": _cycle_thinking_level,
+    "set_auto_compaction": _set_auto_compaction,
+    "set_auto_retry": _set_auto_retry,
+    "set_permission_mode": _set_permission_mode,
+    "abort_retry": _abort_retry,
+    "get_commands": _get_commands,
+    "set_model": _set_model,
+    "set_thinking_level": _set_thinking_level,
+    "get_available_thinking_levels": _get_available_thinking_levels,
+    "set_steering_mode": _set_steering_mode,
+    "set_follow_up_mode": _set_follow_up_mode,
+    "compact": _compact,
+}
+
+
+__all__ = ["COMMANDS", "available", "model_object"]

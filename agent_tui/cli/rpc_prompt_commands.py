@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
 
 from agent_tui.agent.skills import SkillError
-from agent_tui.cli.rpc_registry import LATER, CommandError, command, text_field
+from agent_tui.cli.rpc_host import RpcHost
+from agent_tui.cli.rpc_registry import LATER, CommandError, Handler, text_field
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import StreamRedactor
 
-if TYPE_CHECKING:
-    from agent_tui.cli.rpc_server import RpcServer
 
-
-def _content(server: RpcServer, cmd: JSONObject) -> str | list[JSONObject]:
+def _content(server: RpcHost, cmd: JSONObject) -> str | list[JSONObject]:
     """The message to send: ``message`` with a ``/template`` or ``/skill:name`` expanded (as the
     app and print mode expand them), and ``images`` after it."""
     message = text_field(cmd, "message")
@@ -48,8 +45,7 @@ def _content(server: RpcServer, cmd: JSONObject) -> str | list[JSONObject]:
     return blocks
 
 
-@command("prompt")
-async def _prompt(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _prompt(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     content = _content(server, cmd)
     text, blocks = _queued(cmd, content)
     if server.busy or server.agent.running:
@@ -77,20 +73,17 @@ def _queued(cmd: JSONObject, content: str | list[JSONObject]) -> tuple[str, list
     return str(cmd["message"]), content
 
 
-@command("steer")
-async def _steer(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _steer(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.loop.queue.steer(*_queued(cmd, _content(server, cmd)))
     return {"disposition": "queued"}
 
 
-@command("follow_up")
-async def _follow_up(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _follow_up(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.loop.queue.follow_up(*_queued(cmd, _content(server, cmd)))
     return {"disposition": "queued"}
 
 
-@command("abort")
-async def _abort(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _abort(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     async def wait() -> None:
         await server.stop()
         server.respond(cmd, "abort")
@@ -99,15 +92,13 @@ async def _abort(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return LATER
 
 
-@command("clear_queue")
-async def _clear_queue(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _clear_queue(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     queued = server.agent.queued()
     server.agent.loop.queue.take_all()
     return queued
 
 
-@command("bash")
-async def _bash(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _bash(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     text = text_field(cmd, "command")
     assert text is not None
     exclude = cmd.get("excludeFromContext", False)
@@ -157,11 +148,25 @@ async def _bash(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return LATER
 
 
-@command("abort_bash")
-async def _abort_bash(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _abort_bash(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     if server.bash_abort is not None:
         server.bash_abort.set()
     if server.bash_task is not None and not server.bash_task.done():
         with contextlib.suppress(Exception):
             await asyncio.shield(server.bash_task)
     return None
+
+
+#: This module's commands, pi's name -> handler (:mod:`agent_tui.cli.rpc_commands` joins the tables).
+COMMANDS: dict[str, Handler] = {
+    "prompt": _prompt,
+    "steer": _steer,
+    "follow_up": _follow_up,
+    "abort": _abort,
+    "clear_queue": _clear_queue,
+    "bash": _bash,
+    "abort_bash": _abort_bash,
+}
+
+
+__all__ = ["COMMANDS"]

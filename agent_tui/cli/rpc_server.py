@@ -1,7 +1,8 @@
 """The RPC server of ``agent-tui --mode rpc``: one session's command dispatch, responses and runs.
 
 :class:`RpcServer` reads one command line (JSON), finds its handler in the command table
-(:mod:`agent_tui.cli.rpc_registry`, filled by the ``rpc_*_commands`` modules, imported here) and
+(:data:`agent_tui.cli.rpc_commands.HANDLERS`, joined from the ``rpc_*_commands`` modules' tables;
+they see the server as an :class:`~agent_tui.cli.rpc_host.RpcHost` and never import it) and
 writes its response: ``{"type": "response", "command", "success", "data" | "error", "id"}``, the
 command's ``id`` repeated. A run (a prompt, a resumed queue) streams its events as pi's records
 (:class:`agent_tui.sdk.PiEventStream`) while further commands are read; a command that answers
@@ -19,16 +20,11 @@ from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from pathlib import Path
 
 from agent_tui.agent.events import AgentEvent, EntryAppended
-from agent_tui.cli import (  # noqa: F401 - they register their commands
-    rpc_checkpoint_commands,
-    rpc_model_commands,
-    rpc_prompt_commands,
-    rpc_session_commands,
-    rpc_state_commands,
-)
+from agent_tui.cli import rpc_model_commands
 from agent_tui.cli.json_mode import JsonLines, encode_record
+from agent_tui.cli.rpc_commands import HANDLERS
 from agent_tui.cli.rpc_permissions import ClientQuestions
-from agent_tui.cli.rpc_registry import HANDLERS, LATER, NULL, CommandError
+from agent_tui.cli.rpc_registry import LATER, NULL, CommandError
 from agent_tui.config import ConfigError
 from agent_tui.sdk import Agent, PiEventStream, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session

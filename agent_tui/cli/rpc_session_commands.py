@@ -16,13 +16,11 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agent_tui.cli.rpc_registry import LATER, CommandError, bool_field, command, text_field
+from agent_tui.cli.rpc_host import RpcHost
+from agent_tui.cli.rpc_registry import LATER, CommandError, Handler, bool_field, text_field
 from agent_tui.store.record import JSONObject
-
-if TYPE_CHECKING:
-    from agent_tui.cli.rpc_server import RpcServer
 
 
 def _dumps(value: Any) -> str:
@@ -58,8 +56,7 @@ def encode_tree(roots: list[JSONObject]) -> bytes:
     return "".join(parts()).encode("utf-8")
 
 
-@command("get_tree")
-async def _get_tree(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_tree(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     if bool_field(cmd, "flat", False):  # agent-tui's flat list, as `agent-tui tree FILE --json`
         return server.session.tree()
     tree = encode_tree(server.session.pi_tree())
@@ -79,8 +76,7 @@ def user_text(content: Any) -> str:
     )
 
 
-@command("fork")
-async def _fork(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _fork(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     position = cmd.get("position", "before")
     if position not in ("before", "at"):
         raise CommandError('fork: \'position\' must be "before" (a user message) or "at" (any entry)')
@@ -105,8 +101,7 @@ async def _fork(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return data
 
 
-@command("clone")
-async def _clone(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _clone(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     leaf = server.session.leaf_id
     if leaf is None:
         raise CommandError("Cannot clone session: no current entry selected")
@@ -116,8 +111,7 @@ async def _clone(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"cancelled": False, "sessionFile": str(path)}
 
 
-@command("get_fork_messages")
-async def _get_fork_messages(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_fork_messages(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     messages = []
     for entry in server.session.entries():
         message = entry.get("message")
@@ -128,16 +122,14 @@ async def _get_fork_messages(server: RpcServer, cmd: JSONObject) -> JSONObject |
     return {"messages": messages}
 
 
-@command("new_session")
-async def _new_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _new_session(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     parent = text_field(cmd, "parentSession", required=False)
     server.idle("new_session")
     await server.switch(parent_session=parent)
     return {"cancelled": False, "sessionFile": str(server.session.path)}
 
 
-@command("export_html")
-async def _export_html(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _export_html(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     """The whole tree as one HTML page (``agent-tui export``'s), read from the file in a thread while
     other commands are answered; never over an existing file."""
     from agent_tui.library.export import default_export_path, export_session
@@ -170,8 +162,7 @@ async def _export_html(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return LATER
 
 
-@command("branch")
-async def _branch(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _branch(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     entry_id = text_field(cmd, "entryId")
     assert entry_id is not None
     server.idle("branch")
@@ -179,8 +170,7 @@ async def _branch(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"markerId": marker, "leafId": server.session.leaf_id}
 
 
-@command("switch_session")
-async def _switch_session(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _switch_session(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     target = text_field(cmd, "sessionPath")
     assert target is not None
     server.idle("switch_session")
@@ -191,8 +181,7 @@ async def _switch_session(server: RpcServer, cmd: JSONObject) -> JSONObject | No
     return {"cancelled": False}
 
 
-@command("edit")
-async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _edit(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     entry_id = text_field(cmd, "entryId")
     action = text_field(cmd, "action")
     assert entry_id is not None
@@ -211,8 +200,7 @@ async def _edit(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"editId": edit_id, "leafId": server.session.leaf_id}
 
 
-@command("set_session_name")
-async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _set_session_name(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     name = text_field(cmd, "name")
     assert name is not None
     if not name.strip():
@@ -223,4 +211,19 @@ async def _set_session_name(server: RpcServer, cmd: JSONObject) -> JSONObject | 
     return None
 
 
-__all__ = ["encode_tree", "user_text"]
+#: This module's commands, pi's name -> handler (:mod:`agent_tui.cli.rpc_commands` joins the tables).
+COMMANDS: dict[str, Handler] = {
+    "get_tree": _get_tree,
+    "fork": _fork,
+    "clone": _clone,
+    "get_fork_messages": _get_fork_messages,
+    "new_session": _new_session,
+    "export_html": _export_html,
+    "branch": _branch,
+    "switch_session": _switch_session,
+    "edit": _edit,
+    "set_session_name": _set_session_name,
+}
+
+
+__all__ = ["COMMANDS", "encode_tree", "user_text"]

@@ -5,17 +5,12 @@ model's view at a leaf) and ``get_entries`` (the file's entries, or those after 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from agent_tui.cli.rpc_registry import CommandError, command, text_field
+from agent_tui.cli.rpc_host import RpcHost
+from agent_tui.cli.rpc_registry import CommandError, Handler, text_field
 from agent_tui.store.record import JSONObject
 
-if TYPE_CHECKING:
-    from agent_tui.cli.rpc_server import RpcServer
 
-
-@command("get_state")
-async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_state(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     agent, session = server.agent, server.session
     data: JSONObject = {
         "model": server.model_object(),
@@ -37,8 +32,7 @@ async def _get_state(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return data
 
 
-@command("get_session_stats")
-async def _get_session_stats(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_session_stats(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     """pi's SessionStats from the core's :meth:`~agent_tui.agent.agent_session.AgentSession.stats`:
     numbers everywhere (``cost`` 0 when no call has a price, as pi counts a local model)."""
     session = server.session
@@ -69,18 +63,15 @@ async def _get_session_stats(server: RpcServer, cmd: JSONObject) -> JSONObject |
     }
 
 
-@command("get_messages")
-async def _get_messages(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_messages(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     return {"messages": server.session.messages()}
 
 
-@command("get_context")
-async def _get_context(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_context(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     return server.session.context(text_field(cmd, "leafId", required=False))
 
 
-@command("get_entries")
-async def _get_entries(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_entries(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     since = text_field(cmd, "since", required=False)
     entries = server.session.entries()
     if since is not None:
@@ -91,8 +82,7 @@ async def _get_entries(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
     return {"entries": entries, "leafId": server.session.leaf_id}
 
 
-@command("get_last_assistant_text")
-async def _get_last_assistant_text(server: RpcServer, cmd: JSONObject) -> JSONObject | None:
+async def _get_last_assistant_text(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     for message in reversed(server.session.messages()):
         if message.get("role") != "assistant":
             continue
@@ -101,3 +91,17 @@ async def _get_last_assistant_text(server: RpcServer, cmd: JSONObject) -> JSONOb
         if any(texts):
             return {"text": "".join(texts)}
     return {"text": None}
+
+
+#: This module's commands, pi's name -> handler (:mod:`agent_tui.cli.rpc_commands` joins the tables).
+COMMANDS: dict[str, Handler] = {
+    "get_state": _get_state,
+    "get_session_stats": _get_session_stats,
+    "get_messages": _get_messages,
+    "get_context": _get_context,
+    "get_entries": _get_entries,
+    "get_last_assistant_text": _get_last_assistant_text,
+}
+
+
+__all__ = ["COMMANDS"]
