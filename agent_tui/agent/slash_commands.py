@@ -218,14 +218,19 @@ def _thinking(agent: AgentSession, argument: str) -> Said:
 
 def session_text(agent: AgentSession) -> str:
     """``/session`` without the app: the file, the model, the context use, what was loaded."""
+    from agent_tui.projection.figures import usage_lines
+
     store = agent.store
-    used, window = agent.loop.context_usage()
+    stats = agent.stats()  # the figures every face shows (RPC's get_session_stats, the SDK)
     lines = [
         f"Session {store.id}",
         f"File: {store.path}",
         f"Model: {agent.provider}/{agent.model} (thinking {agent.thinking_level})",
         f"Entries: {len(store.index.entries):,}",
-        f"Context: {used:,} of {window:,} tokens",
+        f"Messages: {stats.user_messages:,} user, {stats.assistant_messages:,} assistant, "
+        f"{stats.tool_calls:,} tool calls",
+        f"Context: {stats.context_tokens:,} of {stats.context_window:,} tokens",
+        *usage_lines(stats.totals, stats.branch),
     ]
     if agent.resources is not None:
         lines += ["", *agent.resources.describe()]

@@ -40,6 +40,8 @@ def test_print_mode_answers_slash_session_and_rename_at_once(tmp_path: Path, ser
     assert done.returncode == 0 and done.stdout.strip() == "Session named release work", done.stderr
     info = env.run("-p", "/session", "--session", str(path))
     assert info.returncode == 0 and str(path) in info.stdout
+    # the figures of the session core's stats(), as the app's /session and RPC show them
+    assert "Messages: 2 user, 2 assistant" in info.stdout and "cost of the whole file" in info.stdout
     assert len(server.requests) == requests  # no model call
 
 
