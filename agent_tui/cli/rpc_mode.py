@@ -15,7 +15,7 @@ aborted), its last records written, then the process exits 0. See docs/RPC.md.
 
 This module is the process (stdin read in a thread, the signals, the command line); the session's
 dispatch, responses and runs are :class:`agent_tui.cli.rpc_server.RpcServer`, the commands the
-``rpc_*_commands`` modules (see :mod:`agent_tui.cli.rpc_registry`).
+``rpc_*_commands`` modules (their tables joined in :mod:`agent_tui.cli.rpc_commands`).
 """
 
 from __future__ import annotations
