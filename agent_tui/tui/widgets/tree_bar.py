@@ -71,6 +71,10 @@ class TreeBar(Static):
     TreeBar.-on, TreeBar.-focused { display: block; }
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._parts: list[Text] = []
+
     def show_state(self, tree: SessionTree) -> None:
         keymap: dict[str, str] = getattr(self.app, "keymap", None) or {}
 
@@ -99,10 +103,6 @@ class TreeBar(Static):
         self.set_class(tree.filtering or tree.label_times, "-on")  # shown while a view is on
         self._parts = parts
         self.refresh(layout=True)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._parts: list[Text] = []
 
     def _laid_out(self, width: int) -> Text:
         """The parts on as few lines as ``width`` allows, a part never split across two."""
