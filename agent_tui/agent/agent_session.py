@@ -98,6 +98,8 @@ class AgentSession:
         self._retry_policy = loop.config.retry  # the config's, restored when retries are switched on
         self._sandbox_said = False  # the sandbox's start line (take_sandbox_notice) was given
         self._mode_notes: list[JSONObject] = []  # plan mode's notes for the model, for the next run
+        if loop.permissions is not None and loop.permissions.mode is PermissionMode.PLAN:
+            self._mode_notes.append(permission_modes.started_in_plan())  # --permissions plan: told too
 
     # -- what it is -----------------------------------------------------------------------------
 
@@ -306,8 +308,12 @@ class AgentSession:
         ValueError when no policy gates the tools, SandboxError for a mode that does not exist."""
         permissions = self.loop.permissions
         if permissions is None:
-            raise ValueError("this agent runs every tool (no permission policy): there is no sandbox to switch")
-        current = permissions.sandbox or sandbox_module.resolve(self.config.sandbox_mode, self.config.sandbox_network)
+            raise ValueError(
+                "this agent runs every tool (no permission policy): there is no sandbox to switch"
+            )
+        current = permissions.sandbox or sandbox_module.resolve(
+            self.config.sandbox_mode, self.config.sandbox_network
+        )
         permissions.sandbox = current.with_mode(mode, network)
         return permissions.sandbox
 
@@ -545,7 +551,9 @@ def create_agent_session(
         store, config, tools, permissions=permissions, cwd=cwd, resources=resources, extensions=extensions
     )
     if permissions is not None and permissions.rules is None:  # allow/ask/deny rules of every file
-        permissions.rules = permission_rules.for_session(loop.cwd, config.config_path, lambda: loop.extensions)
+        permissions.rules = permission_rules.for_session(
+            loop.cwd, config.config_path, lambda: loop.extensions
+        )
     if checkpoints_enabled():  # file checkpoints (AGENT_TUI_CHECKPOINTS=off: none)
         loop.checkpoints = TurnCheckpoints(CheckpointStore(), loop.cwd)
     if loop.thinking is not None:  # --thinking, the config's: clamped as set_thinking_level clamps

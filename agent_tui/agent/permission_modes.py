@@ -89,6 +89,17 @@ def plan_note(mode: PermissionMode, previous: PermissionMode) -> JSONObject | No
     }
 
 
+def started_in_plan() -> JSONObject:
+    """What the model is told when an agent starts in plan mode (``--permissions plan``)."""
+    return {
+        "type": "custom_message",
+        "customType": PLAN_NOTE_TYPE,
+        "content": PLAN_ON,
+        "display": True,
+        "details": {"mode": PermissionMode.PLAN.value},
+    }
+
+
 def plan_approved_text(mode: PermissionMode) -> str:
     """The user message that starts the work of an approved plan in ``mode``."""
     return (
@@ -116,4 +127,5 @@ __all__ = [
     "plan_approved_text",
     "plan_note",
     "plan_off_text",
+    "started_in_plan",
 ]

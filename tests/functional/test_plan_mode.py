@@ -125,3 +125,16 @@ async def test_pi_reads_the_mode_entries_and_sends_the_plan_note(
         assert "error" not in result and "Plan mode is on" in sent and "Plan mode is off" in sent, result
     finally:
         await h.close()
+
+
+async def test_an_agent_started_in_plan_mode_tells_the_model(server: FakeModelServer, tmp_path: Path) -> None:
+    h = Harness(server, tmp_path)
+    try:
+        h.loop.permissions = Permissions(PermissionMode.PLAN)
+        agent = AgentSession(h.session, h.loop)
+        server.push(anthropic_stream(text("Plan: none.")))
+        async for _ in agent.prompt("plan"):
+            pass
+        assert "Plan mode is on" in _texts(server.requests[0].body)
+    finally:
+        await h.close()
