@@ -57,6 +57,9 @@ SLOW_TESTS = {
     # hundreds of megabytes through a hook's pipes, four times; pytest in a subprocess
     "tests/functional/test_safety_prompt_sources.py::test_a_hook_printing_hundreds_of_megabytes_costs_little",
     "tests/functional/test_isolated_home_pytest.py::test_a_developers_home_and_variables_never_reach_a_test",
+    # print mode as a process, one to three times a test (37 s and 6 s of the edit loop, loaded)
+    "tests/functional/test_print_slash_commands.py",
+    "tests/functional/test_app_without_a_terminal.py::test_what_is_piped_in_is_the_prompt",
 }
 
 
