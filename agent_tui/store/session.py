@@ -416,9 +416,7 @@ def _later_edits(index: SessionIndex, leaf: str | None, kept: set[str]) -> list[
     if at is None:
         return []  # another branch: nothing after it was seen with it
     return [
-        e
-        for e in active[at + 1 :]
-        if e.type in ("context_edit", "pin") and e.data.get("targetId") in kept
+        e for e in active[at + 1 :] if e.type in ("context_edit", "pin") and e.data.get("targetId") in kept
     ]
 
 

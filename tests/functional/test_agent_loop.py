@@ -104,7 +104,16 @@ async def test_streamed_text_turn(h: Harness, server: FakeModelServer) -> None:
     assert body["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}
     ]
-    assert [t["name"] for t in body["tools"]] == ["read", "bash", "edit", "write", "grep", "find", "ls", "web_fetch"]
+    assert [t["name"] for t in body["tools"]] == [
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
+        "web_fetch",
+    ]
     assert "agent-tui" in body["system"][0]["text"]
     headers = server.requests[0].headers
     assert "sk-test-key" in (headers.get("x-api-key", "") + headers.get("authorization", ""))

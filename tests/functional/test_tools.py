@@ -404,7 +404,16 @@ def test_validate_arguments_lists_every_problem() -> None:
 
 def test_default_tools_declare_pi_schemas() -> None:
     declarations = [t.declaration() for t in default_tools()]
-    assert [d["name"] for d in declarations] == ["read", "bash", "edit", "write", "grep", "find", "ls", "web_fetch"]
+    assert [d["name"] for d in declarations] == [
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
+        "web_fetch",
+    ]
     for d in declarations:
         assert d["parameters"]["type"] == "object" and d["description"]
     edit = declarations[2]["parameters"]

@@ -35,5 +35,15 @@ def test_the_builtins_are_app_commands_and_listed_first() -> None:
     assert slash_commands.BUILTIN_NAMES <= APP_COMMANDS
     assert all(name in BY_NAME for name in slash_commands.BUILTIN_NAMES)
     names = [c.name for c in listed(resources())]
-    assert names == ["compact", "rename", "session", "model", "thinking", "agents", "permissions", "restore", "review"]
+    assert names == [
+        "compact",
+        "rename",
+        "session",
+        "model",
+        "thinking",
+        "agents",
+        "permissions",
+        "restore",
+        "review",
+    ]
     assert [c.source for c in listed(resources())][-1] == "prompt"
