@@ -48,6 +48,7 @@ class ComposerActions:
         #: ``!cmd`` results that finished while the agent worked: appended when its turn ends
         #: (pi's pending bash messages), never between a tool call and its result.
         self.pending: list[tuple[Session, JSONObject]] = []
+        self._checkpoints_failed = False  # a folder checkpoints refuse (home, /): said once
         self._queue: MessageQueue | None = None
         #: Messages sent while the first turn's agent is still being built (its queue does not
         #: exist yet), in order: queued once it does.
@@ -121,6 +122,26 @@ class ComposerActions:
             self._record(session, message)
         if pending:
             await self.app.refresh_views(self.app.index.leaf_id)
+
+    async def _checkpoint(self, session: Session | None, cwd: str, when: str) -> None:
+        """A file checkpoint around the user's ``!cmd``, as the session core takes one around its
+        ``run_bash`` (agent.checkpointing): not mid-turn (the entry would land inside the turn)."""
+        from agent_tui.agent.checkpointing import take_checkpoint
+        from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
+
+        if session is None or session.read_only or self.app.busy or not checkpoints_enabled():
+            return
+        if self._checkpoints_failed:  # said once; the folder will not change
+            return
+        try:
+            fields = await asyncio.to_thread(take_checkpoint, CheckpointStore(), session, cwd, when)
+            if fields is not None and not self.app.busy:
+                session.append(fields)
+        except (CheckpointError, OSError, StoreError) as e:
+            self._checkpoints_failed = True
+            self.app.notify(
+                f"No file checkpoints around your commands: {e}", severity="warning", markup=False
+            )
 
     def _record(self, session: Session, message: JSONObject) -> None:
         if session.read_only:
@@ -314,6 +335,7 @@ class ComposerActions:
         await app.main_screen.query_one("#center").mount(panel, before=app.main_screen.query_one(QueueView))
         try:
             session = app.session
+            await self._checkpoint(session, cwd, "before")
             message = await run_user_command(command, cwd, abort, panel.add_output, sandbox=self._sandbox())
             if session is None:
                 return
@@ -322,6 +344,7 @@ class ComposerActions:
                 app.notify(f"Ran {command.command}: recorded when the agent stops.")
                 return
             self._record(session, message)
+            await self._checkpoint(session, cwd, "after")
             if message.get("cancelled"):
                 app.notify(f"Cancelled: {command.command}")
         finally:
