@@ -378,6 +378,10 @@ def _main(args: list[str]) -> int:
         from agent_tui.cli.prompt_input import piped_stdin
 
         piped = piped_stdin(sys.stdin)
+        named = getattr(parsed, "file", None) or getattr(parsed, "session", None)
+        if piped is None and named and not os.path.isfile(os.path.expanduser(named)):
+            print(visible_line(f"agent-tui: {named}: no such session file"), file=sys.stderr)
+            return 1  # what the app says first
         if piped is None:
             print(
                 "agent-tui: stdin is not a terminal and gave no prompt: run agent-tui in a terminal, "

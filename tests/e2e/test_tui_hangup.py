@@ -237,11 +237,39 @@ def test_the_pty_closed_without_a_signal_ends_the_app(tmp_path: Path, server: Fa
 
 
 def test_stdin_closed_ends_the_app(tmp_path: Path, server: FakeModelServer) -> None:
-    proc, master = _pty_app(tmp_path, server, stdin_pipe=True)
+    """A stdin that is not a terminal is read as the prompt (pi's rule): its writer gone with
+    nothing written, the app never starts; one line on the terminal and exit 2, at once."""
+    app = App(tmp_path, server)
+    master, slave = pty.openpty()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_", "TEXTUAL"))
+    }
+    env.update(app.env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_tui", *app.args],
+        stdin=subprocess.PIPE,
+        stdout=slave,
+        stderr=slave,
+        cwd=app.work,
+        env=env,
+    )
+    os.close(slave)
     try:
         assert proc.stdin is not None
         proc.stdin.close()  # the writer of stdin went away (POLLHUP)
-        assert proc.wait(GONE_WITHIN) == 128 + signal.SIGHUP
+        assert proc.wait(GONE_WITHIN) == 2
+        said = b""
+        while select.select([master], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            said += chunk
+        assert b"stdin is not a terminal" in said and said.count(b"\n") == 1, said
     finally:
         proc.kill()
         os.close(master)
