@@ -55,6 +55,7 @@ _MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")
 #: kitty protocol send the same (Alt as ESC: on macOS, Option must be set to send Esc+ / Meta).
 #: :class:`KeyParser` reads each as exactly its key, and no two alike (tests check both).
 LEGACY_BYTES: dict[str, str] = {
+    "ctrl+a": "\x01",
     "ctrl+c": "\x03",
     "ctrl+f": "\x06",
     "ctrl+g": "\x07",

@@ -194,7 +194,13 @@ class Worker:
         assert new and set(complete_lines(ack)) == {e.id for e in new}
         if previous is not None:
             assert new[0].parent_id == previous.leaf_id, "the next run did not continue the session"
-        assert new[-1].role == "assistant" and "done." in str(new[-1].message)
+        # the reply ends the turn; a file checkpoint of a turn that ran a tool may follow it
+        replies = [e for e in new if e.role == "assistant"]
+        assert replies and "done." in str(replies[-1].message)
+        assert all(
+            e.type == "custom" and e.data.get("customType") == "agent-tui.checkpoint"
+            for e in new[new.index(replies[-1]) + 1 :]
+        )
 
 
 @pytest.fixture

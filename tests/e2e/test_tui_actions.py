@@ -287,7 +287,9 @@ async def test_fork_writes_a_new_file_and_opens_it(tmp_path: Path) -> None:
         header = json.loads(new_path.read_text().splitlines()[0])
         assert header["parentSession"] == str(path.resolve())
         ids = [r.split()[2] for r in panel_rows(app) if r.split()[0].isdigit()]
-        assert ids == ["u1", "a1", "r1", "a2", "r2", "a3"]
+        # the fork carries the later hide of r1 (x1): its call's result is the placeholder, as in
+        # the original's view (store.session.fork_entries)
+        assert ids == ["u1", "a1", "added", "a2", "r2", "a3"]
     assert entry_count(path) == 12, "the original is untouched"
 
 

@@ -53,7 +53,7 @@ async def test_mcp_shows_each_server_and_restarts_and_disables_one(
         await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the /mcp screen")
         options = app.screen.query_one(OptionList)
         lines = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
-        assert lines == ["edge  ready  5 tools\n  config.toml", "broken  failed\n  .mcp.json"]
+        assert lines == ["edge  ready  6 tools\n  config.toml", "broken  failed\n  .mcp.json"]
         details = str(app.screen.query_one("#mcp-details", Static).render())
         assert "tools: picture, fail, long, crash, token" in details
         await pilot.press("down")

@@ -76,6 +76,8 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
         "model",
         "thinking",
         "agents",
+        "permissions",
+        "restore",
     ]
 
     # The call: announced while it streams, running with its arguments, completed with its output.
