@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
+
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.model_sources import local_catalog, server_catalog
 from agent_tui.library.search import Library
@@ -133,7 +135,9 @@ class SessionActions:
         except StoreError as e:
             self.notify(str(e), severity="error")
             return False
-        await self.app.refresh_views(cursor)
+        # the app closing (a key of a burst ran after its panes went): the entry is written
+        with contextlib.suppress(NoMatches):
+            await self.app.refresh_views(cursor)
         return True
 
     def current_text(self, entry_id: str) -> str:

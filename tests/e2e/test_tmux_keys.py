@@ -203,7 +203,7 @@ def test_f6_moves_to_the_next_model_and_the_draft_stays(
 
 #: tmux's name for each key of LEGACY_BYTES (what a person presses, as tmux's send-keys names it).
 TMUX_NAMES = {
-    "ctrl+c": "C-c", "ctrl+f": "C-f", "ctrl+g": "C-g", "ctrl+j": "C-j", "ctrl+l": "C-l",
+    "ctrl+a": "C-a", "ctrl+c": "C-c", "ctrl+f": "C-f", "ctrl+g": "C-g", "ctrl+j": "C-j", "ctrl+l": "C-l",
     "ctrl+n": "C-n", "ctrl+o": "C-o", "ctrl+p": "C-p", "ctrl+q": "C-q", "ctrl+r": "C-r",
     "ctrl+s": "C-s", "ctrl+t": "C-t", "ctrl+v": "C-v", "escape": "Escape", "enter": "Enter",
     "alt+enter": "M-Enter", "alt+e": "M-e", "alt+t": "M-t", "alt+up": "M-Up", "tab": "Tab",
