@@ -95,7 +95,7 @@ class SessionActions:
     """The actions on the app's session (``app.session``, created on the first append)."""
 
     def __init__(self, app: AgentTuiApp) -> None:
-        self.app = app
+        self.app: AgentTuiApp = app
         self._compact_prompted = False
 
     # -- helpers --------------------------------------------------------------------
