@@ -95,28 +95,43 @@ class Lost:
 
 def summary_losses(projection: Projection, summarized_ids: Iterable[str], summary: str) -> list[Lost]:
     """What of the entries ``summarized_ids`` (in the projection) the ``summary`` does not hold."""
+    return missing(span_candidates(projection, summarized_ids), summary)
+
+
+def span_candidates(projection: Projection, summarized_ids: Iterable[str]) -> list[Lost]:
+    """Everything of the summarized span a summary should hold, found once (a review checks each
+    edit of the summary against the same list: :func:`missing`)."""
     wanted = set(summarized_ids)
     span = [ce for ce in projection.entries if ce.entry.id in wanted and not ce.pinned]
-    messages: list[tuple[str, dict[str, Any]]] = [
-        (ce.entry.id, m.message) for ce in span for m in ce.messages
-    ]
-    return losses_in(messages, summary)
+    return candidates([(ce.entry.id, m.message) for ce in span for m in ce.messages])
 
 
 def losses_in(messages: Sequence[tuple[str, dict[str, Any]]], summary: str) -> list[Lost]:
+    return missing(candidates(messages), summary)
+
+
+def missing(found: Sequence[Lost], summary: str) -> list[Lost]:
+    """The candidates ``summary`` does not hold, at most :data:`MAX_PER_KIND` of each kind."""
     folded = summary.casefold()
     summary_words = {w.casefold() for w in _WORD.findall(summary)}
-    found: dict[str, list[Lost]] = {kind: [] for kind in KINDS}
+    lost: dict[str, list[Lost]] = {kind: [] for kind in KINDS}
+    for item in found:
+        if len(lost[item.kind]) < MAX_PER_KIND and not _kept(item.kind, item.text, folded, summary_words):
+            lost[item.kind].append(item)
+    return [item for kind in KINDS for item in lost[kind]]
+
+
+def candidates(messages: Sequence[tuple[str, dict[str, Any]]]) -> list[Lost]:
+    """What of ``messages`` (entry id, message) a summary should hold, each thing once, in order."""
+    found: list[Lost] = []
     seen: set[tuple[str, str]] = set()
 
     def add(kind: str, text: str, entry_id: str) -> None:
         text = text.strip()
         key = (kind, text.casefold())
-        if not text or key in seen or len(found[kind]) >= MAX_PER_KIND:
-            return
-        seen.add(key)
-        if not _kept(kind, text, folded, summary_words):
-            found[kind].append(Lost(kind, text, entry_id))
+        if text and key not in seen:
+            seen.add(key)
+            found.append(Lost(kind, text, entry_id))
 
     answered_after: set[int] = set()
     replied = False
@@ -147,7 +162,7 @@ def losses_in(messages: Sequence[tuple[str, dict[str, Any]]], summary: str) -> l
                 add("instruction", sentence, entry_id)
         if position not in answered_after and text.strip():
             add("request", _first_line(text), entry_id)
-    return [lost for kind in KINDS for lost in found[kind]]
+    return found
 
 
 def losses_json(losses: Sequence[Lost]) -> list[dict[str, Any]]:

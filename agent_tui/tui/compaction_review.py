@@ -19,7 +19,7 @@ from agent_tui.agent.compaction import (
 )
 from agent_tui.projection.compaction import CompactionSettings, tokens_after_compaction
 from agent_tui.projection.describe import plural
-from agent_tui.projection.summary_loss import losses_text, summary_losses
+from agent_tui.projection.summary_loss import losses_text, missing, span_candidates
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
@@ -126,8 +126,8 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
     after = tokens_after_compaction(app.projection, draft.plan, draft.summary)
     written = estimate_text(draft.summary)
 
-    projection = app.projection
-    summarized = draft.plan.summarized_entry_ids
+    # the span's candidates once; each edit of the summary is checked against them
+    wanted = span_candidates(app.projection, draft.plan.summarized_entry_ids)
 
     def count(value: str) -> str:
         tokens = estimate_text(value.strip())
@@ -135,14 +135,14 @@ def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
             f"{plural(tokens, 'token')} (the model wrote {written:,}) · context "
             f"≈{draft.plan.estimated_before:,} → ≈{after - written + tokens:,}"
         )
-        lost = summary_losses(projection, summarized, value)
+        lost = missing(wanted, value)
         if not lost:
             return figures
         return f"{figures}\nleaves out {len(lost)}: " + ", ".join(x.text for x in lost)[:300]
 
     def add_lost(value: str) -> str:
         """The summary with what it left out appended, for the user to keep or trim."""
-        lost = summary_losses(projection, summarized, value)
+        lost = missing(wanted, value)
         if not lost:
             return value
         return (
