@@ -26,12 +26,13 @@ HEAD_CHARS = 96 * 1024
 
 
 def image_size(data: str) -> tuple[int, int] | None:
-    """(width, height) of a PNG, GIF, JPEG or WebP given as base64, else None."""
-    head_text = data[:HEAD_CHARS]
-    head_text = head_text[: len(head_text) - len(head_text) % 4]
-    try:
-        head = base64.b64decode(head_text, validate=False)
-    except (binascii.Error, ValueError):
+    """(width, height) of a PNG, GIF, JPEG or WebP given as base64, else None. PNG, GIF and WebP
+    say it in their first 30 bytes: only a JPEG's frame header is looked for further (every
+    estimate of a message with an image asks)."""
+    head = _decoded_head(data, 64)
+    if head is not None and head.startswith(b"\xff\xd8"):
+        head = _decoded_head(data, HEAD_CHARS)
+    if head is None:
         return None
     if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
         return struct.unpack(">II", head[16:24])
@@ -42,6 +43,14 @@ def image_size(data: str) -> tuple[int, int] | None:
     if head.startswith(b"\xff\xd8"):
         return _jpeg_size(head)
     return None
+
+
+def _decoded_head(data: str, chars: int) -> bytes | None:
+    text = data[:chars]
+    try:
+        return base64.b64decode(text[: len(text) - len(text) % 4], validate=False)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _webp_size(head: bytes) -> tuple[int, int] | None:
