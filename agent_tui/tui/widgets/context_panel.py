@@ -11,6 +11,7 @@ full text. Rows live in a ``RowList``, which stays fast with 20,000 of them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.style import Style
@@ -27,6 +28,7 @@ from agent_tui.projection.context import Status
 from agent_tui.projection.describe import plural
 from agent_tui.projection.figures import money
 from agent_tui.projection.rows import PanelModel, PanelRow, TokenCache, build_panel_model
+from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.widgets.row_list import RowList
 
@@ -147,12 +149,36 @@ class ContextPanel(Vertical):
         return sorted(self.model.rows, key=carried, reverse=True)
 
     def action_toggle_carry(self) -> None:
-        """Sort the rows by what each entry cost across every call it rode in, or back."""
+        """Sort the rows by what each entry cost across every call it rode in, or back. The carry
+        costs replay every call of the branch (one projection each): worked out in a thread, so a
+        long session's keys stay answered meanwhile."""
         if self.carry is not None or self.model is None or self.model.projection is None:
             self.carry = None
-        else:
-            self.carry = {c.entry_id: c for c in carry_costs(calls_on_path(self.model.projection.path))}
-        self.redraw()
+            self.redraw()
+            return
+        path = self.model.projection.path
+        self.query_one("#context-summary", Static).update(Text("working out the carry costs of every call…"))
+        self.app.run_worker(
+            lambda: self._carry_worked_out(path),
+            thread=True,
+            group="panel-carry",
+            exclusive=True,
+            exit_on_error=False,  # a failure is the app's one notice (tui.worker_errors), not its end
+        )
+
+    def _carry_worked_out(self, path: Sequence[Entry]) -> None:
+        carry = {c.entry_id: c for c in carry_costs(calls_on_path(path))}
+
+        def apply() -> None:
+            if (
+                self.model is not None
+                and self.model.projection is not None
+                and self.model.projection.path == path
+            ):
+                self.carry = carry
+            self.redraw()  # the branch moved meanwhile: the request's order, as it is now
+
+        self.app.call_from_thread(apply)
 
     def show_pending(self, messages: int) -> None:
         """A placeholder while a big session's tokens are counted in the background."""
