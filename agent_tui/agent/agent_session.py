@@ -20,7 +20,7 @@ from agent_tui.agent import permission_modes, permission_rules
 from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.build import build_agent, make_provider
 from agent_tui.agent.checkpointing import RestorePlan, RestoreResult, TurnCheckpoints
-from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
+from agent_tui.agent.checkpoints import CheckpointStore, checkpoints_enabled
 from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.events import AgentEvent, Notice
 from agent_tui.agent.extensions import Extensions
@@ -255,15 +255,9 @@ class AgentSession:
         turns = self.loop.checkpoints
         if turns is None or turns.failed is not None:
             return
-        from agent_tui.agent.checkpointing import take_checkpoint
+        from agent_tui.agent.checkpointing import checkpoint_command
 
-        try:
-            fields = await asyncio.to_thread(take_checkpoint, turns.store, self.store, self.loop.cwd, when)
-        except (CheckpointError, OSError) as e:
-            turns.failed = str(e)
-            return
-        if fields is not None:
-            self.store.append(fields)
+        turns.failed = await checkpoint_command(turns.store, self.store, self.loop.cwd, when)
 
     def checkpoints(self) -> list[JSONObject]:
         """The file checkpoints on the active branch, oldest first (``entryId``, ``snapshot``, ``files``)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from agent_tui.agent.checkpoints import (
@@ -33,6 +33,7 @@ from agent_tui.agent.checkpoints import (
 from agent_tui.agent.events import Notice
 from agent_tui.agent.tools.base import Tool, resolve_path
 from agent_tui.agent.turn_io import TurnIO
+from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.kinds import CHECKPOINT_TYPE, RESTORE_TYPE
 from agent_tui.store.record import Entry, JSONObject
@@ -131,6 +132,26 @@ def checkpoint_now(store: CheckpointStore, session: Session, cwd: str, when: str
     """:func:`take_checkpoint`, appended."""
     fields = take_checkpoint(store, session, cwd, when)
     return session.append(fields) if fields is not None else None
+
+
+async def checkpoint_command(
+    store: CheckpointStore,
+    session: Session,
+    cwd: str,
+    when: str,
+    may_append: Callable[[], bool] = lambda: True,
+) -> str | None:
+    """A checkpoint around the user's ``!cmd`` (``when``: ``before``/``after``), appended when it
+    differs from the branch's latest and ``may_append()`` still holds once it is taken (the app: no
+    turn started meanwhile). Every face's ``!cmd`` takes it (the session core's ``bash``, the
+    app's). Returns why snapshots failed (the folder is refused, git is missing), None when fine."""
+    try:
+        fields = await asyncio.to_thread(take_checkpoint, store, session, cwd, when)
+        if fields is not None and may_append():
+            session.append(fields)
+    except (CheckpointError, OSError, StoreError) as e:
+        return str(e)
+    return None
 
 
 def touched_outside(calls: Sequence[JSONObject], tools: Sequence[Tool], cwd: str) -> set[str]:
@@ -414,6 +435,7 @@ __all__ = [
     "RestoreResult",
     "TurnCheckpoints",
     "changed_count",
+    "checkpoint_command",
     "checkpoint_now",
     "latest_mark",
     "list_checkpoints",

@@ -124,23 +124,21 @@ class ComposerActions:
             await self.app.refresh_views(self.app.index.leaf_id)
 
     async def _checkpoint(self, session: Session | None, cwd: str, when: str) -> None:
-        """A file checkpoint around the user's ``!cmd``, as the session core takes one around its
-        ``run_bash`` (agent.checkpointing): not mid-turn (the entry would land inside the turn)."""
-        from agent_tui.agent.checkpointing import take_checkpoint
-        from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
+        """The core's checkpoint around a ``!cmd`` (agent.checkpointing.checkpoint_command), as
+        ``AgentSession.bash`` takes it: not mid-turn (the entry would land inside the turn)."""
+        from agent_tui.agent.checkpointing import checkpoint_command
+        from agent_tui.agent.checkpoints import CheckpointStore, checkpoints_enabled
 
-        if session is None or session.read_only or self.app.busy or not checkpoints_enabled():
+        app = self.app
+        if session is None or session.read_only or app.busy or not checkpoints_enabled():
             return
         if self._checkpoints_failed:  # said once; the folder will not change
             return
-        try:
-            fields = await asyncio.to_thread(take_checkpoint, CheckpointStore(), session, cwd, when)
-            if fields is not None and not self.app.busy:
-                session.append(fields)
-        except (CheckpointError, OSError, StoreError) as e:
+        failed = await checkpoint_command(CheckpointStore(), session, cwd, when, lambda: not app.busy)
+        if failed is not None:
             self._checkpoints_failed = True
-            self.app.notify(
-                f"No file checkpoints around your commands: {e}", severity="warning", markup=False
+            app.notify(
+                f"No file checkpoints around your commands: {failed}", severity="warning", markup=False
             )
 
     def _record(self, session: Session, message: JSONObject) -> None:
