@@ -77,6 +77,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/readme-help
+	$(BIN)/python scripts/config-reference
 
 bench: bytecode
 	$(BIN)/python bench/run.py

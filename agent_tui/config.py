@@ -11,6 +11,8 @@ names::
     permissions = "ask"              # tool policy: ask, auto, read-only (--permissions and
                                      # AGENT_TUI_PERMISSIONS win over this); or a table:
                                      # [permissions] mode = "ask", allow/ask/deny = [rules]
+    steering_mode = "one-at-a-time"  # queued steering messages delivered one per model call, or "all"
+    follow_up_mode = "one-at-a-time" # queued follow-ups: one per turn, or "all" at once
 
     [anthropic]
     api_key = "sk-ant-..."           # ANTHROPIC_API_KEY wins over this
@@ -40,9 +42,6 @@ names::
     supports_reasoning_effort = true # false: never send reasoning_effort
     api = "chat"                     # the API this model is called through ("responses", "chat")
 
-    steering_mode = "one-at-a-time"  # queued steering messages delivered one per model call, or "all"
-    follow_up_mode = "one-at-a-time" # queued follow-ups: one per turn, or "all" at once
-
     [compaction]
     summarize_branches = true        # summarize the messages a move in the tree leaves behind
 
@@ -54,6 +53,10 @@ names::
     max_retries = 3                  # after the first attempt
     base_delay = 2.0                 # seconds, doubled per attempt
     max_delay = 60.0
+
+Every key is described once, in :mod:`agent_tui.config_schema` (the README's reference and
+``docs/config.schema.json`` are generated from it); :func:`read_settings` reads the file through
+it: an unknown or mistyped key is one line naming it and the file, and is left out.
 
 The file is parsed once per process (per path, while its size, mtime and inode stay
 the same): the app's theme, panes, keys, model, permissions and compaction settings
@@ -73,6 +76,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from agent_tui import config_schema
+from agent_tui.config_schema import Checked, CompactionTable, ModelEntry, SandboxTable
 from agent_tui.projection import registry
 from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.projection.models import (
@@ -126,28 +133,19 @@ class CompactionConfig:
         return self.per_model.get(model, self.default)
 
 
-def _compaction_config(data: Mapping[str, Any], path: Path) -> CompactionConfig:
-    table = _section(data, "compaction", path)
-
-    def settings(spec: Mapping[str, Any], base: CompactionSettings) -> CompactionSettings:
-        try:
-            return CompactionSettings(
-                enabled=bool(spec.get("enabled", base.enabled)),
-                reserve_tokens=int(spec.get("reserve_tokens", base.reserve_tokens)),
-                keep_recent_tokens=int(spec.get("keep_recent_tokens", base.keep_recent_tokens)),
-                prune_before_summarizing=bool(
-                    spec.get("prune_before_summarizing", base.prune_before_summarizing)
-                ),
-            )
-        except (TypeError, ValueError) as e:
-            raise ConfigError(f"{path}: [compaction]: {e}") from e
-
-    default = settings(table, CompactionSettings())
-    models = table.get("models") or {}
-    if not isinstance(models, Mapping):
-        raise ConfigError(f"{path}: [compaction.models] must be a table of model ids")
-    per_model = {str(k): settings(v, default) for k, v in models.items() if isinstance(v, Mapping)}
-    return CompactionConfig(default, per_model, bool(table.get("summarize_branches", False)))
+def _compaction_config(table: CompactionTable) -> CompactionConfig:
+    """``[compaction]`` and its ``[compaction.models."id"]`` tables (a model's unset keys: the table's)."""
+    default = CompactionSettings(
+        table.enabled, table.reserve_tokens, table.keep_recent_tokens, table.prune_before_summarizing
+    )
+    per_model = {
+        model_id: replace(
+            default,
+            **{k: v for k, v in msgspec.structs.asdict(spec).items() if v is not None},
+        )
+        for model_id, spec in table.models.items()
+    }
+    return CompactionConfig(default, per_model, table.summarize_branches)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +178,9 @@ class Config:
     #: --sandbox-network and AGENT_TUI_SANDBOX(_NETWORK) over them.
     sandbox_mode: str | None = None
     sandbox_network: bool | None = None
+    #: One line per unknown or mistyped key of the config file (left out; the rest applies):
+    #: the faces show them (print, JSON and RPC mode on stderr; the app reads its own).
+    warnings: tuple[str, ...] = ()
 
     @property
     def summarize_branches(self) -> bool:
@@ -221,6 +222,7 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
 
 
 _parsed: dict[Path, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
+_checked: dict[Path, tuple[tuple[int, int, int, int], Checked]] = {}
 _parses = [0]  # how many times a config file was opened and parsed in this process
 
 
@@ -232,73 +234,103 @@ def parse_count() -> int:
 def read_config_file(path: Path) -> dict[str, Any]:
     """The parsed file (a fresh copy each call; absent: ``{}``). Parsed once per process while the
     file's device, inode, size and mtime stay the same (a rewrite, e.g. ``/theme``, is re-read)."""
+    return copy.deepcopy(_parse(path)[1])
+
+
+def _parse(path: Path) -> tuple[tuple[int, int, int, int] | None, dict[str, Any]]:
+    """The file's stamp (None: absent) and its parse, cached (callers do not change it)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
         _parsed.pop(path, None)
-        return {}
+        return None, {}
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
     stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     cached = _parsed.get(path)
     if cached is not None and cached[0] == stamp:
-        return copy.deepcopy(cached[1])
+        return cached
     try:
         with open(path, "rb") as f:
             _parses[0] += 1
             data = tomllib.load(f)
     except FileNotFoundError:
-        return {}
+        return None, {}
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
     _parsed[path] = (stamp, data)
-    return copy.deepcopy(data)
+    return stamp, data
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as a message shows it (the home folder as ``~``)."""
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home) :] if home not in ("", "/") and text.startswith(home + os.sep) else text
+
+
+def read_settings(path: Path) -> Checked:
+    """The file read through the one schema (:mod:`agent_tui.config_schema`): its typed settings,
+    and a line per unknown or mistyped key (that key left out). Absent: the defaults. Checked once
+    per parse; raises ConfigError when the file cannot be read or is not TOML."""
+    stamp, data = _parse(path)
+    if stamp is None:
+        return config_schema.EMPTY
+    cached = _checked.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    checked = config_schema.check(data, shown_path(path))
+    _checked[path] = (stamp, checked)
+    return checked
 
 
 def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
-    """Add the ``[models."id"]`` tables to the model table (context window, max output, ...)."""
-    models = data.get("models") or {}
-    if not isinstance(models, Mapping):
-        raise ConfigError(f"{path}: [models] must be a table of model ids")
+    """Add the ``[models."id"]`` tables of a parsed file to the model table (context window, max
+    output, ...); a wrong value of one is a ConfigError."""
+    checked = config_schema.check(data, str(path) if path is not None else "config.toml")
+    errors = [p.line for p in checked.problems if p.fatal and p.path[0] == "models"]
+    if errors:
+        raise ConfigError(f"agent-tui: {errors[0]}")
+    register_model_entries(checked.settings.models, path)
+
+
+def register_model_entries(models: Mapping[str, ModelEntry], path: Path | None = None) -> None:
+    """Add the config's typed ``[models."id"]`` entries to the model and price tables."""
     for model_id, spec in models.items():
-        if not isinstance(spec, Mapping):
-            raise ConfigError(f'{path}: [models."{model_id}"] must be a table')
         base = MODELS.get(model_id)
         try:
             register(
                 ModelInfo(
-                    str(spec.get("provider") or (base.provider if base else registry.fallback().name)),
+                    spec.provider or (base.provider if base else registry.fallback().name),
                     str(model_id),
-                    int(spec.get("context_window") or (base.context_window if base else 128_000)),
-                    int(spec.get("max_output") or (base.max_output if base else 8_192)),
-                    reasoning=bool(spec.get("reasoning", base.reasoning if base else False)),
-                    images=bool(spec.get("images", base.images if base else False)),
+                    spec.context_window or (base.context_window if base else 128_000),
+                    spec.max_output or (base.max_output if base else 8_192),
+                    reasoning=_either(spec.reasoning, base.reasoning if base else False),
+                    images=_either(spec.images, base.images if base else False),
                     adaptive_thinking=base.adaptive_thinking if base else False,
                     thinking_level_map=_thinking_level_map(
-                        spec.get("thinking_level_map"), base.thinking_level_map if base else None
+                        spec.thinking_level_map, base.thinking_level_map if base else None
                     ),
-                    supports_reasoning_effort=bool(
-                        spec.get(
-                            "supports_reasoning_effort", base.supports_reasoning_effort if base else True
-                        )
+                    supports_reasoning_effort=_either(
+                        spec.supports_reasoning_effort, base.supports_reasoning_effort if base else True
                     ),
-                    api=str(spec["api"]) if spec.get("api") else (base.api if base else None),
+                    api=spec.api or (base.api if base else None),
                 )
             )
         except (TypeError, ValueError) as e:
             raise ConfigError(f'{path}: [models."{model_id}"]: {e}') from e
-        cost = spec.get("cost")
-        if cost is not None:
-            if not isinstance(cost, Mapping):
-                raise ConfigError(
-                    f'{path}: [models."{model_id}"]: cost must be a table of $ per million tokens'
-                )
+        if spec.cost is not None:
+            cost = {k: v for k, v in msgspec.structs.asdict(spec.cost).items() if v is not None}
             try:
                 register_price(str(model_id), price_from_config(cost, price_for(str(model_id))))
             except ValueError as e:
                 raise ConfigError(f'{path}: [models."{model_id}"]: {e}') from e
+
+
+def _either(value: bool | None, default: bool) -> bool:
+    return default if value is None else value
 
 
 def _thinking_level_map(value: Any, base: Mapping[str, str | None] | None) -> Mapping[str, str | None] | None:
@@ -349,13 +381,6 @@ def no_provider_message(path: Path) -> str:
     )
 
 
-def _section(data: Mapping[str, Any], name: str, path: Path) -> Mapping[str, Any]:
-    value = data.get(name) or {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{path}: [{name}] must be a table")
-    return value
-
-
 def _provider_of_model(model: str) -> str | None:
     info = MODELS.get(model)
     if info is not None and info.provider in PROVIDERS:
@@ -377,26 +402,28 @@ def load_config(
     """Resolve the model to call: flags (the arguments) win, then the environment, then the config file."""
     env = os.environ if env is None else env
     path = path if path is not None else config_path(env)
-    data = read_config_file(path)
-    register_models(data, path)
-    sections = {name: _section(data, name, path) for name in PROVIDERS}
+    checked = read_settings(path)
+    if checked.errors:  # a wrong value of a key the model call needs: that one line
+        raise ConfigError(f"agent-tui: {checked.errors[0]}")
+    file = checked.settings
+    register_model_entries(file.models, path)
+    sections = {name: file.provider_section(name) for name in PROVIDERS}
 
     def key_for(name: str) -> tuple[str | None, str]:
         for variable in registry.spec(name).key_env:
             if env.get(variable):
                 return env[variable], variable
-        value = sections[name].get("api_key")
-        return (str(value), f"api_key under [{name}] in {path}") if value else (None, "")
+        value = sections[name].api_key
+        return (value, f"api_key under [{name}] in {path}") if value else (None, "")
 
     def url_for(name: str) -> str | None:
         for variable in registry.spec(name).base_url_env:
             if env.get(variable):
                 return env[variable]
-        value = sections[name].get("base_url")
-        return str(value) if value else None
+        return sections[name].base_url or None
 
     explicit = True
-    chosen = provider or data.get("provider")
+    chosen = provider or file.provider
     if chosen is None and model is not None:
         chosen = _provider_of_model(model)
     if chosen is None:
@@ -426,82 +453,57 @@ def load_config(
             )
         )
 
-    top_model = data.get("model") if data.get("provider") in (None, chosen) else None
-    chosen_model = model or sections[chosen].get("model") or top_model
+    top_model = file.model if file.provider in (None, chosen) else None
+    chosen_model = model or sections[chosen].model or top_model
     model_explicit = chosen_model is not None
-    level = thinking or data.get("thinking")
+    level = thinking or file.thinking
     if level is not None and level not in THINKING_LEVELS:
         raise ConfigError(
             f"agent-tui: unknown thinking level {level!r}: use one of {', '.join(THINKING_LEVELS)}"
         )
 
-    api_choice = api or sections[chosen].get("api")
+    api_choice = api or sections[chosen].api
     if api_choice is not None and str(api_choice) not in entry.routes:
         raise ConfigError(
             f"agent-tui: {chosen} speaks {', '.join(entry.routes)}: --api {api_choice} is not one of them"
         )
 
-    modes = {}
-    for name in ("steering_mode", "follow_up_mode"):
-        mode = data.get(name, "one-at-a-time")
-        if mode not in QUEUE_MODES:
-            raise ConfigError(
-                f"agent-tui: {path}: {name} must be one of {', '.join(QUEUE_MODES)}, not {mode!r}"
-            )
-        modes[name] = str(mode)
-
-    permissions = data.get("permissions")
-    if isinstance(permissions, Mapping):  # [permissions] mode = "...", allow/ask/deny rules
-        permissions = permissions.get("mode")  # (the rules: agent.permission_rules)
-    if permissions is not None and not isinstance(permissions, str):
-        raise ConfigError(f"agent-tui: {path}: permissions must be a string, not {permissions!r}")
-
-    retry_data = _section(data, "retry", path)
-    try:
-        retry = RetryPolicy(
-            int(retry_data.get("max_retries", 3)),
-            float(retry_data.get("base_delay", 2.0)),
-            float(retry_data.get("max_delay", 60.0)),
-        )
-        timeout = float(data["timeout"]) if data.get("timeout") is not None else None
-    except (TypeError, ValueError) as e:
-        raise ConfigError(f"{path}: {e}") from e
-
+    retry = RetryPolicy(file.retry.max_retries, file.retry.base_delay, file.retry.max_delay)
     return Config(
         provider=chosen,
         model=str(chosen_model or entry.default_model),
         api_key=api_key,
         base_url=url,
         thinking=str(level) if level else None,
-        timeout=timeout,
+        timeout=file.timeout,
         retry=retry,
         request_log=env.get(LOG_ENV) or None,
         config_path=path,
         provider_explicit=explicit,
         model_explicit=model_explicit,
         key_source=key_source,
-        compaction=_compaction_config(data, path),
-        steering_mode=modes["steering_mode"],
-        follow_up_mode=modes["follow_up_mode"],
-        permissions=permissions,
-        context_tool=bool(_section(data, "tools", path).get("context", False)),
-        **_sandbox_settings(data, path, env),
+        compaction=_compaction_config(file.compaction),
+        steering_mode=file.steering_mode,
+        follow_up_mode=file.follow_up_mode,
+        permissions=file.permission_mode,  # [permissions] mode too (its rules: agent.permission_rules)
+        context_tool=file.tools.context,
+        **_sandbox_settings(file.sandbox, env),
         api=str(api_choice) if api_choice is not None else None,
+        warnings=tuple(checked.warnings),
     )
 
 
-def _sandbox_settings(data: Mapping[str, Any], path: Path, env: Mapping[str, str]) -> dict[str, Any]:
+def _sandbox_settings(table: SandboxTable, env: Mapping[str, str]) -> dict[str, Any]:
     """The sandbox's mode ("workspace-write", "read-only", "off") and network switch:
     ``AGENT_TUI_SANDBOX`` / ``AGENT_TUI_SANDBOX_NETWORK`` over ``[sandbox] mode`` / ``network``."""
-    table = _section(data, "sandbox", path)
-    mode, network = table.get("mode"), table.get("network")
-    where = f"{path}: [sandbox] mode"
+    mode: str | None = table.mode
+    network = table.network
     if env.get("AGENT_TUI_SANDBOX"):
-        mode, where = env["AGENT_TUI_SANDBOX"].strip().lower(), "AGENT_TUI_SANDBOX"
-    if mode is not None and mode not in ("workspace-write", "read-only", "off"):
-        raise ConfigError(f"agent-tui: {where} must be workspace-write, read-only or off, not {mode!r}")
-    if network is not None and not isinstance(network, bool):
-        raise ConfigError(f"agent-tui: {path}: [sandbox] network must be true or false, not {network!r}")
+        mode = env["AGENT_TUI_SANDBOX"].strip().lower()
+        if mode not in ("workspace-write", "read-only", "off"):
+            raise ConfigError(
+                f"agent-tui: AGENT_TUI_SANDBOX must be workspace-write, read-only or off, not {mode!r}"
+            )
     if env.get("AGENT_TUI_SANDBOX_NETWORK"):
         network = env["AGENT_TUI_SANDBOX_NETWORK"].strip().lower() in ("1", "true", "yes", "on")
     return {"sandbox_mode": mode, "sandbox_network": network}
@@ -561,9 +563,9 @@ def resolve(
         env = os.environ if env is None else env
         file = path if path is not None else config_path(env)
         try:
-            data = read_config_file(file)
-            register_models(data, file)
-            compaction = _compaction_config(data, file)
+            settings = read_settings(file).settings
+            register_model_entries(settings.models, file)
+            compaction = _compaction_config(settings.compaction)
         except ConfigError:
             compaction = CompactionConfig()
         current = session_model or {}
@@ -624,5 +626,8 @@ __all__ = [
     "no_provider_message",
     "parse_count",
     "read_config_file",
+    "read_settings",
+    "register_model_entries",
     "resolve",
+    "shown_path",
 ]

@@ -452,6 +452,8 @@ def load_settings(args: argparse.Namespace, stdin_taken: bool) -> tuple[Config, 
         api=getattr(args, "api", None),
     )
     preload_sdk_in_background(config.provider)  # overlaps the loading of the session and the files
+    for line in config.warnings:  # an unknown or mistyped key of the config file: one line each
+        _notice(line)
     return config, make_permissions(args, config, stdin_taken)
 
 

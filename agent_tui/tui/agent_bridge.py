@@ -300,13 +300,13 @@ def start_eager_servers(choice: ModelChoice) -> None:
         config = load_agent_config(choice)
     except AgentUnavailable:
         return
-    from agent_tui.config import read_config_file
+    from agent_tui.config import ConfigError, read_settings
 
-    data = read_config_file(config.config_path) if config.config_path is not None else {}
-    servers = (data.get("mcp") or {}).get("servers") if isinstance(data.get("mcp"), dict) else None
-    if isinstance(servers, dict) and any(
-        isinstance(s, dict) and s.get("startup") == "eager" for s in servers.values()
-    ):
+    try:
+        servers = read_settings(config.config_path).settings.mcp.servers if config.config_path else {}
+    except ConfigError:
+        return
+    if any(server.startup == "eager" for server in servers.values()):
         make_extensions(config, choice).start_eager()
 
 

@@ -326,6 +326,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
         known = binding_ids(self, EditorScreen, *self.main_screen.walk_children(with_self=True))
         self.keymap, problems = load_keymap(settings.read_config(self.config.config_path), known)
+        for line in settings.config_problems(self.config.config_path):  # an unknown or mistyped key
+            self.notify(line, title="config", severity="warning", timeout=10)
         for problem in problems:
             self.notify(problem, title="keys", severity="warning", timeout=10)
         if self.keymap:

@@ -10,9 +10,10 @@ applies the result.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from textual.binding import Binding
+
+from agent_tui.config_schema import KEYMAPS, ConfigFile
 
 #: pi's keys (docs/keybindings.md of pi-coding-agent) for the actions both have. The ones they
 #: displace move to function keys: label (F7), the palette (F10), resume (F9), compact (F8).
@@ -31,22 +32,20 @@ PI: dict[str, str] = {
 }
 
 PRESETS: dict[str, dict[str, str]] = {"default": {}, "pi": PI}
+assert tuple(PRESETS) == KEYMAPS  # the schema lists the presets (the JSON Schema's enum)
 
 
-def load_keymap(config: Mapping[str, Any], known: set[str] | None = None) -> tuple[dict[str, str], list[str]]:
-    """The keymap the config asks for, and a line per thing in it that is not understood."""
+def load_keymap(config: ConfigFile, known: set[str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The keymap the config asks for, and a line per thing in it that is not understood (a value
+    of the wrong type is the schema's line: :func:`agent_tui.tui.settings.config_problems`)."""
     problems: list[str] = []
-    preset = config.get("keymap", "default")
-    if not isinstance(preset, str) or preset not in PRESETS:
+    preset = config.keymap
+    if preset not in PRESETS:
         problems.append(f"keymap = {preset!r}: use one of {', '.join(PRESETS)}; the default keys apply")
         preset = "default"
     keymap = dict(PRESETS[preset])
-    keys = config.get("keys", {})
-    if not isinstance(keys, Mapping):
-        problems.append('[keys] must be a table of binding id = "key"')
-        keys = {}
-    for binding_id, key in keys.items():
-        if not isinstance(key, str) or not key.strip():
+    for binding_id, key in config.keys.items():
+        if not key.strip():
             problems.append(f'[keys] {binding_id}: the key must be a string such as "ctrl+k"')
         elif known is not None and binding_id not in known:
             problems.append(f"[keys] {binding_id}: no such binding (see the help screen, ?)")

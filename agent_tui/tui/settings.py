@@ -1,7 +1,8 @@
 """The user's config file, as far as the app needs it: the theme, the panes, the keys.
 
 The file is TOML in the user config dir (``AGENT_TUI_CONFIG`` overrides the
-path; :mod:`agent_tui.config` finds and reads it). Other parts of agent-tui keep
+path; :mod:`agent_tui.config` finds and reads it, through the typed tree of
+:mod:`agent_tui.config_schema`: these readers take its fields). Other parts of agent-tui keep
 their own keys in the same file, so a setting the app remembers (``theme``,
 ``tree_pane``, ``panel_pane``) is written with ``tomlkit``, which changes that one
 value and keeps every other line, comment and table as it was.
@@ -11,13 +12,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-from agent_tui.config import ConfigError, read_config_file
+from agent_tui.config import ConfigError, read_settings
 from agent_tui.config import config_path as default_config_path
+from agent_tui.config_schema import ConfigFile
 from agent_tui.store.paths import make_private_dirs
 
 __all__ = [
+    "config_problems",
     "default_config_path",
     "read_config",
     "read_flag",
@@ -28,26 +31,33 @@ __all__ = [
 ]
 
 
-def read_config(path: Path) -> dict[str, Any]:
-    """The parsed file; an absent, unreadable or invalid file is an empty config."""
+def read_config(path: Path) -> ConfigFile:
+    """The file's typed settings; an absent, unreadable or invalid file has the defaults (a
+    mistyped key: its default, and a line in :func:`config_problems`)."""
     try:
-        return dict(read_config_file(path))
+        return read_settings(path).settings
     except ConfigError:
-        return {}
+        return ConfigFile()
+
+
+def config_problems(path: Path) -> list[str]:
+    """A line per unknown or mistyped key of the file (each names the key and the file). An
+    unreadable or invalid file is none here: the agent's own message says it."""
+    try:
+        checked = read_settings(path)
+    except ConfigError:
+        return []
+    return [*checked.errors, *checked.warnings]
 
 
 def read_theme(path: Path) -> str | None:
     """The top-level ``theme``; an absent, unreadable or invalid file has none."""
-    value = read_config(path).get("theme")
-    return value if isinstance(value, str) and value else None
+    return read_config(path).theme or None
 
 
-def read_flag(path: Path, key: str) -> bool:
-    """A true/false top-level key (e.g. ``ascii_symbols``); absent or not a boolean: False."""
-    try:
-        return read_config_file(path).get(key) is True
-    except ConfigError:
-        return False
+def read_flag(path: Path, key: Literal["ascii_symbols"]) -> bool:
+    """A true/false top-level key (``ascii_symbols``); absent or invalid: False."""
+    return read_config(path).ascii_symbols if key == "ascii_symbols" else False
 
 
 def write_theme(path: Path, theme: str) -> None:
@@ -57,8 +67,8 @@ def write_theme(path: Path, theme: str) -> None:
 
 def read_pane(path: Path, pane: str) -> bool:
     """Whether the user wants ``pane`` ("tree" or "panel") beside the chat when it fits (default yes)."""
-    value = read_config(path).get(f"{pane}_pane")
-    return value if isinstance(value, bool) else True
+    settings = read_config(path)
+    return {"tree": settings.tree_pane, "panel": settings.panel_pane}.get(pane, True)
 
 
 def write_pane(path: Path, pane: str, shown: bool) -> None:
