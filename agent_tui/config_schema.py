@@ -20,11 +20,12 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
+from agent_tui.projection import registry
 from agent_tui.projection.compaction import CompactionSettings
 
 _COMPACTION = CompactionSettings()
@@ -266,24 +267,14 @@ class PermissionsTable(_Table, frozen=True):
     )
 
 
-class ConfigFile(_Table, frozen=True):
+class _Settings(_Table, frozen=True):
     """agent-tui's config file (`~/.config/agent-tui/config.toml`; `AGENT_TUI_CONFIG` moves it)."""
 
     provider: Annotated[
         str | None,
         Meta(
             description="The default provider (--provider wins).",
-            extra_json_schema={
-                "enum": [
-                    "anthropic",
-                    "openai",
-                    "google",
-                    "openrouter",
-                    "azure",
-                    "amazon-bedrock",
-                    "anthropic-vertex",
-                ]
-            },
+            extra_json_schema={"enum": list(registry.NAMES)},
         ),
     ] = None
     model: Annotated[str | None, Meta(description="Its default model (--model wins).")] = None
@@ -320,19 +311,6 @@ class ConfigFile(_Table, frozen=True):
         dict[str, str],
         Meta(description='Binding id = key ("ctrl+k"; several: "f8,ctrl+k"); ? lists the ids.'),
     ] = msgspec.field(default_factory=dict)
-    anthropic: Annotated[ProviderSection | None, Meta(description="Anthropic's settings.")] = None
-    openai: Annotated[
-        ProviderSection | None, Meta(description="OpenAI's (or a compatible server's) settings.")
-    ] = None
-    google: Annotated[ProviderSection | None, Meta(description="Google Gemini's settings.")] = None
-    openrouter: Annotated[ProviderSection | None, Meta(description="OpenRouter's settings.")] = None
-    azure: Annotated[ProviderSection | None, Meta(description="Azure OpenAI's settings.")] = None
-    amazon_bedrock: Annotated[ProviderSection | None, Meta(description="Amazon Bedrock's settings.")] = (
-        msgspec.field(default=None, name="amazon-bedrock")
-    )
-    anthropic_vertex: Annotated[
-        ProviderSection | None, Meta(description="Anthropic on Vertex AI's settings.")
-    ] = msgspec.field(default=None, name="anthropic-vertex")
     models: Annotated[dict[str, ModelEntry], Meta(description="Models, by id.")] = msgspec.field(
         default_factory=dict
     )
@@ -366,6 +344,32 @@ class ConfigFile(_Table, frozen=True):
         if isinstance(self.permissions, PermissionsTable):
             return self.permissions.mode
         return self.permissions
+
+
+#: ``[anthropic]``, ``[openai]``...: one table per registry entry, named as the registry names it
+#: (a new provider is its registry entry only; tests/functional/test_provider_registry.py).
+_PROVIDER_FIELDS = [
+    (
+        name.replace("-", "_"),
+        Annotated[ProviderSection | None, Meta(description=f"{registry.spec(name).label}'s settings.")],
+        msgspec.field(default=None, name=name),
+    )
+    for name in registry.NAMES
+]
+
+if TYPE_CHECKING:
+    ConfigFile = _Settings
+else:
+    ConfigFile = msgspec.defstruct(
+        "ConfigFile",
+        _PROVIDER_FIELDS,
+        bases=(_Settings,),
+        module=__name__,
+        namespace={"__doc__": _Settings.__doc__},
+        frozen=True,
+        forbid_unknown_fields=True,
+        omit_defaults=True,
+    )
 
 
 #: The top-level keys whose wrong value makes the model unusable as configured: load_config stops
