@@ -501,7 +501,9 @@ class _Checker:
         """``value`` checked as ``tp``: what is kept of it, or _DROP (the problem recorded)."""
         struct = _struct_of(tp)
         if struct is not None and isinstance(value, Mapping):
-            return self.table(value, struct, table + key)
+            if not table or not key:  # a table of its own: [retry], [models."id"], [[hooks.Stop]]
+                return self.table(value, struct, table + key)
+            return self.table(value, struct, table, key)  # an inline table in one: cost = {...}
         inner = _strip(tp)
         origin = typing.get_origin(inner)
         if origin is dict and isinstance(value, Mapping):
@@ -543,18 +545,23 @@ class _Checker:
             return _DROP
 
     def table(
-        self, data: Mapping[str, Any], struct: type[msgspec.Struct], path: tuple[str | int, ...]
+        self,
+        data: Mapping[str, Any],
+        struct: type[msgspec.Struct],
+        path: tuple[str | int, ...],
+        prefix: tuple[str | int, ...] = (),
     ) -> dict[str, Any]:
+        """The keys of ``data``, a ``struct`` at ``path`` (``prefix``: the key of an inline table)."""
         fields = {f.encode_name: f for f in msgspec.structs.fields(struct)}
         kept: dict[str, Any] = {}
         for name, value in data.items():
             spec = fields.get(name)
             if spec is None:
-                shown = self.where(path, ())
+                shown = self.where(path, prefix)
                 where = f" in {shown}" if shown else ""
-                self.problem(path, (name,), f'unknown key "{name}"{where}', value=False)
+                self.problem(path, (*prefix, name), f'unknown key "{name}"{where}', value=False)
                 continue
-            got = self.value(value, spec.type, path, (name,))
+            got = self.value(value, spec.type, path, (*prefix, name))
             if got is not _DROP:
                 kept[name] = got
         return kept
