@@ -289,7 +289,7 @@ def read_settings(path: Path) -> Checked:
 def register_models(data: Mapping[str, Any], path: Path | None = None) -> None:
     """Add the ``[models."id"]`` tables of a parsed file to the model table (context window, max
     output, ...); a wrong value of one is a ConfigError."""
-    checked = config_schema.check(data, str(path) if path is not None else "config.toml")
+    checked = config_schema.check(data, shown_path(path) if path is not None else "config.toml")
     errors = [p.line for p in checked.problems if p.fatal and p.path[0] == "models"]
     if errors:
         raise ConfigError(f"agent-tui: {errors[0]}")
