@@ -391,6 +391,17 @@ def list_checkpoints(session: Session, leaf: str | None = None) -> list[JSONObje
     return out
 
 
+def skipped_line(skipped: object, shown: int = 5) -> str:
+    """One terminal-safe line for a checkpoint's ``skipped`` list: ``left out: big.bin (over 10
+    MB), pipe (a FIFO (named pipe))`` and how many more."""
+    from agent_tui.terminal_text import visible_line
+
+    items = [s for s in skipped if isinstance(s, dict)] if isinstance(skipped, list) else []
+    parts = [f"{s.get('path')} ({s.get('why')})" for s in items[:shown]]
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return visible_line("left out: " + ", ".join(parts) + more)
+
+
 def changed_count(entry: Entry) -> int:
     """How many files a checkpoint or restore entry says changed (0 for any other entry)."""
     if mark_of(entry) is None:
@@ -443,6 +454,7 @@ __all__ = [
     "mark_of",
     "plan_restore",
     "restore",
+    "skipped_line",
     "snapshot_at",
     "take_checkpoint",
     "touched_outside",

@@ -22,6 +22,7 @@ from agent_tui.agent.checkpointing import (
     mark_at,
     plan_restore,
     restore,
+    skipped_line,
 )
 from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore
 from agent_tui.store.errors import StoreError
@@ -95,6 +96,8 @@ def _checkpoints(args: argparse.Namespace, out: TextIO) -> int:
             f"{item['entryId']}  {item['kind']:<10} {item['when']:<7} {item['snapshot'][:12]}  {counts or '-'}",
             file=out,
         )
+        if item.get("skipped"):
+            print(f"    {skipped_line(item['skipped'])}", file=out)
     return 0
 
 

@@ -109,7 +109,7 @@ async def offer_restore(actions: Actions, target: str) -> None:
 
 def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
     """For a checkpoint or restore row: the diff from the checkpoint before it (its first lines)."""
-    from agent_tui.agent.checkpointing import latest_mark, mark_of
+    from agent_tui.agent.checkpointing import latest_mark, mark_of, skipped_line
     from agent_tui.terminal_text import visible_line
 
     session = getattr(app, "session", None)
@@ -119,13 +119,16 @@ def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
     mark = mark_of(entry)
     if mark is None:
         return []
+    payload = entry.data.get("data")
+    skipped = payload.get("skipped") if isinstance(payload, dict) else None
+    left_out = [skipped_line(skipped), ""] if skipped else []  # FIFOs, big files: said, not stored
     before = latest_mark(session.index.path_to(entry.parent_id)) if entry.parent_id else None
     if before is None or before.snapshot == mark.snapshot:
-        return []
+        return left_out
     try:
         patch = CheckpointStore().patch(before.snapshot, mark.snapshot).splitlines()
     except (CheckpointError, OSError):
-        return []
+        return left_out
     compact = []  # each file's name, then its added and removed lines (no headers, no hunk lines)
     for line in patch:
         if line.startswith("diff --git a/"):
@@ -137,7 +140,7 @@ def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
         shown.append(
             f"… {len(compact) - limit} more lines (agent-tui diff FILE {before.entry.id} {entry_id})"
         )
-    return ["Files since the checkpoint before:", *shown, ""]
+    return ["Files since the checkpoint before:", *shown, "", *left_out]
 
 
 __all__ = ["offer_restore", "preview_lines", "question"]

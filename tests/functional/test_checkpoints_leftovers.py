@@ -3,6 +3,7 @@ one ``/restore`` in every face, packed first snapshots."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,89 @@ async def test_a_command_checkpoint_in_a_refused_folder_says_why(
     failed = await checkpoint_command(CheckpointStore(tmp_path / "store"), session, str(home), "before")
     assert failed is not None and "home or root folder" in failed
     assert _checkpoints(session) == []
+
+
+def _project(top: Path, files: int) -> Path:
+    project = top / "project"
+    for i in range(files):
+        path = project / f"d{i % 7}" / f"f{i}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"file {i}\n")
+    return project
+
+
+def _loose(store: CheckpointStore) -> int:
+    objects = store.git_dir / "objects"
+    return sum(1 for d in objects.iterdir() if len(d.name) == 2 for _ in d.iterdir())
+
+
+def test_a_first_snapshot_of_many_files_is_one_pack_that_gc_keeps_or_drops(tmp_path: Path) -> None:
+    from agent_tui.agent.checkpoints import PACK_FROM
+
+    project = _project(tmp_path, PACK_FROM + 44)
+    store = CheckpointStore(tmp_path / "store")
+    first = store.snapshot(project)
+    packs = list((store.git_dir / "objects" / "pack").glob("*.pack"))
+    assert len(packs) == 1
+    assert _loose(store) < 20  # the trees (8) are loose; no blob is
+    (project / "d0" / "f0.txt").write_text("changed\n")
+    second = store.snapshot(project)  # one file: a loose object, no new pack
+    assert len(list((store.git_dir / "objects" / "pack").glob("*.pack"))) == 1
+    assert store.changes(first.tree, second.tree).changed == ("d0/f0.txt",)
+    assert "-file 0\n+changed\n" in store.patch(first.tree, second.tree)
+    plan = store.plan(second.tree, first.tree)
+    assert not store.apply(project, plan) and (project / "d0" / "f0.txt").read_text() == "file 0\n"
+
+    # kept: the packed blobs stay readable; dropped: gone from the pack too
+    store.gc([second.tree])
+    assert store.exists(second.tree) and not store.exists(first.tree)
+    blob = store.plan("4b825dc642cb6eb9a060e54bf8d69288fbee4904", second.tree)[-1].blob
+    assert store.blobs([blob])[blob].startswith(b"file ")
+    store.gc([])
+    assert not store.exists(second.tree) and not store.exists(blob)
+
+
+def test_fifos_sockets_are_left_out_and_listed_as_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    from agent_tui.agent.checkpointing import checkpoint_now
+    from agent_tui.cli.main import main
+
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "only-pipes").mkdir()
+    (project / "ignored").mkdir()
+    (project / "vendor" / ".git").mkdir(parents=True)  # a nested repository: not entered
+    (project / ".gitignore").write_text("ignored/\n*.ignored\n")
+    (project / "src" / "a.py").write_text("a = 1\n")
+    for fifo in ("pipe", "src/pipe", "only-pipes/pipe", "ignored/pipe", "x.ignored", "vendor/pipe"):
+        os.mkfifo(project / fifo)
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(project / "src" / "sock"))
+        store = CheckpointStore(tmp_path / "store")
+        snap = store.snapshot(project)
+    finally:
+        server.close()
+    assert snap.skipped == (
+        ("only-pipes/pipe", "a FIFO (named pipe)"),
+        ("pipe", "a FIFO (named pipe)"),
+        ("src/pipe", "a FIFO (named pipe)"),
+        ("src/sock", "a socket"),
+    )
+    listed = store._run(["ls-tree", "-r", "--name-only", snap.tree]).stdout.decode().split()
+    assert listed == [".gitignore", "src/a.py"]
+
+    # the checkpoint entry says so, and the checkpoints command shows it
+    session = Session.create(tmp_path / "sessions", project)
+    assert checkpoint_now(store, session, str(project), "before") is not None
+    path = session.path
+    session.close()
+    data = _checkpoints(Session.open(path, write=False))[0]
+    assert {"path": "src/sock", "why": "a socket"} in data["skipped"]
+    assert main(["checkpoints", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("    left out: only-pipes/pipe (a FIFO (named pipe)), pipe (a FIFO")
+    assert out[1].endswith("src/sock (a socket)")
