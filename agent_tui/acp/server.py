@@ -214,7 +214,7 @@ class AgentTuiAcp:
             )
         except (PermissionModeError, PromptFileError, SkillError) as e:
             raise RequestError.invalid_params({"message": str(e)}) from None
-        for warning in resources.warnings:
+        for warning in (*config.warnings, *resources.warnings):  # an unknown config key, a bad file
             print(f"agent-tui: {visible_line(warning)}", file=sys.stderr)
         fs = self.client_capabilities.fs
         tools = client_tools(
