@@ -17,6 +17,7 @@ NAMES: frozenset[str] = frozenset(
         "hide",
         "replace",
         "restore",
+        "unhide",
         "pin",
         "unpin",
         "label",

@@ -9,6 +9,7 @@ rules (what a node's files are, conflicts, the undo point, the entries) are the 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -29,9 +30,38 @@ class Actions(Protocol):
 
     async def append(self, fn: Callable[[Session], object], cursor: str | None = None) -> bool: ...
 
+    def target(self, entry_id: str | None = None) -> str | None: ...
+
 
 #: Lines of the file list the question shows (the rest is a count).
 SHOWN = 8
+
+
+class RestoreQuestion(ChoiceScreen):
+    """The offer, unasked after a move: guarded (no key typed for the composer answers it, see
+    ``screens.dialog``), its choices numbered and a digit answers once the guard lets keys through."""
+
+    ANSWER_KEYS = frozenset("123456789")
+
+    def __init__(self, title: str, choices: list[tuple[str, str]], current: str, composer: Any) -> None:
+        numbered = [(value, f"{n}  {label}") for n, (value, label) in enumerate(choices, 1)]
+        super().__init__(
+            title,
+            numbered,
+            current,
+            guarded=True,
+            typed_at=getattr(composer, "typed_at", None),
+            on_text=getattr(composer, "insert", None),
+        )
+
+    def on_key(self, event: Any) -> None:
+        taken = self.answerable and not self.typing(self.clock())
+        super().on_key(event)
+        key = event.character if event.is_printable else None
+        if taken and key is not None and key in self.ANSWER_KEYS and int(key) <= len(self.choices):
+            event.stop()
+            event.prevent_default()
+            self.dismiss(self.choices[int(key) - 1][0])
 
 
 def question(plan: RestorePlan) -> str:
@@ -42,20 +72,39 @@ def question(plan: RestorePlan) -> str:
     return "Restore the files as this node left them?\n" + "\n".join(f"  {line}" for line in shown)
 
 
-async def offer_restore(actions: Actions, target: str) -> None:
-    """Ask whether to restore the files as ``target`` left them (nothing when they already are)."""
+async def restore_command(actions: Actions, entry_id: str | None) -> None:
+    """``/restore [ID]`` (as in every face: the files, not an entry's content): the offer for the
+    entry named or selected, saying why when there is nothing to offer."""
+    target = actions.target(entry_id)
+    if target is not None:
+        await offer_restore(actions, target, quiet=False)
+
+
+async def offer_restore(actions: Actions, target: str, *, quiet: bool = True) -> None:
+    """Ask whether to restore the files as ``target`` left them (nothing when they already are;
+    not ``quiet``: a notice says why nothing is asked)."""
     app = actions.app
     session = app.session
+
+    def nothing(why: str) -> None:
+        if not quiet:
+            actions.notify(why)
+
     if session is None or not checkpoints_enabled():
-        return
+        return nothing("File checkpoints are off (AGENT_TUI_CHECKPOINTS).")
     store = CheckpointStore()
     cwd = str(app.config.cwd)
+    if os.path.realpath(session.cwd) != os.path.realpath(cwd):
+        # another folder's session (a resume): its snapshots are not this folder's files
+        return nothing("The session's folder is not this one: nothing is restored here.")
     try:
         plan = await asyncio.to_thread(plan_restore, store, session, cwd, target)
-    except (CheckpointError, StoreError, OSError):
-        return
-    if plan.mark is None or plan.empty:
-        return
+    except (CheckpointError, StoreError, OSError) as e:
+        return nothing(f"Files not restored: {e}")
+    if plan.mark is None:
+        return nothing(f"No file checkpoint at or before entry {target}.")
+    if plan.empty:
+        return nothing("Nothing to restore: the files are as that entry left them.")
     count = len(plan.changes)
 
     async def done(force: bool) -> None:
@@ -86,22 +135,24 @@ async def offer_restore(actions: Actions, target: str) -> None:
             return
         names = ", ".join(p for p, _ in plan.conflicts[:3]) + ("…" if len(plan.conflicts) > 3 else "")
         app.push_screen(
-            ChoiceScreen(
+            RestoreQuestion(
                 f"{len(plan.conflicts)} file(s) changed outside the agent since the last checkpoint: {names}",
                 [
                     ("overwrite", "Overwrite them too (the current files are snapshotted first)"),
                     ("keep", "Keep all files"),
                 ],
                 "keep",
+                app.composer,
             ),
             confirm_conflicts,
         )
 
     app.push_screen(
-        ChoiceScreen(
+        RestoreQuestion(
             question(plan),
             [("restore", f"Restore {count} file(s)"), ("keep", "Keep the files as they are")],
             "restore",
+            app.composer,
         ),
         chosen,
     )
@@ -143,4 +194,4 @@ def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
     return ["Files since the checkpoint before:", *shown, "", *left_out]
 
 
-__all__ = ["offer_restore", "preview_lines", "question"]
+__all__ = ["RestoreQuestion", "offer_restore", "preview_lines", "question", "restore_command"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.projection.models import THINKING_LEVELS
-from agent_tui.tui import surgery_actions
+from agent_tui.tui import checkpoint_offer, surgery_actions
 
 if TYPE_CHECKING:
     from agent_tui.store.index import SessionIndex
@@ -174,11 +174,18 @@ COMMANDS: tuple[SlashCommand, ...] = (
         lambda a, x: a.replace(x.entry, x.rest or None),
     ),
     SlashCommand(
-        "restore",
-        "/restore [ID]",
-        "Restore the selected entry",
+        "unhide",
+        "/unhide [ID]",
+        "Unhide the selected entry",
         "Undo a hide or replace",
         lambda a, x: a.restore(x.entry),
+    ),
+    SlashCommand(
+        "restore",
+        "/restore [ID]",
+        "Restore the files as the entry left them",
+        "Its file checkpoint (a list first)",
+        lambda a, x: checkpoint_offer.restore_command(a, x.entry),
     ),
     SlashCommand(
         "pin",

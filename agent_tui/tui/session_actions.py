@@ -504,6 +504,10 @@ class SessionActions:
             if app.open_session(Path(path)):
                 await app.refresh_views()
                 self.notify(f"Opened {path}.")
+                if app.index.leaf_id is not None:  # its branch's files, if the disk differs
+                    from agent_tui.tui.checkpoint_offer import offer_restore
+
+                    await offer_restore(self, app.index.leaf_id)
 
         app.push_screen(SessionPicker(library), done)
 

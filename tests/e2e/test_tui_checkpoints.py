@@ -4,10 +4,12 @@ to restore the files as it left them, and the files on disk are that turn's (iss
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
+from agent_tui.tui.screens.dialog import ANSWER_GRACE, TYPING_GAP
 from tests.e2e.test_tui_e2e import app_command, branch_at, entries, select_in_tree, wait_until
 from tests.support.fake_model_server import FakeModelServer, call, openai_stream
 from tests.support.tmux import Tmux
@@ -66,7 +68,8 @@ def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, serve
         screen = tmux.wait_text("Restore the files as this node left them?")
         assert "delete b.txt" in screen and "write  a.txt" in screen
         assert (work / "a.txt").read_text() == "v2\n"  # nothing written before the answer
-        tmux.keys("Enter")  # "Restore 2 file(s)", highlighted
+        time.sleep(ANSWER_GRACE + 0.3)  # the question's guard: no key answers in its first moments
+        tmux.keys("Enter")  # "1  Restore 2 file(s)", highlighted
         wait_until(lambda: not (work / "b.txt").exists(), "the restore")
         assert (work / "a.txt").read_text() == "v1\n"
         tmux.wait_text("Restored 2 file(s)")
@@ -93,8 +96,12 @@ def test_at_80x24_branch_accept_and_see_the_files(tmp_path: Path, server: FakeMo
         tmux.keys("Enter")
         screen = tmux.wait_text("Restore the files as this node left them?")
         assert max(len(line) for line in screen.splitlines()) <= 80
-        assert "delete b.txt" in screen and "write  a.txt" in screen and "Restore 2 file(s)" in screen
-        tmux.keys("Enter")
+        assert "delete b.txt" in screen and "write  a.txt" in screen and "1  Restore 2 file(s)" in screen
+        assert "2  Keep the files as they are" in screen
+        tmux.keys("1")  # typed on right after /branch⏎: text for the composer, no answer
+        time.sleep(TYPING_GAP + 0.3)
+        assert (work / "b.txt").exists() and (work / "a.txt").read_text() == "v2\n"
+        tmux.keys("1")  # now the digit answers: 1 Restore
         wait_until(lambda: not (work / "b.txt").exists(), "the restore")
         assert (work / "a.txt").read_text() == "v1\n"
         tmux.wait_text("Restored 2 file(s)")

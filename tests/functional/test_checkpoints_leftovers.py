@@ -135,3 +135,49 @@ def test_fifos_sockets_are_left_out_and_listed_as_skipped(
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("    left out: only-pipes/pipe (a FIFO (named pipe)), pipe (a FIFO")
     assert out[1].endswith("src/sock (a socket)")
+
+
+async def test_restore_means_the_files_in_the_app_as_in_every_face(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from agent_tui.agent import app_commands, slash_commands
+    from agent_tui.agent.checkpointing import checkpoint_now
+    from agent_tui.tui.checkpoint_offer import RestoreQuestion, restore_command
+    from agent_tui.tui.commands import BY_NAME
+
+    assert "restore" in slash_commands.BUILTIN_NAMES  # print, RPC, ACP: the files
+    assert BY_NAME["restore"].title == "Restore the files as the entry left them"
+    assert BY_NAME["unhide"].help == "Undo a hide or replace" and "unhide" in app_commands.NAMES
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "data"))
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "a.txt").write_text("v1\n")
+    session = Session.in_memory(project)
+    first = checkpoint_now(CheckpointStore(), session, str(project), "after")
+    assert first is not None
+    (project / "a.txt").write_text("v2\n")
+    pushed: list[object] = []
+    said: list[str] = []
+    app = SimpleNamespace(
+        session=session,
+        config=SimpleNamespace(cwd=project),
+        composer=SimpleNamespace(typed_at=0.0, insert=lambda text: None),
+        push_screen=lambda screen, callback: pushed.append(screen),
+    )
+
+    async def append(fn: object, cursor: str | None = None) -> bool:
+        return True
+
+    actions = SimpleNamespace(
+        app=app, notify=lambda text, **kw: said.append(text), append=append, target=lambda e=None: e
+    )
+    await restore_command(actions, first.id)  # type: ignore[arg-type]
+    assert len(pushed) == 1 and isinstance(pushed[0], RestoreQuestion)
+    assert pushed[0].choices[0] == ("restore", "1  Restore 1 file(s)")
+    assert "write  a.txt" in pushed[0].title_text
+    (project / "a.txt").write_text("v1\n")
+    await restore_command(actions, first.id)  # type: ignore[arg-type]
+    assert len(pushed) == 1 and said == ["Nothing to restore: the files are as that entry left them."]
