@@ -130,7 +130,8 @@ def test_fifos_sockets_are_left_out_and_listed_as_skipped(
     path = session.path
     session.close()
     data = _checkpoints(Session.open(path, write=False))[0]
-    assert {"path": "src/sock", "why": "a socket"} in data["skipped"]
+    skipped = data["skipped"]
+    assert isinstance(skipped, list) and {"path": "src/sock", "why": "a socket"} in skipped
     assert main(["checkpoints", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("    left out: only-pipes/pipe (a FIFO (named pipe)), pipe (a FIFO")
@@ -174,10 +175,10 @@ async def test_restore_means_the_files_in_the_app_as_in_every_face(
     actions = SimpleNamespace(
         app=app, notify=lambda text, **kw: said.append(text), append=append, target=lambda e=None: e
     )
-    await restore_command(actions, first.id)  # type: ignore[arg-type]
+    await restore_command(actions, first.id)
     assert len(pushed) == 1 and isinstance(pushed[0], RestoreQuestion)
     assert pushed[0].choices[0] == ("restore", "1  Restore 1 file(s)")
     assert "write  a.txt" in pushed[0].title_text
     (project / "a.txt").write_text("v1\n")
-    await restore_command(actions, first.id)  # type: ignore[arg-type]
+    await restore_command(actions, first.id)
     assert len(pushed) == 1 and said == ["Nothing to restore: the files are as that entry left them."]
