@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from agent_tui.agent.checkpointing import RestoreConflict, RestorePlan, plan_restore, restore
@@ -70,6 +70,22 @@ def question(plan: RestorePlan) -> str:
     if len(lines) > SHOWN:
         shown.append(f"… and {len(lines) - SHOWN} more")
     return "Restore the files as this node left them?\n" + "\n".join(f"  {line}" for line in shown)
+
+
+async def offer_after(actions: Actions, events: AsyncIterator[Any], target: str) -> AsyncIterator[Any]:
+    """``events`` (a branch summary's run, which moves to ``target`` at its end), then the offer
+    for ``target``'s files, once the move happened (an aborted summary does not move)."""
+    app = actions.app
+    leaf = app.index.leaf_id
+    async for event in events:
+        yield event
+    session = app.session
+    if (
+        app.index.leaf_id != leaf
+        and session is not None
+        and any(e.id == target for e in session.index.active_path())
+    ):
+        app.call_later(offer_restore, actions, target)
 
 
 async def restore_command(actions: Actions, entry_id: str | None) -> None:
@@ -194,4 +210,4 @@ def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
     return ["Files since the checkpoint before:", *shown, "", *left_out]
 
 
-__all__ = ["RestoreQuestion", "offer_restore", "preview_lines", "question", "restore_command"]
+__all__ = ["RestoreQuestion", "offer_after", "offer_restore", "preview_lines", "question", "restore_command"]

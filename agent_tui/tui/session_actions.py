@@ -28,7 +28,7 @@ from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
 from agent_tui.store.session import BRANCH_MARKER, Session
-from agent_tui.tui import compaction_review, surgery_actions
+from agent_tui.tui import checkpoint_offer, compaction_review, surgery_actions
 from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
@@ -203,7 +203,8 @@ class SessionActions:
                     if value is None:  # cancelled: nothing moves
                         return
                     app.busy = True
-                    app.run_events(run(target, value.strip()) if value.strip() else run(target))
+                    events = run(target, value.strip()) if value.strip() else run(target)
+                    app.run_events(checkpoint_offer.offer_after(self, events, target))
                     app.focus_composer()
 
                 app.push_screen(
@@ -217,7 +218,7 @@ class SessionActions:
                 return
             if summarizer is not None:
                 app.busy = True
-                app.run_events(summarizer(target))
+                app.run_events(checkpoint_offer.offer_after(self, summarizer(target), target))
                 app.focus_composer()
                 return
             self.notify("No message is left behind there: nothing to summarize, just moving.")
@@ -230,7 +231,7 @@ class SessionActions:
             async def chosen(value: str | None) -> None:
                 if value == "summarize":
                     app.busy = True
-                    app.run_events(summarize_with(target))
+                    app.run_events(checkpoint_offer.offer_after(self, summarize_with(target), target))
                 elif value == "move":
                     await self._move_to(target)
                 app.focus_composer()

@@ -182,3 +182,29 @@ async def test_restore_means_the_files_in_the_app_as_in_every_face(
     (project / "a.txt").write_text("v1\n")
     await restore_command(actions, first.id)
     assert len(pushed) == 1 and said == ["Nothing to restore: the files are as that entry left them."]
+
+
+async def test_a_branch_summary_offers_the_files_once_it_moved(tmp_path: Path) -> None:
+    from collections.abc import AsyncIterator
+    from types import SimpleNamespace
+
+    from agent_tui.tui.checkpoint_offer import offer_after, offer_restore
+
+    session = Session.in_memory(tmp_path)
+    first = session.append({"type": "message", "message": {"role": "user", "content": "one"}})
+    session.append({"type": "message", "message": {"role": "user", "content": "two"}})
+    later: list[tuple[object, ...]] = []
+    app = SimpleNamespace(session=session, call_later=lambda *a: later.append(a))
+    app.index = session.index
+    actions = SimpleNamespace(app=app)
+
+    async def summary(move: bool) -> AsyncIterator[str]:
+        yield "summarizing"
+        if move:  # the summary's end: the move, then its entry
+            session.branch(first.id)
+            session.append({"type": "branch_summary", "fromId": first.id, "summary": "s"})
+
+    assert [e async for e in offer_after(actions, summary(False), first.id)] == ["summarizing"]
+    assert later == []  # aborted: no move, no offer
+    assert [e async for e in offer_after(actions, summary(True), first.id)] == ["summarizing"]
+    assert later == [(offer_restore, actions, first.id)]
