@@ -167,7 +167,7 @@ def server() -> Iterator[FakeModelServer]:
 
 
 @pytest.fixture
-async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
+async def anthropic_harness(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
     """An agent loop (Anthropic) on the fake server, in a fresh work folder and session."""
     harness = Harness(server, tmp_path)
     yield harness
@@ -175,7 +175,7 @@ async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
 
 
 @pytest.fixture
-async def oh(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
+async def openai_harness(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
     """The same with the OpenAI provider."""
     harness = Harness(server, tmp_path, provider="openai")
     yield harness

@@ -59,7 +59,7 @@ def harness(server: FakeModelServer, tmp_path: Path, model: str, settings: Compa
 
 
 @pytest.fixture
-async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
+async def anthropic_harness(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
     harness_ = harness(
         server, tmp_path, "tiny-window", CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400)
     )
@@ -71,31 +71,35 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     return bool(body.get("system", [{}])[0].get("text") == SUMMARIZATION_SYSTEM_PROMPT)
 
 
-def check_turn_requests(h: Harness) -> None:
+def check_turn_requests(anthropic_harness: Harness) -> None:
     """Every request except the summarization calls equals the projection at that moment."""
-    for number, (snapshot, request) in enumerate(zip(h.snapshots, h.server.requests, strict=True)):
+    for number, (snapshot, request) in enumerate(
+        zip(anthropic_harness.snapshots, anthropic_harness.server.requests, strict=True)
+    ):
         if is_summary_request(request.body):
             continue
-        copy = h.tmp / f"snapshot-{number}.jsonl"
+        copy = anthropic_harness.tmp / f"snapshot-{number}.jsonl"
         copy.write_bytes(snapshot)
         assert request.body == context_body(copy, "anthropic"), (
             f"request {number} differs from the projection"
         )
 
 
-async def test_threshold_crossed_compacts_on_its_own(h: Harness, server: FakeModelServer) -> None:
+async def test_threshold_crossed_compacts_on_its_own(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(
         anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), input_tokens=300, model="tiny-window"),
         anthropic_stream(text("a.txt holds alpha lines."), input_tokens=7_200, model="tiny-window"),
         anthropic_stream(text(SUMMARY), model="tiny-window"),
     )
-    events = await h.run("read a.txt")
+    events = await anthropic_harness.run("read a.txt")
     assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop"
     started = [e for e in events if isinstance(e, CompactionStarted)]
     finished = [e for e in events if isinstance(e, CompactionFinished)]
     assert [s.reason for s in started] == ["threshold"] and len(finished) == 1
     assert finished[0].tokens_before > 7_000 and finished[0].tokens_after < finished[0].tokens_before
-    compaction = next(e for e in h.entries() if e["type"] == "compaction")
+    compaction = next(e for e in anthropic_harness.entries() if e["type"] == "compaction")
     # the cut falls inside the only turn: its start is summarized as a split turn, as pi does
     assert "**Turn Context (split turn):**\n\n" + SUMMARY in compaction["summary"]
     # and its question word for word after it: the model answers the question, not a summary of it
@@ -109,61 +113,61 @@ async def test_threshold_crossed_compacts_on_its_own(h: Harness, server: FakeMod
     assert "alpha line" in summary_request["messages"][0]["content"][0]["text"]
     # the next turn sends the summary, the kept tail, and nothing of the summarized range verbatim
     server.push(anthropic_stream(text("ok"), model="tiny-window"))
-    await h.run("thanks")
+    await anthropic_harness.run("thanks")
     body = server.requests[3].body
     first_user = body["messages"][0]["content"][0]["text"]
     assert "compacted into the following summary" in first_user and SUMMARY in first_user
     assert all("alpha line\nalpha line" not in json.dumps(m) for m in body["messages"])
-    check_turn_requests(h)
+    check_turn_requests(anthropic_harness)
 
 
 async def test_context_overflow_hides_the_attempt_compacts_and_retries_once(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(
         anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
         anthropic_stream(text("read it"), model="tiny-window"),
     )
-    await h.run("read a.txt")
+    await anthropic_harness.run("read a.txt")
     server.push(
         anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
         anthropic_stream(text(SUMMARY), model="tiny-window"),
         anthropic_stream(text("answer after compaction"), model="tiny-window"),
     )
-    events = await h.run("and now?")
+    events = await anthropic_harness.run("and now?")
     assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop"
     assert [e.reason for e in events if isinstance(e, CompactionStarted)] == ["overflow"]
-    entries = h.entries()
+    entries = anthropic_harness.entries()
     failed = [e for e in entries if e["type"] == "message" and e["message"].get("stopReason") == "error"]
     assert len(failed) == 1 and "prompt is too long" in failed[0]["message"]["errorMessage"]
     hides = [e for e in entries if e["type"] == "context_edit" and e["replacement"] is None]
     assert [x["targetId"] for x in hides] == [failed[0]["id"]]
     assert any(e["type"] == "compaction" for e in entries)
-    assert h.messages("assistant")[-1]["content"][0]["text"] == "answer after compaction"
-    p = project(h.session.index)
+    assert anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "answer after compaction"
+    p = project(anthropic_harness.session.index)
     assert (
         any(ce.entry.id == failed[0]["id"] and ce.status is Status.HIDDEN for ce in p.entries)
         or failed[0]["id"] in p.summarized_ids
     )
-    check_turn_requests(h)
+    check_turn_requests(anthropic_harness)
 
 
 async def test_after_an_overflow_the_retry_asks_the_question_verbatim(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     """Turn 1 and turn 2 each ~1,300 words in an 8,000-token window; the server refuses turn 2. The
     recovery summarized turn 2's prompt into a "Turn Context (split turn)" (pi's recovery-omission
     cut) and the retry held one user message, the summary: the model answered the summary, not the
     question. Now the retry's last message is turn 2's prompt, whole."""
     server.push(anthropic_stream(text("first answer"), model="tiny-window"))
-    await h.run("first: " + "alpha " * 1_300)
+    await anthropic_harness.run("first: " + "alpha " * 1_300)
     question = "second: " + "word " * 1_300
     server.push(
         anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
         anthropic_stream(text(SUMMARY), model="tiny-window"),  # the history before the question
         anthropic_stream(text("answer after compaction"), model="tiny-window"),
     )
-    events = await h.run(question)
+    events = await anthropic_harness.run(question)
     assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "stop", events[-4:]
     summary_request, retry = server.requests[-2].body, server.requests[-1].body
     assert is_summary_request(summary_request)
@@ -173,24 +177,24 @@ async def test_after_an_overflow_the_retry_asks_the_question_verbatim(
     assert last["role"] == "user" and last["content"][-1]["text"] == question
     assert json.dumps(SUMMARY)[1:-1] in json.dumps(retry["messages"])
     assert "split turn" not in json.dumps(retry)
-    assert h.messages("assistant")[-1]["content"][0]["text"] == "answer after compaction"
-    check_turn_requests(h)
+    assert anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "answer after compaction"
+    check_turn_requests(anthropic_harness)
 
 
 async def test_a_question_that_cannot_fit_is_one_line_and_is_not_sent_as_a_summary(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     """A prompt larger than the window itself was summarized by the recovery and the summary sent
     in its place; now one line says it cannot fit and nothing more is sent (the threshold's
     compaction before the call summarizes the history before it, never the prompt)."""
     server.push(anthropic_stream(text("first answer"), model="tiny-window"))
-    await h.run("first: " + "alpha " * 300)
+    await anthropic_harness.run("first: " + "alpha " * 300)
     server.push(
         anthropic_stream(text(SUMMARY), model="tiny-window"),  # the threshold's, before the call
         anthropic_error(400, "invalid_request_error", "prompt is too long: 12000 tokens > 8000 maximum"),
     )
     start = len(server.requests)
-    events = await h.run("paste: " + "word " * 8_000)
+    events = await anthropic_harness.run("paste: " + "word " * 8_000)
     errors = [e for e in events if isinstance(e, TurnError)]
     assert len(errors) == 1 and "\n" not in errors[0].message, errors
     assert "your message" in errors[0].message and "nothing was sent" in errors[0].message
@@ -201,12 +205,12 @@ async def test_a_question_that_cannot_fit_is_one_line_and_is_not_sent_as_a_summa
 
 
 async def test_a_server_that_keeps_refusing_is_reported_in_one_line_after_bounded_retries(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(anthropic_stream(text("first"), model="tiny-window"))
-    await h.run("hello " * 600)
+    await anthropic_harness.run("hello " * 600)
     server.push(anthropic_stream(text("second"), model="tiny-window"))
-    await h.run("more " * 600)
+    await anthropic_harness.run("more " * 600)
     overflow = anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum")
 
     def respond(request: RecordedRequest) -> Response:
@@ -218,7 +222,7 @@ async def test_a_server_that_keeps_refusing_is_reported_in_one_line_after_bounde
 
     server.responder = respond
     start = len(server.requests)
-    events = await h.run("again")
+    events = await anthropic_harness.run("again")
     errors = [e for e in events if isinstance(e, TurnError)]
     assert len(errors) == 1 and "prompt is too long" in errors[0].message and "\n" not in errors[0].message
     assert isinstance(events[-1], TurnDone) and events[-1].stop_reason == "error"
@@ -258,7 +262,7 @@ async def test_summarization_requests_never_exceed_the_window(
 
 
 async def test_a_summary_cut_off_is_asked_again_shorter_then_kept_marked(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     """A summary cut by the output limit failed the compaction ("nothing was saved"): on a 1,024-token
     window every compaction failed and the conversation could not go on. The request says the
@@ -268,92 +272,104 @@ async def test_a_summary_cut_off_is_asked_again_shorter_then_kept_marked(
         anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
         anthropic_stream(text("done"), model="tiny-window"),
     )
-    await h.run("read a.txt")
+    await anthropic_harness.run("read a.txt")
     start = len(server.requests)
     server.push(
         anthropic_stream(text("## Goal\nhalf a summ"), stop_reason="max_tokens", model="tiny-window"),
         anthropic_stream(text(SUMMARY), model="tiny-window"),
     )
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     assert any(isinstance(e, CompactionFinished) for e in events), events
     first, second = (r.body["messages"][-1]["content"][-1]["text"] for r in server.requests[start:])
     words = [
         int(t.rsplit("Keep the summary under ", 1)[1].split(" words")[0].replace(",", ""))
         for t in (first, second)
     ]
-    assert words[1] == words[0] // 2 and words[0] * 4 // 3 <= h.loop.summarizer().max_output
-    compaction = [e for e in h.entries() if e["type"] == "compaction"][-1]
+    assert words[1] == words[0] // 2 and words[0] * 4 // 3 <= anthropic_harness.loop.summarizer().max_output
+    compaction = [e for e in anthropic_harness.entries() if e["type"] == "compaction"][-1]
     assert SUMMARY in compaction["summary"] and "cut off" not in compaction["summary"]
 
     server.push(anthropic_stream(text("again"), model="tiny-window"))
-    await h.run("and more")
+    await anthropic_harness.run("and more")
     server.push(
         anthropic_stream(text("## Goal\nhalf a summ"), stop_reason="max_tokens", model="tiny-window"),
         anthropic_stream(text("## Goal\nstill half"), stop_reason="max_tokens", model="tiny-window"),
     )
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     assert any(isinstance(e, CompactionFinished) for e in events), events
-    marked = [e for e in h.entries() if e["type"] == "compaction"][-1]["summary"]
+    marked = [e for e in anthropic_harness.entries() if e["type"] == "compaction"][-1]["summary"]
     assert "## Goal\nstill half\n\n[This summary was cut off by the output limit (" in marked
 
 
 async def test_a_compaction_that_would_grow_the_context_is_not_applied(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     """A small model's summary longer than what it replaced was applied (≈1,568 → ≈2,635 tokens on
     a real llama.cpp server); now an automatic compaction's is refused, said in one line, and the
     branch stays as it was (one the user asks for is applied: its line shows both figures)."""
     server.push(anthropic_stream(text("short answer"), model="tiny-window"))
-    await h.run("a short question")
-    size = h.session.path.stat().st_size
+    await anthropic_harness.run("a short question")
+    size = anthropic_harness.session.path.stat().st_size
     server.push(
         anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum"),
         anthropic_stream(text("## Goal\n" + "padding words " * 600), model="tiny-window"),
         anthropic_stream(text("the answer"), model="tiny-window"),  # the retry, uncompacted
     )
-    events = await h.run("another short question")
+    events = await anthropic_harness.run("another short question")
     failed = [e for e in events if isinstance(e, CompactionFailed)]
     assert len(failed) == 1 and "would make the context larger" in failed[0].message, events
     assert "nothing was applied" in failed[0].message and "\n" not in failed[0].message
     assert not any(isinstance(e, CompactionFinished) for e in events)
     assert (
-        events[-1] == TurnDone("stop") and h.messages("assistant")[-1]["content"][0]["text"] == "the answer"
+        events[-1] == TurnDone("stop")
+        and anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "the answer"
     )
-    assert not any(e["type"] == "compaction" for e in h.entries())
-    assert h.session.path.stat().st_size > size  # the turn's entries, appended; nothing rewritten
+    assert not any(e["type"] == "compaction" for e in anthropic_harness.entries())
+    assert (
+        anthropic_harness.session.path.stat().st_size > size
+    )  # the turn's entries, appended; nothing rewritten
 
 
-async def test_undo_restores_the_view_before_the_compaction(h: Harness, server: FakeModelServer) -> None:
+async def test_undo_restores_the_view_before_the_compaction(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(
         anthropic_stream(tool_use("c1", "read", {"path": "a.txt"}), model="tiny-window"),
         anthropic_stream(text("done"), model="tiny-window"),
     )
-    await h.run("read a.txt")
-    before = [m.message for m in project(h.session.index).messages]
+    await anthropic_harness.run("read a.txt")
+    before = [m.message for m in project(anthropic_harness.session.index).messages]
     server.push(anthropic_stream(text(SUMMARY), model="tiny-window"))
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     assert any(isinstance(e, CompactionFinished) for e in events)
-    assert [m.message for m in project(h.session.index).messages] != before
-    size = h.session.path.stat().st_size
-    undo_compaction(h.session)
-    assert [m.message for m in project(h.session.index).messages] == before
-    assert h.session.path.read_bytes()[:size] == h.session.path.read_bytes()[:size]  # appended, not rewritten
+    assert [m.message for m in project(anthropic_harness.session.index).messages] != before
+    size = anthropic_harness.session.path.stat().st_size
+    undo_compaction(anthropic_harness.session)
+    assert [m.message for m in project(anthropic_harness.session.index).messages] == before
+    assert (
+        anthropic_harness.session.path.read_bytes()[:size]
+        == anthropic_harness.session.path.read_bytes()[:size]
+    )  # appended, not rewritten
 
 
-async def test_branch_summary_under_the_new_position(h: Harness, server: FakeModelServer) -> None:
+async def test_branch_summary_under_the_new_position(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(anthropic_stream(text("plan A it is"), model="tiny-window"))
-    await h.run("try plan A")
-    plan_a_user = next(e for e in h.entries() if e["type"] == "message" and e["message"]["role"] == "user")
+    await anthropic_harness.run("try plan A")
+    plan_a_user = next(
+        e for e in anthropic_harness.entries() if e["type"] == "message" and e["message"]["role"] == "user"
+    )
     target = plan_a_user["parentId"]
     server.push(anthropic_stream(text("## Goal\nPlan A was tried."), model="tiny-window"))
-    events = [e async for e in h.loop.branch_with_summary(target)]
+    events = [e async for e in anthropic_harness.loop.branch_with_summary(target)]
     assert any(isinstance(e, CompactionFinished) for e in events), events
-    summary = h.entries()[-1]
+    summary = anthropic_harness.entries()[-1]
     assert summary["type"] == "branch_summary" and summary["parentId"] == target
     assert summary["summary"].startswith("The user explored a different conversation branch")
     assert "Plan A was tried." in summary["summary"]
     assert "plan A it is" in server.requests[-1].body["messages"][0]["content"][0]["text"]
-    view = project(h.session.index).messages
+    view = project(anthropic_harness.session.index).messages
     assert view[-1].kind == "branchSummary" and view[-1].role == "user"
 
 
@@ -405,7 +421,9 @@ def test_cli_compact_preview_undo_and_a_real_compaction(server: FakeModelServer,
     assert out.returncode == 1 and "no compaction on the active branch" in out.stderr
 
 
-async def test_the_preview_and_the_result_are_one_estimate(h: Harness, server: FakeModelServer) -> None:
+async def test_the_preview_and_the_result_are_one_estimate(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     """The preview said "1,627 → 232" and the result "1,627 → about 1,978": the preview
     left out the system prompt and tools. Both are now the panel's figure of the next request."""
     from agent_tui.agent.compaction import estimated_after, preview
@@ -417,22 +435,22 @@ async def test_the_preview_and_the_result_are_one_estimate(h: Harness, server: F
         anthropic_stream(text("done"), model="tiny-window"),
         anthropic_stream(text("and the next one"), model="tiny-window"),
     )
-    await h.run("read a.txt")
-    await h.run("go on")
+    await anthropic_harness.run("read a.txt")
+    await anthropic_harness.run("go on")
     settings = CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400)
-    plan = preview(h.session, settings)
+    plan = preview(anthropic_harness.session, settings)
     assert plan is not None
-    projection = project(h.session.index)
+    projection = project(anthropic_harness.session.index)
     guess = estimated_after(plan)
     system_and_tools = context_tokens(projection).tokens - plan.tokens_before  # 0: same projection
     assert system_and_tools == 0 and guess > plan.kept_tokens  # the system prompt and tools count too
     server.push(anthropic_stream(text(SUMMARY), model="tiny-window"))
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     finished = next(e for e in events if isinstance(e, CompactionFinished))
-    compaction = next(e for e in h.entries() if e["type"] == "compaction")
+    compaction = next(e for e in anthropic_harness.entries() if e["type"] == "compaction")
     # the same function on the plan with the real summary gives exactly the result
     assert tokens_after_compaction(projection, plan, compaction["summary"]) == finished.tokens_after
-    assert finished.tokens_after == context_tokens(project(h.session.index)).tokens
+    assert finished.tokens_after == context_tokens(project(anthropic_harness.session.index)).tokens
     # and the preview is that function with a summary of the guessed size, so the two differ by the
     # summary's size alone
     same_size = "x" * (len(compaction["summary"]))

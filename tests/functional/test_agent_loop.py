@@ -53,9 +53,9 @@ def of(events: list[Any], kind: type) -> list[Any]:
 # -- streamed text ------------------------------------------------------------------------------
 
 
-async def test_streamed_text_turn(h: Harness, server: FakeModelServer) -> None:
+async def test_streamed_text_turn(anthropic_harness: Harness, server: FakeModelServer) -> None:
     server.push(anthropic_stream(text("Hello there, how can I help?"), input_tokens=42, output_tokens=7))
-    events = await h.run("hi")
+    events = await anthropic_harness.run("hi")
 
     deltas = "".join(e.text for e in of(events, TextDelta))
     assert deltas == "Hello there, how can I help?"
@@ -63,7 +63,7 @@ async def test_streamed_text_turn(h: Harness, server: FakeModelServer) -> None:
     assert events[-1] == TurnDone("stop")
     assert not of(events, TurnError)
 
-    entries = h.entries()
+    entries = anthropic_harness.entries()
     assert [e["type"] for e in entries] == ["model_change", "message", "message", "message"]
     assert entries[0]["provider"] == "anthropic" and entries[0]["modelId"] == "claude-sonnet-5-5"
     roles = [e["message"]["role"] for e in entries[1:]]
@@ -79,7 +79,7 @@ async def test_streamed_text_turn(h: Harness, server: FakeModelServer) -> None:
         "ls",
         "web_fetch",
     ]
-    assert str(h.workdir.resolve()) in system["sections"]["cwd"]
+    assert str(anthropic_harness.workdir.resolve()) in system["sections"]["cwd"]
     user = entries[2]["message"]
     assert user["content"] == [{"type": "text", "text": "hi"}]
     assistant = entries[3]["message"]
@@ -117,100 +117,102 @@ async def test_streamed_text_turn(h: Harness, server: FakeModelServer) -> None:
     assert "agent-tui" in body["system"][0]["text"]
     headers = server.requests[0].headers
     assert "sk-test-key" in (headers.get("x-api-key", "") + headers.get("authorization", ""))
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_second_turn_reuses_system_prompt_and_sends_history(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(anthropic_stream(text("One.")), anthropic_stream(text("Two.")))
-    await h.run("first")
-    await h.run("second")
-    systems = h.messages("system")
+    await anthropic_harness.run("first")
+    await anthropic_harness.run("second")
+    systems = anthropic_harness.messages("system")
     assert len(systems) == 1  # unchanged prompt and tools: nothing new appended
-    assert [e["type"] for e in h.entries()].count("model_change") == 1
+    assert [e["type"] for e in anthropic_harness.entries()].count("model_change") == 1
     second = server.requests[1].body["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
     assert second[1]["content"] == [{"type": "text", "text": "One."}]
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_agents_md_is_in_the_prompt_and_a_change_appends_a_patch(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    (h.workdir / "AGENTS.md").write_text("Always answer in French.\n")
+    (anthropic_harness.workdir / "AGENTS.md").write_text("Always answer in French.\n")
     server.push(anthropic_stream(text("Oui.")), anthropic_stream(text("D'accord.")))
-    await h.run("hello")
+    await anthropic_harness.run("hello")
     assert "Always answer in French." in server.requests[0].body["system"][0]["text"]
-    (h.workdir / "AGENTS.md").write_text("Always answer in German.\n")
-    await h.run("again")
-    systems = h.messages("system")
+    (anthropic_harness.workdir / "AGENTS.md").write_text("Always answer in German.\n")
+    await anthropic_harness.run("again")
+    systems = anthropic_harness.messages("system")
     assert len(systems) == 2
     assert set(systems[1]["sections"]) == {"project_context"}  # only the changed section
     assert "toolsAdded" not in systems[1]
     prompt = server.requests[1].body["system"][0]["text"]
     assert "German" in prompt and "French" not in prompt
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_thinking_blocks_keep_their_signature_and_are_sent_back(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(
         anthropic_stream(thinking("Let me think about it.", signature="sig-123"), text("Answer.")),
         anthropic_stream(text("Done.")),
     )
-    events = await h.run("q1")
+    events = await anthropic_harness.run("q1")
     assert "".join(e.text for e in of(events, ThinkingDelta)) == "Let me think about it."
-    assistant = h.messages("assistant")[0]
+    assistant = anthropic_harness.messages("assistant")[0]
     assert assistant["content"][0] == {
         "type": "thinking",
         "thinking": "Let me think about it.",
         "thinkingSignature": "sig-123",
     }
-    await h.run("q2")
+    await anthropic_harness.run("q2")
     sent = server.requests[1].body["messages"][1]["content"][0]
     assert sent == {"type": "thinking", "thinking": "Let me think about it.", "signature": "sig-123"}
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 # -- tool use -------------------------------------------------------------------------------------
 
 
-async def test_tool_loop_reads_a_file_and_answers(h: Harness, server: FakeModelServer) -> None:
-    (h.workdir / "notes.txt").write_text("the secret word is banana\n")
+async def test_tool_loop_reads_a_file_and_answers(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    (anthropic_harness.workdir / "notes.txt").write_text("the secret word is banana\n")
     server.push(
         anthropic_stream(text("Reading."), tool_use("toolu_r1", "read", {"path": "notes.txt"})),
         anthropic_stream(text("It says banana.")),
     )
-    events = await h.run("what does notes.txt say?")
-    reading = h.messages("assistant")[0]
+    events = await anthropic_harness.run("what does notes.txt say?")
+    reading = anthropic_harness.messages("assistant")[0]
     # block 1, after the text, with the timestamp its message has (pi's message_start takes it)
     assert of(events, ToolCallStreaming) == [ToolCallStreaming("toolu_r1", "read", 1, reading["timestamp"])]
     assert {d.timestamp for d in of(events, TextDelta)} == {
         reading["timestamp"],
-        h.messages("assistant")[1]["timestamp"],
+        anthropic_harness.messages("assistant")[1]["timestamp"],
     }
     assert of(events, ToolStarted) == [ToolStarted("toolu_r1", "read", {"path": "notes.txt"})]
     finished = of(events, ToolFinished)
     assert [(f.call_id, f.is_error) for f in finished] == [("toolu_r1", False)]
     assert events[-1] == TurnDone("stop")
 
-    result = h.messages("toolResult")[0]
+    result = anthropic_harness.messages("toolResult")[0]
     assert result["toolCallId"] == "toolu_r1" and result["toolName"] == "read"
     assert result["content"] == [{"type": "text", "text": "the secret word is banana\n"}]
     assert result["isError"] is False
-    assert finished[0].entry_id == h.entries()[-2]["id"]
+    assert finished[0].entry_id == anthropic_harness.entries()[-2]["id"]
 
     second = server.requests[1].body["messages"]
     assert second[-1]["content"][0]["type"] == "tool_result"
     assert second[-1]["content"][0]["tool_use_id"] == "toolu_r1"
     assert second[-1]["content"][0]["content"][0]["text"] == "the secret word is banana\n"
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_parallel_tool_calls_run_concurrently_and_append_in_call_order(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     def job(name: str, seconds: float) -> str:  # records when it ran, prints its name
         return f"date +%s.%N > {name}.start; sleep {seconds}; date +%s.%N > {name}.end; echo {name}"
@@ -223,21 +225,23 @@ async def test_parallel_tool_calls_run_concurrently_and_append_in_call_order(
         ),
         anthropic_stream(text("All three done.")),
     )
-    events = await h.run("run three commands")
+    events = await anthropic_harness.run("run three commands")
 
     def at(name: str) -> float:
-        return float((h.workdir / name).read_text())
+        return float((anthropic_harness.workdir / name).read_text())
 
     # Each later call started before the slow first one finished: they ran at the same time.
     assert at("fast.start") < at("slow.end") and at("mid.start") < at("slow.end")
-    results = h.messages("toolResult")
+    results = anthropic_harness.messages("toolResult")
     assert [r["toolCallId"] for r in results] == ["toolu_slow", "toolu_fast", "toolu_mid"]
     assert [r["content"][0]["text"].strip() for r in results] == ["slow", "fast", "mid"]
     assert [e.call_id for e in of(events, ToolFinished)] == ["toolu_slow", "toolu_fast", "toolu_mid"]
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_failing_tools_give_error_results_the_model_sees(h: Harness, server: FakeModelServer) -> None:
+async def test_failing_tools_give_error_results_the_model_sees(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(
         anthropic_stream(
             tool_use("toolu_a", "read", {"path": "missing.txt"}),
@@ -247,8 +251,8 @@ async def test_failing_tools_give_error_results_the_model_sees(h: Harness, serve
         ),
         anthropic_stream(text("Noted the failures.")),
     )
-    events = await h.run("try things")
-    results = {r["toolCallId"]: r for r in h.messages("toolResult")}
+    events = await anthropic_harness.run("try things")
+    results = {r["toolCallId"]: r for r in anthropic_harness.messages("toolResult")}
     assert all(r["isError"] for r in results.values())
     assert "missing.txt" in results["toolu_a"]["content"][0]["text"]
     assert results["toolu_b"]["content"][0]["text"] == "oops\n\n\nCommand exited with code 3"
@@ -258,16 +262,18 @@ async def test_failing_tools_give_error_results_the_model_sees(h: Harness, serve
     sent = server.requests[1].body["messages"][-1]["content"]
     assert [block.get("is_error") for block in sent] == [True, True, True, True]
     assert events[-1] == TurnDone("stop")
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_huge_tool_output_is_truncated_and_saved(h: Harness, server: FakeModelServer) -> None:
+async def test_huge_tool_output_is_truncated_and_saved(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(
         anthropic_stream(tool_use("toolu_big", "bash", {"command": "seq 1 100000"})),
         anthropic_stream(text("That was long.")),
     )
-    await h.run("print a lot")
-    result = h.messages("toolResult")[0]
+    await anthropic_harness.run("print a lot")
+    result = anthropic_harness.messages("toolResult")[0]
     shown = result["content"][0]["text"]
     assert len(shown.encode()) < 60 * 1024
     assert shown.startswith("98001\n")  # the last 2,000 lines
@@ -277,28 +283,30 @@ async def test_huge_tool_output_is_truncated_and_saved(h: Harness, server: FakeM
     sent = server.requests[1].body["messages"][-1]["content"][0]["content"][0]["text"]
     assert sent == shown  # the session keeps what the model was shown
     full.unlink()
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_tool_calls_cut_by_the_token_limit_are_not_run(h: Harness, server: FakeModelServer) -> None:
+async def test_tool_calls_cut_by_the_token_limit_are_not_run(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(
         anthropic_stream(
             tool_use("toolu_w", "write", {"path": "a.txt", "content": "x"}), stop_reason="max_tokens"
         ),
         anthropic_stream(text("I will retry.")),
     )
-    await h.run("write a file")
-    assert not (h.workdir / "a.txt").exists()
-    result = h.messages("toolResult")[0]
+    await anthropic_harness.run("write a file")
+    assert not (anthropic_harness.workdir / "a.txt").exists()
+    result = anthropic_harness.messages("toolResult")[0]
     assert result["isError"] and "output token limit" in result["content"][0]["text"]
-    assert h.messages("assistant")[0]["stopReason"] == "length"
-    h.assert_requests_match_context()
+    assert anthropic_harness.messages("assistant")[0]["stopReason"] == "length"
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_continue_without_prompt(h: Harness, server: FakeModelServer) -> None:
+async def test_continue_without_prompt(anthropic_harness: Harness, server: FakeModelServer) -> None:
     server.push(anthropic_stream(text("Hi.")))
-    await h.run("hello")
-    events = await h.run(None)  # the last message is the model's: nothing to continue
+    await anthropic_harness.run("hello")
+    events = await anthropic_harness.run(None)  # the last message is the model's: nothing to continue
     assert of(events, TurnError) and events[-1] == TurnDone("error")
     assert len(server.requests) == 1
 
@@ -306,42 +314,44 @@ async def test_continue_without_prompt(h: Harness, server: FakeModelServer) -> N
 # -- aborts ---------------------------------------------------------------------------------------
 
 
-async def test_abort_mid_stream_keeps_the_partial_message(h: Harness, server: FakeModelServer) -> None:
+async def test_abort_mid_stream_keeps_the_partial_message(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     words = " ".join(f"word{i}" for i in range(200))
     server.push(anthropic_stream(text(words)).slow(50))
     events: list[Any] = []
-    async for event in h.loop.run("talk slowly"):
+    async for event in anthropic_harness.loop.run("talk slowly"):
         events.append(event)
         if isinstance(event, TextDelta) and len(of(events, TextDelta)) == 3:
-            h.loop.abort()
+            anthropic_harness.loop.abort()
     assert events[-1] == TurnDone("aborted")
     assert not of(events, TurnError)
-    assistant = h.messages("assistant")[0]
+    assistant = anthropic_harness.messages("assistant")[0]
     assert assistant["stopReason"] == "aborted"
     partial = assistant["content"][0]["text"]
     assert partial.startswith("word0 word1 word2") and len(partial) < len(words)
     # The next request is valid: the aborted message is left out, the new prompt follows the old one.
     server.push(anthropic_stream(text("Fine.")))
-    await h.run("ok, short answer")
+    await anthropic_harness.run("ok, short answer")
     messages = server.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["user"]
     assert [b["text"] for b in messages[0]["content"]] == ["talk slowly", "ok, short answer"]
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_abort_before_the_first_byte(h: Harness, server: FakeModelServer) -> None:
+async def test_abort_before_the_first_byte(anthropic_harness: Harness, server: FakeModelServer) -> None:
     server.push(Hang(10))
-    run = h.loop.run("hello?")
+    run = anthropic_harness.loop.run("hello?")
     task = asyncio.ensure_future(_collect(run))
     for _ in range(500):  # the request reached the server (which sends nothing): abort only then
         if server.requests:
             break
         await asyncio.sleep(0.01)
     assert len(server.requests) == 1
-    h.loop.abort()
+    anthropic_harness.loop.abort()
     events = await asyncio.wait_for(task, 5)
     assert events[-1] == TurnDone("aborted")
-    assistant = h.messages("assistant")[0]
+    assistant = anthropic_harness.messages("assistant")[0]
     assert assistant["stopReason"] == "aborted" and assistant["content"] == []
     assert assistant["errorMessage"] == "Request was aborted"
 
@@ -351,9 +361,9 @@ async def _collect(run: AsyncIterator[Any]) -> list[Any]:
 
 
 async def test_abort_mid_tool_kills_the_process_group_and_answers_every_call(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    pidfile = h.workdir / "child.pid"
+    pidfile = anthropic_harness.workdir / "child.pid"
     server.push(
         anthropic_stream(
             tool_use("toolu_quick", "bash", {"command": "echo quick"}),
@@ -363,16 +373,16 @@ async def test_abort_mid_tool_kills_the_process_group_and_answers_every_call(
     )
     events: list[Any] = []
     # the sleep outlives the test's timeout: the turn ends only if the abort ends the command
-    async for event in h.loop.run("start a long job"):
+    async for event in anthropic_harness.loop.run("start a long job"):
         events.append(event)
         if isinstance(event, ToolStarted) and event.call_id == "toolu_read":
             for _ in range(100):
                 if pidfile.exists() and pidfile.read_text().strip():
                     break
                 await asyncio.sleep(0.02)
-            h.loop.abort()
+            anthropic_harness.loop.abort()
     assert events[-1] == TurnDone("aborted")
-    results = {r["toolCallId"]: r for r in h.messages("toolResult")}
+    results = {r["toolCallId"]: r for r in anthropic_harness.messages("toolResult")}
     assert set(results) == {"toolu_quick", "toolu_sleep", "toolu_read"}
     assert results["toolu_sleep"]["isError"] is True
     assert "Command aborted" in results["toolu_sleep"]["content"][0]["text"]
@@ -384,11 +394,11 @@ async def test_abort_mid_tool_kills_the_process_group_and_answers_every_call(
     assert not _alive(child), "the background sleep survived the abort"
     # The next request is valid: every call has its result.
     server.push(anthropic_stream(text("Stopped.")))
-    await h.run("what happened?")
+    await anthropic_harness.run("what happened?")
     last = server.requests[-1].body["messages"]
     ids = [b["tool_use_id"] for b in last[2]["content"] if b["type"] == "tool_result"]
     assert ids == ["toolu_quick", "toolu_sleep", "toolu_read"]
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 def _alive(pid: int) -> bool:
@@ -406,14 +416,14 @@ def _alive(pid: int) -> bool:
 # -- errors and retries -------------------------------------------------------------------------
 
 
-async def test_429_with_retry_after_is_retried(h: Harness, server: FakeModelServer) -> None:
+async def test_429_with_retry_after_is_retried(anthropic_harness: Harness, server: FakeModelServer) -> None:
     server.push(
         anthropic_error(
             429, "rate_limit_error", "Number of requests has exceeded your rate limit", retry_after="1"
         ),
         anthropic_stream(text("Made it.")),
     )
-    events = await h.run("hello")
+    events = await anthropic_harness.run("hello")
     retries = of(events, Retrying)
     assert len(retries) == 1 and retries[0].attempt == 1
     assert retries[0].delay == pytest.approx(1.0)  # retry-after wins over the 0.01 s backoff
@@ -421,26 +431,28 @@ async def test_429_with_retry_after_is_retried(h: Harness, server: FakeModelServ
     gap = server.requests[1].received - server.requests[0].received
     assert gap >= 0.95
     assert events[-1] == TurnDone("stop")
-    assistants = h.messages("assistant")
+    assistants = anthropic_harness.messages("assistant")
     assert [a["stopReason"] for a in assistants] == ["error", "stop"]
     assert "429" in assistants[0]["errorMessage"]
     assert server.requests[0].body == server.requests[1].body  # the failed attempt is not sent back
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_529_overloaded_gives_up_after_three_retries(h: Harness, server: FakeModelServer) -> None:
+async def test_529_overloaded_gives_up_after_three_retries(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     for _ in range(4):
         server.push(anthropic_error(529, "overloaded_error", "Overloaded", retry_after_ms="20"))
-    events = await h.run("hello")
+    events = await anthropic_harness.run("hello")
     assert len(server.requests) == 4
     assert [r.attempt for r in of(events, Retrying)] == [1, 2, 3]
     errors = of(events, TurnError)
     assert len(errors) == 1 and events[-1] == TurnDone("error")
     assert "overloaded" in errors[0].message.lower() and "gave up after 3 retries" in errors[0].message
-    assistants = h.messages("assistant")
+    assistants = anthropic_harness.messages("assistant")
     assert [a["stopReason"] for a in assistants] == ["error"] * 4
     assert assistants[-1]["errorMessage"] == errors[0].message
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_500_is_retried_with_backoff(server: FakeModelServer, tmp_path: Path) -> None:
@@ -461,75 +473,77 @@ async def test_500_is_retried_with_backoff(server: FakeModelServer, tmp_path: Pa
 
 
 async def test_overloaded_error_event_inside_the_stream_is_retried(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(
         anthropic_stream(text("Starting"), error={"type": "overloaded_error", "message": "Overloaded"}),
         anthropic_stream(text("Second try works.")),
     )
-    events = await h.run("hello")
+    events = await anthropic_harness.run("hello")
     assert len(of(events, Retrying)) == 1
-    first = h.messages("assistant")[0]
+    first = anthropic_harness.messages("assistant")[0]
     assert first["stopReason"] == "error" and first["content"] == [{"type": "text", "text": "Starting"}]
     assert "overloaded_error" in first["errorMessage"]
     assert events[-1] == TurnDone("stop")
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_stream_dropped_half_way_records_the_partial_and_retries(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(
         anthropic_stream(text("This answer will be cut off in the middle")).dropped(6),
         anthropic_stream(text("Complete answer.")),
     )
-    events = await h.run("hello")
+    events = await anthropic_harness.run("hello")
     assert len(of(events, Retrying)) == 1
     assert "closed the connection mid-reply" in of(events, Retrying)[0].reason
-    first, second = h.messages("assistant")
+    first, second = anthropic_harness.messages("assistant")
     assert first["stopReason"] == "error"
     assert first["content"][0]["text"].startswith("This answer")
     assert "closed the connection mid-reply" in first["errorMessage"]
     assert second["stopReason"] == "stop"
     assert server.requests[0].body == server.requests[1].body
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_stream_ending_without_stop_reason_is_an_error(h: Harness, server: FakeModelServer) -> None:
+async def test_stream_ending_without_stop_reason_is_an_error(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(anthropic_stream(text("truncated"), stop=False), anthropic_stream(text("ok")))
-    events = await h.run("hello")
+    events = await anthropic_harness.run("hello")
     assert "without a stop reason" in of(events, Retrying)[0].reason
     assert events[-1] == TurnDone("stop")
 
 
-async def test_bad_key_is_not_retried(h: Harness, server: FakeModelServer) -> None:
+async def test_bad_key_is_not_retried(anthropic_harness: Harness, server: FakeModelServer) -> None:
     server.push(anthropic_error(401, "authentication_error", "invalid x-api-key"))
-    events = await h.run("hello")
+    events = await anthropic_harness.run("hello")
     assert len(server.requests) == 1
     assert not of(events, Retrying)
     (error,) = of(events, TurnError)
     assert "API key was rejected" in error.message and "invalid x-api-key" in error.message
     assert "ANTHROPIC_API_KEY" in error.message
     assert events[-1] == TurnDone("error")
-    assert h.messages("assistant")[0]["errorMessage"] == error.message
-    text_of_file = h.session.path.read_text()
+    assert anthropic_harness.messages("assistant")[0]["errorMessage"] == error.message
+    text_of_file = anthropic_harness.session.path.read_text()
     assert "sk-test-key" not in text_of_file
 
 
-async def test_refusal_is_an_error_without_retry(h: Harness, server: FakeModelServer) -> None:
+async def test_refusal_is_an_error_without_retry(anthropic_harness: Harness, server: FakeModelServer) -> None:
     server.push(anthropic_stream(text("I can't"), stop_reason="refusal"))
-    events = await h.run("do something bad")
+    events = await anthropic_harness.run("do something bad")
     assert len(server.requests) == 1
     assert of(events, TurnError)[0].message == "The model refused to complete the request"
-    assert h.messages("assistant")[0]["stopReason"] == "error"
+    assert anthropic_harness.messages("assistant")[0]["stopReason"] == "error"
 
 
 # -- OpenAI Chat Completions ----------------------------------------------------------------------
 
 
-async def test_openai_tool_loop_with_parallel_calls(oh: Harness, server: FakeModelServer) -> None:
-    (oh.workdir / "a.txt").write_text("alpha\n")
-    (oh.workdir / "b.txt").write_text("beta\n")
+async def test_openai_tool_loop_with_parallel_calls(openai_harness: Harness, server: FakeModelServer) -> None:
+    (openai_harness.workdir / "a.txt").write_text("alpha\n")
+    (openai_harness.workdir / "b.txt").write_text("beta\n")
     server.push(
         openai_stream(
             "Reading both.",
@@ -539,9 +553,9 @@ async def test_openai_tool_loop_with_parallel_calls(oh: Harness, server: FakeMod
         ),
         openai_stream("alpha and beta"),
     )
-    events = await oh.run("read a and b")
+    events = await openai_harness.run("read a and b")
     assert "".join(e.text for e in of(events, TextDelta)) == "Reading both.alpha and beta"
-    assistant = oh.messages("assistant")[0]
+    assistant = openai_harness.messages("assistant")[0]
     assert assistant["api"] == "openai-completions" and assistant["provider"] == "openai"
     assert assistant["content"] == [
         {"type": "text", "text": "Reading both."},
@@ -555,14 +569,16 @@ async def test_openai_tool_loop_with_parallel_calls(oh: Harness, server: FakeMod
     assert [(m["tool_call_id"], m["content"]) for m in tools] == [("call_a", "alpha\n"), ("call_b", "beta\n")]
     assert server.requests[0].headers["authorization"] == "Bearer sk-test-key"
     assert server.requests[0].path == "/v1/chat/completions"
-    oh.assert_requests_match_context()
+    openai_harness.assert_requests_match_context()
 
 
-async def test_openai_reasoning_content_becomes_thinking(oh: Harness, server: FakeModelServer) -> None:
+async def test_openai_reasoning_content_becomes_thinking(
+    openai_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(openai_stream("42", reasoning="Six times seven."))
-    events = await oh.run("6*7?")
+    events = await openai_harness.run("6*7?")
     assert "".join(e.text for e in of(events, ThinkingDelta)) == "Six times seven."
-    content = oh.messages("assistant")[0]["content"]
+    content = openai_harness.messages("assistant")[0]["content"]
     assert content[0] == {
         "type": "thinking",
         "thinking": "Six times seven.",
@@ -571,35 +587,37 @@ async def test_openai_reasoning_content_becomes_thinking(oh: Harness, server: Fa
     assert content[1] == {"type": "text", "text": "42"}
 
 
-async def test_openai_errors_and_retries(oh: Harness, server: FakeModelServer) -> None:
+async def test_openai_errors_and_retries(openai_harness: Harness, server: FakeModelServer) -> None:
     server.push(
         openai_error(429, "Rate limit reached", "requests", retry_after_ms="10"),
         openai_stream("fine").dropped(3),
         openai_stream("fine now"),
     )
-    events = await oh.run("hello")
+    events = await openai_harness.run("hello")
     assert len(of(events, Retrying)) == 2
-    assert [a["stopReason"] for a in oh.messages("assistant")] == ["error", "error", "stop"]
-    oh.assert_requests_match_context()
+    assert [a["stopReason"] for a in openai_harness.messages("assistant")] == ["error", "error", "stop"]
+    openai_harness.assert_requests_match_context()
 
 
-async def test_openai_quota_429_is_not_retried(oh: Harness, server: FakeModelServer) -> None:
+async def test_openai_quota_429_is_not_retried(openai_harness: Harness, server: FakeModelServer) -> None:
     server.push(openai_error(429, "You exceeded your current quota", "insufficient_quota"))
-    events = await oh.run("hello")
+    events = await openai_harness.run("hello")
     assert len(server.requests) == 1 and not of(events, Retrying)
     assert "quota" in of(events, TurnError)[0].message
 
 
-async def test_model_switch_appends_a_model_change(h: Harness, server: FakeModelServer) -> None:
+async def test_model_switch_appends_a_model_change(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(anthropic_stream(text("A")), anthropic_stream(text("B", chunks=1), model="claude-haiku-5-5"))
-    await h.run("one")
-    h.loop.model = "claude-haiku-5-5"
-    await h.run("two")
-    changes = [e for e in h.entries() if e["type"] == "model_change"]
+    await anthropic_harness.run("one")
+    anthropic_harness.loop.model = "claude-haiku-5-5"
+    await anthropic_harness.run("two")
+    changes = [e for e in anthropic_harness.entries() if e["type"] == "model_change"]
     assert [c["modelId"] for c in changes] == ["claude-sonnet-5-5", "claude-haiku-5-5"]
     assert server.requests[1].body["model"] == "claude-haiku-5-5"
-    assert h.messages("assistant")[1]["model"] == "claude-haiku-5-5"
-    h.assert_requests_match_context()
+    assert anthropic_harness.messages("assistant")[1]["model"] == "claude-haiku-5-5"
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_request_log_has_every_body_and_no_key(server: FakeModelServer, tmp_path: Path) -> None:
@@ -701,15 +719,20 @@ async def test_openai_reasoning_effort_per_model_overrides_from_the_config(
 
 
 async def test_a_slow_fsync_does_not_freeze_the_event_loop(
-    h: Harness, server: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+    anthropic_harness: Harness, server: FakeModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The app answers keys on the agent's event loop: a disk that takes 200 ms per fsync must
     not stop it. Each entry is still fsynced before it is acknowledged."""
     import threading
 
-    assert h.session.writer is not None and h.session.writer.fsync.value == "always"
+    assert (
+        anthropic_harness.session.writer is not None
+        and anthropic_harness.session.writer.fsync.value == "always"
+    )
     server.push(anthropic_stream(text("warm")))
-    await h.run("a first turn imports the SDK (the app does that in a thread after its first frame)")
+    await anthropic_harness.run(
+        "a first turn imports the SDK (the app does that in a thread after its first frame)"
+    )
     real_fsync = os.fsync
     synced_from: list[bool] = []
 
@@ -720,7 +743,7 @@ async def test_a_slow_fsync_does_not_freeze_the_event_loop(
 
     monkeypatch.setattr(os, "fsync", slow_fsync)
     server.push(anthropic_stream(text("hello")))
-    events = await h.run("hi")
+    events = await anthropic_harness.run("hi")
     appended = [e for e in events if isinstance(e, EntryAppended)]
     assert len(appended) >= 2 and len(synced_from) >= len(appended)  # every entry was fsynced
     # off the event loop's thread, the loop answers meanwhile (how long it stalls: a bench figure)

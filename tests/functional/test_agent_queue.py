@@ -99,23 +99,28 @@ async def test_steering_typed_mid_tool_lands_after_the_result_and_before_the_nex
 
 
 async def test_a_follow_up_starts_another_call_once_the_agent_would_stop(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     gate = __import__("threading").Event()
     first = anthropic_stream(text("First answer."))
     first.gate, first.gate_at = gate, 1
     server.push(first, anthropic_stream(text("Second answer.")))
-    run = asyncio.ensure_future(collect(h.loop.run("one")))
+    run = asyncio.ensure_future(collect(anthropic_harness.loop.run("one")))
     while not server.requests:
         await asyncio.sleep(0.01)
-    h.loop.queue.follow_up("and then two")
+    anthropic_harness.loop.queue.follow_up("and then two")
     gate.set()
     events = await run
     assert isinstance(events[-1], TurnDone)
     assert len(server.requests) == 2
     assert user_texts(server.requests[1].body)[-1] == "and then two"
-    assert [m["role"] for m in h.messages()][-4:] == ["user", "assistant", "user", "assistant"]
-    h.assert_requests_match_context()
+    assert [m["role"] for m in anthropic_harness.messages()][-4:] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_one_at_a_time_delivers_one_steering_message_per_model_call(

@@ -26,8 +26,8 @@ from tests.support.fake_model_server import FakeModelServer, anthropic_stream, t
 __all__ = ["pi", "zone"]  # pi 1.6 under node, and a time zone with an offset: fixtures shared
 
 
-def _customs(h: Harness, kind: str) -> list[dict[str, Any]]:
-    return [e for e in h.entries() if e["type"] == "custom" and e["customType"] == kind]
+def _customs(anthropic_harness: Harness, kind: str) -> list[dict[str, Any]]:
+    return [e for e in anthropic_harness.entries() if e["type"] == "custom" and e["customType"] == kind]
 
 
 def _says(entry: dict[str, Any], words: str) -> bool:
@@ -35,8 +35,8 @@ def _says(entry: dict[str, Any], words: str) -> bool:
     return message.get("role") == "assistant" and message["content"][0].get("text") == words
 
 
-async def _two_turns(h: Harness, server: FakeModelServer, store: CheckpointStore) -> None:
-    h.loop.checkpoints = TurnCheckpoints(store, str(h.workdir))
+async def _two_turns(anthropic_harness: Harness, server: FakeModelServer, store: CheckpointStore) -> None:
+    anthropic_harness.loop.checkpoints = TurnCheckpoints(store, str(anthropic_harness.workdir))
     server.push(
         anthropic_stream(text("Writing."), tool_use("t1", "write", {"path": "a.txt", "content": "v1\n"})),
         anthropic_stream(text("Done.")),
@@ -46,39 +46,41 @@ async def _two_turns(h: Harness, server: FakeModelServer, store: CheckpointStore
         ),
         anthropic_stream(text("Done again.")),
     )
-    await h.run("write a.txt")
-    await h.run("now rewrite it")
+    await anthropic_harness.run("write a.txt")
+    await anthropic_harness.run("now rewrite it")
 
 
 async def test_restore_brings_back_each_turn_and_is_undone_by_the_next(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
     store = CheckpointStore(tmp_path / "store")
-    await _two_turns(h, server, store)
-    a, b = h.workdir / "a.txt", h.workdir / "b.txt"
+    await _two_turns(anthropic_harness, server, store)
+    a, b = anthropic_harness.workdir / "a.txt", anthropic_harness.workdir / "b.txt"
     assert a.read_text() == "v2\n" and b.read_text() == "b\n"
-    checkpoints = _customs(h, CHECKPOINT_TYPE)
+    checkpoints = _customs(anthropic_harness, CHECKPOINT_TYPE)
     # turn 1: before (empty folder, first) and after (a.txt added); turn 2: after (bash's changes);
     # turn 2's "before" is turn 1's state, so it is not written again
     assert [c["data"]["when"] for c in checkpoints] == ["before", "after", "after"]
     assert checkpoints[1]["data"]["files"] == {"added": ["a.txt"], "changed": [], "deleted": []}
     assert checkpoints[2]["data"]["files"] == {"added": ["b.txt"], "changed": ["a.txt"], "deleted": []}
     # the "before" entry sits between the assistant message and its result
-    entries = h.entries()
+    entries = anthropic_harness.entries()
     at = entries.index(checkpoints[0])
     assert entries[at - 1]["message"]["role"] == "assistant"
     assert entries[at + 1]["message"]["role"] == "toolResult"
-    assert h.messages("toolResult")[0]["isError"] is False
+    assert anthropic_harness.messages("toolResult")[0]["isError"] is False
 
     # the first turn's last entry: its final assistant message
     first_turn_end = next(e for e in entries if _says(e, "Done."))
-    plan = plan_restore(store, h.session, str(h.workdir), first_turn_end["id"])
+    plan = plan_restore(
+        store, anthropic_harness.session, str(anthropic_harness.workdir), first_turn_end["id"]
+    )
     assert plan.lines() == ["delete b.txt", "write  a.txt"]
     assert not plan.conflicts
     assert a.read_text() == "v2\n"  # a plan writes nothing
-    done = restore(store, h.session, str(h.workdir), first_turn_end["id"])
+    done = restore(store, anthropic_harness.session, str(anthropic_harness.workdir), first_turn_end["id"])
     assert a.read_text() == "v1\n" and not b.exists()
-    restores = _customs(h, RESTORE_TYPE)
+    restores = _customs(anthropic_harness, RESTORE_TYPE)
     assert len(restores) == 1
     assert restores[0]["data"]["files"] == {"added": [], "changed": ["a.txt"], "deleted": ["b.txt"]}
     assert restores[0]["data"]["checkpointId"] == checkpoints[1]["id"]
@@ -86,39 +88,39 @@ async def test_restore_brings_back_each_turn_and_is_undone_by_the_next(
     assert done.undo_id == checkpoints[2]["id"]
 
     assert done.undo_id is not None
-    again = restore(store, h.session, str(h.workdir), done.undo_id)
+    again = restore(store, anthropic_harness.session, str(anthropic_harness.workdir), done.undo_id)
     assert a.read_text() == "v2\n" and b.read_text() == "b\n"
     # and that restore is undone by restoring the first one's entry
     assert done.entry is not None and again.undo_id == done.entry.id
-    restore(store, h.session, str(h.workdir), again.undo_id)
+    restore(store, anthropic_harness.session, str(anthropic_harness.workdir), again.undo_id)
     assert a.read_text() == "v1\n" and not b.exists()
 
-    listed = list_checkpoints(h.session)
+    listed = list_checkpoints(anthropic_harness.session)
     assert [c["kind"] for c in listed] == ["checkpoint"] * 3 + ["restore"] * 3
     assert all({"entryId", "snapshot", "files"} <= set(c) for c in listed)
-    h.assert_requests_match_context()  # checkpoint entries never reach the model
+    anthropic_harness.assert_requests_match_context()  # checkpoint entries never reach the model
 
 
 async def test_a_file_changed_outside_the_agent_is_a_conflict(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
     store = CheckpointStore(tmp_path / "store")
-    await _two_turns(h, server, store)
-    (h.workdir / "a.txt").write_text("mine\n")  # the user's own edit, after the last turn
-    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
-    plan = plan_restore(store, h.session, str(h.workdir), first)
+    await _two_turns(anthropic_harness, server, store)
+    (anthropic_harness.workdir / "a.txt").write_text("mine\n")  # the user's own edit, after the last turn
+    first = next(e for e in anthropic_harness.entries() if _says(e, "Done."))["id"]
+    plan = plan_restore(store, anthropic_harness.session, str(anthropic_harness.workdir), first)
     assert [p for p, _ in plan.conflicts] == ["a.txt"]
     with pytest.raises(RestoreConflict):
-        restore(store, h.session, str(h.workdir), first)
-    assert (h.workdir / "a.txt").read_text() == "mine\n"
-    assert not _customs(h, RESTORE_TYPE)
-    done = restore(store, h.session, str(h.workdir), first, force=True)
+        restore(store, anthropic_harness.session, str(anthropic_harness.workdir), first)
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "mine\n"
+    assert not _customs(anthropic_harness, RESTORE_TYPE)
+    done = restore(store, anthropic_harness.session, str(anthropic_harness.workdir), first, force=True)
     # the user's edit was snapshotted first: restoring the undo point gives it back
     assert done.undo_id is not None and done.undo_id != done.plan.mark.entry.id  # type: ignore[union-attr]
-    undo = json.loads(json.dumps(h.session.index.get(done.undo_id).data))
+    undo = json.loads(json.dumps(anthropic_harness.session.index.get(done.undo_id).data))
     assert undo["data"]["when"] == "restore" and undo["data"]["files"]["changed"] == ["a.txt"]
-    restore(store, h.session, str(h.workdir), done.undo_id)
-    assert (h.workdir / "a.txt").read_text() == "mine\n"
+    restore(store, anthropic_harness.session, str(anthropic_harness.workdir), done.undo_id)
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "mine\n"
 
 
 # -- the headless commands ---------------------------------------------------------------------
@@ -133,13 +135,16 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 
 
 async def test_checkpoint_commands(
-    h: Harness, server: FakeModelServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    anthropic_harness: Harness,
+    server: FakeModelServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = CheckpointStore()  # the data dir's, as the commands use
-    await _two_turns(h, server, store)
-    monkeypatch.chdir(h.workdir)
-    file = str(h.session.path)
-    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
+    await _two_turns(anthropic_harness, server, store)
+    monkeypatch.chdir(anthropic_harness.workdir)
+    file = str(anthropic_harness.session.path)
+    first = next(e for e in anthropic_harness.entries() if _says(e, "Done."))["id"]
 
     code, out, _ = _cli(capsys, "checkpoints", file, "--json")
     listed = json.loads(out)
@@ -157,24 +162,30 @@ async def test_checkpoint_commands(
 
     code, out, _ = _cli(capsys, "restore", file, first, "--dry-run")
     assert (code, out) == (0, "delete b.txt\nwrite  a.txt\n")
-    assert (h.workdir / "b.txt").exists()
+    assert (anthropic_harness.workdir / "b.txt").exists()
 
-    h.session.close()  # the commands open the file for writing themselves
-    (h.workdir / "a.txt").write_text("mine\n")
+    anthropic_harness.session.close()  # the commands open the file for writing themselves
+    (anthropic_harness.workdir / "a.txt").write_text("mine\n")
     code, out, err = _cli(capsys, "restore", file, first)
     assert code == 2 and "conflict" in out and "nothing was written" in err
-    assert (h.workdir / "a.txt").read_text() == "mine\n" and (h.workdir / "b.txt").exists()
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "mine\n" and (
+        anthropic_harness.workdir / "b.txt"
+    ).exists()
 
     code, out, _ = _cli(capsys, "restore", file, first, "--yes")
     assert code == 0 and "write  a.txt" in out and "undo: agent-tui restore" in out
-    assert (h.workdir / "a.txt").read_text() == "v1\n" and not (h.workdir / "b.txt").exists()
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "v1\n" and not (
+        anthropic_harness.workdir / "b.txt"
+    ).exists()
     undo = out.strip().split()[-1]
     code, out, _ = _cli(capsys, "restore", file, undo)
     assert code == 0
-    assert (h.workdir / "a.txt").read_text() == "mine\n" and (h.workdir / "b.txt").read_text() == "b\n"
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "mine\n" and (
+        anthropic_harness.workdir / "b.txt"
+    ).read_text() == "b\n"
 
     # another folder is not the session's: nothing is written there
-    other = h.tmp / "elsewhere"
+    other = anthropic_harness.tmp / "elsewhere"
     other.mkdir()
     monkeypatch.chdir(other)
     code, _, err = _cli(capsys, "restore", file, first, "--yes")
@@ -185,7 +196,7 @@ async def test_checkpoint_commands(
     loose.write_text("nobody refers to me\n")
     orphan = store.snapshot(other).tree
     assert store.exists(orphan)
-    code, out, _ = _cli(capsys, "gc", "--session-dir", str(h.session.path.parent))
+    code, out, _ = _cli(capsys, "gc", "--session-dir", str(anthropic_harness.session.path.parent))
     assert code == 0 and "kept" in out
     assert not store.exists(orphan)
     assert all(store.exists(c["snapshot"]) for c in listed)
@@ -195,50 +206,54 @@ async def test_checkpoint_commands(
 
 
 async def test_the_restore_slash_command_lists_then_writes(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
     from agent_tui.agent import slash_commands
     from agent_tui.agent.agent_session import AgentSession
 
-    await _two_turns(h, server, CheckpointStore(tmp_path / "store"))
-    agent = AgentSession(h.session, h.loop)
+    await _two_turns(anthropic_harness, server, CheckpointStore(tmp_path / "store"))
+    agent = AgentSession(anthropic_harness.session, anthropic_harness.loop)
     assert "restore" in [c.name for c in slash_commands.listed(None)]  # ACP advertises it
     said = slash_commands.run(agent, slash_commands.Command("restore", ""))
     assert isinstance(said, slash_commands.Said) and len(said.text.splitlines()) == 5
-    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
+    first = next(e for e in anthropic_harness.entries() if _says(e, "Done."))["id"]
     said = slash_commands.run(agent, slash_commands.Command("restore", first))
     assert isinstance(said, slash_commands.Said)
     assert "delete b.txt" in said.text and f"/restore {first} yes" in said.text
-    assert (h.workdir / "b.txt").exists()
+    assert (anthropic_harness.workdir / "b.txt").exists()
     said = slash_commands.run(agent, slash_commands.Command("restore", f"{first} yes"))
     assert isinstance(said, slash_commands.Said) and "Undo: /restore" in said.text
-    assert (h.workdir / "a.txt").read_text() == "v1\n" and not (h.workdir / "b.txt").exists()
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "v1\n" and not (
+        anthropic_harness.workdir / "b.txt"
+    ).exists()
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 async def test_pi_projects_a_checkpointed_and_restored_session_as_before(
-    h: Harness, server: FakeModelServer, tmp_path: Path, pi: Any, zone: None
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path, pi: Any, zone: None
 ) -> None:
     store = CheckpointStore(tmp_path / "store")
-    await _two_turns(h, server, store)
-    first = next(e for e in h.entries() if _says(e, "Done."))["id"]
-    done = restore(store, h.session, str(h.workdir), first)
+    await _two_turns(anthropic_harness, server, store)
+    first = next(e for e in anthropic_harness.entries() if _says(e, "Done."))["id"]
+    done = restore(store, anthropic_harness.session, str(anthropic_harness.workdir), first)
     assert done.undo_id is not None
-    restore(store, h.session, str(h.workdir), done.undo_id)
-    entries = h.entries()
+    restore(store, anthropic_harness.session, str(anthropic_harness.workdir), done.undo_id)
+    entries = anthropic_harness.entries()
     assert sum(e["type"] == "custom" for e in entries) >= 5
     # pi 1.6 projects it (at the leaf and at every entry) exactly as agent-tui does
-    jobs = [Job(h.session.path)] + [Job(h.session.path, e["id"]) for e in entries]
+    jobs = [Job(anthropic_harness.session.path)] + [
+        Job(anthropic_harness.session.path, e["id"]) for e in entries
+    ]
     found = compare(pi, jobs)
     assert not found, "\n".join(found[:5])
 
 
 async def test_a_write_outside_the_project_is_captured_and_not_written_back(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
     store = CheckpointStore(tmp_path / "store")
-    h.loop.checkpoints = TurnCheckpoints(store, str(h.workdir))
+    anthropic_harness.loop.checkpoints = TurnCheckpoints(store, str(anthropic_harness.workdir))
     target = tmp_path / "outside.txt"
     server.push(
         anthropic_stream(
@@ -246,16 +261,20 @@ async def test_a_write_outside_the_project_is_captured_and_not_written_back(
         ),
         anthropic_stream(text("Done.")),
     )
-    await h.run("write outside")
+    await anthropic_harness.run("write outside")
     assert target.read_text() == "out\n"
-    checkpoints = _customs(h, CHECKPOINT_TYPE)
+    checkpoints = _customs(anthropic_harness, CHECKPOINT_TYPE)
     assert checkpoints[0]["data"]["outside"] == {str(target): None}
     blob = checkpoints[1]["data"]["outside"][str(target)]
     assert store.blobs([blob])[blob] == b"out\n"
     assert checkpoints[1]["data"]["files"]["outside"] == [str(target)]
-    plan = plan_restore(store, h.session, str(h.workdir), checkpoints[0]["id"])
+    plan = plan_restore(
+        store, anthropic_harness.session, str(anthropic_harness.workdir), checkpoints[0]["id"]
+    )
     assert plan.lines() == [f"delete {target}  (outside the project folder)"]
-    restore(store, h.session, str(h.workdir), checkpoints[0]["id"])
+    restore(store, anthropic_harness.session, str(anthropic_harness.workdir), checkpoints[0]["id"])
     assert target.read_text() == "out\n"  # outside the folder: said, not done
-    restore(store, h.session, str(h.workdir), checkpoints[0]["id"], outside=True)  # asked for: done
+    restore(
+        store, anthropic_harness.session, str(anthropic_harness.workdir), checkpoints[0]["id"], outside=True
+    )  # asked for: done
     assert not target.exists()

@@ -24,13 +24,15 @@ from tests.support.session_builder import Builder, assistant, user
 PI_COST_KEYS = {"input", "output", "cacheRead", "cacheWrite", "total"}
 
 
-async def test_each_reply_records_its_cost_as_pi_does(h: Harness, server: FakeModelServer) -> None:
+async def test_each_reply_records_its_cost_as_pi_does(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     # claude-sonnet-5-5: $2 input, $10 output, $0.1 cache read, $2.5 cache write per million tokens
     server.push(
         anthropic_stream(text("hi"), input_tokens=1_000, output_tokens=200, cache_read=500, cache_write=100)
     )
-    await h.run("hello")
-    usage = h.messages("assistant")[-1]["usage"]
+    await anthropic_harness.run("hello")
+    usage = anthropic_harness.messages("assistant")[-1]["usage"]
     assert set(usage["cost"]) == PI_COST_KEYS
     assert usage["cost"]["input"] == approx(1_000 * 2 / 1e6)
     assert usage["cost"]["output"] == approx(200 * 10 / 1e6)
@@ -39,14 +41,16 @@ async def test_each_reply_records_its_cost_as_pi_does(h: Harness, server: FakeMo
     assert usage["cost"]["total"] == approx(0.002 + 0.002 + 0.00005 + 0.00025)
 
 
-async def test_a_price_from_the_config_file_is_what_is_recorded(h: Harness, server: FakeModelServer) -> None:
+async def test_a_price_from_the_config_file_is_what_is_recorded(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     register_models(
         {"models": {"registry-priced": {"provider": "anthropic", "cost": {"input": 1, "output": 4}}}}
     )
-    h.loop.model = "registry-priced"
+    anthropic_harness.loop.model = "registry-priced"
     server.push(anthropic_stream(text("hi"), input_tokens=2_000_000, output_tokens=1_000_000))
-    await h.run("hello")
-    cost = h.messages("assistant")[-1]["usage"]["cost"]
+    await anthropic_harness.run("hello")
+    cost = anthropic_harness.messages("assistant")[-1]["usage"]["cost"]
     assert cost["input"] == approx(2.0) and cost["output"] == approx(4.0) and cost["total"] == approx(6.0)
 
 

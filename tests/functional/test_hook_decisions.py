@@ -46,84 +46,92 @@ class Approver:
 
 
 def setup(
-    h: Harness,
+    anthropic_harness: Harness,
     hooks: dict[str, Any] | None,
     mode: PermissionMode = PermissionMode.ASK,
     approver: Approver | None = None,
     **kw: Any,
 ) -> Extensions:
     ext = Extensions(
-        str(h.workdir),
+        str(anthropic_harness.workdir),
         {"hooks": hooks} if hooks is not None else {},
-        home=h.tmp / "home",
-        trust_store=TrustStore(h.tmp / "trust.json"),
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
         **kw,
     )
-    h.loop.extensions = ext
-    h.loop.permissions = Permissions(mode, approver)
+    anthropic_harness.loop.extensions = ext
+    anthropic_harness.loop.permissions = Permissions(mode, approver)
     return ext
 
 
-def records(h: Harness) -> list[dict[str, Any]]:
-    return [e["data"] for e in h.entries() if e.get("customType") == "agent-tui.permission"]
+def records(anthropic_harness: Harness) -> list[dict[str, Any]]:
+    return [e["data"] for e in anthropic_harness.entries() if e.get("customType") == "agent-tui.permission"]
 
 
 async def test_ask_puts_the_question_for_a_write_that_would_not_ask(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     approver = Approver(Decision.DENY)
-    setup(h, hooks_table(decision("ask", "check the changelog first"), "Write"), approver=approver)
+    setup(
+        anthropic_harness,
+        hooks_table(decision("ask", "check the changelog first"), "Write"),
+        approver=approver,
+    )
     server.push(
         anthropic_stream(tool_use("toolu_w", "write", {"path": "notes.txt", "content": "hi"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("write it")
+    await anthropic_harness.run("write it")
     assert [r.tool for r in approver.asked] == ["write"]  # inside the folder: asked only for the hook
     assert "a PreToolUse hook asks: check the changelog first" in approver.asked[0].reason
-    assert not (h.workdir / "notes.txt").exists()
-    result = h.messages("toolResult")[0]
+    assert not (anthropic_harness.workdir / "notes.txt").exists()
+    result = anthropic_harness.messages("toolResult")[0]
     assert result["isError"] and "did not allow" in result["content"][0]["text"]
-    assert records(h)[0]["decision"] == "deny" and records(h)[0]["hook"] == "ask"
+    assert (
+        records(anthropic_harness)[0]["decision"] == "deny" and records(anthropic_harness)[0]["hook"] == "ask"
+    )
 
 
 async def test_ask_with_yes_writes_and_with_no_one_to_answer_refuses(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     approver = Approver(Decision.ALLOW_ONCE)
-    setup(h, hooks_table(decision("ask"), "Write"), approver=approver)
+    setup(anthropic_harness, hooks_table(decision("ask"), "Write"), approver=approver)
     server.push(
         anthropic_stream(tool_use("toolu_w", "write", {"path": "a.txt", "content": "a"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("write a")
-    assert (h.workdir / "a.txt").read_text() == "a" and len(approver.asked) == 1
+    await anthropic_harness.run("write a")
+    assert (anthropic_harness.workdir / "a.txt").read_text() == "a" and len(approver.asked) == 1
 
     # auto mode runs everything, but a hook's ask still wants a person: none here, so it is refused
-    (h.tmp / "trust.json").unlink()  # (another hook: a first run's, else it waits to be accepted)
-    setup(h, hooks_table(decision("ask"), "Bash"), mode=PermissionMode.AUTO, approver=None)
+    (
+        anthropic_harness.tmp / "trust.json"
+    ).unlink()  # (another hook: a first run's, else it waits to be accepted)
+    setup(anthropic_harness, hooks_table(decision("ask"), "Bash"), mode=PermissionMode.AUTO, approver=None)
     server.push(
         anthropic_stream(tool_use("toolu_b", "bash", {"command": "touch ran.txt"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("run it")
-    assert not (h.workdir / "ran.txt").exists()
-    result = h.messages("toolResult")[-1]
+    await anthropic_harness.run("run it")
+    assert not (anthropic_harness.workdir / "ran.txt").exists()
+    result = anthropic_harness.messages("toolResult")[-1]
     assert result["isError"] and "needs the user's confirmation" in result["content"][0]["text"]
 
 
 async def test_a_trusted_hooks_allow_skips_the_question_except_where_no_hook_may(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     approver = Approver(Decision.DENY)
-    setup(h, hooks_table(decision("allow", "tests are fine"), "Bash"), approver=approver)
+    setup(anthropic_harness, hooks_table(decision("allow", "tests are fine"), "Bash"), approver=approver)
     server.push(
         anthropic_stream(tool_use("toolu_b", "bash", {"command": "echo allowed > out.txt"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("run it")
+    await anthropic_harness.run("run it")
     assert approver.asked == []
-    assert (h.workdir / "out.txt").read_text().strip() == "allowed"
-    assert records(h) == [
+    assert (anthropic_harness.workdir / "out.txt").read_text().strip() == "allowed"
+    assert records(anthropic_harness) == [
         {
             "tool": "bash",
             "summary": "echo allowed > out.txt",
@@ -136,44 +144,49 @@ async def test_a_trusted_hooks_allow_skips_the_question_except_where_no_hook_may
     ]
 
     # but no hook approves a write to git's own files, nor lifts read-only mode
-    (h.workdir / ".git" / "hooks").mkdir(parents=True)
-    setup(h, hooks_table(decision("allow")), approver=approver)
+    (anthropic_harness.workdir / ".git" / "hooks").mkdir(parents=True)
+    setup(anthropic_harness, hooks_table(decision("allow")), approver=approver)
     server.push(
         anthropic_stream(tool_use("toolu_g", "write", {"path": ".git/hooks/pre-commit", "content": "x"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("write a git hook")
+    await anthropic_harness.run("write a git hook")
     assert [r.tool for r in approver.asked] == ["write"]
-    assert not (h.workdir / ".git" / "hooks" / "pre-commit").exists()
+    assert not (anthropic_harness.workdir / ".git" / "hooks" / "pre-commit").exists()
 
-    setup(h, hooks_table(decision("allow")), mode=PermissionMode.READ_ONLY, approver=approver)
+    setup(anthropic_harness, hooks_table(decision("allow")), mode=PermissionMode.READ_ONLY, approver=approver)
     server.push(
         anthropic_stream(tool_use("toolu_b", "bash", {"command": "touch ran.txt"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("run it")
-    assert not (h.workdir / "ran.txt").exists()
-    assert "read-only mode" in h.messages("toolResult")[-1]["content"][0]["text"]
+    await anthropic_harness.run("run it")
+    assert not (anthropic_harness.workdir / "ran.txt").exists()
+    assert "read-only mode" in anthropic_harness.messages("toolResult")[-1]["content"][0]["text"]
 
 
-async def test_an_untrusted_folders_allow_widens_nothing(h: Harness, server: FakeModelServer) -> None:
+async def test_an_untrusted_folders_allow_widens_nothing(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     """A repository's own .claude/settings.json saying allow: not loaded in an untrusted folder, so
     the question stays; and a hook of an untrusted source that did run has its allow ignored."""
-    (h.workdir / ".claude").mkdir()
-    (h.workdir / ".claude" / "settings.json").write_text(
+    (anthropic_harness.workdir / ".claude").mkdir()
+    (anthropic_harness.workdir / ".claude" / "settings.json").write_text(
         json.dumps({"hooks": hooks_table(decision("allow"))})
     )
     approver = Approver(Decision.DENY)
-    setup(h, None, approver=approver)
+    setup(anthropic_harness, None, approver=approver)
     server.push(
         anthropic_stream(tool_use("toolu_b", "bash", {"command": "touch ran.txt"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("run it")
-    assert [r.tool for r in approver.asked] == ["bash"] and not (h.workdir / "ran.txt").exists()
+    await anthropic_harness.run("run it")
+    assert [r.tool for r in approver.asked] == ["bash"] and not (
+        anthropic_harness.workdir / "ran.txt"
+    ).exists()
 
     hooks = Hooks(
-        [HookCommand("PreToolUse", "", decision("allow"), 5, "a repository", trusted=False)], str(h.workdir)
+        [HookCommand("PreToolUse", "", decision("allow"), 5, "a repository", trusted=False)],
+        str(anthropic_harness.workdir),
     )
     outcome = await hooks.run("PreToolUse", {"tool_name": "Bash"}, "bash")
     assert outcome.decision is None

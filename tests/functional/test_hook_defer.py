@@ -45,10 +45,13 @@ def answering_hook(tmp: Path) -> tuple[str, Path, Path]:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}", answer, log
 
 
-def use(h: Harness, command: str) -> None:
+def use(anthropic_harness: Harness, command: str) -> None:
     hooks = {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]}
-    h.loop.extensions = Extensions(
-        str(h.workdir), {"hooks": hooks}, home=h.tmp / "home", trust_store=TrustStore(h.tmp / "trust.json")
+    anthropic_harness.loop.extensions = Extensions(
+        str(anthropic_harness.workdir),
+        {"hooks": hooks},
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
     )
 
 
@@ -61,17 +64,17 @@ def logged(log: Path) -> list[dict[str, Any]]:
 
 
 async def test_print_mode_hands_a_deferred_call_back_and_runs_it_when_continued(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    command, answer, log = answering_hook(h.tmp)
-    use(h, command)
-    h.loop.defer_tool_calls = True  # what print mode sets
+    command, answer, log = answering_hook(anthropic_harness.tmp)
+    use(anthropic_harness, command)
+    anthropic_harness.loop.defer_tool_calls = True  # what print mode sets
     answer.write_text(reply("defer", permissionDecisionReason="ask the reviewer"))
     server.push(anthropic_stream(tool_use("toolu_d", "bash", {"command": "echo first"})))
-    events = await h.run("deploy it")
+    events = await anthropic_harness.run("deploy it")
     assert [e.stop_reason for e in events if isinstance(e, TurnDone)] == ["stop"]
-    assert h.messages("toolResult") == []  # not run, no result written
-    marker = h.entries()[-1]
+    assert anthropic_harness.messages("toolResult") == []  # not run, no result written
+    marker = anthropic_harness.entries()[-1]
     assert (marker["type"], marker["customType"]) == ("custom", CUSTOM_TYPE)
     assert marker["data"] == {
         "toolCallId": "toolu_d",
@@ -83,9 +86,9 @@ async def test_print_mode_hands_a_deferred_call_back_and_runs_it_when_continued(
 
     answer.write_text(reply("allow", updatedInput={"command": "echo second"}))
     server.push(anthropic_stream(text("deployed")))
-    events = await h.run(None)  # continued without a prompt
+    events = await anthropic_harness.run(None)  # continued without a prompt
     assert [e.stop_reason for e in events if isinstance(e, TurnDone)] == ["stop"]
-    (result,) = h.messages("toolResult")
+    (result,) = anthropic_harness.messages("toolResult")
     assert result["toolCallId"] == "toolu_d" and not result["isError"]
     assert "second" in result["content"][0]["text"]  # the hook's updatedInput ran
     assert [e["tool_use_id"] for e in logged(log)] == ["toolu_d", "toolu_d"]  # its hooks asked again
@@ -93,44 +96,51 @@ async def test_print_mode_hands_a_deferred_call_back_and_runs_it_when_continued(
     assert (
         sent[-1]["content"][0]["type"] == "tool_result" and sent[-1]["content"][0]["tool_use_id"] == "toolu_d"
     )
-    assert h.messages("assistant")[-1]["content"][0]["text"] == "deployed"
+    assert anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "deployed"
 
 
-async def test_a_call_deferred_again_stays_handed_back(h: Harness, server: FakeModelServer) -> None:
-    command, answer, _ = answering_hook(h.tmp)
-    use(h, command)
-    h.loop.defer_tool_calls = True
+async def test_a_call_deferred_again_stays_handed_back(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    command, answer, _ = answering_hook(anthropic_harness.tmp)
+    use(anthropic_harness, command)
+    anthropic_harness.loop.defer_tool_calls = True
     answer.write_text(reply("defer"))
     server.push(anthropic_stream(tool_use("toolu_d", "bash", {"command": "echo hi"})))
-    await h.run("deploy it")
-    events = await h.run(None)
+    await anthropic_harness.run("deploy it")
+    events = await anthropic_harness.run(None)
     assert [e.stop_reason for e in events if isinstance(e, TurnDone)] == ["stop"]
-    assert h.messages("toolResult") == [] and len(server.requests) == 1
-    assert [e["customType"] for e in h.entries() if e["type"] == "custom"][-2:] == [CUSTOM_TYPE, CUSTOM_TYPE]
+    assert anthropic_harness.messages("toolResult") == [] and len(server.requests) == 1
+    assert [e["customType"] for e in anthropic_harness.entries() if e["type"] == "custom"][-2:] == [
+        CUSTOM_TYPE,
+        CUSTOM_TYPE,
+    ]
 
 
-async def test_in_the_app_a_deferral_is_ignored_with_a_warning(h: Harness, server: FakeModelServer) -> None:
-    command, answer, _ = answering_hook(h.tmp)
-    use(h, command)
+async def test_in_the_app_a_deferral_is_ignored_with_a_warning(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    command, answer, _ = answering_hook(anthropic_harness.tmp)
+    use(anthropic_harness, command)
     answer.write_text(reply("defer"))
     server.push(
         anthropic_stream(tool_use("toolu_d", "bash", {"command": "echo ran"})), anthropic_stream(text("ok"))
     )
-    events = await h.run("run it")
+    events = await anthropic_harness.run("run it")
     assert any(
         "deferred bash: ignored (only print mode (-p) hands a tool call back)" in n for n in notices(events)
     )
-    (result,) = h.messages("toolResult")
+    (result,) = anthropic_harness.messages("toolResult")
     assert "ran" in result["content"][0]["text"]
-    assert not any(e.get("customType") == CUSTOM_TYPE for e in h.entries())
+    assert not any(e.get("customType") == CUSTOM_TYPE for e in anthropic_harness.entries())
 
 
 async def test_a_deferral_among_several_calls_is_ignored_with_a_warning(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    command, answer, _ = answering_hook(h.tmp)
-    use(h, command)
-    h.loop.defer_tool_calls = True
+    command, answer, _ = answering_hook(anthropic_harness.tmp)
+    use(anthropic_harness, command)
+    anthropic_harness.loop.defer_tool_calls = True
     answer.write_text(reply("defer"))
     server.push(
         anthropic_stream(
@@ -139,10 +149,10 @@ async def test_a_deferral_among_several_calls_is_ignored_with_a_warning(
         ),
         anthropic_stream(text("ok")),
     )
-    events = await h.run("run both")
+    events = await anthropic_harness.run("run both")
     assert sum("several tool calls; only a lone call can be deferred" in n for n in notices(events)) == 2
-    assert [r["toolCallId"] for r in h.messages("toolResult")] == ["toolu_a", "toolu_b"]
-    assert not any(e.get("customType") == CUSTOM_TYPE for e in h.entries())
+    assert [r["toolCallId"] for r in anthropic_harness.messages("toolResult")] == ["toolu_a", "toolu_b"]
+    assert not any(e.get("customType") == CUSTOM_TYPE for e in anthropic_harness.entries())
 
 
 async def test_deny_wins_over_defer_and_defer_over_ask_and_allow(tmp_path: Path) -> None:

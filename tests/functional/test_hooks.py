@@ -33,15 +33,15 @@ def script(tmp: Path, name: str, body: str) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(path))}"
 
 
-def use(h: Harness, hooks: dict[str, Any], **kw: Any) -> Extensions:
+def use(anthropic_harness: Harness, hooks: dict[str, Any], **kw: Any) -> Extensions:
     ext = Extensions(
-        str(h.workdir),
+        str(anthropic_harness.workdir),
         {"hooks": hooks},
-        home=h.tmp / "home",
-        trust_store=TrustStore(h.tmp / "trust.json"),
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
         **kw,
     )
-    h.loop.extensions = ext
+    anthropic_harness.loop.extensions = ext
     return ext
 
 
@@ -50,35 +50,39 @@ def of(events: list[AgentEvent], kind: type) -> list[Any]:
 
 
 async def test_pre_tool_use_gets_claude_codes_fields_and_exit_2_blocks_with_stderr(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    seen = h.tmp / "seen.json"
+    seen = anthropic_harness.tmp / "seen.json"
     command = script(
-        h.tmp,
+        anthropic_harness.tmp,
         "guard",
         f"open({str(seen)!r}, 'w').write(json.dumps(event))\n"
         "if 'rm ' in event['tool_input']['command']:\n"
         "    print('no rm here', file=sys.stderr); sys.exit(2)\n",
     )
-    use(h, hook("PreToolUse", command, matcher="Bash"))
-    (h.workdir / "keep.txt").write_text("x")
+    use(anthropic_harness, hook("PreToolUse", command, matcher="Bash"))
+    (anthropic_harness.workdir / "keep.txt").write_text("x")
     server.push(
         anthropic_stream(tool_use("toolu_rm", "bash", {"command": "rm keep.txt"})),
         anthropic_stream(text("Blocked, fine.")),
     )
-    events = await h.run("remove it")
+    events = await anthropic_harness.run("remove it")
     assert events[-1] == TurnDone("stop")
-    assert (h.workdir / "keep.txt").exists()
-    result = h.messages("toolResult")[0]
+    assert (anthropic_harness.workdir / "keep.txt").exists()
+    result = anthropic_harness.messages("toolResult")[0]
     assert result["isError"] and result["content"][0]["text"] == "Blocked by a PreToolUse hook: no rm here"
     event = json.loads(seen.read_text())
     assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "Bash"
     assert event["tool_input"] == {"command": "rm keep.txt"} and event["tool_use_id"] == "toolu_rm"
-    assert event["session_id"] == h.session.id and event["transcript_path"] == str(h.session.path)
-    assert event["cwd"] == str(h.workdir)
+    assert event["session_id"] == anthropic_harness.session.id and event["transcript_path"] == str(
+        anthropic_harness.session.path
+    )
+    assert event["cwd"] == str(anthropic_harness.workdir)
 
 
-async def test_pre_tool_use_json_deny_and_matcher_misses(h: Harness, server: FakeModelServer) -> None:
+async def test_pre_tool_use_json_deny_and_matcher_misses(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     deny = json.dumps(
         {
             "hookSpecificOutput": {
@@ -88,8 +92,8 @@ async def test_pre_tool_use_json_deny_and_matcher_misses(h: Harness, server: Fak
             }
         }
     )
-    use(h, hook("PreToolUse", f"echo {shlex.quote(deny)}", matcher="Write|Edit"))
-    (h.workdir / "a.txt").write_text("a")
+    use(anthropic_harness, hook("PreToolUse", f"echo {shlex.quote(deny)}", matcher="Write|Edit"))
+    (anthropic_harness.workdir / "a.txt").write_text("a")
     server.push(
         anthropic_stream(
             tool_use("toolu_w", "write", {"path": "b.txt", "content": "b"}),
@@ -97,78 +101,86 @@ async def test_pre_tool_use_json_deny_and_matcher_misses(h: Harness, server: Fak
         ),
         anthropic_stream(text("ok")),
     )
-    await h.run("write and read")
-    write, read = h.messages("toolResult")
+    await anthropic_harness.run("write and read")
+    write, read = anthropic_harness.messages("toolResult")
     assert write["isError"] and write["content"][0]["text"] == "Blocked by a PreToolUse hook: not today"
-    assert not (h.workdir / "b.txt").exists()
+    assert not (anthropic_harness.workdir / "b.txt").exists()
     assert not read["isError"] and read["content"][0]["text"] == "a"
 
 
-async def test_user_prompt_submit_blocks_or_adds_context(h: Harness, server: FakeModelServer) -> None:
+async def test_user_prompt_submit_blocks_or_adds_context(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     command = script(
-        h.tmp,
+        anthropic_harness.tmp,
         "prompt",
         "if 'password' in event['prompt']:\n"
         "    print('prompts must not hold passwords', file=sys.stderr); sys.exit(2)\n"
         "print('The user prefers British spelling.')\n",
     )
-    use(h, hook("UserPromptSubmit", command))
-    events = await h.run("my password is hunter2")
+    use(anthropic_harness, hook("UserPromptSubmit", command))
+    events = await anthropic_harness.run("my password is hunter2")
     assert server.requests == []  # never sent
     assert of(events, TurnError)[0].message.endswith("prompts must not hold passwords")
-    assert not h.messages("user")
+    assert not anthropic_harness.messages("user")
 
     server.push(anthropic_stream(text("Colour it is.")))
-    await h.run("which colour?")
-    added = [e for e in h.entries() if e["type"] == "custom_message"]
+    await anthropic_harness.run("which colour?")
+    added = [e for e in anthropic_harness.entries() if e["type"] == "custom_message"]
     assert [e["content"] for e in added] == ["The user prefers British spelling."]
     sent = server.requests[0].body["messages"]
     assert "The user prefers British spelling." in json.dumps(sent[-1])
 
 
 async def test_a_hook_that_hangs_is_killed_at_its_timeout_in_one_line(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    use(h, hook("PreToolUse", "sleep 30", timeout=0.5))
+    use(anthropic_harness, hook("PreToolUse", "sleep 30", timeout=0.5))
     server.push(
         anthropic_stream(tool_use("toolu_e", "bash", {"command": "echo ran"})), anthropic_stream(text("ok"))
     )
-    events = await h.run("go")
+    events = await anthropic_harness.run("go")
     notices = [n.text for n in of(events, Notice)]
     assert notices == ["PreToolUse hook `sleep 30` timed out after 0.5 s (killed)"]
-    assert h.messages("toolResult")[0]["content"][0]["text"].strip() == "ran"  # a failure blocks nothing
+    assert (
+        anthropic_harness.messages("toolResult")[0]["content"][0]["text"].strip() == "ran"
+    )  # a failure blocks nothing
 
 
-async def test_post_tool_use_and_stop_hooks_talk_to_the_model(h: Harness, server: FakeModelServer) -> None:
+async def test_post_tool_use_and_stop_hooks_talk_to_the_model(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     post = json.dumps({"decision": "block", "reason": "run the tests after editing"})
     stop = script(
-        h.tmp,
+        anthropic_harness.tmp,
         "stop",
         "if not event['stop_hook_active']:\n    print('say goodbye first', file=sys.stderr); sys.exit(2)\n",
     )
     hooks = {**hook("PostToolUse", f"echo {shlex.quote(post)}", matcher="bash"), **hook("Stop", stop)}
-    use(h, hooks)
+    use(anthropic_harness, hooks)
     server.push(
         anthropic_stream(tool_use("toolu_b", "bash", {"command": "echo hi"})),
         anthropic_stream(text("Done.")),
         anthropic_stream(text("Goodbye.")),
     )
-    events = await h.run("go")
+    events = await anthropic_harness.run("go")
     assert events[-1] == TurnDone("stop")
-    result = h.messages("toolResult")[0]["content"]
+    result = anthropic_harness.messages("toolResult")[0]["content"]
     assert result[-1] == {"type": "text", "text": "PostToolUse hook: run the tests after editing"}
     assert len(server.requests) == 3
     assert "Stop hook: say goodbye first" in json.dumps(server.requests[2].body["messages"][-1])
-    assert h.messages("assistant")[-1]["content"][0]["text"] == "Goodbye."
+    assert anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "Goodbye."
 
 
-async def test_session_start_context_once_per_loop(h: Harness, server: FakeModelServer) -> None:
-    command = script(h.tmp, "start", "print('source=' + event['source'])\n")
-    use(h, hook("SessionStart", command))
+async def test_session_start_context_once_per_loop(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    command = script(anthropic_harness.tmp, "start", "print('source=' + event['source'])\n")
+    use(anthropic_harness, hook("SessionStart", command))
     server.push(anthropic_stream(text("one")), anthropic_stream(text("two")))
-    await h.run("first")
-    await h.run("second")
-    added = [e["content"] for e in h.entries() if e["type"] == "custom_message"]
+    await anthropic_harness.run("first")
+    await anthropic_harness.run("second")
+    added = [e["content"] for e in anthropic_harness.entries() if e["type"] == "custom_message"]
     assert added == ["source=startup"]
 
 

@@ -163,12 +163,12 @@ async def test_the_window_an_overflow_reports_is_learned_and_used(
         await h.close()
 
 
-async def read_two_files(h: Harness, fake: WindowedServer) -> list[AgentEvent]:
+async def read_two_files(anthropic_harness: Harness, fake: WindowedServer) -> list[AgentEvent]:
     """Two turns, each reading a file; the second turn's events."""
     fake.replies.extend([fake.read("c1", "a.txt"), fake.say("a.txt is read")])
     fake.replies.extend([fake.read("c2", "b.txt"), fake.say("b.txt is read")])
-    turn_ok(await h.run("read a.txt"))
-    events = await h.run("read b.txt")
+    turn_ok(await anthropic_harness.run("read a.txt"))
+    events = await anthropic_harness.run("read b.txt")
     turn_ok(events)
     return events
 

@@ -23,34 +23,36 @@ SUMMARY = "## Goal\nSay hello.\n\n## Progress\n### Done\n- [x] said hello"
 
 
 async def test_compact_on_a_branch_smaller_than_the_keep_budget_summarizes_up_to_the_latest_turn(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(anthropic_stream(text("hello to you")), anthropic_stream(text("fine, thanks")))
-    await h.run("hello")
-    await h.run("how are you?")  # two short turns: far below the 20,000-token keep budget
-    latest_user = [e for e in h.entries() if e["type"] == "message" and e["message"]["role"] == "user"][-1]
+    await anthropic_harness.run("hello")
+    await anthropic_harness.run("how are you?")  # two short turns: far below the 20,000-token keep budget
+    latest_user = [
+        e for e in anthropic_harness.entries() if e["type"] == "message" and e["message"]["role"] == "user"
+    ][-1]
     server.push(anthropic_stream(text(SUMMARY)))
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     assert any(isinstance(e, CompactionFinished) for e in events), events
     assert events[-1] == TurnDone("stop")
-    compaction = h.entries()[-1]
+    compaction = anthropic_harness.entries()[-1]
     assert compaction["type"] == "compaction" and compaction["firstKeptEntryId"] == latest_user["id"]
     summarized = json.dumps(server.requests[-1].body["messages"])
     assert "hello to you" in summarized and "fine, thanks" not in summarized
 
 
 async def test_a_branch_with_nothing_before_its_latest_turn_is_nothing_to_compact_not_a_failure(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(anthropic_stream(text("hello to you")))
-    await h.run("hello")
-    before = h.session.path.read_bytes()
+    await anthropic_harness.run("hello")
+    before = anthropic_harness.session.path.read_bytes()
     requests = len(server.requests)
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     failed = [e for e in events if isinstance(e, CompactionFailed)]
     assert failed == [CompactionFailed(NOTHING_TO_COMPACT, nothing_to_do=True)]
     assert events[-1] == TurnDone("stop")
-    assert h.session.path.read_bytes() == before and len(server.requests) == requests
+    assert anthropic_harness.session.path.read_bytes() == before and len(server.requests) == requests
 
 
 @pytest.mark.slow

@@ -32,14 +32,18 @@ def edge(**fields: Any) -> dict[str, Any]:
     return {"command": PY, "args": [str(FIXTURES / "edge_server.py")], **fields}
 
 
-def extensions(h: Harness, data: dict[str, Any], **kw: Any) -> Extensions:
+def extensions(anthropic_harness: Harness, data: dict[str, Any], **kw: Any) -> Extensions:
     """The harness's loop with these MCP servers; a turn waits up to 60 s for them (a loaded
     machine starts Python servers slowly: the test needs them ready, not fast)."""
     data = {**data, "mcp": {"wait": 60, **data.get("mcp", {})}}
     ext = Extensions(
-        str(h.workdir), data, home=h.tmp / "home", trust_store=TrustStore(h.tmp / "trust.json"), **kw
+        str(anthropic_harness.workdir),
+        data,
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
+        **kw,
     )
-    h.loop.extensions = ext
+    anthropic_harness.loop.extensions = ext
     return ext
 
 
@@ -48,15 +52,17 @@ def of(events: list[AgentEvent], kind: type) -> list[Any]:
 
 
 async def test_the_model_calls_the_time_server_and_the_result_is_in_the_session_and_next_request(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    ext = extensions(h, {"mcp": {"servers": {"time": {"command": PY, "args": ["-m", "mcp_server_time"]}}}})
+    ext = extensions(
+        anthropic_harness, {"mcp": {"servers": {"time": {"command": PY, "args": ["-m", "mcp_server_time"]}}}}
+    )
     server.push(
         anthropic_stream(tool_use("toolu_t1", "mcp__time__get_current_time", {"timezone": "UTC"})),
         anthropic_stream(text("It is late.")),
     )
     try:
-        events = await h.run("what time is it in UTC?")
+        events = await anthropic_harness.run("what time is it in UTC?")
     finally:
         await ext.close()
     assert events[-1] == TurnDone("stop")
@@ -66,13 +72,13 @@ async def test_the_model_calls_the_time_server_and_the_result_is_in_the_session_
     assert (
         declared["mcp__time__get_current_time"]["input_schema"]["properties"]["timezone"]["type"] == "string"
     )
-    result = h.messages("toolResult")[0]
+    result = anthropic_harness.messages("toolResult")[0]
     assert result["toolName"] == "mcp__time__get_current_time" and result["isError"] is False
     payload = json.loads(result["content"][0]["text"])
     assert payload["timezone"] == "UTC" and payload["datetime"].endswith("+00:00")
     sent = server.requests[1].body["messages"][-1]["content"][0]
     assert sent["tool_use_id"] == "toolu_t1" and sent["content"][0]["text"] == result["content"][0]["text"]
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_git_server_reads_a_real_repository(tmp_path: Path) -> None:
@@ -95,35 +101,37 @@ async def test_git_server_reads_a_real_repository(tmp_path: Path) -> None:
 
 
 async def test_a_server_that_crashes_mid_call_is_one_tool_error_and_one_line_and_the_turn_goes_on(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    ext = extensions(h, {"mcp": {"servers": {"edge": edge()}}})
+    ext = extensions(anthropic_harness, {"mcp": {"servers": {"edge": edge()}}})
     server.push(
         anthropic_stream(tool_use("toolu_c", "mcp__edge__crash", {})),
         anthropic_stream(text("The tool crashed; carrying on.")),
     )
     try:
-        events = await h.run("crash it")
+        events = await anthropic_harness.run("crash it")
         assert ext.mcp is not None and ext.mcp.servers["edge"].state == "failed"
     finally:
         await ext.close()
     assert events[-1] == TurnDone("stop")
     assert [f.is_error for f in of(events, ToolFinished)] == [True]
-    error = h.messages("toolResult")[0]["content"][0]["text"]
+    error = anthropic_harness.messages("toolResult")[0]["content"][0]["text"]
     assert error.startswith('MCP server "edge" stopped during the call')
     notices = [n.text for n in of(events, Notice)]
     assert len(notices) == 1 and notices[0].startswith('MCP server "edge" failed') and "\n" not in notices[0]
-    assert h.messages("assistant")[-1]["content"][0]["text"] == "The tool crashed; carrying on."
+    assert (
+        anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "The tool crashed; carrying on."
+    )
 
 
 async def test_a_server_that_never_answers_initialize_times_out_in_one_line(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     silent = {"command": PY, "args": [str(FIXTURES / "silent_server.py")], "startup_timeout": 1}
-    ext = extensions(h, {"mcp": {"servers": {"silent": silent}}})
+    ext = extensions(anthropic_harness, {"mcp": {"servers": {"silent": silent}}})
     server.push(anthropic_stream(text("No tools needed.")))
     try:
-        events = await h.run("hello")
+        events = await anthropic_harness.run("hello")
     finally:
         await ext.close()
     assert events[-1] == TurnDone("stop")
@@ -155,7 +163,7 @@ async def test_images_errors_and_long_output_go_through_the_tools_rules(tmp_path
 
 
 async def test_ask_mode_asks_for_every_mcp_tool_unless_read_only_hints_are_trusted(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     asked: list[PermissionRequest] = []
 
@@ -163,50 +171,54 @@ async def test_ask_mode_asks_for_every_mcp_tool_unless_read_only_hints_are_trust
         asked.append(request)
         return Decision.ALLOW_ONCE
 
-    h.loop.permissions = Permissions(PermissionMode.ASK, approver)
-    ext = extensions(h, {"mcp": {"servers": {"edge": edge()}}})
+    anthropic_harness.loop.permissions = Permissions(PermissionMode.ASK, approver)
+    ext = extensions(anthropic_harness, {"mcp": {"servers": {"edge": edge()}}})
     server.push(
         anthropic_stream(tool_use("toolu_p", "mcp__edge__picture", {})),
         anthropic_stream(text("ok")),
     )
     try:
-        await h.run("a picture")
+        await anthropic_harness.run("a picture")
     finally:
         await ext.close()
     assert [r.tool for r in asked] == ["mcp__edge__picture"] and asked[
         0
     ].reason == "calls an MCP server's tool"
-    records = [e["data"] for e in h.entries() if e.get("customType") == "agent-tui.permission"]
+    records = [
+        e["data"] for e in anthropic_harness.entries() if e.get("customType") == "agent-tui.permission"
+    ]
     assert [(r["tool"], r["decision"]) for r in records] == [("mcp__edge__picture", "allow-once")]
 
     asked.clear()
-    ext = extensions(h, {"mcp": {"servers": {"edge": edge()}, "trust_read_only_hints": True}})
+    ext = extensions(anthropic_harness, {"mcp": {"servers": {"edge": edge()}, "trust_read_only_hints": True}})
     server.push(
         anthropic_stream(tool_use("toolu_p2", "mcp__edge__picture", {})),
         anthropic_stream(tool_use("toolu_l", "mcp__edge__long", {"lines": 2})),
         anthropic_stream(text("ok")),
     )
     try:
-        await h.run("again")
+        await anthropic_harness.run("again")
     finally:
         await ext.close()
     assert [r.tool for r in asked] == ["mcp__edge__long"]  # the picture tool is marked readOnlyHint
 
 
-async def test_secrets_in_env_never_reach_the_session(h: Harness, server: FakeModelServer) -> None:
+async def test_secrets_in_env_never_reach_the_session(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     secret = "mcp-tok-9f8e7d6c5b4a3210"
     ext = extensions(
-        h,
+        anthropic_harness,
         {"mcp": {"servers": {"edge": edge(env={"MCP_TEST_TOKEN": "${EDGE_TOKEN}"})}}},
         env={"EDGE_TOKEN": secret},
     )
     server.push(anthropic_stream(tool_use("toolu_s", "mcp__edge__token", {})), anthropic_stream(text("ok")))
     try:
-        await h.run("echo the token")
+        await anthropic_harness.run("echo the token")
     finally:
         await ext.close()
-    assert "token is " in h.messages("toolResult")[0]["content"][0]["text"]
-    assert secret not in h.session.path.read_text()
+    assert "token is " in anthropic_harness.messages("toolResult")[0]["content"][0]["text"]
+    assert secret not in anthropic_harness.session.path.read_text()
     assert secret not in json.dumps([r.body for r in server.requests])
 
 
@@ -267,33 +279,35 @@ def test_servers_are_read_from_the_config_and_claude_code_and_pi_files(tmp_path:
 
 
 async def test_a_projects_mcp_json_needs_trust_asked_once_and_remembered(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    (h.workdir / ".mcp.json").write_text(json.dumps({"mcpServers": {"edge": edge()}}))
+    (anthropic_harness.workdir / ".mcp.json").write_text(json.dumps({"mcpServers": {"edge": edge()}}))
     questions: list[tuple[str, list[str]]] = []
 
     async def asker(folder: str, what: list[str]) -> bool:
         questions.append((folder, what))
         return False
 
-    ext = extensions(h, {}, asker=asker)
+    ext = extensions(anthropic_harness, {}, asker=asker)
     server.push(anthropic_stream(text("hi")))
-    await h.run("hello")
+    await anthropic_harness.run("hello")
     await ext.close()
-    assert questions == [(str(h.workdir), [".mcp.json: MCP servers"])]
+    assert questions == [(str(anthropic_harness.workdir), [".mcp.json: MCP servers"])]
     assert not [t for t in server.requests[0].body["tools"] if t["name"].startswith("mcp__")]
-    assert TrustStore(h.tmp / "trust.json").decision(h.workdir) is False
+    assert TrustStore(anthropic_harness.tmp / "trust.json").decision(anthropic_harness.workdir) is False
 
-    ext = extensions(h, {}, asker=asker)  # a new start: the answer is remembered, not asked again
+    ext = extensions(
+        anthropic_harness, {}, asker=asker
+    )  # a new start: the answer is remembered, not asked again
     server.push(anthropic_stream(text("hi")))
-    events = await h.run("hello again")
+    events = await anthropic_harness.run("hello again")
     await ext.close()
     assert len(questions) == 1
     assert any("not trusted" in n.text and "--trust-project" in n.text for n in of(events, Notice))
 
-    ext = extensions(h, {}, trust_project=True)  # --trust-project
+    ext = extensions(anthropic_harness, {}, trust_project=True)  # --trust-project
     server.push(anthropic_stream(text("hi")))
-    await h.run("trusted now")
+    await anthropic_harness.run("trusted now")
     await ext.close()
     assert any(t["name"] == "mcp__edge__picture" for t in server.requests[-1].body["tools"])
 
@@ -329,20 +343,20 @@ def test_print_mode_loads_a_projects_mcp_json_only_with_trust_project(
 
 
 async def test_a_streamable_http_server_gets_the_headers_which_never_reach_the_session(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     token = "web-tok-0a1b2c3d4e5f6789"
     with http_mcp_server(token) as url:
         web = {"url": url, "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}
-        ext = extensions(h, {"mcp": {"servers": {"web": web}}}, env={"WEB_TOKEN": token})
+        ext = extensions(anthropic_harness, {"mcp": {"servers": {"web": web}}}, env={"WEB_TOKEN": token})
         server.push(
             anthropic_stream(tool_use("toolu_w", "mcp__web__whoami", {})), anthropic_stream(text("ok"))
         )
         try:
-            await h.run("who am I?")
+            await anthropic_harness.run("who am I?")
         finally:
             await ext.close()
-    result = h.messages("toolResult")[0]
+    result = anthropic_harness.messages("toolResult")[0]
     assert not result["isError"] and result["content"][0]["text"] == "authorized"
-    assert token not in h.session.path.read_text()
+    assert token not in anthropic_harness.session.path.read_text()
     assert token not in json.dumps([r.body for r in server.requests])

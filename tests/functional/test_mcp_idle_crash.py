@@ -47,24 +47,24 @@ def kill_the_server() -> int:
 
 
 async def test_an_idle_crash_is_said_when_it_happens_and_the_next_call_starts_it_again(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     said: list[str] = []
-    spec, blocked = time_server(h.tmp)
+    spec, blocked = time_server(anthropic_harness.tmp)
     ext = Extensions(
-        str(h.workdir),
+        str(anthropic_harness.workdir),
         {"mcp": {"wait": 60, "servers": {"time": spec}}},
-        home=h.tmp / "home",
-        trust_store=TrustStore(h.tmp / "trust.json"),
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
         notify=said.append,
     )
-    h.loop.extensions = ext
+    anthropic_harness.loop.extensions = ext
     server.push(
         anthropic_stream(tool_use("toolu_1", CALL, {"timezone": "UTC"})), anthropic_stream(text("noon"))
     )
     try:
-        await h.run("what time is it?")
-        assert h.messages("toolResult")[0]["isError"] is False
+        await anthropic_harness.run("what time is it?")
+        assert anthropic_harness.messages("toolResult")[0]["isError"] is False
         first = kill_the_server()
         await until(lambda: said, "the line about the dead server")  # no call, no turn: said anyway
         assert said == [
@@ -76,8 +76,8 @@ async def test_an_idle_crash_is_said_when_it_happens_and_the_next_call_starts_it
             anthropic_stream(tool_use("toolu_2", CALL, {"timezone": "UTC"})),
             anthropic_stream(text("still noon")),
         )
-        events = await h.run("and now?")
-        again = h.messages("toolResult")[-1]
+        events = await anthropic_harness.run("and now?")
+        again = anthropic_harness.messages("toolResult")[-1]
         assert again["isError"] is False and json.loads(again["content"][0]["text"])["timezone"] == "UTC"
         assert CALL in {t["name"] for t in server.requests[2].body["tools"]}  # still offered while down
         assert ext.mcp.servers["time"].state == "ready" and children("time_server.py") != [first]
@@ -91,8 +91,8 @@ async def test_an_idle_crash_is_said_when_it_happens_and_the_next_call_starts_it
             anthropic_stream(tool_use("toolu_3", CALL, {"timezone": "UTC"})),
             anthropic_stream(text("no time")),
         )
-        await h.run("once more?")
-        failed = h.messages("toolResult")[-1]
+        await anthropic_harness.run("once more?")
+        failed = anthropic_harness.messages("toolResult")[-1]
         assert failed["isError"] is True
         error = failed["content"][0]["text"]
         assert error.startswith(

@@ -28,21 +28,23 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # MCP servers as proc
 TOKEN = "sse-tok-5e6f7a8b9c0d1e2f"
 
 
-def extensions(h: Harness, servers: dict[str, Any], said: list[str] | None = None) -> Extensions:
+def extensions(
+    anthropic_harness: Harness, servers: dict[str, Any], said: list[str] | None = None
+) -> Extensions:
     """The harness's loop with ``servers`` as Claude Code's ``~/.claude.json`` names them; a turn
     waits up to 60 s for them (a loaded machine starts Python servers slowly)."""
-    home = h.tmp / "home"
+    home = anthropic_harness.tmp / "home"
     home.mkdir(exist_ok=True)
     (home / ".claude.json").write_text(json.dumps({"mcpServers": servers}))
     ext = Extensions(
-        str(h.workdir),
+        str(anthropic_harness.workdir),
         {"mcp": {"wait": 60}},
         home=home,
-        trust_store=TrustStore(h.tmp / "trust.json"),
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
         env={"WEB_TOKEN": TOKEN},
         notify=None if said is None else said.append,
     )
-    h.loop.extensions = ext
+    anthropic_harness.loop.extensions = ext
     return ext
 
 
@@ -58,47 +60,47 @@ def free_port() -> int:
 
 
 async def test_an_sse_server_from_claude_codes_config_is_called_with_its_headers_kept_secret(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     with http_mcp_server(TOKEN, "sse") as url:
-        ext = extensions(h, {"web": web(url, "sse")})
+        ext = extensions(anthropic_harness, {"web": web(url, "sse")})
         server.push(
             anthropic_stream(tool_use("toolu_w", "mcp__web__whoami", {})),
             anthropic_stream(tool_use("toolu_e", "mcp__web__echo_authorization", {})),
             anthropic_stream(text("ok")),
         )
         try:
-            await h.run("who am I?")
+            await anthropic_harness.run("who am I?")
             assert ext.mcp is not None
             (status,) = ext.mcp.status()
         finally:
             await ext.close()
     assert status.transport == "sse" and status.state == "ready" and status.target == url
-    whoami, echoed = h.messages("toolResult")
+    whoami, echoed = anthropic_harness.messages("toolResult")
     # The server got the header (it answers "authorized" only with the right bearer token).
     assert not whoami["isError"] and whoami["content"][0]["text"] == "authorized"
     # A server that sends the secret back: redacted before the session, the model, the exports.
     assert not echoed["isError"] and echoed["content"][0]["text"] == "[REDACTED mcp-secret]"
-    assert TOKEN not in h.session.path.read_text()
+    assert TOKEN not in anthropic_harness.session.path.read_text()
     assert TOKEN not in json.dumps([r.body for r in server.requests])
-    index = SessionIndex(read_file(h.session.path), str(h.session.path))
+    index = SessionIndex(read_file(anthropic_harness.session.path), str(anthropic_harness.session.path))
     assert TOKEN not in export_markdown(index) and TOKEN.encode() not in export_jsonl(index)
 
 
 @pytest.mark.parametrize("transport", ["sse", "streamable-http"])
 async def test_an_http_server_that_dies_while_idle_is_said_when_it_happens_and_the_next_call_reconnects(
-    h: Harness, server: FakeModelServer, transport: str
+    anthropic_harness: Harness, server: FakeModelServer, transport: str
 ) -> None:
     said: list[str] = []
     port = free_port()
     with http_mcp_server(TOKEN, transport, port=port) as url:
-        ext = extensions(h, {"web": web(url, transport)}, said)
+        ext = extensions(anthropic_harness, {"web": web(url, transport)}, said)
         server.push(
             anthropic_stream(tool_use("toolu_1", "mcp__web__whoami", {})), anthropic_stream(text("a"))
         )
         try:
-            await h.run("who am I?")
-            assert h.messages("toolResult")[0]["content"][0]["text"] == "authorized"
+            await anthropic_harness.run("who am I?")
+            assert anthropic_harness.messages("toolResult")[0]["content"][0]["text"] == "authorized"
             (pid,) = children("http_server.py")
             os.kill(pid, signal.SIGKILL)
             # No call, no turn: the line comes when the server goes.
@@ -115,8 +117,8 @@ async def test_an_http_server_that_dies_while_idle_is_said_when_it_happens_and_t
             server.push(
                 anthropic_stream(tool_use("toolu_2", "mcp__web__whoami", {})), anthropic_stream(text("b"))
             )
-            await h.run("and now?")
-            again = h.messages("toolResult")[-1]
+            await anthropic_harness.run("and now?")
+            again = anthropic_harness.messages("toolResult")[-1]
             assert not again["isError"] and again["content"][0]["text"] == "authorized"
             assert "mcp__web__whoami" in {t["name"] for t in server.requests[2].body["tools"]}
             assert ext.mcp.servers["web"].state == "ready" and ext.mcp.servers["web"].restarts == 1
@@ -126,20 +128,20 @@ async def test_an_http_server_that_dies_while_idle_is_said_when_it_happens_and_t
 
 
 async def test_a_streamable_http_session_the_server_ended_is_said_and_the_next_call_starts_another(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     """The server ends our session while we are idle (as a server started again at the same address
     knows none of the old ones): every request naming it gets 404. That is one line when it happens,
     and the next call starts a new session, where before every later call failed."""
     said: list[str] = []
     with http_mcp_server(TOKEN) as url:
-        ext = extensions(h, {"web": web(url, "streamable-http")}, said)
+        ext = extensions(anthropic_harness, {"web": web(url, "streamable-http")}, said)
         server.push(
             anthropic_stream(tool_use("toolu_1", "mcp__web__session_id", {})), anthropic_stream(text("a"))
         )
         try:
-            await h.run("which session?")
-            first = h.messages("toolResult")[0]["content"][0]["text"]
+            await anthropic_harness.run("which session?")
+            first = anthropic_harness.messages("toolResult")[0]["content"][0]["text"]
             assert first.strip() and "(" not in first
             ended = urllib.request.Request(url, method="DELETE", headers={"mcp-session-id": first})
             with urllib.request.urlopen(ended, timeout=30) as response:
@@ -151,8 +153,8 @@ async def test_a_streamable_http_session_the_server_ended_is_said_and_the_next_c
             server.push(
                 anthropic_stream(tool_use("toolu_2", "mcp__web__session_id", {})), anthropic_stream(text("b"))
             )
-            await h.run("and now?")
-            again = h.messages("toolResult")[-1]
+            await anthropic_harness.run("and now?")
+            again = anthropic_harness.messages("toolResult")[-1]
             assert not again["isError"] and again["content"][0]["text"] not in ("", first)
             assert ext.mcp is not None and ext.mcp.servers["web"].state == "ready"
         finally:

@@ -37,8 +37,12 @@ def settings(folder: Path, **lists: list[str]) -> Path:
     return path
 
 
-def decisions(h: Harness) -> list[dict[str, Any]]:
-    return [e["data"] for e in h.entries() if e["type"] == "custom" and e.get("customType") == RECORD_TYPE]
+def decisions(anthropic_harness: Harness) -> list[dict[str, Any]]:
+    return [
+        e["data"]
+        for e in anthropic_harness.entries()
+        if e["type"] == "custom" and e.get("customType") == RECORD_TYPE
+    ]
 
 
 def tool_text(server: FakeModelServer, request: int, call_id: str) -> tuple[bool, str]:
@@ -51,14 +55,18 @@ async def drive(agent: Any, prompt: str) -> list[AgentEvent]:
     return [event async for event in agent.prompt(prompt)]
 
 
-async def test_rules_allow_deny_and_always_allow_in_the_loop(h: Harness, server: FakeModelServer) -> None:
-    work = h.workdir
+async def test_rules_allow_deny_and_always_allow_in_the_loop(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    work = anthropic_harness.workdir
     shared = settings(work, allow=["Bash(echo:*)"], deny=["Bash(rm:*)"], ask=["Bash(git push:*)", "Bash(x"])
     (work / "keep").write_text("k")
     TrustStore().remember(work, True)
     answers = Answers(Decision.ALLOW_ALWAYS)
     permissions = Permissions(PermissionMode.ASK, answers, sandbox=Sandbox(OFF, False))
-    agent = create_agent_session(h.session, h.config, permissions=permissions, cwd=str(work))
+    agent = create_agent_session(
+        anthropic_harness.session, anthropic_harness.config, permissions=permissions, cwd=str(work)
+    )
     server.push(
         anthropic_stream(
             tool_use("toolu_1", "bash", {"command": "echo one"}),
@@ -81,7 +89,9 @@ async def test_rules_allow_deny_and_always_allow_in_the_loop(h: Harness, server:
     assert errors == {"toolu_1": False, "toolu_2": True, "toolu_3": False, "toolu_4": False}
     refused, said = tool_text(server, 1, "toolu_2")
     assert refused and "Bash(rm:*)" in said and str(shared) in said
-    recorded = [(d["summary"], d["decision"], d.get("rule"), d.get("source")) for d in decisions(h)]
+    recorded = [
+        (d["summary"], d["decision"], d.get("rule"), d.get("source")) for d in decisions(anthropic_harness)
+    ]
     assert recorded == [
         ("echo one", "rule-allow", "Bash(echo:*)", str(shared)),
         ("echo two && rm -rf keep", "rule-deny", "Bash(rm:*)", str(shared)),
@@ -91,17 +101,19 @@ async def test_rules_allow_deny_and_always_allow_in_the_loop(h: Harness, server:
     listing = slash_commands.run(agent, slash_commands.Command("permissions", ""))
     assert isinstance(listing, slash_commands.Said)
     assert "allow  Bash(ls:*)  " + str(work / ".claude" / "settings.local.json") in listing.text
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_an_untrusted_projects_allow_rules_are_ignored_its_deny_rules_apply(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    work = h.workdir
+    work = anthropic_harness.workdir
     settings(work, allow=["Bash", "Edit(//**)"], deny=["Bash(touch:*)"])
     answers = Answers(Decision.DENY)
     permissions = Permissions(PermissionMode.ASK, answers, sandbox=Sandbox(OFF, False))
-    agent = create_agent_session(h.session, h.config, permissions=permissions, cwd=str(work))
+    agent = create_agent_session(
+        anthropic_harness.session, anthropic_harness.config, permissions=permissions, cwd=str(work)
+    )
     server.push(
         anthropic_stream(
             tool_use("toolu_1", "bash", {"command": "echo pwned > made.txt"}),
@@ -113,7 +125,7 @@ async def test_an_untrusted_projects_allow_rules_are_ignored_its_deny_rules_appl
     assert events[-1] == TurnDone("stop")
     assert [r.summary for r in answers.asked] == ["echo pwned > made.txt"]  # the allow was not taken
     assert not (work / "made.txt").exists() and not (work / "x").exists()
-    assert [d["decision"] for d in decisions(h)] == ["deny", "rule-deny"]
+    assert [d["decision"] for d in decisions(anthropic_harness)] == ["deny", "rule-deny"]
     listing = slash_commands.run(agent, slash_commands.Command("permissions", ""))
     assert isinstance(listing, slash_commands.Said)
     assert "allow  Bash  " in listing.text and "(not applied: this folder is not trusted)" in listing.text

@@ -262,16 +262,22 @@ async def test_a_project_inside_a_folder_named_git_still_works(tmp_path: Path) -
 # -- in the agent loop -----------------------------------------------------------------------------
 
 
-def permission_entries(h: Harness) -> list[dict[str, Any]]:
-    return [e["data"] for e in h.entries() if e["type"] == "custom" and e.get("customType") == RECORD_TYPE]
+def permission_entries(anthropic_harness: Harness) -> list[dict[str, Any]]:
+    return [
+        e["data"]
+        for e in anthropic_harness.entries()
+        if e["type"] == "custom" and e.get("customType") == RECORD_TYPE
+    ]
 
 
-async def test_ask_mode_in_the_loop(h: Harness, server: FakeModelServer, tmp_path: Path) -> None:
+async def test_ask_mode_in_the_loop(
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    (h.workdir / "out").symlink_to(outside)
+    (anthropic_harness.workdir / "out").symlink_to(outside)
     answers = Answers(Decision.ALLOW_SESSION, Decision.DENY)
-    h.loop.permissions = Permissions(PermissionMode.ASK, answers)
+    anthropic_harness.loop.permissions = Permissions(PermissionMode.ASK, answers)
     server.push(
         anthropic_stream(
             tool_use("toolu_1", "bash", {"command": "echo one > made.txt"}),
@@ -281,14 +287,16 @@ async def test_ask_mode_in_the_loop(h: Harness, server: FakeModelServer, tmp_pat
         anthropic_stream(tool_use("toolu_4", "bash", {"command": "echo one > made.txt"})),
         anthropic_stream(text("Done.")),
     )
-    events = await h.run("go")
+    events = await anthropic_harness.run("go")
     assert events[-1] == TurnDone("stop")
     assert [r.tool for r in answers.asked] == ["bash", "write"]  # the second bash is remembered
-    assert (h.workdir / "made.txt").read_text() == "one\n" and (h.workdir / "inside.txt").exists()
+    assert (anthropic_harness.workdir / "made.txt").read_text() == "one\n" and (
+        anthropic_harness.workdir / "inside.txt"
+    ).exists()
     assert not (outside / "evil.txt").exists()
     errors = {e.call_id: e.is_error for e in events if isinstance(e, ToolFinished)}
     assert errors == {"toolu_1": False, "toolu_2": True, "toolu_3": False, "toolu_4": False}
-    recorded = permission_entries(h)
+    recorded = permission_entries(anthropic_harness)
     assert [(d["tool"], d["decision"], d.get("remembered", False)) for d in recorded] == [
         ("bash", "allow-session", False),
         ("write", "deny", False),
@@ -301,15 +309,17 @@ async def test_ask_mode_in_the_loop(h: Harness, server: FakeModelServer, tmp_pat
     refused = next(b for b in results if b["tool_use_id"] == "toolu_2")
     assert refused["is_error"] and "did not allow" in refused["content"][0]["text"]
     assert all(
-        m.source_id not in {e["id"] for e in h.entries() if e["type"] == "custom"}
-        for m in project(h.session.index).messages
+        m.source_id not in {e["id"] for e in anthropic_harness.entries() if e["type"] == "custom"}
+        for m in project(anthropic_harness.session.index).messages
     )
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_read_only_mode_refuses_with_a_tool_error(h: Harness, server: FakeModelServer) -> None:
-    h.loop.permissions = Permissions(PermissionMode.READ_ONLY)
-    (h.workdir / "a.txt").write_text("keep\n")
+async def test_read_only_mode_refuses_with_a_tool_error(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    anthropic_harness.loop.permissions = Permissions(PermissionMode.READ_ONLY)
+    (anthropic_harness.workdir / "a.txt").write_text("keep\n")
     server.push(
         anthropic_stream(
             tool_use("toolu_1", "edit", {"path": "a.txt", "edits": [{"oldText": "keep", "newText": "lost"}]}),
@@ -317,16 +327,16 @@ async def test_read_only_mode_refuses_with_a_tool_error(h: Harness, server: Fake
         ),
         anthropic_stream(text("I cannot edit.")),
     )
-    events = await h.run("change a.txt")
-    assert events[-1] == TurnDone("stop") and (h.workdir / "a.txt").read_text() == "keep\n"
+    events = await anthropic_harness.run("change a.txt")
+    assert events[-1] == TurnDone("stop") and (anthropic_harness.workdir / "a.txt").read_text() == "keep\n"
     results = server.requests[1].body["messages"][-1]["content"]
     assert results[0]["is_error"] and "read-only mode" in results[0]["content"][0]["text"]
     assert not results[1].get("is_error") and results[1]["content"][0]["text"] == "keep\n"
-    assert [d["decision"] for d in permission_entries(h)] == ["read-only-refused"]
-    h.assert_requests_match_context()
+    assert [d["decision"] for d in permission_entries(anthropic_harness)] == ["read-only-refused"]
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_abort_while_asking(h: Harness, server: FakeModelServer) -> None:
+async def test_abort_while_asking(anthropic_harness: Harness, server: FakeModelServer) -> None:
     asked = asyncio.Event()
 
     async def never(request: PermissionRequest) -> Decision:
@@ -334,16 +344,16 @@ async def test_abort_while_asking(h: Harness, server: FakeModelServer) -> None:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
-    h.loop.permissions = Permissions(PermissionMode.ASK, never)
+    anthropic_harness.loop.permissions = Permissions(PermissionMode.ASK, never)
     server.push(anthropic_stream(tool_use("toolu_1", "bash", {"command": "touch never.txt"})))
-    run = asyncio.ensure_future(h.run("go"))
+    run = asyncio.ensure_future(anthropic_harness.run("go"))
     await asked.wait()
-    h.loop.abort()
+    anthropic_harness.loop.abort()
     events = await run
-    assert events[-1] == TurnDone("aborted") and not (h.workdir / "never.txt").exists()
-    assert permission_entries(h) == []
-    assert h.messages("toolResult")[0]["isError"] is True
-    h.assert_requests_match_context()
+    assert events[-1] == TurnDone("aborted") and not (anthropic_harness.workdir / "never.txt").exists()
+    assert permission_entries(anthropic_harness) == []
+    assert anthropic_harness.messages("toolResult")[0]["isError"] is True
+    anthropic_harness.assert_requests_match_context()
 
 
 # -- print mode --------------------------------------------------------------------------------------

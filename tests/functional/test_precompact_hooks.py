@@ -62,15 +62,18 @@ def events_of(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-def use(h: Harness, command: str) -> None:
+def use(anthropic_harness: Harness, command: str) -> None:
     hooks = {"PreCompact": [{"hooks": [{"type": "command", "command": command}]}]}
-    h.loop.extensions = Extensions(
-        str(h.workdir), {"hooks": hooks}, home=h.tmp / "home", trust_store=TrustStore(h.tmp / "trust.json")
+    anthropic_harness.loop.extensions = Extensions(
+        str(anthropic_harness.workdir),
+        {"hooks": hooks},
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
     )
 
 
 @pytest.fixture
-async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
+async def anthropic_harness(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
     harness = Harness(server, tmp_path, model="precompact-window")
     settings = CompactionSettings(reserve_tokens=1_000, keep_recent_tokens=400)
     harness.config = replace(harness.config, compaction=CompactionConfig(settings))
@@ -80,24 +83,24 @@ async def h(server: FakeModelServer, tmp_path: Path) -> AsyncIterator[Harness]:
     await harness.close()
 
 
-def compactions(h: Harness) -> list[dict[str, Any]]:
-    return [e for e in h.entries() if e["type"] == "compaction"]
+def compactions(anthropic_harness: Harness) -> list[dict[str, Any]]:
+    return [e for e in anthropic_harness.entries() if e["type"] == "compaction"]
 
 
 async def test_a_blocked_threshold_compaction_is_skipped_once_per_turn(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    command, log = blocker(h.tmp)
-    use(h, command)
+    command, log = blocker(anthropic_harness.tmp)
+    use(anthropic_harness, command)
     server.push(
         anthropic_stream(
             tool_use("c1", "read", {"path": "a.txt"}), input_tokens=300, model="precompact-window"
         ),
         anthropic_stream(text("a.txt holds alpha lines."), input_tokens=7_200, model="precompact-window"),
     )
-    events = await h.run("read a.txt")
+    events = await anthropic_harness.run("read a.txt")
     assert events[-1] == TurnDone("stop")
-    assert not any(isinstance(e, CompactionStarted) for e in events) and compactions(h) == []
+    assert not any(isinstance(e, CompactionStarted) for e in events) and compactions(anthropic_harness) == []
     failed = [e for e in events if isinstance(e, CompactionFailed)]
     assert failed == [
         CompactionFailed(
@@ -107,40 +110,44 @@ async def test_a_blocked_threshold_compaction_is_skipped_once_per_turn(
     assert len(server.requests) == 2  # no summarization request
     (event,) = events_of(log)  # asked once: not again at the turn's end
     assert event["hook_event_name"] == "PreCompact" and event["trigger"] == "auto"
-    assert event["session_id"] == h.session.id
+    assert event["session_id"] == anthropic_harness.session.id
 
 
 async def test_a_manual_compaction_is_blocked_before_any_turn_ran(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(anthropic_stream(text("hello to you")), anthropic_stream(text("fine")))
-    await h.run("hello")
-    await h.run("how are you?")
-    command, log = blocker(h.tmp, json_reply=True)
-    h.loop = h.new_loop()  # a fresh loop, as after a restart: /compact first, no turn has loaded the hooks
-    use(h, command)
+    await anthropic_harness.run("hello")
+    await anthropic_harness.run("how are you?")
+    command, log = blocker(anthropic_harness.tmp, json_reply=True)
+    anthropic_harness.loop = (
+        anthropic_harness.new_loop()
+    )  # a fresh loop, as after a restart: /compact first, no turn has loaded the hooks
+    use(anthropic_harness, command)
     requests = len(server.requests)
-    events = [e async for e in h.loop.compact("the parser")]
+    events = [e async for e in anthropic_harness.loop.compact("the parser")]
     assert [e for e in events if isinstance(e, CompactionFailed)] == [
         CompactionFailed("compaction blocked by a PreCompact hook: keep every detail", blocked=True)
     ]
     assert events[-1] == TurnDone("error")
-    assert compactions(h) == [] and len(server.requests) == requests
+    assert compactions(anthropic_harness) == [] and len(server.requests) == requests
     (event,) = events_of(log)
     assert (event["trigger"], event["custom_instructions"]) == ("manual", "the parser")
 
 
-async def test_a_blocked_overflow_compaction_fails_the_request(h: Harness, server: FakeModelServer) -> None:
+async def test_a_blocked_overflow_compaction_fails_the_request(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(anthropic_stream(text("read it"), model="precompact-window"))
-    await h.run("hello")
-    command, _ = blocker(h.tmp)
-    use(h, command)
+    await anthropic_harness.run("hello")
+    command, _ = blocker(anthropic_harness.tmp)
+    use(anthropic_harness, command)
     server.push(
         anthropic_error(400, "invalid_request_error", "prompt is too long: 9000 tokens > 8000 maximum")
     )
-    events = await h.run("and now?")
+    events = await anthropic_harness.run("and now?")
     assert events[-1] == TurnDone("error")
     (error,) = [e for e in events if isinstance(e, TurnError)]
     assert "prompt is too long" in error.message
     assert error.message.endswith("a PreCompact hook blocked the compaction that would make it fit")
-    assert compactions(h) == [] and len(server.requests) == 2
+    assert compactions(anthropic_harness) == [] and len(server.requests) == 2

@@ -19,14 +19,14 @@ from tests.support.fake_model_server import FakeModelServer, anthropic_stream, t
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]  # each hook is a shell process
 
 
-def use(h: Harness, **specific: Any) -> None:
+def use(anthropic_harness: Harness, **specific: Any) -> None:
     reply = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}})
     hook = {"type": "command", "command": f"echo {shlex.quote(reply)}"}
-    h.loop.extensions = Extensions(
-        str(h.workdir),
+    anthropic_harness.loop.extensions = Extensions(
+        str(anthropic_harness.workdir),
         {"hooks": {"PreToolUse": [{"matcher": "", "hooks": [hook]}]}},
-        home=h.tmp / "home",
-        trust_store=TrustStore(h.tmp / "trust.json"),
+        home=anthropic_harness.tmp / "home",
+        trust_store=TrustStore(anthropic_harness.tmp / "trust.json"),
     )
 
 
@@ -45,50 +45,59 @@ def sent_results(server: FakeModelServer) -> list[str]:
     ]
 
 
-async def test_the_context_follows_the_output_of_a_call_that_ran(h: Harness, server: FakeModelServer) -> None:
-    use(h, additionalContext="the build is frozen until Friday")
+async def test_the_context_follows_the_output_of_a_call_that_ran(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    use(anthropic_harness, additionalContext="the build is frozen until Friday")
     server.push(
         anthropic_stream(tool_use("toolu_1", "bash", {"command": "echo ran"})), anthropic_stream(text("ok"))
     )
-    await h.run("run it")
-    (result,) = h.messages("toolResult")
+    await anthropic_harness.run("run it")
+    (result,) = anthropic_harness.messages("toolResult")
     texts = [b["text"] for b in result["content"] if b["type"] == "text"]
     assert "ran" in texts[0] and texts[-1] == "the build is frozen until Friday"
     (sent,) = sent_results(server)
     assert "the build is frozen until Friday" in sent
 
 
-async def test_the_context_follows_a_refusal(h: Harness, server: FakeModelServer) -> None:
-    use(h, permissionDecision="deny", permissionDecisionReason="not now", additionalContext="ask Dana")
+async def test_the_context_follows_a_refusal(anthropic_harness: Harness, server: FakeModelServer) -> None:
+    use(
+        anthropic_harness,
+        permissionDecision="deny",
+        permissionDecisionReason="not now",
+        additionalContext="ask Dana",
+    )
     server.push(
         anthropic_stream(tool_use("toolu_1", "bash", {"command": "echo ran"})), anthropic_stream(text("ok"))
     )
-    await h.run("run it")
-    (result,) = h.messages("toolResult")
+    await anthropic_harness.run("run it")
+    (result,) = anthropic_harness.messages("toolResult")
     assert result["isError"]
     assert [b["text"] for b in result["content"]] == ["Blocked by a PreToolUse hook: not now", "ask Dana"]
 
 
 async def test_the_context_follows_the_permission_policys_refusal(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    use(h, additionalContext="writes are reviewed")
-    h.loop.permissions = Permissions(PermissionMode.READ_ONLY)
+    use(anthropic_harness, additionalContext="writes are reviewed")
+    anthropic_harness.loop.permissions = Permissions(PermissionMode.READ_ONLY)
     server.push(
         anthropic_stream(tool_use("toolu_1", "write", {"path": "a.txt", "content": "x"})),
         anthropic_stream(text("ok")),
     )
-    await h.run("write it")
-    (result,) = h.messages("toolResult")
+    await anthropic_harness.run("write it")
+    (result,) = anthropic_harness.messages("toolResult")
     assert result["isError"] and result["content"][-1]["text"] == "writes are reviewed"
-    assert not (h.workdir / "a.txt").exists()
+    assert not (anthropic_harness.workdir / "a.txt").exists()
 
 
-async def test_a_deferred_calls_context_is_left_out(h: Harness, server: FakeModelServer) -> None:
-    use(h, permissionDecision="defer", additionalContext="never shown")
+async def test_a_deferred_calls_context_is_left_out(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    use(anthropic_harness, permissionDecision="defer", additionalContext="never shown")
     server.push(
         anthropic_stream(tool_use("toolu_1", "bash", {"command": "echo ran"})), anthropic_stream(text("ok"))
     )
-    await h.run("run it")  # the app: the deferral is ignored, the call runs
-    (result,) = h.messages("toolResult")
+    await anthropic_harness.run("run it")  # the app: the deferral is ignored, the call runs
+    (result,) = anthropic_harness.messages("toolResult")
     assert "never shown" not in json.dumps(result)

@@ -148,22 +148,36 @@ def test_compact_preview_uses_the_settings_the_run_would(
 # -- print mode's notices --------------------------------------------------------------------------
 
 
-async def test_a_retried_reply_is_not_glued_to_the_dropped_one(h: Harness, server: FakeModelServer) -> None:
+async def test_a_retried_reply_is_not_glued_to_the_dropped_one(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(
         anthropic_stream(text("The partial answer that", chunks=2)).dropped(5),
         anthropic_stream(text("The whole answer.")),
     )
     out, err = io.StringIO(), io.StringIO()
-    assert await stream_turn(Agent(SessionHandle(h.session), h.loop), "hi", out, err) == 0
+    assert (
+        await stream_turn(
+            Agent(SessionHandle(anthropic_harness.session), anthropic_harness.loop), "hi", out, err
+        )
+        == 0
+    )
     assert out.getvalue() == "The partial answer that\nThe whole answer.\n"
     assert "[retrying]" in err.getvalue()
     assert "the server closed the connection mid-reply" in err.getvalue()
 
 
-async def test_a_reply_cut_off_by_the_output_limit_says_so(h: Harness, server: FakeModelServer) -> None:
+async def test_a_reply_cut_off_by_the_output_limit_says_so(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
     server.push(anthropic_stream(text("A long answer that stops"), stop_reason="max_tokens"))
     out, err = io.StringIO(), io.StringIO()
-    assert await stream_turn(Agent(SessionHandle(h.session), h.loop), "hi", out, err) == 0
+    assert (
+        await stream_turn(
+            Agent(SessionHandle(anthropic_harness.session), anthropic_harness.loop), "hi", out, err
+        )
+        == 0
+    )
     assert out.getvalue() == "A long answer that stops\n"
     assert "cut off by the output limit (128,000 tokens for claude-sonnet-5-5)" in err.getvalue()
 
@@ -185,7 +199,7 @@ async def test_a_connection_dropped_after_the_headers_is_not_unreachable(server:
 
 
 async def test_a_compaction_is_not_followed_at_once_by_another_on_an_estimate(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     """Just after compacting, everything is estimated (and estimates run high): the next call waits
     for a reply's reported usage before compacting again."""
@@ -198,19 +212,21 @@ async def test_a_compaction_is_not_followed_at_once_by_another_on_an_estimate(
     # A window the fixed part (system prompt and tool definitions, ~1,700 tokens) nearly fills.
     register(ModelInfo("anthropic", "registry-small-window", 2_200, 500))
     settings = CompactionSettings(reserve_tokens=300, keep_recent_tokens=10)
-    h.loop.config = replace(h.config, compaction=CompactionConfig(settings))
-    h.loop.model = "registry-small-window"
+    anthropic_harness.loop.config = replace(anthropic_harness.config, compaction=CompactionConfig(settings))
+    anthropic_harness.loop.model = "registry-small-window"
     server.responder = lambda _request: anthropic_stream(text("SUMMARY"))  # every summarization call
     server.push(anthropic_stream(text("ok"), input_tokens=1_750, output_tokens=5))
-    await h.run("zero " * 100)  # a turn to summarize: the next one's question is kept verbatim
+    await anthropic_harness.run(
+        "zero " * 100
+    )  # a turn to summarize: the next one's question is kept verbatim
     server.push(anthropic_stream(text("first " * 300), input_tokens=1_800, output_tokens=200))
-    first = await h.run("one " * 50)
+    first = await anthropic_harness.run("one " * 50)
     # The reply reported 2,000 tokens, over the threshold (1,900): compacted at the end of the turn.
     assert [e.reason for e in first if isinstance(e, CompactionStarted)] == ["threshold"]
     server.push(anthropic_stream(text("second"), input_tokens=900, output_tokens=5))
-    second = await h.run("two")
+    second = await anthropic_harness.run("two")
     assert [e for e in second if isinstance(e, CompactionStarted)] == []
-    assert h.messages("assistant")[-1]["content"][0]["text"] == "second"
+    assert anthropic_harness.messages("assistant")[-1]["content"][0]["text"] == "second"
 
 
 def test_compact_preview_plans_in_the_window_an_overflow_taught(

@@ -328,18 +328,18 @@ async def test_garbage_after_an_image_magic_is_a_one_line_error(tmp_path: Path) 
 
 
 async def test_a_corrupt_image_through_the_tool_wrapper_is_an_error_result(
-    h: Harness, server: FakeModelServer
+    anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
-    (h.workdir / "fake.gif").write_bytes(b"GIF89a" + b"garbage")
+    (anthropic_harness.workdir / "fake.gif").write_bytes(b"GIF89a" + b"garbage")
     server.push(
         anthropic_stream(tool_use("toolu_bad", "read", {"path": "fake.gif"})),
         anthropic_stream(text("That image is broken.")),
     )
-    await h.run("look at fake.gif")
-    (result,) = h.messages("toolResult")
+    await anthropic_harness.run("look at fake.gif")
+    (result,) = anthropic_harness.messages("toolResult")
     assert result["isError"] is True
     (block,) = result["content"]
-    corrupt_error(h.workdir / "fake.gif", "image/gif", block["text"])
+    corrupt_error(anthropic_harness.workdir / "fake.gif", "image/gif", block["text"])
 
 
 # -- start-up -----------------------------------------------------------------------------------------
@@ -364,13 +364,15 @@ def decoded_size(data: str) -> tuple[int, int]:
     return Image.open(io.BytesIO(base64.b64decode(data))).size
 
 
-async def test_the_anthropic_request_carries_the_resized_image(h: Harness, server: FakeModelServer) -> None:
-    save(blocks((4000, 3000)), h.workdir / "shot.png", "PNG")
+async def test_the_anthropic_request_carries_the_resized_image(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    save(blocks((4000, 3000)), anthropic_harness.workdir / "shot.png", "PNG")
     server.push(
         anthropic_stream(tool_use("toolu_img", "read", {"path": "shot.png"})),
         anthropic_stream(text("A red and a blue block.")),
     )
-    await h.run("what is in shot.png?")
+    await anthropic_harness.run("what is in shot.png?")
     result = server.requests[1].body["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_img"
     note, image = result["content"]
@@ -379,16 +381,18 @@ async def test_the_anthropic_request_carries_the_resized_image(h: Harness, serve
     assert image["source"]["media_type"] == "image/png"
     assert decoded_size(image["source"]["data"]) == (2000, 1500)
     assert len(image["source"]["data"]) < DEFAULT_IMAGE_MAX_BYTES
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
-async def test_the_openai_request_carries_the_resized_image(oh: Harness, server: FakeModelServer) -> None:
-    save(blocks((4000, 3000)), oh.workdir / "shot.png", "PNG")
+async def test_the_openai_request_carries_the_resized_image(
+    openai_harness: Harness, server: FakeModelServer
+) -> None:
+    save(blocks((4000, 3000)), openai_harness.workdir / "shot.png", "PNG")
     server.push(
         openai_stream("", tool_calls=[call("call_img", "read", {"path": "shot.png"})]),
         openai_stream("A red and a blue block."),
     )
-    await oh.run("what is in shot.png?")
+    await openai_harness.run("what is in shot.png?")
     messages = server.requests[1].body["messages"]
     tool = next(m for m in messages if m["role"] == "tool")
     assert tool["tool_call_id"] == "call_img"
@@ -398,4 +402,4 @@ async def test_the_openai_request_carries_the_resized_image(oh: Harness, server:
     prefix = "data:image/png;base64,"
     assert part["image_url"]["url"].startswith(prefix)
     assert decoded_size(part["image_url"]["url"][len(prefix) :]) == (2000, 1500)
-    oh.assert_requests_match_context()
+    openai_harness.assert_requests_match_context()

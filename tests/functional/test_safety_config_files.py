@@ -205,8 +205,10 @@ async def test_commands_that_only_read_them_or_name_nothing_are_ordinary(project
         ).notice is None
 
 
-async def test_auto_mode_reports_the_change_in_the_loop(h: Harness, server: FakeModelServer) -> None:
-    h.loop.permissions = Permissions(PermissionMode.AUTO)
+async def test_auto_mode_reports_the_change_in_the_loop(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    anthropic_harness.loop.permissions = Permissions(PermissionMode.AUTO)
     server.push(
         anthropic_stream(
             tool_use("toolu_1", "write", {"path": ".mcp.json", "content": '{"mcpServers": {}}'}),
@@ -214,14 +216,16 @@ async def test_auto_mode_reports_the_change_in_the_loop(h: Harness, server: Fake
         ),
         anthropic_stream(text("Done.")),
     )
-    events = await h.run("go")
+    events = await anthropic_harness.run("go")
     assert events[-1] == TurnDone("stop")
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert [n for n in notices if "the model changed" in n] == [
         "the model changed .mcp.json (it decides what agent-tui runs or allows: a change to its hooks "
         "or MCP servers loads only once you accept it)"
     ]
-    assert (h.workdir / ".mcp.json").exists() and (h.workdir / "notes.txt").exists()
+    assert (anthropic_harness.workdir / ".mcp.json").exists() and (
+        anthropic_harness.workdir / "notes.txt"
+    ).exists()
 
 
 async def test_started_inside_the_users_claude_or_pi_folder_their_files_still_ask() -> None:

@@ -69,71 +69,80 @@ def test_an_empty_system_md_keeps_the_default_prompt(tmp_path: Path) -> None:
     assert system_prompt_files(p).custom is None
 
 
-def system_text(h: Harness) -> str:
-    return prepare(project(h.session.index).messages).system
+def system_text(anthropic_harness: Harness) -> str:
+    return prepare(project(anthropic_harness.session.index).messages).system
 
 
 async def test_system_md_replaces_the_default_and_append_and_skills_follow_it(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    write(h.workdir / ".agent-tui/SYSTEM.md", "You are a release engineer.")
-    write(h.workdir / ".pi/APPEND_SYSTEM.md", "Always cite the file.")
-    write(h.workdir / "AGENTS.md", "Use tabs.")
+    write(anthropic_harness.workdir / ".agent-tui/SYSTEM.md", "You are a release engineer.")
+    write(anthropic_harness.workdir / ".pi/APPEND_SYSTEM.md", "Always cite the file.")
+    write(anthropic_harness.workdir / "AGENTS.md", "Use tabs.")
     write(home / ".agents/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Ship it.\n---\nsteps")
-    h.loop.resources = load_resources(h.workdir, tmp_path / "config", env={"HOME": str(home)})
+    anthropic_harness.loop.resources = load_resources(
+        anthropic_harness.workdir, tmp_path / "config", env={"HOME": str(home)}
+    )
     server.push(anthropic_stream(text("ok")))
-    await h.run("hi")
+    await anthropic_harness.run("hi")
     prompt = server.requests[0].body["system"][0]["text"]
     assert prompt.startswith("You are a release engineer.")
     assert "agent-tui, a terminal coding agent" not in prompt  # the default preamble is replaced
     assert "<addendum>\nAlways cite the file.\n</addendum>" in prompt
     assert "Use tabs." in prompt and "<name>deploy</name>" in prompt and "<cwd>" in prompt
-    system = h.messages("system")[0]
+    system = anthropic_harness.messages("system")[0]
     assert list(system["sections"]) == ["preamble", "addendum", "project_context", "skills", "cwd"]
-    h.assert_requests_match_context()
+    anthropic_harness.assert_requests_match_context()
 
 
 async def test_no_context_files_leaves_agents_md_out(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
-    write(h.workdir / "AGENTS.md", "Use tabs.")
-    h.loop.resources = load_resources(
-        h.workdir, tmp_path / "config", flags=PromptFlags(no_context_files=True), env={"HOME": str(tmp_path)}
+    write(anthropic_harness.workdir / "AGENTS.md", "Use tabs.")
+    anthropic_harness.loop.resources = load_resources(
+        anthropic_harness.workdir,
+        tmp_path / "config",
+        flags=PromptFlags(no_context_files=True),
+        env={"HOME": str(tmp_path)},
     )
     server.push(anthropic_stream(text("ok")))
-    await h.run("hi")
+    await anthropic_harness.run("hi")
     assert "Use tabs." not in server.requests[0].body["system"][0]["text"]
 
 
 async def test_the_prompt_parts_survive_compaction_and_a_branch_from_before_them(
-    h: Harness, server: FakeModelServer, tmp_path: Path
+    anthropic_harness: Harness, server: FakeModelServer, tmp_path: Path
 ) -> None:
-    h.config = replace(h.config, compaction=CompactionConfig(CompactionSettings(keep_recent_tokens=1)))
-    h.loop = h.new_loop()
+    anthropic_harness.config = replace(
+        anthropic_harness.config, compaction=CompactionConfig(CompactionSettings(keep_recent_tokens=1))
+    )
+    anthropic_harness.loop = anthropic_harness.new_loop()
     server.push(anthropic_stream(text("first")))
-    await h.run("before any user files")  # the default prompt only
-    early_leaf = h.session.index.leaf_id
+    await anthropic_harness.run("before any user files")  # the default prompt only
+    early_leaf = anthropic_harness.session.index.leaf_id
     home = tmp_path / "home"
-    write(h.workdir / ".agent-tui/APPEND_SYSTEM.md", "Mind the release notes.")
+    write(anthropic_harness.workdir / ".agent-tui/APPEND_SYSTEM.md", "Mind the release notes.")
     write(home / ".claude/skills/notes/SKILL.md", "---\nname: notes\ndescription: Release notes.\n---\nx")
-    h.loop.resources = load_resources(h.workdir, tmp_path / "config", env={"HOME": str(home)})
+    anthropic_harness.loop.resources = load_resources(
+        anthropic_harness.workdir, tmp_path / "config", env={"HOME": str(home)}
+    )
     server.push(anthropic_stream(text("second")))
-    await h.run("now with them")
-    patch = h.messages("system")[-1]["sections"]
+    await anthropic_harness.run("now with them")
+    patch = anthropic_harness.messages("system")[-1]["sections"]
     assert set(patch) == {"addendum", "skills"}  # only what changed is appended
     # one summary: the latest turn (its question and reply) is kept whole, not split
     server.push(anthropic_stream(text("## Goal\nsummary")))
-    events = [e async for e in h.loop.compact()]
+    events = [e async for e in anthropic_harness.loop.compact()]
     assert [e for e in events if isinstance(e, CompactionFinished)], events
-    after = system_text(h)
+    after = system_text(anthropic_harness)
     assert "Mind the release notes." in after and "<name>notes</name>" in after
     # A branch from before the parts were added: the next turn brings them back on that branch.
     assert early_leaf is not None
-    h.session.branch(early_leaf)
-    assert "Mind the release notes." not in system_text(h)
+    anthropic_harness.session.branch(early_leaf)
+    assert "Mind the release notes." not in system_text(anthropic_harness)
     server.push(anthropic_stream(text("third")))
-    await h.run("on the old branch")
+    await anthropic_harness.run("on the old branch")
     assert "Mind the release notes." in server.requests[-1].body["system"][0]["text"]
     assert server.pending == 0
 

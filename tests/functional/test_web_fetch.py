@@ -179,13 +179,17 @@ def test_the_permission_question_names_one_host_and_its_rule(site: str) -> None:
         assert asked[1].rule == "WebFetch(domain:localhost)"
 
 
-async def test_the_model_calls_it_and_the_session_keeps_the_text_redacted(site: str, h: Harness) -> None:
-    h.server.push(
+async def test_the_model_calls_it_and_the_session_keeps_the_text_redacted(
+    site: str, anthropic_harness: Harness
+) -> None:
+    anthropic_harness.server.push(
         anthropic_stream(tool_use("toolu_1", "web_fetch", {"url": f"{site}/secret"})),
         anthropic_stream(text("Read it.")),
     )
-    await h.run("what is on the page?")
-    (result,) = h.messages("toolResult")
+    await anthropic_harness.run("what is on the page?")
+    (result,) = anthropic_harness.messages("toolResult")
     assert result["toolName"] == "web_fetch" and not result["isError"]
     assert "[REDACTED anthropic-key]" in result["content"][0]["text"]
-    assert KEY not in h.session.path.read_text() and KEY not in json.dumps(h.server.requests[-1].body)
+    assert KEY not in anthropic_harness.session.path.read_text() and KEY not in json.dumps(
+        anthropic_harness.server.requests[-1].body
+    )
