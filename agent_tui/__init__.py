@@ -20,8 +20,9 @@ if TYPE_CHECKING:
         SessionHandle,
         create_agent,
         open_session,
-        pi_events,
     )
+    # From its own module: ``agent_tui.sdk.pi_events`` is also that module's name.
+    from agent_tui.sdk.pi_events import pi_events
 
 #: The SDK names this package re-exports (the rest are in agent_tui.sdk).
 _SDK_NAMES = (
