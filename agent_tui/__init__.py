@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         create_agent,
         open_session,
     )
+
     # From its own module: ``agent_tui.sdk.pi_events`` is also that module's name.
     from agent_tui.sdk.pi_events import pi_events
 

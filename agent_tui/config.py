@@ -78,7 +78,7 @@ from typing import Any
 
 import msgspec
 
-from agent_tui import config_schema
+import agent_tui.config_schema as config_schema
 from agent_tui.config_schema import Checked, CompactionTable, ModelEntry, SandboxTable
 from agent_tui.projection import registry
 from agent_tui.projection.compaction import CompactionSettings
