@@ -12,36 +12,46 @@ listing and ours never take it for a session). It is JSON lines, append-only lik
   hash of the 4 KiB before the covered end, a CRC-32 of every sidecar byte before the seal, and a
   CRC-32 of the covered session bytes.
 
-Opening (:func:`load`) checks the last seal: the sidecar's CRC, the same file size and mtime, the
-same tail bytes (and, when the file grew, the session CRC of the covered part). Then the entries are built from the records over an ``mmap`` of the session, so
-nothing but the lines someone reads (the active path's message bytes when they are sent or shown,
-labels and names) is touched. A longer file whose covered part still ends with the hashed bytes was
+Opening (:func:`load`) checks the last seal: the sidecar's CRC, the same file size, mtime, ctime
+and inode, the same tail bytes (and, when the file grew, the session CRC of the covered part).
+Then the entries are built from the records over the open session file, and each line is read
+with one bounded ``os.pread`` of its byte range when it is first used, so nothing but the lines
+someone reads (the active path's message bytes when they are sent or shown, labels and names) is
+touched. A longer file whose covered part still ends with the hashed bytes was
 appended to without the sidecar (pi, a kill between the two appends): only the new lines are parsed
 (by the reader, as a full parse would), and recorded. Anything else (a shorter file, the same size
 with another mtime, a sidecar of another file, garbage) rebuilds it from a full parse. When it
-cannot be written the full parse is used as it is: a read-only folder opens as before. A same-size
-edit that keeps the mtime (``touch -r``) is not noticed.
+cannot be written the full parse is used as it is: a read-only folder opens as before.
+
+A same-size edit that restores the mtime (``touch -r``) cannot restore the ctime, which the kernel
+sets to the clock on every write or metadata change: the same size and mtime with another ctime
+or inode (that edit, but also ``chmod``, ``cp -p``, a restore from backup) checks the CRC of the
+whole covered part; equal, the sidecar is sealed again with the new ctime; different, rebuilt. Not
+noticed: an edit that also brings back the ctime (setting the system clock back around it, or
+writing the disk beneath the filesystem).
 
 Only v3 files without a byte order mark use it; everything else is read by the reader alone. The
-session file itself is never touched here. A file truncated under the mapping by another program
-would kill the process (SIGBUS): pi only appends to v3 files, and so do we (``AGENT_TUI_SIDECAR=off``
-opens by a full parse into memory, as before).
+session file itself is never touched here. A file truncated or rewritten by another program while
+it is open makes the next entry read fail with one line naming the file and the line
+(:class:`~agent_tui.store.errors.ConcurrentChangeError`): a read that comes back short, or a line
+no longer ended by its newline. Nothing is mapped, so it is never a SIGBUS
+(``AGENT_TUI_SIDECAR=off`` opens by a full parse into memory, as before).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
 import stat
 import uuid
 import zlib
 from pathlib import Path
+from typing import overload
 
 import msgspec
 
-from agent_tui.store.errors import StoreError
+from agent_tui.store.errors import ConcurrentChangeError, StoreError
 from agent_tui.store.reader import (
     CURRENT_VERSION,
     LoadedFile,
@@ -90,6 +100,8 @@ class Seal(msgspec.Struct, array_like=True, tag=2, tag_field="k", gc=False):
     tail: str  # hash of the covered bytes' last 4 KiB
     crc: int  # CRC-32 of the sidecar's bytes before this line
     scrc: int  # CRC-32 of the session's covered bytes (checked when the file grew without us)
+    ctime: int = 0  # the file's ctime and inode when sealed: another, with the same size and
+    ino: int = 0  # mtime, checks ``scrc`` (0: an older seal, checked once too)
 
 
 Record = EntryRecord | WarningRecord
@@ -100,11 +112,112 @@ _decode_records = msgspec.json.Decoder(EntryRecord | WarningRecord | Seal).decod
 _decode_any = msgspec.json.Decoder().decode
 
 
+class _Source:
+    """The session file, open for reading by bounded reads of byte ranges (``os.pread``).
+
+    Never a mapping: a file that another program truncates while it is open reads short here, and
+    that is an error naming the file, where a mapping would kill the process with SIGBUS. Slicing
+    gives ``bytes`` (``src[a:b]``), indexing one byte's value. The descriptor is closed when the
+    last entry that reads through it is gone."""
+
+    __slots__ = ("_block", "_block_at", "fd", "path", "size")
+
+    BLOCK = 1 << 17  # short lines come out of the last 128 KiB block read (a projection reads in order)
+
+    def __init__(self, fd: int, path: Path, size: int) -> None:
+        self.fd = fd
+        self.path = path
+        self.size = size  # the file's size when opened
+        self._block = b""
+        self._block_at = 0
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError, TypeError):
+            os.close(self.fd)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _pread(self, start: int, want: int) -> bytes:
+        """Up to ``want`` bytes from ``start``: fewer only at the end of the file."""
+        parts: list[bytes] = []
+        got = 0
+        while got < want:
+            try:
+                chunk = os.pread(self.fd, min(want - got, 1 << 30), start + got)
+            except OSError as e:
+                raise ConcurrentChangeError(
+                    f"{self.path}: cannot be read at byte {start + got}: {e.strerror}"
+                ) from e
+            if not chunk:
+                break
+            parts.append(chunk)
+            got += len(chunk)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def read(self, start: int, stop: int) -> bytes:
+        """Bytes ``start`` to ``stop``, all of them, or :class:`ConcurrentChangeError`."""
+        want = max(0, stop - start)
+        at = self._block_at
+        if at <= start and stop <= at + len(self._block):
+            return self._block[start - at : stop - at]
+        if want <= self.BLOCK // 4:
+            at = start - start % self.BLOCK
+            block = self._pread(at, max(self.BLOCK, stop - at))
+            data = block[start - at : stop - at]
+            if len(data) == want:  # a short read is never kept: the next read asks the file again
+                self._block, self._block_at = block, at
+        else:
+            data = self._pread(start, want)
+        if len(data) < want:
+            raise ConcurrentChangeError(
+                f"{self.path}: shorter than when it was opened (truncated by another program?); open it again"
+            )
+        return data
+
+    def line(self, off: int, length: int, number: int, skip: int = 0, take: int = -1) -> bytes:
+        """The line at ``off`` (``length`` bytes, its newline left out), or ``take`` bytes of it from
+        ``skip`` on, checked to still end where it did: its newline is read with it (unless it was
+        the unended last line when opened)."""
+        end = off + length
+        ended = end < self.size
+        data = self.read(off + skip, end + 1 if ended else end)
+        if ended and data[-1] != 0x0A:
+            raise ConcurrentChangeError(
+                f"{self.path}: line {number} changed on disk since it was opened "
+                "(rewritten by another program?); open it again"
+            )
+        if take >= 0:
+            return data[:take]
+        return data[:-1] if ended else data
+
+    def forget(self) -> None:
+        """Drop the block read while opening: an entry read later reads the file as it is then."""
+        self._block, self._block_at = b"", 0
+
+    def crc(self, start: int, stop: int, value: int = 0) -> int:
+        """CRC-32 of bytes ``start`` to ``stop``, read 4 MiB at a time."""
+        step = 1 << 22
+        for at in range(start, stop, step):
+            value = zlib.crc32(self.read(at, min(stop, at + step)), value)
+        return value
+
+    @overload
+    def __getitem__(self, key: int) -> int: ...
+    @overload
+    def __getitem__(self, key: slice) -> bytes: ...
+    def __getitem__(self, key: slice | int) -> bytes | int:
+        if isinstance(key, int):
+            return self.read(key, key + 1)[0]
+        start, stop, _ = key.indices(self.size)
+        return self.read(start, stop)
+
+
 class MappedEntry(Entry, gc=False, eq=False):
     """An entry read through the sidecar: its role came from the record, and its line and its
-    ``message`` bytes are sliced out of the mapped session file only when asked for."""
+    ``message`` bytes are read from the session file (one bounded read each) only when asked for."""
 
-    _src: memoryview | None = None
+    _src: _Source | None = None
     _off: int = 0
     _len: int = 0
     _moff: int = -1
@@ -113,7 +226,7 @@ class MappedEntry(Entry, gc=False, eq=False):
     @property
     def data(self) -> JSONObject:
         if self._data is None and self.raw is None and self._src is not None:
-            self.raw = self._src[self._off : self._off + self._len]
+            self.raw = self._src.line(self._off, self._len, self.line)
         return Entry.data.fget(self)  # type: ignore[attr-defined,no-any-return]
 
     @property
@@ -121,8 +234,11 @@ class MappedEntry(Entry, gc=False, eq=False):
         if self._data is not None:
             return None
         if self._message_raw is None and self._moff >= 0 and self._src is not None:
-            start = self._off + self._moff
-            self._message_raw = msgspec.Raw(self._src[start : start + self._mlen])
+            if isinstance(self.raw, bytes):  # the line was read already (by ``data``)
+                raw = self.raw[self._moff : self._moff + self._mlen]
+            else:  # read on to the line's newline, which says the line is still where it was
+                raw = self._src.line(self._off, self._len, self.line, self._moff, self._mlen)
+            self._message_raw = msgspec.Raw(raw)
         return self._message_raw
 
 
@@ -139,7 +255,7 @@ def _hash(data: bytes | memoryview) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
 
-def _tail_hash(view: memoryview, end: int) -> str:
+def _tail_hash(view: memoryview | _Source, end: int) -> str:
     return _hash(view[max(0, end - TAIL_BYTES) : end])
 
 
@@ -187,7 +303,10 @@ class Sidecar:
         sidecar since this one last saw it (its records stay; the next open extends them)."""
         body = b"".join(_encode(r) + b"\n" for r in records)
         crc = zlib.crc32(body, self._crc)
-        seal = _encode(Seal(end, line, st.st_size, st.st_mtime_ns, tail, crc, scrc)) + b"\n"
+        seal = _encode(
+            Seal(end, line, st.st_size, st.st_mtime_ns, tail, crc, scrc, st.st_ctime_ns, st.st_ino)
+        )
+        seal += b"\n"
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
         try:
             if os.fstat(fd).st_size != self._size:
@@ -230,22 +349,37 @@ def load(path: Path) -> tuple[LoadedFile, Sidecar | None]:
         return read_file(path), None  # the reader words the error
     try:
         st = os.fstat(fd)
-        if st.st_size == 0 or not stat.S_ISREG(st.st_mode):
-            return read_file(path), None
-        mapped = mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return read_file(path), None
-    finally:
+    except OSError:
         os.close(fd)
-    view = memoryview(mapped)
-    header_end = mapped.find(b"\n") + 1
-    if header_end <= 0 or mapped[:3] == b"\xef\xbb\xbf":
         return read_file(path), None
-    header_hash = _hash(view[:header_end])
-    got = _from_sidecar(path, mapped, view, header_hash, header_end, st)
-    if got is not None:
-        return got
-    return _rebuild(path, view, header_hash, header_end, st)
+    if st.st_size == 0 or not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return read_file(path), None
+    src = _Source(fd, path, st.st_size)  # closes the descriptor when dropped
+    try:
+        header_end = _header_end(src)
+        if header_end <= 0 or src[:3] == b"\xef\xbb\xbf":
+            return read_file(path), None
+        header_hash = _hash(src[:header_end])
+        got = _from_sidecar(path, src, header_hash, header_end, st)
+        if got is not None:
+            return got
+        return _rebuild(path, src, header_hash, header_end, st)
+    except ConcurrentChangeError:
+        return read_file(path), None  # changed while we read it: what it holds now, by the reader
+
+
+def _header_end(src: _Source) -> int:
+    """Where the first line ends (after its newline); 0 when no line ends."""
+    at, step = 0, 1 << 16
+    while at < src.size:
+        chunk = src[at : at + step]
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return at + found + 1
+        at += len(chunk)
+        step *= 4
+    return 0
 
 
 def load_indexed(path: Path) -> tuple[LoadedFile, Sidecar | None]:
@@ -259,7 +393,7 @@ def read_indexed(path: Path) -> LoadedFile:
 
 
 def _from_sidecar(
-    path: Path, mapped: mmap.mmap, view: memoryview, header_hash: str, header_end: int, st: os.stat_result
+    path: Path, view: _Source, header_hash: str, header_end: int, st: os.stat_result
 ) -> tuple[LoadedFile, Sidecar | None] | None:
     side = sidecar_path(path)
     try:
@@ -289,8 +423,9 @@ def _from_sidecar(
         return None
     if st.st_size < seal.size or (st.st_size == seal.size and st.st_mtime_ns != seal.mtime):
         return None  # shortened, or changed in place: rebuild
-    if st.st_size != seal.size and zlib.crc32(view[: seal.end]) != seal.scrc:
-        return None  # grown, but not only by appends
+    touched = st.st_size == seal.size and (st.st_ctime_ns != seal.ctime or st.st_ino != seal.ino)
+    if (st.st_size != seal.size or touched) and view.crc(0, seal.end) != seal.scrc:
+        return None  # grown, but not only by appends; or edited in place with the mtime put back
     records = _checked(items, data.count(b"\n[2,") - 1, view, header_end, seal)
     if records is None:
         return None
@@ -306,15 +441,18 @@ def _from_sidecar(
             last = extension[-1]
             end = last.off + last.len + 1
             try:
-                scrc = zlib.crc32(view[seal.end : end], seal.scrc)
+                scrc = view.crc(seal.end, end, seal.scrc)
                 writer.write(extension, end, last.line, st, _tail_hash(view, end), scrc)
             except OSError:
-                return _materialize(mapped, view, header_end, records + new, st.st_size), None
-    return _materialize(mapped, view, header_end, records + new, st.st_size), writer
+                return _materialize(view, header_end, records + new, st.st_size), None
+    elif touched:  # the same bytes under a new ctime: sealed again, so the next open is quick
+        with contextlib.suppress(OSError):
+            writer.write([], seal.end, seal.line, st, seal.tail, seal.scrc)
+    return _materialize(view, header_end, records + new, st.st_size), writer
 
 
 def _checked(
-    items: list[object], seals: int, view: memoryview, header_end: int, seal: Seal
+    items: list[object], seals: int, view: _Source, header_end: int, seal: Seal
 ) -> list[Record] | None:
     """The records (seals between them left in) if they tile the session up to the seal, blank
     lines between them aside; None when they do not. The sidecar's CRC already says these are the
@@ -347,15 +485,15 @@ def _checked(
     return items  # type: ignore[return-value]
 
 
-def _complete_lines(records: list[Record], view: memoryview, size: int) -> list[Record]:
+def _complete_lines(records: list[Record], view: bytes | _Source, size: int) -> list[Record]:
     """The records of lines that end with a newline (a torn last line is parsed again next time)."""
     return [r for r in records if r.off + r.len < size and view[r.off + r.len] == 0x0A]
 
 
-def _parse_tail(view: memoryview, header_end: int, start: int, line_before: int) -> list[Record] | None:
+def _parse_tail(view: _Source, header_end: int, start: int, line_before: int) -> list[Record] | None:
     """Records for the lines from ``start`` on, read by the reader itself (so they say what a full
     parse says): the header line, then the tail, parsed as one small file."""
-    blob = bytes(view[:header_end]) + bytes(view[start:])
+    blob = view[:header_end] + view[start:]
     try:
         loaded = parse_session(blob)
     except StoreError:
@@ -396,9 +534,7 @@ def _records_of(loaded: LoadedFile, blob: bytes, base: int, shift: int) -> list[
     return out
 
 
-def _materialize(
-    mapped: mmap.mmap, view: memoryview, header_end: int, records: list[Record], size: int
-) -> LoadedFile:
+def _materialize(view: _Source, header_end: int, records: list[Record], size: int) -> LoadedFile:
     """The loaded file the records describe (seals among them are skipped)."""
     header = _decode_any(view[: header_end - 1])
     entries: list[Entry] = []
@@ -430,14 +566,15 @@ def _materialize(
         elif kind is WarningRecord:
             warnings.append(LoadWarning(r.line, r.text))  # type: ignore[union-attr]
             last = r
-    ends_with_newline = mapped[size - 1 : size] == b"\n"
+    ends_with_newline = view[size - 1 : size] == b"\n"
     if last is not None:
         last_end = last.off + last.len  # its newline, or the end of a torn line
         lines = last.line
         if last_end < size:
-            lines += bytes(view[last_end + 1 :]).count(b"\n") + (0 if ends_with_newline else 1)
+            lines += view[last_end + 1 :].count(b"\n") + (0 if ends_with_newline else 1)
     else:
-        lines = 1 + bytes(view[header_end:]).count(b"\n") + (0 if ends_with_newline else 1)
+        lines = 1 + view[header_end:].count(b"\n") + (0 if ends_with_newline else 1)
+    view.forget()
     return LoadedFile(
         header=header,
         entries=entries,
@@ -450,14 +587,15 @@ def _materialize(
 
 
 def _rebuild(
-    path: Path, view: memoryview, header_hash: str, header_end: int, st: os.stat_result
+    path: Path, src: _Source, header_hash: str, header_end: int, st: os.stat_result
 ) -> tuple[LoadedFile, Sidecar | None]:
     """A full parse, and a new sidecar written from it (under a temporary name, then renamed)."""
-    data = bytes(view)
+    data = src[:]
+    view = memoryview(data)
     loaded = parse_session(data, str(path))
     if loaded.version != CURRENT_VERSION:
         return loaded, None
-    complete = _complete_lines(_records_of(loaded, data, 0, 0), view, st.st_size)
+    complete = _complete_lines(_records_of(loaded, data, 0, 0), data, st.st_size)
     if complete:
         end, line = complete[-1].off + complete[-1].len + 1, complete[-1].line
     else:
@@ -473,7 +611,10 @@ def _write_new(
     """Write a whole sidecar (``body`` and its seal) under a temporary name and rename it into place."""
     side = sidecar_path(path)
     scrc = zlib.crc32(session[:end])
-    data = body + _encode(Seal(end, line, st.st_size, st.st_mtime_ns, tail, zlib.crc32(body), scrc)) + b"\n"
+    seal = Seal(
+        end, line, st.st_size, st.st_mtime_ns, tail, zlib.crc32(body), scrc, st.st_ctime_ns, st.st_ino
+    )
+    data = body + _encode(seal) + b"\n"
     partial = side.with_name(f"{side.name}.{uuid.uuid4().hex[:12]}.part")  # never an existing file
     try:
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
