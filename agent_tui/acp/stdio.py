@@ -61,7 +61,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--permissions",
         choices=("ask", "accept-edits", "plan", "auto", "read-only"),
-        help="ask the editor before commands and writes outside the cwd (the default), accept-edits, "
+        help="ask the editor before commands and file edits (the default), accept-edits, "
         "plan, auto, or read-only",
     )
     p.add_argument(

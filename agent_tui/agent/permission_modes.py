@@ -35,7 +35,7 @@ LABELS = {
 }
 #: One line each: what the mode lets run without asking.
 DESCRIPTIONS = {
-    PermissionMode.ASK: "ask before commands and writes outside the project",
+    PermissionMode.ASK: "ask before commands and file edits",
     PermissionMode.ACCEPT_EDITS: "file edits inside the project pass; commands ask",
     PermissionMode.PLAN: "nothing changes files or runs commands: the model plans",
     PermissionMode.AUTO: "run every tool without asking",

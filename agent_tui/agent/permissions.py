@@ -2,17 +2,19 @@
 
 Three modes:
 
-- ``ask`` (the app's default): ``bash`` and any tool that is not known to only
-  read, ``write``/``edit`` outside the working directory, and ``write``/``edit``
-  of git's own files anywhere (under a ``.git`` folder, ``.gitconfig``,
-  ``.gitmodules``: they decide what git runs), wait for the user's answer:
-  allow once, allow for the rest of this process ("allow-session"), or deny.
+- ``ask`` (the app's default, Claude Code's ``default``): ``bash``, ``write``,
+  ``edit`` (inside the working directory too) and any tool that is not known to
+  only read (``Tool.file_effect`` not ``none``, or not ``reads_only``) wait for
+  the user's answer unless a permission rule allows the call: allow once, allow
+  for the rest of this process ("allow-session"), always (a rule), or deny.
 - ``auto`` (print mode's default): everything runs.
 - ``read-only``: ``write``, ``edit``, ``bash`` (and unknown tools) are refused
   with a tool error the model reads.
-- ``accept-edits``: as ``ask``, and a tool that changes only the file it names
-  (``Tool.file_effect == "path"``) passes inside the working directory, but for
-  the files that decide what agent-tui or git runs; commands still ask.
+- ``accept-edits`` (Claude Code's ``acceptEdits``): as ``ask``, but a tool that
+  changes only the file it names (``Tool.file_effect == "path"``) passes inside
+  the working directory, never outside it, never for a file that decides what
+  agent-tui or git runs (:data:`GUARDED_DIRS`, :data:`GUARDED_NAMES`, git's own
+  files) nor one with several hard links; commands still ask.
 - ``plan``: as ``ask``, but nothing that changes files or runs programs runs
   (``Tool.file_effect`` not ``none``): refused with a message telling the model
   it is planning (:mod:`agent_tui.agent.permission_modes` has the rest).
@@ -440,7 +442,8 @@ class Permissions:
     def request_for(
         self, tool: str, arguments: Mapping[str, Any], cwd: str, call_id: str = ""
     ) -> PermissionRequest | None:
-        """The request a call would make, or None when it never needs permission (reads, writes inside cwd)."""
+        """The request a call would make, or None when nothing but the mode may gate it (reads; a
+        write inside cwd, which :meth:`check` asks about in ``ask`` mode)."""
         if tool in READ_TOOLS or tool in self.trusted_tools:
             return None
         if tool in FILE_TOOLS:
@@ -568,6 +571,13 @@ class Permissions:
         ``file_effect`` decides ``plan`` and ``accept-edits``; None: known by name only)."""
         request = self.request_for(tool, arguments, cwd, call_id)
         effect = info.file_effect if info is not None else _effect_by_name(tool)
+        if (
+            request is None
+            and effect != "none"
+            and tool not in self.trusted_tools
+            and self.mode is not PermissionMode.AUTO
+        ):  # a write or edit inside the working directory: ask mode asks, accept-edits lets it pass
+            request = self.describe(tool, arguments, cwd, call_id)
         ruling = self._ruling(tool, arguments, cwd, info)
         if ruling is not None and ruling.kind == "deny":
             return Verdict(
@@ -593,8 +603,10 @@ class Permissions:
             and request is not None
             and (hook is None or hook.decision != "ask")
             and (ruling is None or ruling.kind != "ask")
-            and _edit_inside(info, arguments, cwd)
-        ):
+            and (inside := _edit_inside(tool, info, arguments, cwd)) is not None
+            and request.path in (None, inside)
+        ):  # the real path the request names (and the write guard lets through), not one a
+            # symlink flipped to between the two looks: that is asked
             return Verdict(True, "accept-edits", request)
         if self.mode is PermissionMode.READ_ONLY and request is not None:
             return Verdict(
@@ -738,18 +750,24 @@ class Permissions:
         )
 
 
-def _edit_inside(info: Tool | None, arguments: Mapping[str, Any], cwd: str) -> bool:
+def _edit_inside(tool: str, info: Tool | None, arguments: Mapping[str, Any], cwd: str) -> str | None:
     """Whether a tool that changes only the file it names (``file_effect == "path"``) names one
     inside ``cwd`` that no other rule guards (git's, agent-tui's config, a hard link): what
-    ``accept-edits`` lets pass. (``write``/``edit`` there pass in ``ask`` mode already.)"""
-    if info is None or info.file_effect != "path" or not info.path_argument:
-        return False
-    raw = arguments.get(info.path_argument)
+    ``accept-edits`` lets pass (``ask`` mode asks about it): its real path, or None."""
+    if info is None:  # known by name only: the built-in write and edit take ``path``
+        argument = "path" if _effect_by_name(tool) == "path" else None
+    else:
+        argument = info.path_argument if info.file_effect == "path" else None
+    if not argument:
+        return None
+    raw = arguments.get(argument)
     if not isinstance(raw, str) or not raw:
-        return False
+        return None
     target = real_target(raw, cwd)
     lexical = os.path.normpath(resolve_path(raw, cwd))
-    return file_concern(target, cwd, _link_count(target), PermissionMode.ACCEPT_EDITS, lexical) is None
+    if file_concern(target, cwd, _link_count(target), PermissionMode.ACCEPT_EDITS, lexical) is not None:
+        return None
+    return target
 
 
 def _effect_by_name(tool: str) -> FileEffect:

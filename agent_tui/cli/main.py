@@ -296,8 +296,8 @@ def _main(args: list[str]) -> int:
     parser.add_argument(
         "--permissions",
         choices=("ask", "accept-edits", "plan", "auto", "read-only"),
-        help="tool permissions: ask before commands and writes outside the cwd (the app's default), "
-        "accept-edits (file edits pass, commands ask), plan (nothing changes files or runs: the model "
+        help="tool permissions: ask before commands and file edits (the app's default), accept-edits "
+        "(file edits in the cwd pass, commands ask), plan (nothing changes files or runs: the model "
         "plans), auto (print mode's default), or read-only",
     )
     parser.add_argument(

@@ -341,15 +341,20 @@ async def read_line(stream: TextIO) -> str:
 
 def make_permissions(args: argparse.Namespace, config: Config, prompt_from_stdin: bool) -> Permissions:
     """Print mode's policy: ``auto`` unless --permissions, AGENT_TUI_PERMISSIONS or the config file
-    (``config.permissions``) say otherwise."""
+    (``config.permissions``) say otherwise. A mode that asks (``ask``, ``accept-edits``, ``plan``)
+    asks on the terminal, or, when stdin is not one, refuses what it would ask about."""
     mode = mode_from_config(getattr(args, "permissions", None), config, default=PermissionMode.AUTO)
-    if mode is not PermissionMode.ASK:
+    if mode in (PermissionMode.AUTO, PermissionMode.READ_ONLY):  # they never ask
         return Permissions(mode)
     if not prompt_from_stdin and sys.stdin is not None and sys.stdin.isatty():
         return Permissions(mode, terminal_approver(sys.stdin, sys.stderr))
+    asked = {
+        PermissionMode.ASK: "commands, file edits",
+        PermissionMode.ACCEPT_EDITS: "commands, writes outside the working directory",
+    }.get(mode, "calls")
     print(
-        "agent-tui: --permissions ask: stdin is not a terminal, so commands and writes outside the "
-        "working directory will be refused",
+        f"agent-tui: --permissions {mode.value}: stdin is not a terminal, so {asked} and web fetches "
+        "that would ask are refused (a permission rule may allow them)",
         file=sys.stderr,
     )
     return Permissions(

@@ -218,13 +218,15 @@ async def test_read_and_write_go_through_the_editor_when_it_offers_fs(
         anthropic_stream(tool_use("toolu_c", "write", {"path": "new.md", "content": "# new\n"})),
         anthropic_stream(text("Done.")),
     )
-    client = EditorClient(buffers={target: "an unsaved buffer\n"})
+    # ask mode asks about the edit and the write (inside the project too): the editor allows both
+    client = EditorClient(answers=["allow-once", "allow-once"], buffers={target: "an unsaved buffer\n"})
     async with env.agent(client, fs=True) as conn:
         session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("tidy up")])
     # Nothing touched the disk: the editor served the read and took the writes.
     assert not (env.work / "draft.md").exists() and not (env.work / "new.md").exists()
     assert client.writes == {target: "an saved buffer\n", new: "# new\n"}
+    assert [call.title for call, _ in client.permission_requests] == ["edit draft.md", "write new.md"]
     read_result = client.tool_updates("toolu_a")[-1]
     assert read_result.status == "completed" and read_result.content is not None
     assert any(

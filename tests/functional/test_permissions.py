@@ -138,9 +138,11 @@ async def test_each_mode_decides(tree: dict[str, Path]) -> None:
         assert not verdict.allowed and verdict.decision == "read-only-refused"
         assert verdict.message is not None and "read-only mode" in verdict.message
 
-    answers = Answers(Decision.ALLOW_SESSION, Decision.DENY, Decision.ALLOW_ONCE)
+    answers = Answers(Decision.ALLOW_ONCE, Decision.ALLOW_SESSION, Decision.DENY, Decision.ALLOW_ONCE)
     ask = Permissions(PermissionMode.ASK, answers)
-    assert (await ask.check("write", inside_write, cwd)).decision is None  # inside the cwd: no question
+    inside = await ask.check("write", inside_write, cwd)  # inside the cwd too: ask mode asks
+    assert inside.allowed and inside.decision == "allow-once" and inside.request is not None
+    assert inside.request.rule == "Edit(src/a.py)"
     first = await ask.check("bash", bash, cwd, "c1")
     again = await ask.check("bash", bash, cwd, "c2")
     assert first.allowed and first.decision == "allow-session" and not first.remembered
@@ -149,8 +151,8 @@ async def test_each_mode_decides(tree: dict[str, Path]) -> None:
     assert not denied.allowed and denied.decision == "deny" and "did not allow" in (denied.message or "")
     once = await ask.check("bash", {"command": "make test && rm -rf /"}, cwd, "c4")
     assert once.decision == "allow-once"
-    assert [r.tool for r in answers.asked] == ["bash", "write", "bash"]
-    write_request = answers.asked[1]
+    assert [r.tool for r in answers.asked] == ["write", "bash", "write", "bash"]
+    write_request = answers.asked[2]
     assert write_request.path == str((tree["outside"] / "a.py").resolve())
     assert write_request.scope == f"file:{write_request.path}" and "->" in write_request.summary
 
@@ -246,17 +248,20 @@ async def test_writes_to_git_files_inside_the_project_ask(tree: dict[str, Path],
 
 async def test_other_dot_files_inside_the_project_do_not_ask(tree: dict[str, Path]) -> None:
     cwd = str(tree["project"])
-    nobody = Permissions(PermissionMode.ASK, None)
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)  # (ask mode asks about every edit)
     # (.gitattributes decides what git runs, its filters: it asks, see test_safety_config_files)
     for path in (".gitignore", ".github/workflows/ci.yml", "src/git/config", "my.git/x", "husky.md"):
-        assert (await nobody.check("write", {"path": path, "content": "x"}, cwd)).decision is None, path
+        assert (
+            await nobody.check("write", {"path": path, "content": "x"}, cwd)
+        ).decision == "accept-edits", path
 
 
 async def test_a_project_inside_a_folder_named_git_still_works(tmp_path: Path) -> None:
     project_dir = tmp_path / ".git" / "work"
     project_dir.mkdir(parents=True)
-    nobody = Permissions(PermissionMode.ASK, None)
-    assert (await nobody.check("write", {"path": "a.py", "content": "x"}, str(project_dir))).decision is None
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
+    verdict = await nobody.check("write", {"path": "a.py", "content": "x"}, str(project_dir))
+    assert verdict.decision == "accept-edits"
 
 
 # -- in the agent loop -----------------------------------------------------------------------------
@@ -276,7 +281,7 @@ async def test_ask_mode_in_the_loop(
     outside = tmp_path / "outside"
     outside.mkdir()
     (anthropic_harness.workdir / "out").symlink_to(outside)
-    answers = Answers(Decision.ALLOW_SESSION, Decision.DENY)
+    answers = Answers(Decision.ALLOW_SESSION, Decision.DENY, Decision.ALLOW_ONCE)
     anthropic_harness.loop.permissions = Permissions(PermissionMode.ASK, answers)
     server.push(
         anthropic_stream(
@@ -289,7 +294,8 @@ async def test_ask_mode_in_the_loop(
     )
     events = await anthropic_harness.run("go")
     assert events[-1] == TurnDone("stop")
-    assert [r.tool for r in answers.asked] == ["bash", "write"]  # the second bash is remembered
+    # the write inside is asked too (ask mode, as Claude Code's default); the second bash is remembered
+    assert [r.tool for r in answers.asked] == ["bash", "write", "write"]
     assert (anthropic_harness.workdir / "made.txt").read_text() == "one\n" and (
         anthropic_harness.workdir / "inside.txt"
     ).exists()
@@ -300,6 +306,7 @@ async def test_ask_mode_in_the_loop(
     assert [(d["tool"], d["decision"], d.get("remembered", False)) for d in recorded] == [
         ("bash", "allow-session", False),
         ("write", "deny", False),
+        ("write", "allow-once", False),
         ("bash", "allow-session", True),
     ]
     assert recorded[1]["scope"] == f"file:{(outside / 'evil.txt').resolve()}"
@@ -452,8 +459,8 @@ def test_print_mode_without_a_terminal_refuses_clearly(server: FakeModelServer, 
     )
     assert result.returncode == 0 and result.stdout == "Could not.\n"
     assert result.stderr.splitlines()[0] == (
-        "agent-tui: --permissions ask: stdin is not a terminal, so commands and writes outside the "
-        "working directory will be refused"
+        "agent-tui: --permissions ask: stdin is not a terminal, so commands, file edits and web "
+        "fetches that would ask are refused (a permission rule may allow them)"
     )
     assert not (work / "x").exists()
     refusal = server.requests[1].body["messages"][-1]["content"][0]
@@ -479,7 +486,17 @@ def test_the_write_check_uses_the_process_cwd_not_the_session_header(
         anthropic_stream(text("Done.")),
     )
     result = subprocess.run(
-        [sys.executable, "-m", "agent_tui", "-p", "go", "--session", str(handed), "--permissions", "ask"],
+        [
+            sys.executable,
+            "-m",
+            "agent_tui",
+            "-p",
+            "go",
+            "--session",
+            str(handed),
+            "--permissions",
+            "accept-edits",
+        ],
         cwd=work,
         env=_env(tmp_path, server),
         stdin=subprocess.DEVNULL,

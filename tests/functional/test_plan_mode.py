@@ -57,7 +57,10 @@ async def test_plan_mode_refuses_a_write_and_approval_starts_the_work(
         decisions = [
             e["data"]["decision"] for e in h.entries() if e.get("customType") == "agent-tui.permission"
         ]
-        assert decisions == ["plan-refused"]  # the second write passed inside the cwd, unasked
+        assert decisions == [
+            "plan-refused",
+            "accept-edits",
+        ]  # the second write passed inside the cwd, unasked
         # the notes are in the model's context (a user message each), the records are not
         messages = project(h.session.index).messages
         assert messages[0].role == "user" and "Plan mode is on" in str(messages[0])

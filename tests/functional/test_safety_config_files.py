@@ -77,7 +77,7 @@ PROJECT_FILES = [
 async def test_project_config_files_are_guarded_in_every_mode(project: Path, path: str) -> None:
     cwd = str(project)
     for tool, args in (("write", {"path": path, "content": "x"}), ("edit", {"path": path, "edits": []})):
-        nobody = Permissions(PermissionMode.ASK, None)
+        nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
         verdict = await nobody.check(tool, args, cwd)
         assert not verdict.allowed and verdict.request is not None, (tool, path)
         assert verdict.request.protected and verdict.request.config_file
@@ -91,7 +91,7 @@ async def test_project_config_files_are_guarded_in_every_mode(project: Path, pat
 async def test_an_allow_for_the_session_or_a_hook_allow_never_covers_them(project: Path) -> None:
     cwd = str(project)
     answers = Answers(Decision.ALLOW_SESSION, Decision.ALLOW_SESSION, Decision.DENY)
-    policy = Permissions(PermissionMode.ASK, answers)
+    policy = Permissions(PermissionMode.ACCEPT_EDITS, answers)
     call = {"path": ".mcp.json", "content": "{}"}
     first = await policy.check("write", call, cwd)
     assert first.allowed and first.decision == "allow-once"  # taken as once: nothing remembered
@@ -100,7 +100,7 @@ async def test_an_allow_for_the_session_or_a_hook_allow_never_covers_them(projec
     third = await policy.check("write", call, cwd, hook=HookVote("allow"))  # a trusted hook's allow
     assert not third.allowed and len(answers.asked) == 3
     # an ordinary file is still remembered
-    plain = Permissions(PermissionMode.ASK, Answers(Decision.ALLOW_SESSION))
+    plain = Permissions(PermissionMode.ACCEPT_EDITS, Answers(Decision.ALLOW_SESSION))
     outside = {"path": "../elsewhere.txt", "content": "x"}
     assert (await plain.check("write", outside, cwd)).allowed
     assert (await plain.check("write", outside, cwd)).remembered
@@ -116,11 +116,11 @@ async def test_symlinks_and_hard_links_to_config_files(project: Path, tmp_path: 
     (project / ".pi").mkdir()
     (project / ".pi" / "mcp.json").symlink_to(project / "data.json")  # a guarded name, a plain file
     os.link(project / ".mcp.json", project / "copy.json")  # a hard link
-    nobody = Permissions(PermissionMode.ASK, None)
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
     for path in ("servers.json", "cfg/settings.json", ".pi/mcp.json", "copy.json"):
         verdict = await nobody.check("write", {"path": path, "content": "x"}, cwd)
         assert not verdict.allowed and verdict.request is not None and verdict.request.protected, path
-    assert (await nobody.check("write", {"path": "src/a.py", "content": "x"}, cwd)).decision is None
+    assert (await nobody.check("write", {"path": "src/a.py", "content": "x"}, cwd)).decision == "accept-edits"
 
 
 def user_files(home: Path) -> list[Path]:
@@ -148,13 +148,13 @@ async def test_the_users_files_are_guarded_from_anywhere(project: Path) -> None:
     for target in user_files(home):
         for cwd in (project, home):  # a project elsewhere, or agent-tui started in $HOME
             for path in (str(target), os.path.relpath(target, cwd), f"~/{target.relative_to(home)}"):
-                verdict = await Permissions(PermissionMode.ASK, None).check(
+                verdict = await Permissions(PermissionMode.ACCEPT_EDITS, None).check(
                     "write", {"path": path, "content": "x"}, str(cwd), hook=HookVote("allow")
                 )
                 assert not verdict.allowed and verdict.request is not None, (cwd, path)
                 assert verdict.request.config_file and verdict.request.protected, (cwd, path)
         linked = f"home/{target.relative_to(home)}"  # through a symlink in the project
-        verdict = await Permissions(PermissionMode.ASK, None).check(
+        verdict = await Permissions(PermissionMode.ACCEPT_EDITS, None).check(
             "write", {"path": linked, "content": "x"}, str(project)
         )
         assert verdict.request is not None and verdict.request.config_file, linked
@@ -184,7 +184,7 @@ async def test_bash_commands_that_name_them_are_asked_every_time(project: Path, 
     cwd = str(project)
     assert command_config_file(command, cwd) is not None, command
     answers = Answers(Decision.ALLOW_SESSION, Decision.DENY)
-    policy = Permissions(PermissionMode.ASK, answers)
+    policy = Permissions(PermissionMode.ACCEPT_EDITS, answers)
     assert (await policy.check("bash", {"command": command}, cwd)).allowed
     again = await policy.check("bash", {"command": command}, cwd, hook=HookVote("allow"))
     assert not again.allowed and len(answers.asked) == 2  # asked again, the hook's allow ignored
@@ -197,7 +197,7 @@ async def test_commands_that_only_read_them_or_name_nothing_are_ordinary(project
     cwd = str(project)
     for command in ("cat .mcp.json", "grep -r hooks .claude", "ls -la", "echo hi > out.txt", "make test"):
         assert command_config_file(command, cwd) is None, command
-        policy = Permissions(PermissionMode.ASK, Answers(Decision.ALLOW_SESSION))
+        policy = Permissions(PermissionMode.ACCEPT_EDITS, Answers(Decision.ALLOW_SESSION))
         assert (await policy.check("bash", {"command": command}, cwd)).allowed
         assert (await policy.check("bash", {"command": command}, cwd)).remembered
         assert (
@@ -232,7 +232,7 @@ async def test_started_inside_the_users_claude_or_pi_folder_their_files_still_as
     home = Path(os.environ["HOME"])
     for folder, name in ((home / ".claude", "settings.json"), (home / ".pi" / "agent", "mcp.json")):
         folder.mkdir(parents=True, exist_ok=True)
-        verdict = await Permissions(PermissionMode.ASK, None).check(
+        verdict = await Permissions(PermissionMode.ACCEPT_EDITS, None).check(
             "write", {"path": name, "content": "{}"}, str(folder)
         )
         assert not verdict.allowed and verdict.request is not None and verdict.request.protected, folder

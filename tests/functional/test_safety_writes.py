@@ -53,7 +53,7 @@ async def test_a_hard_link_to_an_outside_file_asks(places: tuple[Path, Path]) ->
     secret = outside / "secret.txt"
     secret.write_text("secret\n")
     os.link(secret, project / "linked.txt")
-    nobody = Permissions(PermissionMode.ASK, None)
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
     for tool, args in ((WriteTool(), {"content": "owned\n"}), (EditTool(), EDIT)):
         verdict = await nobody.check(tool.name, {"path": "linked.txt", **args}, str(project))
         assert not verdict.allowed and verdict.request is not None
@@ -63,7 +63,7 @@ async def test_a_hard_link_to_an_outside_file_asks(places: tuple[Path, Path]) ->
         assert await gated_call(read_only, tool, {"path": "linked.txt", **args}, project) == "refused"
     assert secret.read_text() == "secret\n"
     # Once the user says yes, it is written (through the link, as asked).
-    yes = Permissions(PermissionMode.ASK, _always)
+    yes = Permissions(PermissionMode.ACCEPT_EDITS, _always)
     assert await gated_call(yes, WriteTool(), {"path": "linked.txt", "content": "ok\n"}, project) == "written"
     assert secret.read_text() == "ok\n"
 
@@ -79,11 +79,11 @@ async def test_a_hard_link_made_after_the_check_is_refused_by_the_tool(places: t
     secret = outside / "secret.txt"
     secret.write_text("secret\n")
     (project / "plain.txt").write_text("secret\n")
-    nobody = Permissions(PermissionMode.ASK, None)
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
     for tool, args in ((WriteTool(), {"content": "owned\n"}), (EditTool(), EDIT)):
         call = {"path": "plain.txt", **args}
         verdict = await nobody.check(tool.name, call, str(project))
-        assert verdict.allowed and verdict.decision is None  # an ordinary file inside: no question
+        assert verdict.allowed and verdict.decision == "accept-edits"  # an ordinary file inside: no question
         (project / "plain.txt").unlink()
         os.link(secret, project / "plain.txt")  # swapped for a link before the tool opens it
         ctx = ToolContext(str(project), asyncio.Event(), write_guard=nobody.write_guard(str(project)))
@@ -142,7 +142,7 @@ async def test_a_symlink_flipped_during_writes_never_lands_outside(
             target.write_text("secret\n")
     link = project / "link"
     link.symlink_to(targets[0])
-    nobody = Permissions(PermissionMode.ASK, None)
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
     stop = project.parent / "stop"
     flipper = start_flipper(link, targets, stop)
     outcomes: dict[str, int] = {}
@@ -169,7 +169,7 @@ async def test_writes_through_symlinks_inside_still_work(places: tuple[Path, Pat
     (project / "README.md").write_text("one\n")
     (project / "NOTES.md").symlink_to("README.md")
     (project / "docs").symlink_to(project / "real-docs")
-    nobody = Permissions(PermissionMode.ASK, None)
+    nobody = Permissions(PermissionMode.ACCEPT_EDITS, None)
     assert (
         await gated_call(nobody, WriteTool(), {"path": "NOTES.md", "content": "two\n"}, project) == "written"
     )
@@ -197,7 +197,7 @@ async def test_a_hard_link_through_the_agent_loop(
     secret = places[1] / "secret.txt"
     secret.write_text("secret\n")
     os.link(secret, h.workdir / "linked.txt")
-    h.loop.permissions = Permissions(PermissionMode.ASK, None)
+    h.loop.permissions = Permissions(PermissionMode.ACCEPT_EDITS, None)
     server.push(
         anthropic_stream(tool_use("toolu_1", "write", {"path": "linked.txt", "content": "owned"})),
         anthropic_stream(text("Could not.")),
