@@ -98,6 +98,13 @@ class NothingToCompact(CompactionError):
         super().__init__(message)
 
 
+#: The estimated tokens of a summarization request without the conversation: the system prompt
+#: and the request's own instructions.
+_FIXED_PROMPT_TOKENS = estimate_text(SUMMARIZATION_SYSTEM_PROMPT) + estimate_text(
+    summary_request_text([], None, None)
+)
+
+
 @dataclass(slots=True)
 class Summarizer:
     """Makes summarization calls to one model, keeping every request inside its context window."""
@@ -108,6 +115,9 @@ class Summarizer:
     requests: int = 0  # calls made, for tests and reports
 
     context_window: int | None = None  # the server's real window when it is known, else the model's
+    #: How many of the server's tokens one estimated token turned out to be (``estimate_text``
+    #: undercounts some tokenizers: SmolLM2's counted 1.3x): the input budget shrinks by it.
+    token_scale: float = 1.0
 
     @property
     def window(self) -> int:
@@ -121,8 +131,10 @@ class Summarizer:
     @property
     def input_budget(self) -> int:
         """Tokens a summarization request may carry: the window minus the answer and the instructions."""
-        overhead = min(PROMPT_OVERHEAD_TOKENS, self.window // 3)
-        return max(200, self.window - self.max_output - overhead)
+        # the instructions as the server counts them: a small window (1,024) has no third to spare
+        fixed = int(_FIXED_PROMPT_TOKENS * self.token_scale * 1.1)
+        overhead = max(fixed, min(PROMPT_OVERHEAD_TOKENS, self.window // 3))
+        return max(200, int((self.window - self.max_output - overhead) / self.token_scale))
 
     async def complete(self, text: str) -> tuple[str, JSONObject]:
         """One summarization call: (summary text, usage). Raises CompactionError on any failure.
@@ -158,8 +170,7 @@ class Summarizer:
             self.requests += call.requests
         if result.error is not None:
             overflow = result.error.overflow
-            if overflow is not None and overflow.window is not None and overflow.window < self.window:
-                self.context_window = overflow.window  # the server's real window: split to fit it
+            if overflow is not None and self._learn(overflow.window, overflow.prompt_tokens, text):
                 raise SummaryTooLong(f"the summarization call failed: {result.error.message}")
             raise CompactionError(f"the summarization call failed: {result.error.message}")
         message = result.builder.message()
@@ -170,13 +181,29 @@ class Summarizer:
             raise CompactionError("the summarization call returned no text")
         return summary, dict(message.get("usage") or {}), message.get("stopReason") == "length"
 
+    def _learn(self, window: int | None, prompt_tokens: int | None, text: str) -> bool:
+        """What a refused request taught about the server: its real window, and how far the
+        estimate undercounted its tokenizer. True when a split would now cut the request smaller
+        (the caller splits and tries again); False when nothing new was learnt."""
+        learnt = False
+        if window is not None and window < self.window:
+            self.context_window = window  # the server's real window: split to fit it
+            learnt = True
+        if prompt_tokens is not None:
+            estimated = estimate_text(text) + estimate_text(SUMMARIZATION_SYSTEM_PROMPT)
+            scale = prompt_tokens / max(1, estimated) * 1.1  # a tenth to spare
+            if scale > self.token_scale * 1.02:
+                self.token_scale = scale
+                learnt = True
+        return learnt
+
     async def summarize(
         self, messages: Sequence[JSONObject], previous: str | None, focus: str | None
     ) -> tuple[str, JSONObject]:
         """Summarize ``messages`` onto ``previous``; in several calls if one request would not fit
-        (split again, once, when the server turns out to have a smaller window than assumed)."""
+        (split again, up to twice, when a refusal shows a smaller window or a tokenizer that counts more than the estimate)."""
         usage: JSONObject = {}
-        for last_try in (False, True):
+        for last_try in (False, False, True):  # each refusal teaches the window or the tokenizer
             summary = previous
             try:
                 for chunk in self._chunks(messages, previous):

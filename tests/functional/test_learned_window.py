@@ -328,3 +328,36 @@ async def test_a_summarization_request_the_server_refuses_is_split_to_the_window
         assert all(server_count(r.body) <= 2_500 for r in server.requests[start + 1 :])
     finally:
         await h.close()
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_tokenizer_that_counts_more_than_the_estimate_splits_the_summary(
+    server: FakeModelServer, tmp_path: Path, api: str
+) -> None:
+    """The window is known already (the real llama.cpp server: 1,024 tokens), but its tokenizer
+    counts 3 of its tokens for each one estimated (a small vocabulary on text it has few tokens
+    for): the summarization request the estimate says fits is refused. The refusal's prompt count shrinks the budget, and the summary is made in
+    smaller parts instead of the compaction failing (``400 exceed_context_size``)."""
+    h, fake = windowed(server, tmp_path, "llamacpp", api)
+    fake.window = 3_000
+    counted: list[int] = []
+
+    def refuse_by_a_larger_count(request: RecordedRequest) -> Response:
+        tokens = server_count(request.body) * 3
+        counted.append(tokens)
+        if tokens > fake.window:
+            fake.refused.append(tokens)
+            return overflow_error("llamacpp", fake.window, tokens)
+        return fake.say(SUMMARY)(tokens)
+
+    server.responder = refuse_by_a_larger_count
+    summarizer = h.loop.summarizer(fake.window)
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": f"part {i}: " + "words of the talk " * 160}]}
+        for i in range(8)
+    ]
+    summary, _ = await summarizer.summarize(messages, None, None)
+    assert summary == SUMMARY
+    assert fake.refused, "the estimate was meant to undercount: the first request must be refused"
+    assert summarizer.token_scale > 2.5 and summarizer.context_window == fake.window
+    assert counted[-1] <= fake.window and len(counted) > len(fake.refused) + 1  # the parts all fit
