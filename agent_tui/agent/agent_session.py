@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Self
 
 from agent_tui.agent import permission_modes, permission_rules
@@ -29,6 +29,7 @@ from agent_tui.agent.permissions import PermissionMode, Permissions, parse_mode
 from agent_tui.agent.queue import MessageQueue
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.sandbox import Sandbox
+from agent_tui.agent.session_stats import SessionStats, session_stats
 from agent_tui.agent.tools.base import Tool
 from agent_tui.agent.user_bash import UserCommand, run_user_command
 from agent_tui.config import PROVIDERS, Config, load_config
@@ -40,7 +41,6 @@ from agent_tui.projection.models import (
     lookup,
     selectable_thinking_levels,
 )
-from agent_tui.projection.pricing import UsageTotals, session_usage
 from agent_tui.providers.base import Provider
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
@@ -49,29 +49,6 @@ from agent_tui.store.session import Session
 def thinking_levels(model: str, provider: str | None = None) -> list[str]:
     """The levels ``model`` can be given (``projection.models.selectable_thinking_levels``)."""
     return selectable_thinking_levels(lookup(model, provider))
-
-
-@dataclass(frozen=True, slots=True)
-class SessionStats:
-    """What a session holds and what its model calls cost (pi's ``getSessionStats``): the messages
-    of the whole file (every branch), the tokens and dollars of every model call in it (``totals``:
-    what was paid for) and of the path to the leaf (``branch``), and the next request's tokens
-    against the window. The app's ``/session`` and RPC's ``get_session_stats`` read this."""
-
-    user_messages: int
-    assistant_messages: int
-    tool_calls: int  # toolCall blocks of the assistant messages
-    tool_results: int
-    total_messages: int
-    totals: UsageTotals
-    branch: UsageTotals
-    context_tokens: int
-    context_window: int
-
-    @property
-    def cost(self) -> float:
-        """Dollars of every priced call (0 when none has a price: pi's number, never null)."""
-        return self.totals.cost
 
 
 def clamp_level(level: str, model: str, provider: str | None = None) -> str:
@@ -476,28 +453,9 @@ class AgentSession:
     # -- what it cost -----------------------------------------------------------------------------
 
     def stats(self) -> SessionStats:
-        """The session's messages, tokens and cost now (:class:`SessionStats`)."""
-        entries = self.store.index.entries
-        roles = [e.role for e in entries if e.type == "message"]
-        calls = sum(
-            1
-            for e in entries
-            if e.type == "message" and e.role == "assistant"
-            for b in (e.message or {}).get("content") or []
-            if isinstance(b, dict) and b.get("type") == "toolCall"
-        )
+        """The session's messages, tokens and cost now (:class:`SessionStats`, as the app's too)."""
         tokens, window = self.loop.context_usage()
-        return SessionStats(
-            user_messages=roles.count("user"),
-            assistant_messages=roles.count("assistant"),
-            tool_calls=calls,
-            tool_results=roles.count("toolResult"),
-            total_messages=len(roles),
-            totals=session_usage(entries),
-            branch=session_usage(self.loop.projection().path),
-            context_tokens=tokens,
-            context_window=window,
-        )
+        return session_stats(self.store.index.entries, self.loop.projection().path, tokens, window)
 
     # -- the request ----------------------------------------------------------------------------
 

@@ -218,19 +218,15 @@ def _thinking(agent: AgentSession, argument: str) -> Said:
 
 def session_text(agent: AgentSession) -> str:
     """``/session`` without the app: the file, the model, the context use, what was loaded."""
-    from agent_tui.projection.figures import usage_lines
+    from agent_tui.agent.session_stats import stats_lines
 
     store = agent.store
-    stats = agent.stats()  # the figures every face shows (RPC's get_session_stats, the SDK)
     lines = [
         f"Session {store.id}",
         f"File: {store.path}",
         f"Model: {agent.provider}/{agent.model} (thinking {agent.thinking_level})",
         f"Entries: {len(store.index.entries):,}",
-        f"Messages: {stats.user_messages:,} user, {stats.assistant_messages:,} assistant, "
-        f"{stats.tool_calls:,} tool calls",
-        f"Context: {stats.context_tokens:,} of {stats.context_window:,} tokens",
-        *usage_lines(stats.totals, stats.branch),
+        *stats_lines(agent.stats()),  # the figures every face shows (the app's, RPC's, the SDK's)
     ]
     if agent.resources is not None:
         lines += ["", *agent.resources.describe()]

@@ -31,7 +31,14 @@ from agent_tui.projection import registry
 from agent_tui.store.session import Session
 
 if TYPE_CHECKING:
+    from agent_tui.agent.agent_session import AgentSession
+    from agent_tui.agent.compaction import Summarizer
+    from agent_tui.agent.extensions import Extensions
+    from agent_tui.agent.queue import MessageQueue
+    from agent_tui.agent.resources import Resources
     from agent_tui.config import Config
+    from agent_tui.projection.compaction import CompactionSettings
+    from agent_tui.store.record import JSONObject
 
 CONFIGURE_HINT = (
     f"No model configured. Set {' or '.join(s.key_env_name for s in registry.PROVIDERS.values() if not s.gateway)}, "
@@ -46,11 +53,37 @@ class AgentUnavailable(Exception):
 
 
 class Turns(Protocol):
-    """What the app needs of an agent loop."""
+    """What the app needs of the agent: the part of the session core
+    (``agent.agent_session.AgentSession``, which has all of it) that the app's controllers use.
+    :class:`BuiltInThread` (the app's own, built in a thread) has it too, and so must a test's
+    agent: the controllers call these, they never probe for them."""
 
-    def run(self, prompt: Any) -> AsyncIterator[AgentEvent]: ...  # text, content blocks, or None
+    def run(self, prompt: str | list[JSONObject] | None) -> AsyncIterator[AgentEvent]: ...
 
     def abort(self) -> None: ...
+
+    def compact(self, focus: str | None) -> AsyncIterator[AgentEvent]: ...
+
+    def branch_with_summary(self, target_id: str, focus: str | None = None) -> AsyncIterator[AgentEvent]: ...
+
+    async def pre_compact(self, focus: str | None = None) -> tuple[str | None, list[str]]: ...
+
+    def summarizer(self) -> Summarizer: ...
+
+    def compaction_settings(self) -> CompactionSettings: ...
+
+    @property
+    def queue(self) -> MessageQueue | None:
+        """The steering and follow-up queue; None while the agent is still being built."""
+
+    @property
+    def config(self) -> Config:
+        """The agent's config (``/reload`` reads the MCP servers and hooks of its file again)."""
+
+    #: The MCP servers and hooks (None: none); ``/reload`` replaces them.
+    extensions: Extensions | None
+    #: The prompt files, templates and skills; ``/reload`` replaces them.
+    resources: Resources | None
 
 
 @dataclass(slots=True)
@@ -220,19 +253,59 @@ class BuiltInThread:
         return future
 
     @property
-    def built(self) -> Any:
+    def built(self) -> AgentSession:
         """The agent (waiting for its build); AttributeError when the build failed."""
         try:
-            return self._started().result()
+            agent: AgentSession = self._started().result()
+            return agent
         except Exception as e:
             raise AttributeError(f"the agent could not be built: {type(e).__name__}: {e}") from e
 
     def __getattr__(self, name: str) -> Any:
-        if name == "queue" and not self.ready:
-            # nothing can be queued before the agent exists: Esc during the build (which asks for
-            # the queue to hand its messages back) must not wait for it
-            return None
-        return getattr(self.built, name)
+        return getattr(self.built, name)  # what the app's Turns does not name (permission modes...)
+
+    # -- Turns: each waits for the build, but the queue --------------------------------------
+
+    @property
+    def queue(self) -> MessageQueue | None:
+        # nothing can be queued before the agent exists: Esc during the build (which asks for
+        # the queue to hand its messages back) must not wait for it
+        return self.built.queue if self.ready else None
+
+    @property
+    def config(self) -> Config:
+        return self.built.config
+
+    @property
+    def extensions(self) -> Extensions | None:
+        return self.built.extensions
+
+    @extensions.setter
+    def extensions(self, value: Extensions | None) -> None:
+        self.built.extensions = value
+
+    @property
+    def resources(self) -> Resources | None:
+        return self.built.resources
+
+    @resources.setter
+    def resources(self, value: Resources | None) -> None:
+        self.built.resources = value
+
+    def compact(self, focus: str | None) -> AsyncIterator[AgentEvent]:
+        return self.built.compact(focus)
+
+    def branch_with_summary(self, target_id: str, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        return self.built.branch_with_summary(target_id, focus)
+
+    async def pre_compact(self, focus: str | None = None) -> tuple[str | None, list[str]]:
+        return await self.built.pre_compact(focus)
+
+    def summarizer(self) -> Summarizer:
+        return self.built.summarizer()
+
+    def compaction_settings(self) -> CompactionSettings:
+        return self.built.compaction_settings()
 
     @property
     def ready(self) -> bool:
@@ -249,7 +322,7 @@ class BuiltInThread:
         if self.ready:
             self._future.result().abort()
 
-    async def run(self, prompt: Any) -> AsyncIterator[AgentEvent]:
+    async def run(self, prompt: str | list[JSONObject] | None) -> AsyncIterator[AgentEvent]:
         echo = self._echo(prompt) if self._echo is not None and prompt is not None else None
         object.__setattr__(self, "_starting", True)
         try:

@@ -34,7 +34,7 @@ from agent_tui.providers.events import StopReason
 from agent_tui.store.redact import StreamRedactor
 
 if TYPE_CHECKING:
-    from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.host import Host
     from agent_tui.tui.widgets.streaming_reply import StreamingReply
 
 
@@ -43,7 +43,7 @@ class EventView:
     through a :class:`~agent_tui.store.redact.StreamRedactor` each, as in every face: the reply on
     screen holds no secret its stored message will not."""
 
-    def __init__(self, app: AgentTuiApp) -> None:
+    def __init__(self, app: Host) -> None:
         self.app = app
         self.reply: StreamingReply | None = None
         self.stop_reason: StopReason | None = None  # the TurnDone's, once it came
@@ -142,14 +142,14 @@ class EventView:
                 assert_never(event)  # a new event type must be shown here (mypy checks)
 
 
-def show_todos_of(app: AgentTuiApp, entry_id: str) -> None:
+def show_todos_of(app: Host, entry_id: str) -> None:
     """A ``todo_write`` result just appended: its list above the composer."""
     entry = app.index.by_id.get(entry_id)
     if entry is not None and (entry.message or {}).get("toolName") == TODO_TOOL:
         app.main_screen.agent_work.show_todos(latest_todos([entry]))
 
 
-def show_branch_todos(app: AgentTuiApp) -> None:
+def show_branch_todos(app: Host) -> None:
     """The plan of the open session's branch above the composer (a session opened or switched to);
     none running there yet."""
     work = app.main_screen.agent_work
@@ -157,14 +157,14 @@ def show_branch_todos(app: AgentTuiApp) -> None:
     work.show_todos(latest_todos(app.index.active_path()))
 
 
-def show_notice(app: AgentTuiApp, text: str) -> None:
+def show_notice(app: Host, text: str) -> None:
     """One line from the agent (a Notice event, or an MCP server that died between turns); its text
     quotes hooks and servers, so it is never markup."""
     app.notify(text, title="agent-tui", severity="warning", timeout=8, markup=False)
     app.set_notice(text)
 
 
-async def show_events(app: AgentTuiApp, events: AsyncIterator[AgentEvent]) -> StopReason | None:
+async def show_events(app: Host, events: AsyncIterator[AgentEvent]) -> StopReason | None:
     """Show ``events`` until they end; an exception is shown as an error, never lost. Returns the
     turn's stop reason (None when it never said)."""
     view = EventView(app)

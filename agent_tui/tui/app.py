@@ -22,7 +22,6 @@ import inspect
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,7 +39,6 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.permissions import cwd_notice
-from agent_tui.agent.resources import Loading
 from agent_tui.config import next_model
 from agent_tui.library.latest import close_and_record, close_and_record_later, latest_session
 from agent_tui.projection.context import Projection, Projector, project
@@ -62,7 +60,6 @@ from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
     AgentUnavailable,
-    ModelChoice,
     Turns,
     default_agent_factory,
     load_agent_config,
@@ -71,7 +68,7 @@ from agent_tui.tui.agent_bridge import (
     start_eager_servers,
 )
 from agent_tui.tui.agent_events import show_events, show_notice
-from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand
+from agent_tui.tui.commands import BY_NAME, COMMANDS, SlashArgs, SlashCommand, slash_rows
 from agent_tui.tui.composer_actions import ComposerActions
 from agent_tui.tui.crash import OneLineCrash
 from agent_tui.tui.file_index import FileIndex
@@ -85,8 +82,9 @@ from agent_tui.tui.screens.permission import PermissionScreen, answer_line
 from agent_tui.tui.screens.trust import ask_trust
 from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.surgery_actions import span_preview_lines
-from agent_tui.tui.themes import DEFAULT_THEMES_DIR, load_themes
+from agent_tui.tui.themes import load_themes
 from agent_tui.tui.tree_state import TreeState
+from agent_tui.tui.tui_config import TuiConfig  # its own module: the controllers name it too
 from agent_tui.tui.typed_keys import redirect_paste, redirect_typed_key
 from agent_tui.tui.widgets.chat_entry import split_attachments
 from agent_tui.tui.widgets.chat_view import ChatView
@@ -106,33 +104,6 @@ TYPING_PATIENCE = 2.0  # the longest a big panel's recount waits for a pause in 
 NEXT_FRAME_WAIT = 0.1  # the longest refresh_views waits for a pane's repaint (_next_frame)
 RECORDING_WAIT = 10.0  # the longest the app's end waits for a session left earlier to be recorded
 OLD_COLLECTION_DELAY = 1.0  # seconds after a turn before the full garbage collection (gc_pacing)
-
-
-@dataclass(slots=True)
-class TuiConfig:
-    """Everything the app reads: where sessions are, what to open, the config file, the themes."""
-
-    cwd: Path
-    session_dir: Path  # where new sessions of ``cwd`` go (and where -c / -r look)
-    config_path: Path
-    session_file: Path | None = None
-    continue_last: bool = False
-    pick: bool = False
-    model: ModelChoice = field(default_factory=ModelChoice)
-    themes_dir: Path = DEFAULT_THEMES_DIR
-    theme: str | None = None  # overrides the config file's theme (tests)
-    agent_factory: AgentFactory | None = None
-    history: list[str] = field(default_factory=list)
-    history_file: Path | None = None  # the global prompt history (None: in memory only)
-    summarize_branches: bool | None = None  # None: the config file's [compaction] summarize_branches
-    no_session: bool = False  # --no-session: the session is kept in memory, nothing is written
-    session_name: str | None = None  # -n/--name: the session's name (a session_info entry)
-    search_index: Path | None = None  # the session library's index (None: the user data dir's)
-    exports_dir: Path | None = None  # where exports go by default (None: the data dir's exports/)
-    #: The user's prompt files, templates and skills, loading in a thread (None: none, as in tests).
-    resources: Loading | None = None
-    #: Starts loading them again, with the same flags (``/reload``; None: nothing to reload).
-    reload: Callable[[], Loading] | None = None
 
 
 def create_app(config: TuiConfig) -> AgentTuiApp:
@@ -270,7 +241,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.main_screen.status_line.ascii = ascii_only
         self.composer.focus()
         self.composer.menu = self.main_screen.query_one(CompletionMenu)
-        user_commands.attach(self)  # the user's templates and skills: completion, panel, warnings
+        self.composer.commands_source = partial(slash_rows, self)  # the table's, then the user's
+        user_commands.attach(self)  # the user's templates and skills: panel, warnings
         self._theme_changes()
         self._apply_keymap()
         config = self.config

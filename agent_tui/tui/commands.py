@@ -15,6 +15,7 @@ from agent_tui.tui import checkpoint_offer, surgery_actions
 
 if TYPE_CHECKING:
     from agent_tui.store.index import SessionIndex
+    from agent_tui.tui.host import Host
     from agent_tui.tui.session_actions import SessionActions
 
 
@@ -311,6 +312,14 @@ COMMANDS: tuple[SlashCommand, ...] = (
 
 BY_NAME: dict[str, SlashCommand] = {c.name: c for c in COMMANDS}
 NAMES = frozenset(BY_NAME)
+
+
+def slash_rows(app: Host) -> list[tuple[str, str, str]]:
+    """(name, usage, help) of every ``/`` command: this table, then the user's templates and skills
+    once they are loaded (the composer's completion, as it opens)."""
+    from agent_tui.tui.user_commands import command_rows, ready_resources
+
+    return [(c.name, c.usage, c.help) for c in COMMANDS] + command_rows(ready_resources(app))
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:

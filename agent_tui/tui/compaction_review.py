@@ -6,7 +6,7 @@ one would have). Escape appends nothing."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_tui.agent.compaction import (
     CompactionError,
@@ -27,7 +27,8 @@ from agent_tui.tui.agent_bridge import AgentUnavailable
 from agent_tui.tui.screens.editor import EditorScreen
 
 if TYPE_CHECKING:
-    from agent_tui.tui.session_actions import SessionActions
+    from agent_tui.tui.agent_bridge import Turns
+    from agent_tui.tui.host import Actions
 
 CANCELLED = "Compaction cancelled: nothing was appended."
 
@@ -36,31 +37,18 @@ CANCELLED = "Compaction cancelled: nothing was appended."
 PreCompact = Callable[[str | None], Awaitable[tuple[str | None, list[str]]]]
 
 
-def summarizing_agent(actions: SessionActions) -> tuple[Any, Callable[[], Summarizer]] | None:
-    """The session's agent and its summarizer factory, or None once the user was told why not."""
+def summarizing_agent(actions: Actions) -> Turns | None:
+    """The session's agent (it writes the summary), or None once the user was told why not."""
     try:
-        turns = actions.app.turns_for_session()
+        return actions.app.turns_for_session()
     except AgentUnavailable as e:
         actions.notify(str(e), title="cannot compact", severity="warning", timeout=10)
         return None
-    make_summarizer = getattr(turns, "summarizer", None)
-    if not callable(make_summarizer):
-        actions.notify("This agent cannot compact.", severity="warning")
-        return None
-    return turns, make_summarizer
 
 
-def pre_compact_of(turns: Any) -> PreCompact | None:
-    """The agent's PreCompact hooks (None: an agent without hooks)."""
-    hooks = getattr(turns, "pre_compact", None)
-    return hooks if callable(hooks) else None
-
-
-async def hooks_allow(actions: SessionActions, pre_compact: PreCompact | None, focus: str | None) -> bool:
+async def hooks_allow(actions: Actions, pre_compact: PreCompact, focus: str | None) -> bool:
     """Run the agent's PreCompact hooks, as for any manual compaction: their notices shown; False
     (and the user told why) when one blocks it."""
-    if pre_compact is None:
-        return True
     blocked, notices = await pre_compact(focus)
     for line in notices:
         actions.notify(line, title="agent-tui", severity="warning", timeout=8, markup=False)
@@ -76,28 +64,26 @@ async def hooks_allow(actions: SessionActions, pre_compact: PreCompact | None, f
     return False
 
 
-def review(actions: SessionActions, focus: str | None) -> None:
+def review(actions: Actions, focus: str | None) -> None:
     """Have the model write the summary (in a worker), then open the editor on it."""
     app = actions.app
     if not actions.can_append():
         return
-    found = summarizing_agent(actions)
-    if found is None:
+    turns = summarizing_agent(actions)
+    if turns is None:
         return
-    turns, make_summarizer = found
-    get_settings = getattr(turns, "compaction_settings", None)
-    settings = get_settings() if callable(get_settings) else CompactionSettings()
     app.run_worker(
-        _draft(actions, make_summarizer(), settings, focus, pre_compact_of(turns)), exit_on_error=False
+        _draft(actions, turns.summarizer(), turns.compaction_settings(), focus, turns.pre_compact),
+        exit_on_error=False,
     )
 
 
 async def _draft(
-    actions: SessionActions,
+    actions: Actions,
     summarizer: Summarizer,
     settings: CompactionSettings,
     focus: str | None,
-    pre_compact: PreCompact | None,
+    pre_compact: PreCompact,
 ) -> None:
     """The agent's PreCompact hooks first (they may block it, as for any manual compaction), then
     the model's summary, then the editor."""
@@ -120,7 +106,7 @@ async def _draft(
     open_editor(actions, draft)
 
 
-def open_editor(actions: SessionActions, draft: DraftCompaction) -> None:
+def open_editor(actions: Actions, draft: DraftCompaction) -> None:
     """The editor on the draft's summary; Ctrl+S appends the compaction, Escape appends nothing."""
     app = actions.app
     after = tokens_after_compaction(app.projection, draft.plan, draft.summary)

@@ -23,13 +23,14 @@ from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
 from agent_tui.tui import user_commands
+from agent_tui.tui.agent_bridge import BuiltInThread
 from agent_tui.tui.history import PromptHistory
 from agent_tui.tui.widgets.composer import Composer
 from agent_tui.tui.widgets.queue_view import QueueView
 
 if TYPE_CHECKING:
     from agent_tui.agent.sandbox import Sandbox
-    from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.host import Host
 
 #: Prompts longer than this are sent but not kept in the history file.
 HISTORY_MAX_CHARS = 64 * 1024
@@ -41,7 +42,7 @@ class ComposerActions:
     """One per app. The app calls :meth:`submitted`, :meth:`dequeue`, :meth:`aborting` and
     :meth:`turn_ended`; everything else here is the composer's business."""
 
-    def __init__(self, app: AgentTuiApp, history: PromptHistory) -> None:
+    def __init__(self, app: Host, history: PromptHistory) -> None:
         self.app = app
         self.history = history
         self.bash_abort: asyncio.Event | None = None
@@ -61,8 +62,9 @@ class ComposerActions:
 
     def queue(self) -> MessageQueue | None:
         """The running agent's queue (None: the agent cannot take messages mid-turn)."""
-        queue = getattr(self.app.turns, "queue", None)
-        if not isinstance(queue, MessageQueue):
+        turns = self.app.turns
+        queue = turns.queue if turns is not None else None
+        if queue is None:
             return None
         if queue is not self._queue:
             self._queue = queue
@@ -187,9 +189,10 @@ class ComposerActions:
                 self.app.composer.settle(event)  # not taken: its text stays typed in the composer
 
     def _building(self) -> bool:
-        """Whether the running turn's agent is still being built (it has no queue yet)."""
+        """Whether the running turn's agent is still being built (it has no queue yet): only the
+        app's own agent is built in a thread."""
         turns = self.app.turns
-        return turns is not None and getattr(turns, "ready", True) is False
+        return isinstance(turns, BuiltInThread) and not turns.ready
 
     async def _drain(self) -> None:
         """Queue the messages that waited for the agent, in order, once it is built."""

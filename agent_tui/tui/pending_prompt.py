@@ -20,7 +20,7 @@ from agent_tui.store.record import Entry
 from agent_tui.tui.widgets.chat_entry import ChatEntry
 
 if TYPE_CHECKING:
-    from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.host import Host
 
 PENDING_ID = "pending-prompt"
 
@@ -28,7 +28,7 @@ PENDING_ID = "pending-prompt"
 class PendingPrompt:
     """One message typed and sent, shown in ``app``'s chat until :meth:`clear`."""
 
-    def __init__(self, app: AgentTuiApp, prompt: str | list[dict[str, Any]]) -> None:
+    def __init__(self, app: Host, prompt: str | list[dict[str, Any]]) -> None:
         self.app = app
         now = int(time.time() * 1000)
         content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt

@@ -11,7 +11,7 @@ are stopped, and the new ones start at the next turn). The command line's flags 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.prompt_files import PromptFileError
@@ -21,10 +21,11 @@ from agent_tui.tui import user_commands
 from agent_tui.tui.agent_bridge import make_extensions
 
 if TYPE_CHECKING:
-    from agent_tui.tui.session_actions import SessionActions
+    from agent_tui.tui.agent_bridge import Turns
+    from agent_tui.tui.host import Actions
 
 
-async def reload(actions: SessionActions) -> None:
+async def reload(actions: Actions) -> None:
     app = actions.app
     if app.busy:
         actions.notify(
@@ -45,20 +46,19 @@ async def reload(actions: SessionActions) -> None:
     resources = await asyncio.to_thread(loading.get)
     user_commands.attach(app)  # completion, help, panel; each loading problem one line
     turns = app.turns
-    if turns is not None and hasattr(turns, "resources"):
+    if turns is not None:
         turns.resources = resources  # the running session's agent: its next turn's system prompt
     servers = await _reload_extensions(actions, turns)
     what = resources.summary() or "the default prompt, no templates or skills"
     actions.notify(visible_line(f"Reloaded: {what}{servers}"), title="reload", markup=False)
 
 
-async def _reload_extensions(actions: SessionActions, turns: Any) -> str:
+async def _reload_extensions(actions: Actions, turns: Turns | None) -> str:
     """The agent's MCP servers and hooks read again (nothing started: the next turn does)."""
-    old = getattr(turns, "extensions", None)
-    config = getattr(turns, "config", None)
-    if not isinstance(old, Extensions) or config is None:
+    old = turns.extensions if turns is not None else None
+    if turns is None or old is None:  # no agent yet, or one without MCP servers and hooks
         return ""
-    fresh: Extensions = make_extensions(config, actions.app.config.model, old.cwd)
+    fresh: Extensions = make_extensions(turns.config, actions.app.config.model, old.cwd)
     fresh.session_started = old.session_started  # SessionStart ran for this session already
     fresh.trusted = old.trusted  # the folder's answer stands
     await fresh.load()

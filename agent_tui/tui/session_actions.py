@@ -37,7 +37,7 @@ from agent_tui.tui.screens.prompt import PromptScreen
 from agent_tui.tui.screens.session_picker import SessionPicker
 
 if TYPE_CHECKING:
-    from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.host import Host
 
 
 def export_session(session: Session, out: Path, fmt: str) -> None:
@@ -94,8 +94,8 @@ def keep_settings(session: Session, model: dict[str, Any] | None, thinking: str)
 class SessionActions:
     """The actions on the app's session (``app.session``, created on the first append)."""
 
-    def __init__(self, app: AgentTuiApp) -> None:
-        self.app: AgentTuiApp = app
+    def __init__(self, app: Host) -> None:
+        self.app: Host = app
         self._compact_prompted = False
 
     # -- helpers --------------------------------------------------------------------
@@ -290,11 +290,9 @@ class SessionActions:
         if not any(e.type == "message" for e in abandoned_entries(app.session, target)):
             return None
         try:
-            turns = app.turns_for_session()
+            return app.turns_for_session().branch_with_summary
         except AgentUnavailable:
             return None
-        method = getattr(turns, "branch_with_summary", None)
-        return method if callable(method) else None
 
     # -- context edits --------------------------------------------------------------
 
@@ -750,12 +748,8 @@ class SessionActions:
         except AgentUnavailable as e:
             self.notify(str(e), title="cannot compact", severity="warning", timeout=10)
             return
-        compact = getattr(turns, "compact", None)
-        if compact is None:
-            self.notify("This agent cannot compact.", severity="warning")
-            return
         app.busy = True
-        app.run_events(compact((focus or "").strip() or None))
+        app.run_events(turns.compact((focus or "").strip() or None))
 
     def compaction_preview(self) -> str | None:
         """What a compaction would do now (the panel marks the rows it would fold); None when the
@@ -768,10 +762,8 @@ class SessionActions:
 
         settings = CompactionSettings()
         with contextlib.suppress(AgentUnavailable):
-            turns = app.turns_for_session()  # the agent's settings for its model, fitted to its window
-            get = getattr(turns, "compaction_settings", None)
-            if callable(get):
-                settings = get()
+            # the agent's settings for its model, fitted to its window
+            settings = app.turns_for_session().compaction_settings()
         plan = preview(app.session, settings)
         if plan is None:
             return None

@@ -26,15 +26,14 @@ from agent_tui.projection.surgery import (
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
-from agent_tui.tui.compaction_review import hooks_allow, pre_compact_of, summarizing_agent
+from agent_tui.tui.compaction_review import hooks_allow, summarizing_agent
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
     from agent_tui.agent.compaction import Summarizer
-    from agent_tui.tui.app import AgentTuiApp
     from agent_tui.tui.compaction_review import PreCompact
-    from agent_tui.tui.session_actions import SessionActions
+    from agent_tui.tui.host import Actions, Host
 
 
 def prune_arguments(arg: str) -> tuple[int, int, bool]:
@@ -47,7 +46,7 @@ def prune_arguments(arg: str) -> tuple[int, int, bool]:
     return keep_last, min_tokens, preview
 
 
-async def _apply(actions: SessionActions, make: Callable[[Session], Surgery]) -> Surgery | None:
+async def _apply(actions: Actions, make: Callable[[Session], Surgery]) -> Surgery | None:
     """Plan on the session as it is when appending, apply; None (and a notice) if refused."""
     done: list[Surgery] = []
 
@@ -64,7 +63,7 @@ async def _apply(actions: SessionActions, make: Callable[[Session], Surgery]) ->
     return None
 
 
-async def prune(actions: SessionActions, arg: str = "") -> None:
+async def prune(actions: Actions, arg: str = "") -> None:
     keep_last, min_tokens, preview = prune_arguments(arg)
     app = actions.app
     if app.session is None:
@@ -103,7 +102,7 @@ def latest_undoable(session: Session) -> str | None:
     return None
 
 
-async def undo(actions: SessionActions, entry_id: str | None = None) -> None:
+async def undo(actions: Actions, entry_id: str | None = None) -> None:
     session = actions.app.session
     target = entry_id or (latest_undoable(session) if session is not None else None)
     if target is None:
@@ -114,7 +113,7 @@ async def undo(actions: SessionActions, entry_id: str | None = None) -> None:
         actions.notify(f"Undid surgery {target}: {done.summary_line()}.", timeout=8)
 
 
-async def span(actions: SessionActions, first: str, last: str, *, restore: bool) -> None:
+async def span(actions: Actions, first: str, last: str, *, restore: bool) -> None:
     done = await _apply(actions, lambda s: plan_span(project(s.index), first, last, restore=restore))
     if done is not None:
         actions.app.session_tree.clear_mark()
@@ -125,7 +124,7 @@ async def span(actions: SessionActions, first: str, last: str, *, restore: bool)
         )
 
 
-def edit_summary(actions: SessionActions, compaction_id: str) -> None:
+def edit_summary(actions: Actions, compaction_id: str) -> None:
     """An editor on the compaction's summary; saving appends a compaction with the edited text."""
     app = actions.app
     entry = app.index.get(compaction_id)
@@ -151,7 +150,7 @@ def edit_summary(actions: SessionActions, compaction_id: str) -> None:
     )
 
 
-def compact_span(actions: SessionActions, first: str, last: str, focus: str | None = None) -> None:
+def compact_span(actions: Actions, first: str, last: str, focus: str | None = None) -> None:
     """Ctrl+G (or /compact) with a span marked in the tree: the model summarizes just that span.
 
     First a prompt for the focus text shows what will be summarized (widened to whole turns);
@@ -183,25 +182,22 @@ def compact_span(actions: SessionActions, first: str, last: str, focus: str | No
             done,
         )
         return
-    found = summarizing_agent(actions)
-    if found is None:
+    turns = summarizing_agent(actions)
+    if turns is None:
         return
-    turns, make_summarizer = found
     app.run_worker(
-        _summarize_span(
-            actions, make_summarizer(), first, last, focus.strip() or None, pre_compact_of(turns)
-        ),
+        _summarize_span(actions, turns.summarizer(), first, last, focus.strip() or None, turns.pre_compact),
         exit_on_error=False,
     )
 
 
 async def _summarize_span(
-    actions: SessionActions,
+    actions: Actions,
     summarizer: Summarizer,
     first: str,
     last: str,
     focus: str | None,
-    pre_compact: PreCompact | None,
+    pre_compact: PreCompact,
 ) -> None:
     """The agent's PreCompact hooks first (they may block it, as for any manual compaction), then
     the model's summary of the span, applied as one surgery."""
@@ -224,7 +220,7 @@ async def _summarize_span(
     actions.notify(f"{outcome.surgery.summary_line().capitalize()}. /undo puts it back.", timeout=10)
 
 
-def span_preview_lines(app: AgentTuiApp, first: str, last: str) -> list[str]:
+def span_preview_lines(app: Host, first: str, last: str) -> list[str]:
     """What h, u and Ctrl+G (or the keys the keymap gives them) would do to a marked span, with the
     figures the result will have."""
     from agent_tui.tui.keymap import key_name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
 
@@ -22,21 +22,21 @@ from agent_tui.agent.system_prompt import context_files
 from agent_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
-    from agent_tui.tui.app import AgentTuiApp
+    from agent_tui.tui.host import Host
 
 #: Loading problems shown as notifications at the start; the rest are counted (``/session`` lists all).
 SHOWN_WARNINGS = 3
 
 
-def resources_of(app: Any) -> Resources | None:
+def resources_of(app: Host) -> Resources | None:
     """The app's loaded resources (waiting for the loading thread), or None when it has none."""
-    loading = getattr(getattr(app, "config", None), "resources", None)
+    loading = app.config.resources
     return loading.get() if loading is not None else None
 
 
-def ready_resources(app: Any) -> Resources | None:
+def ready_resources(app: Host) -> Resources | None:
     """The resources if they are loaded already (never waits)."""
-    loading = getattr(getattr(app, "config", None), "resources", None)
+    loading = app.config.resources
     return loading.ready() if loading is not None else None
 
 
@@ -49,7 +49,7 @@ def command_rows(resources: Resources | None) -> list[tuple[str, str, str]]:
     return [(visible_line(n), visible_line(u), visible_line(h)) for n, u, h in rows]
 
 
-def expand_typed(app: Any, text: str) -> str | None:
+def expand_typed(app: Host, text: str) -> str | None:
     """``text`` expanded when it is a template or skill command (None otherwise, or when the
     skill's file cannot be read: then the user is told, in one line)."""
     resources = resources_of(app)
@@ -62,38 +62,39 @@ def expand_typed(app: Any, text: str) -> str | None:
         return None
 
 
-def session_text(app: Any) -> str:
-    """``/session``: the session file and its size, then what shapes the system prompt."""
-    session = getattr(app, "session", None)
+def session_text(app: Host) -> str:
+    """``/session``: the session file, its figures (the session core's
+    :class:`~agent_tui.agent.session_stats.SessionStats`, the lines print mode's ``/session``
+    shows, RPC's ``get_session_stats`` sends), then what shapes the system prompt."""
+    from agent_tui.agent.session_stats import session_stats, stats_lines
+
+    session = app.session
     lines: list[str] = []
     if session is not None:
         lines.append(f"session: {session.path}")
         lines.append(f"id: {session.index.header.get('id', '?')}")
         lines.append(f"entries: {len(session.index.entries):,}")
         lines.append(f"folder: {session.cwd}")
-        from agent_tui.projection.figures import usage_lines
-        from agent_tui.projection.pricing import session_usage
-
-        path = app.projection.path if getattr(app, "projection", None) is not None else []
-        lines += usage_lines(session_usage(session.index.entries), session_usage(path))
+        figures = app.status_figures()  # the next request's context, as the status line has it
+        stats = session_stats(session.index.entries, app.projection.path, figures.context, figures.window)
+        lines += stats_lines(stats)
     else:
         lines.append("session: none yet (the file appears when you first send or act)")
-    loading = getattr(getattr(app, "config", None), "resources", None)
+    config = app.config
     resources = ready_resources(app)
     lines.append("")
-    if loading is not None and resources is None:
+    if config.resources is not None and resources is None:
         lines.append("the prompt files, templates and skills are still loading")
         return "\n".join(visible_line(line) for line in lines)
     resources = resources or Resources()
     lines += resources.describe()
-    config = getattr(app, "config", None)
-    if resources.prompt.context_files and config is not None:
+    if resources.prompt.context_files:
         files = context_files(config.cwd, config.config_path.parent)
         lines.append("context files: " + (", ".join(f.path for f in files) if files else "none"))
     return "\n".join(visible_line(line) for line in lines)
 
 
-def agents_text(app: Any) -> str:
+def agents_text(app: Host) -> str:
     """``/agents``: the subagent types, the folder's own only when it is trusted (as the agent
     loads them: ``--trust-project`` or the remembered answer)."""
     import os
@@ -101,31 +102,20 @@ def agents_text(app: Any) -> str:
     from agent_tui.agent import agent_types
     from agent_tui.agent.trust import TrustStore
 
-    config = getattr(app, "config", None)
-    cwd = str(getattr(config, "cwd", None) or os.getcwd())
-    choice = getattr(config, "model", None)
-    trusted = bool(getattr(choice, "trust_project", False))
+    config = app.config
+    cwd = str(config.cwd)
+    choice = config.model
+    trusted = choice.trust_project
     if not trusted:
         with contextlib.suppress(Exception):
-            trusted = TrustStore(getattr(choice, "trust_file", None)).decision(cwd) is True
-    config_path = getattr(config, "config_path", None)
-    home = getattr(choice, "home", None) or os.environ.get("HOME") or "~"
-    types, warnings = agent_types.load_agent_types(
-        cwd, home, config_path.parent if config_path is not None else None, trusted=trusted
-    )
+            trusted = TrustStore(choice.trust_file).decision(cwd) is True
+    home = choice.home or os.environ.get("HOME") or "~"
+    types, warnings = agent_types.load_agent_types(cwd, home, config.config_path.parent, trusted=trusted)
     text = agent_types.agents_text(types, warnings, trusted=trusted)
     return "\n".join(visible_line(line) for line in text.splitlines())
 
 
-def slash_rows(resources: Resources | None) -> list[tuple[str, str, str]]:
-    """(name, usage, help) of every ``/`` command: the app's table, then the user's (the completion)."""
-    from agent_tui.tui.commands import COMMANDS
-
-    return [(c.name, c.usage, c.help) for c in COMMANDS] + command_rows(resources)
-
-
-def _apply(app: AgentTuiApp, resources: Resources) -> None:
-    app.composer.commands_source = lambda: slash_rows(resources)
+def _apply(app: Host, resources: Resources) -> None:
     with contextlib.suppress(NoMatches):  # no panel mounted: nothing to say there
         app.panel.sources = resources.summary()
         app.panel.redraw()
@@ -136,9 +126,9 @@ def _apply(app: AgentTuiApp, resources: Resources) -> None:
         app.notify(f"{len(warnings) - SHOWN_WARNINGS} more loading problems: /session lists them", timeout=10)
 
 
-def attach(app: AgentTuiApp) -> None:
-    """Wire the resources in once loaded (now, if they are)."""
-    app.composer.commands_source = lambda: slash_rows(None)  # the app's own until the user's load
+def attach(app: Host) -> None:
+    """Wire the resources in once loaded (now, if they are); the completion reads them as it opens
+    (``commands.slash_rows``)."""
     loading = app.config.resources
     if loading is None:
         return
@@ -162,5 +152,4 @@ __all__ = [
     "ready_resources",
     "resources_of",
     "session_text",
-    "slash_rows",
 ]

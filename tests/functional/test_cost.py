@@ -112,7 +112,13 @@ def test_session_info_lists_the_cost_of_the_branch_and_the_file(tmp_path: Path) 
     from agent_tui.tui.user_commands import session_text
 
     with Session.open(_two_branches(tmp_path), write=False) as session:
-        app = SimpleNamespace(session=session, projection=project(session.index), config=None)
+        figures = SimpleNamespace(context=0, window=0)  # the status line's (the app works them out)
+        app = SimpleNamespace(
+            session=session,
+            projection=project(session.index),
+            config=SimpleNamespace(resources=None, cwd=tmp_path, config_path=tmp_path / "config.toml"),
+            status_figures=lambda: figures,
+        )
         text = session_text(app)
     assert "cost of this branch: $0.0002 · 2 calls" in text
     assert "cost of the whole file: $0.0003 · 3 calls" in text

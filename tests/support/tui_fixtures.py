@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.compaction import Summarizer
 from agent_tui.agent.events import (
     CompactionFinished,
     CompactionStarted,
@@ -18,9 +19,13 @@ from agent_tui.agent.events import (
     TurnDone,
     TurnError,
 )
+from agent_tui.agent.extensions import Extensions
+from agent_tui.agent.queue import MessageQueue
+from agent_tui.agent.resources import Resources
+from agent_tui.projection.compaction import CompactionSettings
 from agent_tui.store.entries import now_ms
 from agent_tui.store.session import Session
-from agent_tui.tui.agent_bridge import ModelChoice
+from agent_tui.tui.agent_bridge import AgentFactory, ModelChoice, Turns
 from agent_tui.tui.app import AgentTuiApp, TuiConfig, create_app
 from tests.support.session_builder import TS, assistant, tool_result
 
@@ -156,12 +161,25 @@ class ScriptedTurns:
     config: Any = field(default_factory=lambda: ScriptedConfig())
     model: str = "claude-sonnet-4-5"
     holding: asyncio.Event = field(default_factory=asyncio.Event)
+    # the rest of the app's Turns: no queue (Enter while it streams says so), no MCP servers or hooks
+    queue: MessageQueue | None = None
+    extensions: Extensions | None = None
+    resources: Resources | None = None
+
+    async def pre_compact(self, focus: str | None = None) -> tuple[str | None, list[str]]:
+        return None, []  # no PreCompact hooks
+
+    def summarizer(self) -> Summarizer:
+        raise NotImplementedError("a scripted agent writes no summaries (give it a Summarizer)")
+
+    def compaction_settings(self) -> CompactionSettings:
+        return CompactionSettings()
 
     def abort(self) -> None:
         self.aborted = True
         self.release.set()
 
-    async def run(self, prompt: str) -> AsyncIterator[Any]:
+    async def run(self, prompt: Any) -> AsyncIterator[Any]:  # text, content blocks, None (queued)
         self.prompts.append(prompt)
         user = self.session.append_message({"role": "user", "content": prompt, "timestamp": now_ms()})
         yield EntryAppended(user.id, "message")
@@ -237,3 +255,11 @@ class ScriptedFactory:
         turns = ScriptedTurns(session, **self.kwargs)
         self.turns.append(turns)
         return turns
+
+
+def _typed(factory: ScriptedFactory) -> AgentFactory:
+    return factory  # mypy: the scripted agent has all of the app's Turns
+
+
+def _turns(t: ScriptedTurns) -> Turns:
+    return t

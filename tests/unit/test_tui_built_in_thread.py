@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_tui.agent.events import AgentEvent, EntryAppended, TextDelta, TurnDone
+from agent_tui.agent.resources import Resources
 from agent_tui.tui.agent_bridge import BuiltInThread
 
 
@@ -157,5 +158,6 @@ async def test_attributes_are_the_built_agents_and_a_failed_build_is_tried_again
     assert getattr(turns, "queue", "none") is None  # not built: no queue
     assert [_kind(e) async for e in turns.run("again")][-1] == "done stop"
     assert len(attempts) == 2
-    turns.resources = "new prompt"  # what reload sets lands on the agent
-    assert turns.built.resources == "new prompt"
+    fresh = Resources()
+    turns.resources = fresh  # what reload sets lands on the agent
+    assert turns.built.resources is fresh

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
@@ -21,6 +21,9 @@ from textual.widgets import Label, Static
 from agent_tui.tui.commands import COMMANDS
 from agent_tui.tui.screens.dialog import Dialog
 from agent_tui.tui.user_commands import command_rows, ready_resources
+
+if TYPE_CHECKING:
+    from agent_tui.tui.host import Host
 
 KEYS_WIDTH = 24  # the keys column at most (a longer one wraps)
 
@@ -83,18 +86,18 @@ def _bindings(cls: type[Any]) -> Iterable[Binding]:
                 yield binding
 
 
-def _keys(app: App[Any], binding: Binding, keymap: dict[str, str]) -> str:
+def _keys(app: Host, binding: Binding, keymap: dict[str, str]) -> str:
     keys = keymap.get(binding.id or "", binding.key)
     return ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
 
-def help_rows(app: App[Any]) -> list[HelpRow]:
+def help_rows(app: Host) -> list[HelpRow]:
     """The rows of the help screen, for ``app`` with its keymap."""
     from agent_tui.tui.screens.main import MainScreen
     from agent_tui.tui.widgets.composer import Composer
     from agent_tui.tui.widgets.session_tree import SessionTree
 
-    keymap: dict[str, str] = dict(getattr(app, "keymap", {}) or {})
+    keymap = app.keymap
     rows: list[HelpRow] = []
     for cls in (type(app), MainScreen):
         for binding in _bindings(cls):

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from textual import events
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -268,36 +268,13 @@ class MainScreen(Screen[None]):
             self.drawer = None
         self.apply_layout()
 
-    # -- the panes ----------------------------------------------------------------
+    # -- the panes (typed getters: each a query_one when read) ------------------------
 
-    @property
-    def session_tree(self) -> SessionTree:
-        return self.query_one(SessionTree)
-
-    @property
-    def chat(self) -> ChatView:
-        return self.query_one(ChatView)
-
-    @property
-    def panel(self) -> ContextPanel:
-        return self.query_one(ContextPanel)
-
-    @property
-    def composer(self) -> Composer:
-        return self.query_one(Composer)
-
-    @property
-    def notice(self) -> Static:
-        return self.query_one("#notice", Static)
-
-    @property
-    def agent_work(self) -> AgentWork:
-        return self.query_one(AgentWork)
-
-    @property
-    def status_line(self) -> StatusLine:
-        return self.query_one(StatusLine)
-
-    @property
-    def sidebar_title(self) -> Static:
-        return self.query_one("#sidebar-title", Static)
+    session_tree = getters.query_one(SessionTree)
+    chat = getters.query_one(ChatView)
+    panel = getters.query_one(ContextPanel)
+    composer = getters.query_one(Composer)
+    notice = getters.query_one("#notice", Static)
+    agent_work = getters.query_one(AgentWork)
+    status_line = getters.query_one(StatusLine)
+    sidebar_title = getters.query_one("#sidebar-title", Static)
