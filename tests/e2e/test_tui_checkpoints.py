@@ -77,8 +77,10 @@ def test_branching_to_the_first_turn_offers_its_files_back(tmp_path: Path, serve
         assert len(restores) == 1 and restores[0]["data"]["files"]["deleted"] == ["b.txt"]
         # the restore's row (the leaf now) previews the files it left against the checkpoint before
         select_in_tree(tmux, path, restores[0]["id"])
-        screen = tmux.wait_text("Files since the checkpoint before:")
-        assert "▸ a.txt" in screen and "+v1" in screen and "[files 2]" in screen
+        tmux.wait_text("Files since the checkpoint before:")
+        # the diff's line shows once the "Restored" toast over the preview's foot has gone
+        screen = tmux.wait(lambda s: "+v1" in s, "a.txt's diff in the preview", timeout=20)
+        assert "▸ a.txt" in screen and "[files 2]" in screen, screen
     finally:
         tmux.stop()
 
