@@ -210,7 +210,11 @@ class AgentTuiAcp:
             mode = mode_from_config(self.options.permissions, config, default=PermissionMode.ASK)
             config_dir = config.config_path.parent if config.config_path is not None else None
             resources = load_resources(
-                cwd, config_dir, flags=self.options.prompt_flags, reserved=APP_COMMANDS
+                cwd,
+                config_dir,
+                flags=self.options.prompt_flags,
+                reserved=APP_COMMANDS,
+                trust_project=self.options.trust_project,
             )
         except (PermissionModeError, PromptFileError, SkillError) as e:
             raise RequestError.invalid_params({"message": str(e)}) from None

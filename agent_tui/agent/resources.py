@@ -15,11 +15,14 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.agent import prompt_trust
 from agent_tui.agent.prompt_files import Places, PromptFlags, SystemPromptFiles, system_prompt_files
+from agent_tui.agent.prompt_trust import Waiting
 from agent_tui.agent.skills import Skill, expand_skill, load_skills, skills_prompt
 from agent_tui.agent.templates import Template, load_templates
 from agent_tui.agent.templates import expand as expand_template
 from agent_tui.agent.tool_selection import ToolSelection
+from agent_tui.agent.trust import TrustStore
 from agent_tui.projection.describe import plural
 
 
@@ -30,6 +33,9 @@ class Resources:
     skills: dict[str, Skill] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     tools: ToolSelection | None = None  # the tool flags' selection (None: every tool)
+    #: Prompt files new or changed since the user accepted them: not loaded (agent.prompt_trust)
+    waiting: tuple[Waiting, ...] = ()
+    trust_path: Path | None = None  # the trust store they were screened against
 
     def expand(self, text: str) -> str | None:
         """``/skill:name ARGS`` or ``/template ARGS`` expanded; None for any other text.
@@ -95,9 +101,14 @@ def load_resources(
     reserved: Collection[str] = (),
     env: Mapping[str, str] | None = None,
     prompt: SystemPromptFiles | None = None,
+    trust_store: TrustStore | None = None,
+    trust_project: bool = False,
+    screen: bool = True,
 ) -> Resources:
     """Everything, for a start in ``cwd`` with agent-tui's config in ``config_dir`` (``prompt``:
-    the system prompt's parts already read). Raises
+    the system prompt's parts already read), a prompt file new or changed since the user accepted
+    it left out (:mod:`agent_tui.agent.prompt_trust`, against ``trust_store``, None: the default
+    one; ``trust_project``: accept them as they are; ``screen=False``: load them all). Raises
     :class:`agent_tui.agent.prompt_files.PromptFileError` for a flag's unreadable file."""
     places = Places.here(cwd, config_dir, env)
     flags = flags if flags is not None else PromptFlags()
@@ -107,12 +118,23 @@ def load_resources(
         places, reserved, discover=not flags.no_templates, paths=flags.template_paths
     )
     skills, skill_warnings = load_skills(places, [] if flags.no_skills else None, paths=flags.skill_paths)
+    warnings = (*prompt.warnings, *template_warnings, *skill_warnings)
+    if not screen:
+        return Resources(prompt, templates, {s.name: s for s in skills}, warnings, flags.tools)
+    store = trust_store if trust_store is not None else TrustStore()
+    trusted = trust_project or store.decision(cwd) is True
+    screened = prompt_trust.screen(
+        store, places, flags, prompt, templates, skills, trusted=trusted, accept_all=trust_project
+    )
+    notice = screened.notice()
     return Resources(
-        prompt,
-        templates,
-        {s.name: s for s in skills},
-        (*prompt.warnings, *template_warnings, *skill_warnings),
+        screened.prompt,
+        screened.templates,
+        {s.name: s for s in screened.skills},
+        (*warnings, notice) if notice is not None else warnings,
         flags.tools,
+        tuple(screened.waiting),
+        store.path,
     )
 
 

@@ -21,6 +21,7 @@ warning naming the file; a name outside the spec (lowercase letters, digits, sin
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Collection, Sequence
@@ -42,6 +43,8 @@ class Skill:
     description: str
     path: str  # the SKILL.md
     model_invocable: bool = True  # False: disable-model-invocation, only /skill:name loads it
+    #: The SKILL.md's text as accepted (agent.prompt_trust): /skill:name refuses a file changed since
+    sha256: str | None = None
 
     @property
     def base_dir(self) -> str:
@@ -218,10 +221,16 @@ def expand_skill(text: str, skills: dict[str, Skill]) -> str | None:
     if skill is None:
         return None
     try:
-        _, body = parse_frontmatter(read_text(Path(skill.path)))
+        text = read_text(Path(skill.path))
+        _, body = parse_frontmatter(text)
     except (OSError, FrontmatterError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise SkillError(f"/skill:{skill.name}: {skill.path}: {reason}") from e
+    if skill.sha256 is not None and hashlib.sha256(text.encode("utf-8")).hexdigest() != skill.sha256:
+        raise SkillError(
+            f"/skill:{skill.name}: {skill.path}: changed since it was loaded (not sent): "
+            "/reload to review the change"
+        )
     block = (
         f'<skill name="{_escape(skill.name)}" location="{_escape(skill.path)}">\n'
         f"References are relative to {skill.base_dir}.\n\n{body.strip()}\n</skill>"

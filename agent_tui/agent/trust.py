@@ -83,7 +83,8 @@ class TrustStore:
         key = os.path.realpath(folder)
         folders = {k: v for k, v in self._read().items() if k != key}
         table = data.get("accepted")
-        table = {k: v for k, v in table.items() if k != key} if isinstance(table, dict) else {}
+        gone = {key, f"prompts:{key}"}  # its hooks and servers, and its prompt files (agent.prompt_trust)
+        table = {k: v for k, v in table.items() if k not in gone} if isinstance(table, dict) else {}
         self._write({**data, "folders": folders, "accepted": table})
 
     def accepted(self, key: str) -> set[str] | None:

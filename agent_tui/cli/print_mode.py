@@ -510,7 +510,13 @@ def load_and_expand(args: argparse.Namespace, config: Config, cwd: str, prompt: 
     """The user's prompt files, templates and skills (each problem one line on stderr), and the
     prompt with a ``/template`` or ``/skill:name`` expanded, as the app expands it."""
     config_dir = config.config_path.parent if config.config_path is not None else None
-    resources = load_resources(cwd, config_dir, flags=PromptFlags.of(args), reserved=APP_COMMANDS)
+    resources = load_resources(
+        cwd,
+        config_dir,
+        flags=PromptFlags.of(args),
+        reserved=APP_COMMANDS,
+        trust_project=bool(getattr(args, "trust_project", False)),
+    )
     err = for_terminal(sys.stderr)
     for warning in resources.warnings:
         print(f"agent-tui: {visible_line(warning)}", file=err)

@@ -3,11 +3,12 @@ agent-tui run, and the user's answer for it, without starting anything.
 
 Without an action it lists the folder's decision (trusted, not trusted, never asked), the files
 of its own that start programs or allow tool calls, and every hook and MCP server that would
-load there (the user's own and the folder's), each ``accepted`` or ``waiting`` (new or changed
-since the user last accepted it). ``--yes`` trusts the folder and accepts every hook and server as
-it is now (what ``--trust-project`` does for one run); ``--no`` remembers a no; ``--forget`` drops
-the answer and what was accepted for the folder, so the next start asks again. Nothing here
-runs a hook or starts a server.
+load there (the user's own and the folder's), and every prompt file (``SYSTEM.md``,
+``APPEND_SYSTEM.md``, templates, skills: :mod:`agent_tui.agent.prompt_trust`), each ``accepted``
+or ``waiting`` (new or changed since the user last accepted it). ``--yes`` trusts the folder and
+accepts every hook, server and prompt file as it is now (what ``--trust-project`` does for one
+run); ``--no`` remembers a no; ``--forget`` drops the answer and what was accepted for the
+folder, so the next start asks again. Nothing here runs a hook or starts a server.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
 
 
@@ -36,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from agent_tui.agent import hooks as hooks_module
-    from agent_tui.agent import trust
+    from agent_tui.agent import prompt_trust, trust
     from agent_tui.agent.extensions import Extensions
     from agent_tui.agent.mcp import config as mcp_config
     from agent_tui.config import config_path, read_config_file
@@ -58,11 +60,13 @@ def run(args: argparse.Namespace) -> int:
     for server in servers:
         key = folder if server.project else trust.USER
         items.append((key, trust.server_fingerprint(server), trust.describe_server(server), server.project))
+    prompts = _prompt_files(folder, path.parent, store, trusted=args.yes or store.decision(folder) is True)
     try:
         if args.yes:
             store.remember(folder, True)
             for key in {key for key, *_ in items} | {folder}:
                 store.accept(key, [f for k, f, _, _ in items if k == key])
+            prompt_trust.accept(store, [item for item, _ in prompts])
         elif args.no:
             store.remember(folder, False)
         elif args.forget:
@@ -80,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
         if own and decision is not True:
             state = "not loaded (folder not trusted)"
         rows.append({"what": line, "source": "folder" if own else "user", "state": state})
+    for item, state in prompts if not args.forget else []:
+        if args.yes:
+            state = "accepted"
+        own = item.key != prompt_trust.USER_KEY
+        what = visible_line(redact_text(f"{item.label}: {item.preview}")[0])
+        rows.append({"what": what, "source": "folder" if own else "user", "state": state})
     if args.json:
         report = {
             "folder": folder,
@@ -94,7 +104,23 @@ def run(args: argparse.Namespace) -> int:
     for resource in resources:
         print(visible_line(f"  its own: {resource}"))
     if not rows:
-        print("  no hooks or MCP servers would load here")
+        print("  no hooks, MCP servers or prompt files would load here")
     for row in rows:
         print(visible_line(f"  {row['state']}: {row['what']}"))
     return 0
+
+
+def _prompt_files(folder: str, config_dir: Any, store: Any, *, trusted: bool) -> list[tuple[Any, str]]:
+    """The prompt files that would load here (SYSTEM.md, APPEND_SYSTEM.md, templates, skills: the
+    user's, and the folder's own when it is trusted), each with its state; nothing is written."""
+    from agent_tui.agent import prompt_trust
+    from agent_tui.agent.prompt_files import Places, PromptFlags
+    from agent_tui.agent.resources import load_resources
+
+    resources = load_resources(folder, config_dir, screen=False)
+    places = Places.here(folder, config_dir)
+    skills = list(resources.skills.values())
+    flags = PromptFlags()
+    return prompt_trust.states(
+        store, places, flags, resources.prompt, resources.templates, skills, trusted=trusted
+    )

@@ -242,7 +242,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.composer.focus()
         self.composer.menu = self.main_screen.query_one(CompletionMenu)
         self.composer.commands_source = partial(slash_rows, self)  # the table's, then the user's
-        user_commands.attach(self)  # the user's templates and skills: panel, warnings
+        from agent_tui.tui.reload import offer_waiting  # prompt files held back: asked about
+
+        user_commands.attach(self, partial(offer_waiting, self.actions))  # panel, warnings
         self._theme_changes()
         self._apply_keymap()
         config = self.config

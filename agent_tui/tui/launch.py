@@ -70,7 +70,14 @@ def start_loading(args: argparse.Namespace, cwd: Path, config_path: Path) -> Loa
     flags = PromptFlags.of(args)
     prompt = system_prompt_files(places, flags)
     return Loading(
-        lambda: load_resources(cwd, config_path.parent, flags=flags, reserved=NAMES, prompt=prompt)
+        lambda: load_resources(
+            cwd,
+            config_path.parent,
+            flags=flags,
+            reserved=NAMES,
+            prompt=prompt,
+            trust_project=bool(getattr(args, "trust_project", False)),
+        )
     )
 
 

@@ -11,16 +11,18 @@ are stopped, and the new ones start at the next turn). The command line's flags 
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import TYPE_CHECKING
 
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.prompt_files import PromptFileError
 from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import visible_line
-from agent_tui.tui import user_commands
+from agent_tui.tui import prompt_review, user_commands
 from agent_tui.tui.agent_bridge import make_extensions
 
 if TYPE_CHECKING:
+    from agent_tui.agent.resources import Resources
     from agent_tui.tui.agent_bridge import Turns
     from agent_tui.tui.host import Actions
 
@@ -44,13 +46,27 @@ async def reload(actions: Actions) -> None:
     app.config.resources = loading
     app.config.model.resources = loading  # the agents built from now on
     resources = await asyncio.to_thread(loading.get)
-    user_commands.attach(app)  # completion, help, panel; each loading problem one line
+    # completion, help, panel; each loading problem one line; prompt files held back asked about
+    user_commands.attach(app, partial(offer_waiting, actions))
     turns = app.turns
     if turns is not None:
         turns.resources = resources  # the running session's agent: its next turn's system prompt
     servers = await _reload_extensions(actions, turns)
     what = resources.summary() or "the default prompt, no templates or skills"
     actions.notify(visible_line(f"Reloaded: {what}{servers}"), title="reload", markup=False)
+
+
+def offer_waiting(actions: Actions, resources: Resources) -> None:
+    """Prompt files new or changed since the user accepted them (agent.prompt_trust): asked in a
+    worker (tui.prompt_review); yes reloads, so they load now."""
+    if not resources.waiting:
+        return
+
+    async def run() -> None:
+        if await prompt_review.ask_prompt_files(actions.app, resources):
+            await reload(actions)
+
+    actions.app.run_worker(run(), group="prompt-review", exclusive=True, exit_on_error=False)
 
 
 async def _reload_extensions(actions: Actions, turns: Turns | None) -> str:
@@ -72,4 +88,4 @@ async def _reload_extensions(actions: Actions, turns: Turns | None) -> str:
     return f"; {plural(servers, 'MCP server')}, {plural(hooks, 'hook')}"
 
 
-__all__ = ["reload"]
+__all__ = ["offer_waiting", "reload"]

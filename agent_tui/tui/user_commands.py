@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
@@ -115,7 +116,7 @@ def agents_text(app: Host) -> str:
     return "\n".join(visible_line(line) for line in text.splitlines())
 
 
-def _apply(app: Host, resources: Resources) -> None:
+def _apply(app: Host, resources: Resources, on_loaded: Callable[[Resources], object] | None = None) -> None:
     with contextlib.suppress(NoMatches):  # no panel mounted: nothing to say there
         app.panel.sources = resources.summary()
         app.panel.redraw()
@@ -124,23 +125,25 @@ def _apply(app: Host, resources: Resources) -> None:
         app.notify(visible_line(warning), severity="warning", timeout=10)
     if len(warnings) > SHOWN_WARNINGS:
         app.notify(f"{len(warnings) - SHOWN_WARNINGS} more loading problems: /session lists them", timeout=10)
+    if on_loaded is not None:
+        on_loaded(resources)  # tui.reload.offer_waiting: the prompt files held back, asked about
 
 
-def attach(app: Host) -> None:
+def attach(app: Host, on_loaded: Callable[[Resources], object] | None = None) -> None:
     """Wire the resources in once loaded (now, if they are); the completion reads them as it opens
-    (``commands.slash_rows``)."""
+    (``commands.slash_rows``); then ``on_loaded`` with them."""
     loading = app.config.resources
     if loading is None:
         return
     done = loading.ready()
     if done is not None:
-        _apply(app, done)
+        _apply(app, done, on_loaded)
         return
 
     def wait() -> None:
         resources = loading.get()
         with contextlib.suppress(RuntimeError):  # the app has stopped meanwhile
-            app.call_from_thread(_apply, app, resources)
+            app.call_from_thread(_apply, app, resources, on_loaded)
 
     threading.Thread(target=wait, name="agent-tui-resources-wait", daemon=True).start()
 

@@ -1,0 +1,294 @@
+"""Which prompt files the user accepted as they are: ``SYSTEM.md``, ``APPEND_SYSTEM.md``, prompt
+templates and skills' ``SKILL.md``, the user's own and a trusted folder's.
+
+They decide what the model is told and what ``/name`` sends, so they are guarded as hooks and MCP
+servers are (:mod:`agent_tui.agent.trust`): a fingerprint of each (its path and what loads from
+it) is remembered in ``trust.json`` once accepted, and a file new or changed since (written by the
+model, by a repository, by anyone) is not loaded until the user accepts it. The app asks, showing
+each one; print, JSON, RPC and ACP modes say so in one line (a loading warning);
+``agent-tui trust --yes`` and ``--trust-project`` accept them as they are.
+
+As for hooks: the user's own files (agent-tui's config dir, ``~/.pi/agent``, ``~/.claude``,
+``~/.agents``) are screened everywhere; a folder's own (``.agent-tui/``, ``.pi/``, ``.claude/``,
+``.agents/skills`` up to the repository's root) only once the folder is trusted; an untrusted
+folder's load as before. The first time a place is screened (nothing recorded for it) what is
+there is accepted as it is. Files named by a flag (``--skill``, ``--prompt-template``,
+``--system-prompt``) are the user's choice for this run and never wait. Keys in the store:
+``prompts:user`` and ``prompts:`` + the folder's real path (apart from the hooks' own, so a store
+made before this module accepts what is there once, not everything waiting at once).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent_tui.agent.prompt_files import Places, PromptFlags, SystemPromptFiles, read_text
+from agent_tui.agent.skills import Skill, skill_dirs
+from agent_tui.agent.templates import Template, template_dirs
+from agent_tui.agent.trust import USER, TrustStore
+from agent_tui.store.redact import redact_text
+from agent_tui.terminal_text import visible_line
+
+PREFIX = "prompts:"
+USER_KEY = PREFIX + USER
+PREVIEW_CHARS = 60
+
+
+def folder_key(cwd: str | Path) -> str:
+    return PREFIX + os.path.realpath(cwd)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One prompt file as it would load: where it is kept (store key), its fingerprints, a label."""
+
+    key: str
+    kind: str  # "system", "append", "template", "skill"
+    path: str
+    content: str  # fingerprint of what loads from it
+    place: str  # fingerprint of its path alone (tells "new" from "changed")
+    label: str  # "template /ship (.pi/prompts/ship.md)"
+    preview: str  # what it says, first words
+
+    def line(self, known: set[str] | None) -> str:
+        state = "changed since you accepted it" if known and self.place in known else "is new"
+        return visible_line(redact_text(f"{self.label} {state}: {self.preview}")[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A prompt file not loaded until accepted: (store key, its fingerprints, one line)."""
+
+    key: str
+    prints: tuple[str, ...]
+    line: str
+
+
+@dataclass(slots=True)
+class Screened:
+    prompt: SystemPromptFiles
+    templates: dict[str, Template]
+    skills: list[Skill]
+    waiting: list[Waiting] = field(default_factory=list)
+
+    def notice(self) -> str | None:
+        """The one line every face says (None when nothing waits)."""
+        if not self.waiting:
+            return None
+        return (
+            "not loaded (new or changed since you last accepted them): "
+            + "; ".join(w.line for w in self.waiting)
+            + "; accept them in the app, with `agent-tui trust --yes`, or start with --trust-project"
+        )
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _under(path: str | Path, roots: Iterable[Path]) -> bool:
+    for root in roots:
+        with contextlib.suppress(ValueError):
+            Path(path).relative_to(root)
+            return True
+    return False
+
+
+def _user_roots(places: Places) -> list[Path]:
+    """Where the user's own prompt files are (named precisely: a config dir may hold the project)."""
+    names = ("prompts", "skills", "SYSTEM.md", "APPEND_SYSTEM.md")
+    return [
+        *(d / name for d in places.user_dirs() for name in names),
+        places.home / ".claude" / "commands",
+        places.home / ".claude" / "skills",
+        places.home / ".agents" / "skills",
+    ]
+
+
+def _shown(path: str, places: Places) -> str:
+    with contextlib.suppress(ValueError):
+        return str(Path(path).relative_to(places.cwd))
+    with contextlib.suppress(ValueError):
+        return "~/" + str(Path(path).relative_to(places.home))
+    return path
+
+
+def _first_words(text: str) -> str:
+    first = next((line.strip() for line in text.split("\n") if line.strip()), "")
+    return first[:PREVIEW_CHARS] + ("…" if len(first) > PREVIEW_CHARS else "") if first else "(empty)"
+
+
+def file_sha(path: str) -> str | None:
+    """The sha256 of the file's text as :func:`read_text` reads it (None: it cannot be read)."""
+    try:
+        return hashlib.sha256(read_text(Path(path)).encode("utf-8")).hexdigest()
+    except OSError:
+        return None
+
+
+def collect(
+    places: Places,
+    flags: PromptFlags,
+    prompt: SystemPromptFiles,
+    templates: dict[str, Template],
+    skills: Sequence[Skill],
+    *,
+    trusted: bool,
+) -> tuple[list[tuple[Item, Any]], list[Skill]]:
+    """(each screened prompt file with what it loads, the skills with their file's sha256 set).
+    A folder's own files are left out unless ``trusted``; so are the files flags name."""
+    user = _user_roots(places)
+    project = folder_key(places.cwd)
+
+    def key_of(path: str) -> str | None:
+        if _under(path, user):
+            return USER_KEY
+        return project if trusted else None
+
+    found: list[tuple[Item, Any]] = []
+
+    def add(kind: str, path: str, loads: list[Any], label: str, preview: str, value: Any) -> None:
+        key = key_of(path)
+        if key is not None:
+            content = _digest([kind, path, *loads])
+            item = Item(key, kind, path, content, _digest(["path", kind, path]), label, preview)
+            found.append((item, value))
+
+    if prompt.custom is not None and prompt.custom_source and flags.system_prompt is None:
+        source = prompt.custom_source
+        add(
+            "system",
+            source,
+            [prompt.custom],
+            f"SYSTEM.md ({_shown(source, places)})",
+            _first_words(prompt.custom),
+            None,
+        )
+    if not flags.append_system_prompt:
+        for text, source in zip(prompt.appends, prompt.append_sources, strict=False):
+            label = f"APPEND_SYSTEM.md ({_shown(source, places)})"
+            add("append", source, [text], label, _first_words(text), source)
+    discovered = [folder for folder, _ in template_dirs(places)] if not flags.no_templates else []
+    for template in templates.values():
+        if _under(template.path, discovered):
+            loads: list[Any] = [template.name, template.description, template.argument_hint, template.body]
+            label = f"template /{template.name} ({_shown(template.path, places)})"
+            add("template", template.path, loads, label, _first_words(template.body), template.name)
+    skill_folders = skill_dirs(places) if not flags.no_skills else []
+    sealed: list[Skill] = []
+    for skill in skills:
+        sha = file_sha(skill.path)
+        skill = replace(skill, sha256=sha)
+        sealed.append(skill)
+        if _under(skill.path, skill_folders):
+            loads = [skill.name, skill.description, skill.model_invocable, sha]
+            label = f"skill {skill.name} ({_shown(skill.path, places)})"
+            add("skill", skill.path, loads, label, _first_words(skill.description), skill.name)
+    return found, sealed
+
+
+def screen(
+    store: TrustStore | None,
+    places: Places,
+    flags: PromptFlags,
+    prompt: SystemPromptFiles,
+    templates: dict[str, Template],
+    skills: Sequence[Skill],
+    *,
+    trusted: bool,
+    accept_all: bool = False,
+) -> Screened:
+    """What may load (accepted as it is) and what waits (see the module doc). ``trusted``: the
+    folder is trusted (its own files are screened); ``accept_all`` (``--trust-project``): accept
+    everything as it is now. Without a store nothing is screened."""
+    found, sealed = collect(places, flags, prompt, templates, skills, trusted=trusted)
+    result = Screened(prompt, dict(templates), sealed)
+    if store is None:
+        return result
+    keys = {USER_KEY, *(item.key for item, _ in found)}
+    if trusted:
+        keys.add(folder_key(places.cwd))
+    accepted = {key: store.accepted(key) for key in keys}
+    fresh: dict[str, list[str]] = {}
+    held: list[tuple[Item, Any]] = []
+    for item, value in found:
+        known = accepted[item.key]
+        if accept_all or known is None:
+            fresh.setdefault(item.key, []).extend([item.content, item.place])
+        elif item.content not in known:
+            held.append((item, value))
+            result.waiting.append(Waiting(item.key, (item.content, item.place), item.line(known)))
+        elif item.place not in known:  # accepted before the path was remembered with it
+            fresh.setdefault(item.key, []).append(item.place)
+    for key in keys:
+        if key in fresh or accepted[key] is None:
+            with contextlib.suppress(OSError):
+                store.accept(key, fresh.get(key, []))
+    for item, value in held:
+        if item.kind == "system":
+            result.prompt = replace(result.prompt, custom=None, custom_source=None)
+        elif item.kind == "append":
+            pairs = zip(result.prompt.appends, result.prompt.append_sources, strict=False)
+            kept = [(t, s) for t, s in pairs if s != value]
+            appends = tuple(t for t, _ in kept)
+            result.prompt = replace(result.prompt, appends=appends, append_sources=tuple(s for _, s in kept))
+        elif item.kind == "template":
+            result.templates.pop(value, None)
+        else:
+            result.skills = [s for s in result.skills if s.name != value]
+    return result
+
+
+def states(
+    store: TrustStore,
+    places: Places,
+    flags: PromptFlags,
+    prompt: SystemPromptFiles,
+    templates: dict[str, Template],
+    skills: Sequence[Skill],
+    *,
+    trusted: bool,
+) -> list[tuple[Item, str]]:
+    """Each screened prompt file and its state (``accepted`` or ``waiting``), nothing written:
+    ``agent-tui trust`` lists them."""
+    found, _ = collect(places, flags, prompt, templates, skills, trusted=trusted)
+    accepted = {item.key: store.accepted(item.key) for item, _ in found}
+    rows = []
+    for item, _ in found:
+        known = accepted[item.key]
+        rows.append((item, "accepted" if known is None or item.content in known else "waiting"))
+    return rows
+
+
+def accept(store: TrustStore | None, waiting: Sequence[Waiting] | Sequence[Item]) -> None:
+    """The user said yes: remember each as accepted (raises OSError when the store cannot be written)."""
+    if store is None:
+        return
+    keys: dict[str, list[str]] = {}
+    for one in waiting:
+        prints = one.prints if isinstance(one, Waiting) else (one.content, one.place)
+        keys.setdefault(one.key, []).extend(prints)
+    for key, found in keys.items():
+        store.accept(key, found)
+
+
+__all__ = [
+    "USER_KEY",
+    "Item",
+    "Screened",
+    "Waiting",
+    "accept",
+    "collect",
+    "file_sha",
+    "folder_key",
+    "screen",
+    "states",
+]

@@ -1,0 +1,57 @@
+"""The app's question about prompt files held back (:mod:`agent_tui.agent.prompt_trust`): a
+``SYSTEM.md``, ``APPEND_SYSTEM.md``, template or skill new or changed since the user accepted it.
+
+Asked once the resources are loaded (at the start, at ``/reload``), showing each file and its
+first words; the question is guarded (:class:`~agent_tui.tui.screens.dialog.Question`) and "Yes"
+takes a deliberate choice. Yes remembers them as accepted and reloads, so they load now; No or
+Escape leaves them out until the next start asks again. The rule (what waits, what is
+remembered) is the agent layer's; this only asks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent_tui.agent import prompt_trust
+from agent_tui.agent.resources import Resources
+from agent_tui.agent.trust import TrustStore
+from agent_tui.terminal_text import visible_line
+from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.dialog import ask
+
+
+async def ask_prompt_files(
+    app: Any, resources: Resources, *, clock: Callable[[], float] = time.monotonic
+) -> bool:
+    """Ask about ``resources.waiting``; True when the user accepted them (remembered: a reload
+    loads them, :func:`agent_tui.tui.reload.offer_waiting`)."""
+    if not resources.waiting:
+        return False
+    lines = "\n".join(f"  {visible_line(w.line)}" for w in resources.waiting)
+    title = f"Prompt files new or changed since you last accepted them (not loaded):\n{lines}\nLoad them?"
+    composer = getattr(app, "composer", None)
+    screen = ChoiceScreen(
+        title,
+        [("yes", "Yes: load them (remembered as they are now)"), ("no", "No: leave them out this time")],
+        "no",
+        guarded=True,
+        clock=clock,
+        typed_at=getattr(composer, "typed_at", None),
+        on_text=getattr(composer, "insert", None),
+        deliberate={"yes"},
+    )
+    if await ask(app, screen) != "yes":
+        return False
+    try:
+        prompt_trust.accept(TrustStore(resources.trust_path), resources.waiting)
+    except OSError as e:
+        app.notify(
+            visible_line(f"could not remember the answer: {e.strerror}"), severity="error", markup=False
+        )
+        return False
+    return True
+
+
+__all__ = ["ask_prompt_files"]
