@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Static
 
 from agent_tui.tui.widgets.composer import TYPING_PAUSE
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
+from agent_tui.tui.widgets.tail_lines import TailLines
 from tests.support.clock import ManualClock
 from tests.support.pilot import wait_for
 
@@ -28,8 +28,7 @@ class _Host(App[None]):
 
 
 def _plain(reply: StreamingReply) -> str:
-    parts = [*reply.query(".reply-chunk").results(Static), reply.query_one("#reply-tail", Static)]
-    return "".join(str(w.render()) for w in parts)
+    return reply.query_one("#reply-tail", TailLines).text
 
 
 async def test_a_long_fence_is_highlighted_once_the_typing_pauses() -> None:

@@ -12,6 +12,7 @@ import pytest
 from agent_tui.tui.region_compositor import RegionCompositor
 from agent_tui.tui.widgets import streaming_reply
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
+from agent_tui.tui.widgets.tail_lines import TailLines
 from tests.support.layouts import count_layouts
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, sample_session
@@ -41,7 +42,7 @@ async def test_a_growing_reply_costs_one_layout_per_flush(
         assert 0 < len(layouts) <= flushes  # Textual's virtual size asked for a second one each time
         chat = app.chat
         assert chat.scroll_y == chat.max_scroll_y  # still at the end
-        assert "line 3.7" in str(reply.query_one("#reply-tail").render())
+        assert "line 3.7" in reply.query_one("#reply-tail", TailLines).text
 
 
 async def test_while_keys_come_a_flush_waits_for_the_keys_frame(

@@ -18,6 +18,7 @@ from textual.widgets import Static
 from agent_tui.tui.widgets.chat_entry import ChatEntry, markdown_renderable
 from agent_tui.tui.widgets.reply_blocks import HighlightedFence
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
+from agent_tui.tui.widgets.tail_lines import TailLines
 from tests.support.pilot import notices, wait_for
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 
@@ -95,9 +96,8 @@ async def test_a_long_fence_is_highlighted_when_it_closes_without_rebuilding_the
 
 
 def plain_shown(reply: StreamingReply) -> str:
-    """What the reply shows as plain text: the frozen chunks of its tail, then the live tail."""
-    parts = [*reply.query(".reply-chunk").results(Static), reply.query_one("#reply-tail", Static)]
-    return "\n".join(str(w.render()) for w in parts)
+    """What the reply shows as plain text (its tail)."""
+    return reply.query_one("#reply-tail", TailLines).text
 
 
 def gate_threads(monkeypatch: pytest.MonkeyPatch) -> threading.Event:

@@ -107,12 +107,3 @@ def test_the_panel_fills_the_token_cache_it_is_given(tmp_path: Path) -> None:
     assert len(cache) == len(projection.messages)
     again = build_panel_model(projection, lookup("claude-sonnet-4-5"), "m", cache)
     assert again.total == first.total
-
-
-def test_an_open_code_fence_in_the_streaming_tail_is_cropped_not_wrapped() -> None:
-    from agent_tui.tui.widgets.reply_blocks import plain_tail
-
-    code = plain_tail("```python\n" + "x = 1  # " + "long " * 50 + "\n")
-    assert code.no_wrap and code.overflow == "crop"
-    prose = plain_tail("An unfinished paragraph that " + "goes on " * 30)
-    assert not prose.no_wrap

@@ -1,6 +1,6 @@
 """The streamed text of a reply cut into what can be shown how: the finished markdown blocks,
 the long code fences (highlighted off the event loop, see :class:`HighlightedFence`), and the
-plain tail after them."""
+plain tail after them (drawn by :class:`~agent_tui.tui.widgets.tail_lines.TailLines`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import time
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
-from rich.text import Text
 
-from agent_tui.terminal_text import visible
 from agent_tui.tui.widgets.chat_entry import markdown_renderable
 
 
@@ -119,27 +117,6 @@ class HighlightedFence:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.renderable)
-
-
-def plain_tail(tail: str, fence: bool | None = None) -> Text:
-    """The unfinished end of the reply (or a chunk of it) as plain text. An open code fence
-    (``fence``; by default, whether ``tail`` opens one) is not wrapped but cropped, as its
-    highlighted block will be: re-wrapping a few hundred lines at every flush was most of a
-    frame, and keys typed meanwhile waited (bench/tui_bench.py)."""
-    if fence is None:
-        fence = tail.lstrip().startswith(("```", "~~~"))
-    tail = visible(tail)
-    if fence:
-        return Text(tail, no_wrap=True, overflow="crop")
-    return Text(tail)
-
-
-def after_line(text: str, lines: int) -> int:
-    """The offset just after the ``lines``-th newline of ``text`` (it has that many)."""
-    at = -1
-    for _ in range(lines):
-        at = text.index("\n", at + 1)
-    return at + 1
 
 
 def fence_body(fence: str) -> str:

@@ -52,12 +52,11 @@ from agent_tui.tui.widgets.composer import TYPING_PAUSE
 from agent_tui.tui.widgets.reply_blocks import (
     RENDER_PAUSE,
     HighlightedFence,
-    after_line,
     fence_body,
-    plain_tail,
     split_blocks,
     stable_length,
 )
+from agent_tui.tui.widgets.tail_lines import TailLines
 from agent_tui.tui.worker_errors import forward_failure
 
 #: Each flush grows the reply and scrolls the chat: a frame of 10-40 ms with a big session. At
@@ -71,27 +70,12 @@ TYPING_FLUSH_SECONDS = 0.3
 KEYS_FIRST_WAIT = 0.05
 
 
-#: The plain tail freezes its older lines in chunks of this many: a long open fence re-rendered whole
-#: at each flush (300 lines: a 40-50 ms frame) held typed keys back (bench/tui_bench.py).
-TAIL_CHUNK_LINES = 20
-#: ...and every this many chunks are merged into one (:meth:`StreamingReply._merge_small`).
-MERGED_CHUNKS = 5
-
-
-class ReplyText(Static):
-    """Plain text of the reply (its live tail, a frozen chunk of it)."""
-
-    _size_updated = one_layout_pass.size_updated  # growing costs one layout, not two
-
-
 class StreamingReply(Vertical):
     _size_updated = one_layout_pass.size_updated  # growing costs one layout, not two
 
     DEFAULT_CSS = """
     StreamingReply { height: auto; padding: 0 1; margin: 0 0 1 0; }
     StreamingReply Markdown { margin: 0; padding: 0; }
-    StreamingReply #reply-tail { height: auto; }
-    StreamingReply .reply-chunk { height: auto; }
     StreamingReply .code { margin: 0 0 1 0; }
     StreamingReply .code.plain { background: $boost; padding: 0 1; }
     StreamingReply Collapsible { margin: 0; padding: 0; border: none; background: transparent; }
@@ -114,11 +98,8 @@ class StreamingReply(Vertical):
         self.text = ""
         self.thinking = ""
         self._sent = 0  # characters of ``text`` given to the Markdown widget
-        self._shown_tail: str | None = None
-        self._frozen: list[Static] = []  # the plain tail's older lines, chunk by chunk
-        self._small: list[str] = []  # the texts of the last chunks not merged yet (see _merge_small)
-        self._frozen_from = 0  # where in ``text`` the tail began when they were frozen
-        self._frozen_to = 0  # where the frozen chunks end (the live tail begins)
+        self._shown_tail: str | None = None  # the plain tail last shown
+        self._tail = TailLines(id="reply-tail")
         self._finished = False  # the reply is complete: its last block is finished too
         self._shown_thinking = 0
         self._timer: Timer | None = None
@@ -135,7 +116,7 @@ class StreamingReply(Vertical):
             yield Static(id="reply-thinking-text")
         self._markdown = Markdown()
         yield self._markdown
-        yield ReplyText(id="reply-tail", markup=False)
+        yield self._tail
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(FLUSH_SECONDS, self._flush_due)
@@ -216,55 +197,21 @@ class StreamingReply(Vertical):
             await self._show_tail()
 
     async def _show_tail(self) -> None:
-        """Show the unfinished end as plain text: its older lines frozen in chunks of
-        :data:`TAIL_CHUNK_LINES` that never change, the rest in ``#reply-tail``, so a flush
-        re-renders (and measures) a few lines, not all of a long open fence."""
-        start = self._sent
-        if self._frozen and self._frozen_from != start:  # the tail moved on: its chunks go
-            await self.remove_children(self._frozen)
-            self._frozen = []
-            self._small = []
-        if not self._frozen:
-            self._frozen_from = self._frozen_to = start
-        fence = self.text[start:].lstrip().startswith(("```", "~~~"))
-        live = self.text[self._frozen_to :]
-        chunks: list[Static] = []
-        while live.count("\n") > 2 * TAIL_CHUNK_LINES:
-            cut = after_line(live, TAIL_CHUNK_LINES)
-            chunks.append(ReplyText(plain_tail(live[:cut], fence), classes="reply-chunk"))
-            self._small.append(live[:cut])
-            self._frozen_to += cut
-            live = live[cut:]
-        tail_widget = self.query_one("#reply-tail", Static)
-        if chunks:
-            self._frozen.extend(chunks)
-            await self.mount_all(chunks, before=tail_widget)
-            await self._merge_small(fence)
+        """Show the unfinished end as plain text in a :class:`TailLines`, which renders only the
+        lines that came since the last flush, not all of a long open fence again."""
+        live = self.text[self._sent :]
         if live != self._shown_tail:
             self._shown_tail = live
-            tail_widget.update(plain_tail(live, fence))
-
-    async def _merge_small(self, fence: bool) -> None:
-        """Every :data:`MERGED_CHUNKS` small chunks become one: each chunk is a widget that every
-        layout of the screen places again (a 900-line fence in 20-line chunks made a flush's
-        frame 20 ms at 160x50, against 15 with a few); one merge renders 100 lines once."""
-        while len(self._small) >= MERGED_CHUNKS:
-            texts, self._small = self._small[:MERGED_CHUNKS], self._small[MERGED_CHUNKS:]
-            first = len(self._frozen) - len(self._small) - MERGED_CHUNKS
-            old = self._frozen[first : first + MERGED_CHUNKS]
-            merged = ReplyText(plain_tail("".join(texts), fence), classes="reply-chunk")
-            await self.mount(merged, before=old[0])
-            await self.remove_children(old)
-            self._frozen[first : first + MERGED_CHUNKS] = [merged]
+            self._tail.show(self.text, self._sent)
 
     def _plain_start(self) -> Widget:
-        """The first widget of the plain tail: finished blocks are mounted before it."""
-        return self._frozen[0] if self._frozen else self.query_one("#reply-tail", Static)
+        """The plain tail: finished blocks are mounted before it."""
+        return self._tail
 
     @property
     def tail_text(self) -> str:
-        """The text shown plain, below the finished blocks (the frozen chunks and the live tail)."""
-        return self.text[self._frozen_from if self._frozen else self._sent :]
+        """The text shown plain, below the finished blocks."""
+        return self.text[self._sent :]
 
     async def _show_blocks(self) -> None:
         """Give finished blocks to Markdown, up to the first long fence (rendered in a thread)."""
