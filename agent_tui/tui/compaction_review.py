@@ -164,6 +164,10 @@ def open_editor(actions: Actions, draft: DraftCompaction) -> None:
             draft.summary,
             counter=count,
             addition=("adds what it leaves out", add_lost),
+            # shown when the summary arrives, unasked: keys typed meanwhile edit and save nothing
+            guarded=True,
+            typed_at=getattr(app.composer, "typed_at", None),
+            on_text=getattr(app.composer, "insert", None),
         ),
         done,
     )

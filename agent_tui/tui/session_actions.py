@@ -244,6 +244,10 @@ class SessionActions:
                         ("move", "Just move"),
                     ],
                     "summarize",
+                    # the Enter that branched, pressed twice, must not start a model call: guarded
+                    guarded=True,
+                    typed_at=getattr(app.composer, "typed_at", None),
+                    on_text=getattr(app.composer, "insert", None),
                 ),
                 chosen,
             )

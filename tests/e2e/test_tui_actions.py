@@ -780,6 +780,7 @@ async def test_branching_away_can_leave_a_branch_summary(tmp_path: Path) -> None
         await select(pilot, app, "a2")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
         await pilot.press("enter")  # summarize (the default)
         await wait_for(
             pilot, lambda: not app.busy and last_entry(path)["type"] == "branch_summary", "summary"
@@ -790,6 +791,7 @@ async def test_branching_away_can_leave_a_branch_summary(tmp_path: Path) -> None
         await select(pilot, app, "a1")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
+        await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: last_entry(path)["type"] == "custom", "moved")
         assert last_entry(path)["parentId"] == "a1"

@@ -75,6 +75,7 @@ async def _open_review(pilot: Pilot[None], app: AgentTuiApp) -> EditorScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen), "the summary editor")
     editor = app.screen
     assert isinstance(editor, EditorScreen)
+    await wait_for(pilot, lambda: editor.armed, "the editor's guard to pass")  # it appeared unasked
     return editor
 
 

@@ -190,6 +190,13 @@ async def open_compaction_review(pilot: Pilot[None]) -> None:
     await open_compaction_preview(pilot)
     await pilot.press("ctrl+r")
     await _opened(pilot, EditorScreen)
+    editor = pilot.app.screen
+    assert isinstance(editor, EditorScreen)
+    for _ in range(100):  # shown unasked: the text area takes the focus once its guard has passed
+        if editor.armed:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
 
 
 async def open_rename(pilot: Pilot[None]) -> None:

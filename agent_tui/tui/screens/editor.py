@@ -5,10 +5,17 @@ With a ``counter``, a line under the text says what saving it would do (the app
 counts the replacement's tokens against the context), updated as the user types. With an
 ``addition``, Ctrl+L replaces the text with what it returns for the text (a compaction review adds
 what the summary left out).
+
+Shown unasked (the compaction review, when the model's summary arrives), it is ``guarded``: a
+:class:`~agent_tui.tui.screens.dialog.Question` whose keys typed for the composer as it appears
+(or while the user is still typing) edit nothing and save nothing: the text area takes the focus
+only once the question has been on screen ``ANSWER_GRACE`` and the typing has paused
+``TYPING_GAP``; until then letters go on into the composer, Ctrl+S and Ctrl+L do nothing.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -20,11 +27,11 @@ from textual.widgets import Label, TextArea
 
 from agent_tui.terminal_text import visible
 from agent_tui.tui.keymap import key_name
-from agent_tui.tui.screens.dialog import Dialog
+from agent_tui.tui.screens.dialog import Question
 from agent_tui.tui.widgets.inert_lines import InertTextArea
 
 
-class EditorScreen(Dialog[str | None]):
+class EditorScreen(Question[str | None]):
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+l", "add", "Add", show=False, priority=True),
@@ -39,8 +46,14 @@ class EditorScreen(Dialog[str | None]):
         text: str,
         counter: Callable[[str], str] | None = None,
         addition: tuple[str, Callable[[str], str]] | None = None,
+        *,
+        guarded: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        typed_at: float | None = None,
+        on_text: Callable[[str], object] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(guarded=guarded, clock=clock, typed_at=typed_at, on_text=on_text)
+        self._armed = not guarded  # the text area has the focus: keys edit, Ctrl+S saves
         self.title_text = title
         self.text = text
         self.counter = counter
@@ -51,6 +64,7 @@ class EditorScreen(Dialog[str | None]):
             yield Label(Text(visible(self.title_text)), classes="dialog-title", markup=False)
             area = InertTextArea(self.text, id="editor-text", soft_wrap=True)
             area.cursor_blink = False
+            area.can_focus = self._armed  # guarded: the screen takes the keys until it is armed
             yield area
             count = Label(self._count(self.text), id="editor-count", classes="dialog-hint", markup=False)
             count.display = self.counter is not None
@@ -78,10 +92,32 @@ class EditorScreen(Dialog[str | None]):
             self.query_one("#editor-count", Label).update(self._count(event.text_area.text))
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        if self._armed:
+            self.query_one(TextArea).focus()
+        else:
+            self._arming = self.set_interval(0.05, self._arm)
+
+    def _arm(self) -> None:
+        """Give the text area the focus once the question's guard has passed (see the module doc)."""
+        if self._armed or not self.answerable or self.typing(self.clock()):
+            return
+        self._armed = True
+        self._arming.stop()
+        area = self.query_one(TextArea)
+        area.can_focus = True
+        area.focus()
+
+    @property
+    def armed(self) -> bool:
+        return self._armed
+
+    def _early(self) -> bool:
+        if not self._armed:
+            self.app.bell()
+        return not self._armed
 
     def action_add(self) -> None:
-        if self.addition is None:
+        if self.addition is None or self._early():
             return
         area = self.query_one(TextArea)
         new = self.addition[1](area.text)
@@ -90,10 +126,12 @@ class EditorScreen(Dialog[str | None]):
             area.move_cursor(area.document.end)
 
     def action_select_all(self) -> None:
-        self.query_one(TextArea).select_all()
+        if not self._early():
+            self.query_one(TextArea).select_all()
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        if not self._early():
+            self.dismiss(self.query_one(TextArea).text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
