@@ -54,6 +54,12 @@ def test_a_template_changed_after_acceptance_waits_until_accepted(
     assert user_text(server.requests[-1].body) == "/ship it"  # not expanded: the template is not loaded
     assert "production" not in json.dumps(server.requests[-1].body)
 
+    server.push(anthropic_stream(text("Not shipped either.")))
+    as_json_mode = env.run("-p", "/ship it", "--mode", "json")  # the JSON face says the same line
+    assert as_json_mode.returncode == 0, as_json_mode.stderr
+    assert notices(as_json_mode.stderr) == [line]
+    assert user_text(server.requests[-1].body) == "/ship it"
+
     listed = env.run("trust")
     assert "waiting: template /ship (.pi/prompts/ship.md): Ship $1 and push" in listed.stdout
     as_json = json.loads(env.run("trust", "--json").stdout)
