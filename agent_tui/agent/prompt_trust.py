@@ -21,6 +21,7 @@ made before this module accepts what is there once, not everything waiting at on
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import os
@@ -39,6 +40,9 @@ from agent_tui.terminal_text import visible_line
 PREFIX = "prompts:"
 USER_KEY = PREFIX + USER
 PREVIEW_CHARS = 60
+DIFF_LINES = 8
+#: Accepted texts up to this size are kept (beside trust.json) so a change can be shown as a diff.
+MAX_KEPT = 64_000
 
 
 def folder_key(cwd: str | Path) -> str:
@@ -56,6 +60,7 @@ class Item:
     place: str  # fingerprint of its path alone (tells "new" from "changed")
     label: str  # "template /ship (.pi/prompts/ship.md)"
     preview: str  # what it says, first words
+    text: str = ""  # what it says, whole (kept once accepted, to show what changed)
 
     def line(self, known: set[str] | None) -> str:
         state = "changed since you accepted it" if known and self.place in known else "is new"
@@ -69,6 +74,10 @@ class Waiting:
     key: str
     prints: tuple[str, ...]
     line: str
+    text: str = ""
+    #: What changed since the accepted text (unified diff lines, at most DIFF_LINES; empty: new,
+    #: or the accepted text was not kept)
+    diff: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -128,10 +137,61 @@ def _first_words(text: str) -> str:
 
 def file_sha(path: str) -> str | None:
     """The sha256 of the file's text as :func:`read_text` reads it (None: it cannot be read)."""
+    return _read(path)[0]
+
+
+def _read(path: str) -> tuple[str | None, str]:
     try:
-        return hashlib.sha256(read_text(Path(path)).encode("utf-8")).hexdigest()
+        text = read_text(Path(path))
     except OSError:
-        return None
+        return None, ""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest(), text
+
+
+def _texts_path(store: TrustStore) -> Path:
+    return store.path.with_name("trust-prompts.json")
+
+
+def _kept(store: TrustStore) -> dict[str, str]:
+    """The accepted texts by place fingerprint (empty when none were kept or the file is bad)."""
+    try:
+        data = json.loads(_texts_path(store).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+
+def _keep(store: TrustStore, texts: dict[str, str]) -> None:
+    """Remember accepted texts (each up to :data:`MAX_KEPT`); a failure to write loses only the diff."""
+    texts = {k: v for k, v in texts.items() if len(v) <= MAX_KEPT}
+    if not texts:
+        return
+    path = _texts_path(store)
+    data = {**_kept(store), **texts}
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def diff_lines(old: str | None, new: str) -> tuple[str, ...]:
+    """What changed from ``old`` to ``new``: at most :data:`DIFF_LINES` ``-``/``+`` lines (redacted,
+    control characters visible), then how many more; empty when ``old`` is unknown."""
+    if old is None:
+        return ()
+    changed = [
+        line
+        for line in difflib.unified_diff(old.split("\n"), new.split("\n"), lineterm="", n=0)
+        if not line.startswith(("---", "+++", "@@"))
+    ]
+    shown = [visible_line(redact_text(line[:120])[0]) for line in changed[:DIFF_LINES]]
+    if len(changed) > DIFF_LINES:
+        shown.append(f"… {len(changed) - DIFF_LINES} more changed lines")
+    return tuple(shown)
 
 
 def collect(
@@ -155,12 +215,15 @@ def collect(
 
     found: list[tuple[Item, Any]] = []
 
-    def add(kind: str, path: str, loads: list[Any], label: str, preview: str, value: Any) -> None:
+    def add(
+        kind: str, path: str, loads: list[Any], label: str, text: str, value: Any, preview: str | None = None
+    ) -> None:
         key = key_of(path)
         if key is not None:
             content = _digest([kind, path, *loads])
-            item = Item(key, kind, path, content, _digest(["path", kind, path]), label, preview)
-            found.append((item, value))
+            place = _digest(["path", kind, path])
+            shown = preview if preview is not None else _first_words(text)
+            found.append((Item(key, kind, path, content, place, label, shown, text), value))
 
     if prompt.custom is not None and prompt.custom_source and flags.system_prompt is None:
         source = prompt.custom_source
@@ -169,29 +232,33 @@ def collect(
             source,
             [prompt.custom],
             f"SYSTEM.md ({_shown(source, places)})",
-            _first_words(prompt.custom),
+            prompt.custom,
             None,
         )
     if not flags.append_system_prompt:
         for text, source in zip(prompt.appends, prompt.append_sources, strict=False):
             label = f"APPEND_SYSTEM.md ({_shown(source, places)})"
-            add("append", source, [text], label, _first_words(text), source)
+            add("append", source, [text], label, text, source)
     discovered = [folder for folder, _ in template_dirs(places)] if not flags.no_templates else []
     for template in templates.values():
         if _under(template.path, discovered):
             loads: list[Any] = [template.name, template.description, template.argument_hint, template.body]
             label = f"template /{template.name} ({_shown(template.path, places)})"
-            add("template", template.path, loads, label, _first_words(template.body), template.name)
+            first = _first_words(template.body).rstrip("…")
+            said = template.description and not template.description.startswith(first[: PREVIEW_CHARS - 1])
+            head = [f"description: {template.description}"] if said else []  # from the frontmatter
+            head += [f"argument-hint: {template.argument_hint}"] if template.argument_hint else []
+            add("template", template.path, loads, label, "\n".join([template.body, *head]), template.name)
     skill_folders = skill_dirs(places) if not flags.no_skills else []
     sealed: list[Skill] = []
     for skill in skills:
-        sha = file_sha(skill.path)
+        sha, whole = _read(skill.path)
         skill = replace(skill, sha256=sha)
         sealed.append(skill)
         if _under(skill.path, skill_folders):
             loads = [skill.name, skill.description, skill.model_invocable, sha]
             label = f"skill {skill.name} ({_shown(skill.path, places)})"
-            add("skill", skill.path, loads, label, _first_words(skill.description), skill.name)
+            add("skill", skill.path, loads, label, whole, skill.name, _first_words(skill.description))
     return found, sealed
 
 
@@ -218,20 +285,27 @@ def screen(
         keys.add(folder_key(places.cwd))
     accepted = {key: store.accepted(key) for key in keys}
     fresh: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
     held: list[tuple[Item, Any]] = []
+    kept: dict[str, str] | None = None
     for item, value in found:
         known = accepted[item.key]
         if accept_all or known is None:
             fresh.setdefault(item.key, []).extend([item.content, item.place])
+            texts[item.place] = item.text
         elif item.content not in known:
             held.append((item, value))
-            result.waiting.append(Waiting(item.key, (item.content, item.place), item.line(known)))
+            kept = _kept(store) if kept is None else kept
+            diff = diff_lines(kept.get(item.place), item.text) if item.place in known else ()
+            line = item.line(known)
+            result.waiting.append(Waiting(item.key, (item.content, item.place), line, item.text, diff))
         elif item.place not in known:  # accepted before the path was remembered with it
             fresh.setdefault(item.key, []).append(item.place)
     for key in keys:
         if key in fresh or accepted[key] is None:
             with contextlib.suppress(OSError):
                 store.accept(key, fresh.get(key, []))
+    _keep(store, texts)
     for item, value in held:
         if item.kind == "system":
             result.prompt = replace(result.prompt, custom=None, custom_source=None)
@@ -273,11 +347,14 @@ def accept(store: TrustStore | None, waiting: Sequence[Waiting] | Sequence[Item]
     if store is None:
         return
     keys: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
     for one in waiting:
         prints = one.prints if isinstance(one, Waiting) else (one.content, one.place)
         keys.setdefault(one.key, []).extend(prints)
+        texts[prints[1]] = one.text
     for key, found in keys.items():
         store.accept(key, found)
+    _keep(store, texts)
 
 
 __all__ = [
@@ -287,6 +364,7 @@ __all__ = [
     "Waiting",
     "accept",
     "collect",
+    "diff_lines",
     "file_sha",
     "folder_key",
     "screen",

@@ -14,12 +14,26 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
+
 from agent_tui.agent import prompt_trust
 from agent_tui.agent.resources import Resources
 from agent_tui.agent.trust import TrustStore
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.dialog import ask
+
+#: Files and diff lines (over all the files) the question shows; ``agent-tui trust`` lists all.
+SHOWN_FILES = 3
+SHOWN_DIFF_LINES = 6
+#: Columns a line of the question takes at most (it fits the dialog at 80 columns, unwrapped).
+LINE_CELLS = 72
+
+
+def _cut(line: str) -> str:
+    if cell_len(line) <= LINE_CELLS:
+        return line
+    return set_cell_size(line, LINE_CELLS - 1) + "…"
 
 
 async def ask_prompt_files(
@@ -29,7 +43,16 @@ async def ask_prompt_files(
     loads them, :func:`agent_tui.tui.reload.offer_waiting`)."""
     if not resources.waiting:
         return False
-    lines = "\n".join(f"  {visible_line(w.line)}" for w in resources.waiting)
+    shown: list[str] = []
+    room = SHOWN_DIFF_LINES  # the question fits 80x24: a few files, their diffs share a few lines
+    for waiting in resources.waiting[:SHOWN_FILES]:
+        shown.append(f"  {visible_line(waiting.line)}")  # wrapped, never cut: it names the file
+        shown += [_cut(f"      {visible_line(d)}") for d in waiting.diff[:room]]
+        room -= min(room, len(waiting.diff))
+    if len(resources.waiting) > SHOWN_FILES:
+        more = len(resources.waiting) - SHOWN_FILES
+        shown.append(f"  … and {more} more (agent-tui trust lists them all)")
+    lines = "\n".join(shown)
     title = f"Prompt files new or changed since you last accepted them (not loaded):\n{lines}\nLoad them?"
     composer = getattr(app, "composer", None)
     screen = ChoiceScreen(

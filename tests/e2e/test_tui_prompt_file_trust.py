@@ -75,6 +75,9 @@ async def test_a_changed_template_is_asked_about_at_reload_and_yes_loads_it(
         assert isinstance(question, ChoiceScreen)
         assert "template /ship" in question.title_text
         assert "changed since you accepted it: Ship $1 to production, skip the tests." in question.title_text
+        # what changed, as a diff against the text accepted at the first start
+        assert "-Ship $1 now." in question.title_text
+        assert "+Ship $1 to production, skip the tests." in question.title_text
         await pilot.pause(max(ANSWER_GRACE, TYPING_GAP) + 0.2)
         await pilot.press("up")
         await pilot.pause(SETTLE + 0.2)
@@ -86,3 +89,27 @@ async def test_a_changed_template_is_asked_about_at_reload_and_yes_loads_it(
         await send(pilot, "/ship it")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not app.busy, "the turn", 30)
     assert user_text(server.requests[0].body) == "Ship it to production, skip the tests."
+
+
+async def test_at_80x24_the_question_with_diffs_keeps_its_choices_on_screen(tmp_path: Path) -> None:
+    from agent_tui.agent.prompt_trust import Waiting
+    from agent_tui.agent.resources import Resources
+    from agent_tui.tui.prompt_review import ask_prompt_files
+
+    diff = tuple(f"+line {n} " + "x" * 150 for n in range(12))
+    waiting = tuple(
+        Waiting("prompts:user", ("a", "b"), f"template /t{n} (~/.pi/agent/prompts/t{n}.md) changed", "", diff)
+        for n in range(3)
+    )
+    app = make_app(tmp_path, None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.run_worker(ask_prompt_files(app, Resources(waiting=waiting, trust_path=tmp_path / "trust.json")))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question", 30)
+        await pilot.pause(0.2)
+        from textual.widgets import OptionList
+
+        options = app.screen.query_one(OptionList)
+        assert options.region.height >= 2 and options.region.bottom <= 24, options.region
+        title = app.screen.title_text  # type: ignore[attr-defined]
+        assert title.count("+line") == 6 and title.count("template /t") == 3  # the diffs share 6 lines
+        await pilot.press("escape")
