@@ -311,9 +311,9 @@ def screen(
             result.prompt = replace(result.prompt, custom=None, custom_source=None)
         elif item.kind == "append":
             pairs = zip(result.prompt.appends, result.prompt.append_sources, strict=False)
-            kept = [(t, s) for t, s in pairs if s != value]
-            appends = tuple(t for t, _ in kept)
-            result.prompt = replace(result.prompt, appends=appends, append_sources=tuple(s for _, s in kept))
+            left = [(t, s) for t, s in pairs if s != value]
+            appends = tuple(t for t, _ in left)
+            result.prompt = replace(result.prompt, appends=appends, append_sources=tuple(s for _, s in left))
         elif item.kind == "template":
             result.templates.pop(value, None)
         else:
