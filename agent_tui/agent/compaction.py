@@ -99,10 +99,13 @@ class NothingToCompact(CompactionError):
 
 
 #: The estimated tokens of a summarization request without the conversation: the system prompt
-#: and the request's own instructions.
+#: and the request's own instructions (the longer ones, that update a previous summary).
 _FIXED_PROMPT_TOKENS = estimate_text(SUMMARIZATION_SYSTEM_PROMPT) + estimate_text(
-    summary_request_text([], None, None)
+    summary_request_text([], " ", None)
 )
+#: The fewest tokens of conversation one summarization request carries: in a small window (a
+#: 1,024-token llama.cpp server) the messages are clipped to this rather than not summarized.
+MIN_PART_TOKENS = 64
 
 
 @dataclass(slots=True)
@@ -134,7 +137,7 @@ class Summarizer:
         # the instructions as the server counts them: a small window (1,024) has no third to spare
         fixed = int(_FIXED_PROMPT_TOKENS * self.token_scale * 1.1)
         overhead = max(fixed, min(PROMPT_OVERHEAD_TOKENS, self.window // 3))
-        return max(200, int((self.window - self.max_output - overhead) / self.token_scale))
+        return max(MIN_PART_TOKENS, int((self.window - self.max_output - overhead) / self.token_scale))
 
     async def complete(self, text: str) -> tuple[str, JSONObject]:
         """One summarization call: (summary text, usage). Raises CompactionError on any failure.
@@ -232,7 +235,8 @@ class Summarizer:
         summary, which grows with each call: room is left for it)."""
         # the previous summary rides along in every call; it can grow up to one answer's length
         budget = max(
-            200, self.input_budget - max(estimate_text(previous) if previous else 0, self.max_output)
+            MIN_PART_TOKENS,
+            self.input_budget - max(estimate_text(previous) if previous else 0, self.max_output),
         )
         chunks: list[list[JSONObject]] = [[]]
         used = 0

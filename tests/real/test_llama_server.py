@@ -26,6 +26,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.real, pytest.mark.timeout(600)]
+# Where `make test-real` built and cached the server, read before the suite's isolated HOME (and
+# XDG_CACHE_HOME) replace the developer's for each test.
+CACHE = os.environ.get("AGENT_TUI_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agent-tui"
+)
 
 
 @dataclass
@@ -37,7 +42,10 @@ class LlamaServer:
 
 def _paths() -> dict[str, str]:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "llama-server"), "paths"], capture_output=True, text=True
+        [sys.executable, str(ROOT / "scripts" / "llama-server"), "paths"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AGENT_TUI_CACHE": CACHE},
     )
     if done.returncode != 0:
         pytest.fail("llama-server is not built: run `make test-real` (it builds and caches it first)")
@@ -241,3 +249,46 @@ def test_a_prompt_larger_than_the_window(small_llama: LlamaServer, tmp_path: Pat
     hidden = {e["targetId"] for e in entries if e["type"] == "context_edit" and e.get("replacement") is None}
     assert {e["id"] for e in refused} <= hidden
     assert not [m for m in run.assistants() if m["stopReason"] != "error"]
+
+
+def test_a_conversation_longer_than_the_window_compacts_and_goes_on(
+    small_llama: LlamaServer, tmp_path: Path
+) -> None:
+    """Issue 25's real-server check: six turns of about 120 words each through a 1,024-token window
+    (no tools, a one-line system prompt, so a turn fits but the conversation does not). agent-tui
+    compacts when the window fills, every turn gets a reply, no compaction grows the context, and
+    each request ends with that turn's prompt verbatim."""
+    run = Run(tmp_path)
+    flags = ["--provider", "openai", "--base-url", small_llama.url + "/v1", "--model", "smollm2"]
+    flags += ["--no-tools", "--system-prompt", "You are a brief assistant."]
+    topics = ["apples", "rivers", "castles", "bicycles", "volcanoes", "lighthouses"]
+    prompts = []
+    for number, topic in enumerate(topics):
+        filler = " ".join(f"This sentence {n} is about {topic} and nothing else." for n in range(12))
+        prompt = f"Turn {number + 1}. {filler} In one sentence, what is this turn about?"
+        prompts.append(prompt)
+        result = run("-p", prompt, *flags, *(["-c"] if number else []))
+        assert "Traceback" not in result.stderr
+        assert result.returncode == 0, (number, result.stderr[-2000:])
+        assert result.stdout.strip(), (number, result.stderr[-2000:])
+    entries = run.entries()
+    compactions = [e for e in entries if e["type"] == "compaction"]
+    assert compactions, "six turns of ~200 tokens through a 1,024-token window compact at least once"
+    for compaction in compactions:
+        details = compaction.get("details") or {}
+        after = details.get("tokensAfter")
+        if after is not None:
+            assert after < compaction["tokensBefore"], compaction
+    requests = [json.loads(line) for line in run.log.read_text().splitlines() if line.strip()]
+    bodies = [r.get("body") or r.get("request") or r for r in requests]
+    turn_requests = [b for b in bodies if isinstance(b, dict) and b.get("messages")]
+    last_users = []
+    for body in turn_requests:
+        users = [m for m in body["messages"] if m.get("role") == "user"]
+        content = users[-1]["content"] if users else ""
+        text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+        last_users.append(text)
+    for prompt in prompts:
+        assert any(text.strip() == prompt for text in last_users), f"a request ends with {prompt[:30]!r}"
+    replies = [m for m in run.assistants() if m["stopReason"] != "error"]
+    assert len(replies) >= len(prompts)
