@@ -76,7 +76,11 @@ def test_agent_tui_reads_user_files_from_the_tests_home(
     command = Path.home() / ".claude" / "commands" / "x.md"
     command.parent.mkdir(parents=True)
     command.write_text("from the test's home\n")
-    assert "x" in load_resources(project, None).command_names()
+    # new since the first load: waiting for the user's yes (agent.prompt_trust), then it loads
+    waiting = load_resources(project, None)
+    assert "x" not in waiting.command_names()
+    assert any("~/.claude/commands/x.md" in w for w in waiting.warnings), waiting.warnings
+    assert "x" in load_resources(project, None, screen=False).command_names()
 
 
 def test_a_subprocess_started_with_the_inherited_environment_sees_the_tests_home() -> None:
