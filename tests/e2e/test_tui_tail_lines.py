@@ -3,10 +3,13 @@ selection reads included), however the text came in, and at another width too.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
+from textual.screen import Screen
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -82,3 +85,25 @@ async def test_a_selection_is_drawn_and_copied_as_in_a_static() -> None:
         assert rows(tail) == rows(static) != unselected
         assert tail.get_selection(selection) == static.get_selection(selection)
         assert tail.get_selection(selection) == ("rst line\nseco", "\n")
+
+
+async def test_a_flush_that_adds_no_row_repaints_without_a_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _Host()
+    layouts: list[int] = []
+    original = Screen._refresh_layout
+
+    def counting(self: Screen[Any], size: Any = None, scroll: bool = False) -> None:
+        layouts.append(1)
+        original(self, size, scroll)
+
+    async with app.run_test(size=(60, 20)) as pilot:
+        tail = app.query_one("#tail", TailLines)
+        tail.show("one\nthe last line grows", 0)
+        await pilot.pause()
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        tail.show("one\nthe last line grows, on the same row", 0)
+        await pilot.pause()
+        assert layouts == [] and tail.render_line(1).text == "the last line grows, on the same row"
+        tail.show("one\nthe last line grows, on the same row\nand a new one", 0)
+        await pilot.pause()
+        assert layouts and tail.size.height == 3 and tail.render_line(2).text == "and a new one"
