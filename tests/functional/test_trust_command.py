@@ -58,6 +58,9 @@ def test_trust_shows_gives_and_forgets_without_running_anything(
 def test_trust_as_text_and_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trust", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"{tmp_path.resolve()}: never asked") and "no hooks, MCP servers or prompt files" in out
+    assert (
+        out.startswith(f"{tmp_path.resolve()}: never asked")
+        and "no hooks, MCP servers or prompt files" in out
+    )
     assert main(["trust", str(tmp_path / "nope")]) == 1
     assert capsys.readouterr().err.strip().endswith("not a folder")
