@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import Self
 
-from agent_tui.agent import permission_modes, permission_rules
+from agent_tui.agent import permission_modes, permission_rules, sandbox_proxy
 from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.build import build_agent, make_provider
 from agent_tui.agent.checkpointing import RestorePlan, RestoreResult, TurnCheckpoints
@@ -219,7 +219,7 @@ class AgentSession:
             self.loop.cwd,
             abort or asyncio.Event(),
             on_output,
-            sandbox=self.sandbox,
+            sandbox=sandbox_proxy.for_commands(self.loop.permissions),  # with its network rules
         )
         entry = self.store.append({"type": "message", "message": message})
         await self._checkpoint("after")

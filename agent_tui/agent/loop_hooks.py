@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.agent import sandbox_proxy
 from agent_tui.agent.events import Emit, Notice
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.hooks import HookOutcome
@@ -36,7 +37,7 @@ def bind(ext: Extensions, session: Session, permissions: Permissions | None) -> 
     if permissions is not None:
         permissions.trusted_tools = ext.auto_allowed()
         ext.hooks.set_permission_mode(permissions.mode.value)
-        ext.hooks.sandbox = permissions.sandbox  # hooks run where the model's commands do
+        ext.hooks.sandbox = sandbox_proxy.for_commands(permissions)  # where the model's commands run
     ext.hooks.common.update(session_id=session.id, transcript_path=str(session.path))
 
 

@@ -215,6 +215,9 @@ class PermissionRules:
 
     cwd: str
     rules: list[Rule] = field(default_factory=list)
+    #: Claude Code's ``sandbox.network.allowedDomains`` entries (``agent.sandbox_proxy``: the
+    #: hosts sandboxed commands may reach besides ``WebFetch(domain:...)`` allow rules).
+    domains: list[Rule] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     _warned: int = 0
     #: Whether the user trusts the folder (its allow and ask rules apply); asked when needed.
@@ -272,6 +275,29 @@ class PermissionRules:
             return
         if isinstance(data, dict):
             self._add(data.get("permissions"), _shown(path), root, project=project)
+            self._domains(data.get("sandbox"), _shown(path), root, project=project)
+
+    def _domains(self, sandbox: Any, source: str, root: str, *, project: bool) -> None:
+        network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
+        entries = network.get("allowedDomains") if isinstance(network, Mapping) else None
+        if entries is None:
+            return
+        if not isinstance(entries, list):
+            self.warnings.append(f"{source}: sandbox.network.allowedDomains is not a list; not read")
+            return
+        from agent_tui.agent.sandbox_proxy import parse_domain
+
+        for entry in entries:
+            try:
+                if not isinstance(entry, str):
+                    raise ValueError("not a string")
+                parse_domain(entry)
+            except ValueError as e:
+                self.warnings.append(f"{source}: sandbox.network.allowedDomains {entry!r} ignored: {e}")
+                continue
+            self.domains.append(
+                Rule(entry.strip(), "allow", "allowedDomains", entry.strip(), source, root, project)
+            )
 
     def _add(self, permissions: Any, source: str, root: str, *, project: bool) -> None:
         lists = _lists(permissions)
@@ -304,6 +330,7 @@ class PermissionRules:
             else r
             for r in fresh.rules
         ]
+        self.domains = fresh.domains
         self.warnings += [w for w in fresh.warnings if w not in self.warnings]
         self._stamp = fresh._stamp
 
@@ -382,12 +409,15 @@ class PermissionRules:
         """Every rule, its kind and the file it came from (and whether it is in force)."""
         self.refresh()
         lines: list[str] = []
-        if not self.rules:
+        if not self.rules and not self.domains:
             lines.append("No permission rules.")
         for kind in KINDS:
             for rule in (r for r in self.rules if r.kind == kind):
                 note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
                 lines.append(f"{kind:<5}  {rule.text}  {rule.source}{note}")
+        for rule in self.domains:
+            note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
+            lines.append(f"allow  sandbox.network.allowedDomains {rule.text}  {rule.source}{note}")
         lines += [f"warning: {w}" for w in self.warnings]
         lines += [
             "",

@@ -35,11 +35,14 @@ import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.config import ConfigError, config_path
+
+if TYPE_CHECKING:
+    from agent_tui.agent.sandbox_proxy import NetworkGate
 
 WORKSPACE_WRITE = "workspace-write"
 READ_ONLY = "read-only"
@@ -161,6 +164,9 @@ class Sandbox:
     problem: str | None = None
     #: The system temp dir (writable in ``workspace-write``; a private one in ``read-only``).
     temp_dir: str = ""
+    #: Which hosts a command may reach without ``network`` (``agent.sandbox_proxy``: the agent's
+    #: ``WebFetch(domain:...)`` rules through a filtering proxy; None: none).
+    gate: NetworkGate | None = field(default=None, compare=False, repr=False)
 
     @property
     def active(self) -> bool:
@@ -251,7 +257,21 @@ class Sandbox:
         empty = _empty_file()
         for path in _existing(files, dirs=False):
             args += ["--ro-bind", empty, path]
+        argv = list(argv)
+        proxied = self._proxied(argv)
+        if proxied is not None:  # only the proxy's socket of its folder is seen
+            argv, path = proxied
+            args += ["--tmpfs", os.path.dirname(path), "--ro-bind", path, path]
         return [*args, "--chdir", cwd, "--", *argv]
+
+    def _proxied(self, argv: list[str]) -> tuple[list[str], str] | None:
+        """``argv`` behind the network allow-list's forwarder, and its proxy's socket; None when
+        the network is open, or no rule opens any host (no network at all)."""
+        if self.network or self.gate is None:
+            return None
+        from agent_tui.agent.sandbox_proxy import forwarder_argv
+
+        return forwarder_argv(self.gate, argv)
 
     def explain(self, output: str, exit_code: int | None) -> str | None:
         """A line for the model when a command that failed looks stopped by the sandbox (a write to
@@ -273,9 +293,11 @@ class Sandbox:
             )
         if not self.network and _NETWORK.search(output):
             return (
-                "[agent-tui's sandbox runs commands without network access. If this command needs the "
-                "network, ask the user to allow it: /sandbox network on in the app, --sandbox-network, "
-                "or network = true under [sandbox] in the config file.]"
+                "[agent-tui's sandbox runs commands without network access (but HTTP and HTTPS through "
+                "its proxy to the hosts a WebFetch(domain:HOST) allow rule names). If this command needs "
+                "the network, ask the user to allow it: a WebFetch(domain:HOST) rule in permissions.allow, "
+                "/sandbox network on in the app, --sandbox-network, or network = true under [sandbox] "
+                "in the config file.]"
             )
         return None
 

@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent_tui.agent import deferred_calls, loop_hooks
+from agent_tui.agent import deferred_calls, loop_hooks, sandbox_proxy
 from agent_tui.agent.events import ToolFinished, ToolStarted, ToolUpdate
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.permissions import HookVote, Permissions
@@ -224,7 +224,8 @@ async def execute(prepared: PreparedCall, setup: ToolSetup, io: TurnIO) -> ToolR
         setup.cwd, io.abort, prepared.call_id, prepared.guard, _updater(prepared, setup, io), io.emit
     )
     if setup.permissions is not None:
-        ctx.sandbox = setup.permissions.sandbox  # where bash's commands run (agent.sandbox)
+        # where bash's commands run (agent.sandbox), with the network its rules allow
+        ctx.sandbox = sandbox_proxy.for_commands(setup.permissions)
     try:
         result = await prepared.tool.execute(prepared.args, ctx)
     except ToolError as e:

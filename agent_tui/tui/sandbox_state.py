@@ -49,13 +49,27 @@ def switch(app: Any, arg: str) -> Sandbox:
     else:
         raise ValueError(f"usage: {USAGE}")
     _current[:] = [new]
-    turns = getattr(app, "turns", None)
-    built = getattr(turns, "built", None)
-    agent = built() if callable(built) else None
-    permissions = getattr(getattr(agent, "loop", None), "permissions", None)
+    permissions = _permissions(app)
     if permissions is not None:
         permissions.sandbox = new
     return new
+
+
+def _permissions(app: Any) -> Any:
+    """The current agent's permission policy (None before one is built)."""
+    turns = getattr(app, "turns", None)
+    built = getattr(turns, "built", None)
+    agent = built() if callable(built) else None
+    return getattr(getattr(agent, "loop", None), "permissions", None)
+
+
+def command_sandbox(app: Any, config: Config | None = None) -> Sandbox:
+    """Where the user's ``!cmd`` runs: the app's sandbox, with the network the current agent's
+    rules allow (``agent.sandbox_proxy``), as the model's commands."""
+    from agent_tui.agent.sandbox_proxy import for_commands
+
+    sandbox = app_sandbox(config)
+    return for_commands(_permissions(app), sandbox) or sandbox
 
 
 def describe(sandbox: Sandbox, cwd: str) -> str:
@@ -73,11 +87,17 @@ def describe(sandbox: Sandbox, cwd: str) -> str:
         hidden = ", ".join(f"~/{d}" for d in (*sandbox_module.HIDDEN_DIRS, *sandbox_module.HIDDEN_FILES))
         lines += [
             f"hidden (empty): {hidden}, agent-tui's config file, $XDG_RUNTIME_DIR, the ssh agent's socket",
-            f"network: {'allowed' if sandbox.network else 'none (a loopback of its own)'}",
+            "network: "
+            + (
+                "allowed"
+                if sandbox.network
+                else "none (a loopback of its own), but HTTP(S) through a proxy to the hosts "
+                "WebFetch(domain:...) allow rules and sandbox.network.allowedDomains name"
+            ),
             f"home: {home}",
         ]
     lines += ["", f"switch: {USAGE} (from the next command on; --sandbox and [sandbox] at start)"]
     return "\n".join(lines)
 
 
-__all__ = ["USAGE", "app_sandbox", "describe", "start_notice", "switch"]
+__all__ = ["USAGE", "app_sandbox", "command_sandbox", "describe", "start_notice", "switch"]

@@ -1,0 +1,139 @@
+"""The sandbox's end of its network proxy: run *inside* bubblewrap, before the command.
+
+``python -I -S sandbox_forward.py SOCKET TOKEN -- ARGV...`` listens on ``127.0.0.1`` (an ephemeral
+port of the sandbox's own network namespace, where nothing else is reachable), starts ``ARGV``
+with ``http_proxy``/``https_proxy``/``all_proxy`` (and their upper-case names) naming that port
+and ``no_proxy`` empty, and copies each connection to the Unix socket ``SOCKET``, where
+agent-tui's filtering proxy (:mod:`agent_tui.agent.sandbox_proxy`) listens outside the sandbox.
+It exits with the command's status (or the command's signal).
+
+When the proxy refuses a host, its 403 answer carries ``X-Agent-Tui-Refused: TOKEN HOST:PORT``;
+the forwarder then writes one line naming the host and the rule that allows it to the command's
+stderr (an HTTPS client such as curl shows no body of a refused CONNECT), so the model reads why in
+the command's output. Only the standard library: it runs with ``-I -S`` (no site, no environment).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+NO_PROXY_VARIABLES = ("no_proxy", "NO_PROXY")
+REFUSED_HEADER = b"x-agent-tui-refused:"
+CHUNK = 65536
+
+
+def notice(first: bytes, token: str) -> str | None:
+    """The line said on stderr when ``first`` (the proxy's first bytes on a connection) is its
+    refusal (with this command's ``token``), else None."""
+    if not first.startswith(b"HTTP/1.1 403 "):
+        return None
+    head = first.split(b"\r\n\r\n", 1)[0]
+    for line in head.split(b"\r\n")[1:]:
+        if line.lower().startswith(REFUSED_HEADER):
+            words = line[len(REFUSED_HEADER) :].decode("ascii", "replace").split()
+            if len(words) >= 3 and words[0] == token:
+                target, rule = words[1], " ".join(words[2:])
+                return (
+                    f"[agent-tui's sandbox refused a connection to {target}: no permission rule allows "
+                    f"this domain. The user can allow it with the rule {rule} (permissions.allow in "
+                    ".claude/settings.json) or sandbox.network.allowedDomains.]"
+                )
+    return None
+
+
+def _pipe(src: socket.socket, dst: socket.socket, token: str | None) -> None:
+    first = token is not None
+    try:
+        while True:
+            data = src.recv(CHUNK)
+            if not data:
+                break
+            if first and token is not None:
+                first = False
+                line = notice(data, token)
+                if line is not None:
+                    with contextlib.suppress(OSError):
+                        os.write(2, (line + "\n").encode("utf-8", "replace"))
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for sock, how in ((dst, socket.SHUT_WR), (src, socket.SHUT_RD)):
+            with contextlib.suppress(OSError):
+                sock.shutdown(how)
+
+
+def _serve(client: socket.socket, path: str, token: str) -> None:
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(path)
+    except OSError:
+        client.close()
+        upstream.close()
+        return
+    back = threading.Thread(target=_pipe, args=(upstream, client, token), daemon=True)
+    back.start()
+    _pipe(client, upstream, None)
+    back.join()
+    client.close()
+    upstream.close()
+
+
+def _accept(listener: socket.socket, path: str, token: str) -> None:
+    while True:
+        try:
+            client, _ = listener.accept()
+        except OSError:
+            return
+        threading.Thread(target=_serve, args=(client, path, token), daemon=True).start()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 4 or argv[2] != "--":
+        os.write(2, b"usage: sandbox_forward.py SOCKET TOKEN -- COMMAND...\n")
+        return 2
+    path, token, command = argv[0], argv[1], argv[3:]
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    env = dict(os.environ)
+    env.update(dict.fromkeys(PROXY_VARIABLES, url))
+    env.update(dict.fromkeys(NO_PROXY_VARIABLES, ""))
+    pid = os.fork()
+    if pid == 0:  # the command
+        listener.close()
+        try:
+            os.execvpe(command[0], command, env)
+        except OSError as e:
+            os.write(2, f"{command[0]}: {e.strerror}\n".encode("utf-8", "replace"))
+            os._exit(127)
+    threading.Thread(target=_accept, args=(listener, path, token), daemon=True).start()
+
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(signum, forward)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    return os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,441 @@
+"""The sandbox's network allow-list: a filtering HTTP proxy for sandboxed commands.
+
+Claude Code's design (``@anthropic-ai/sandbox-runtime`` on Linux): the command's network namespace
+has nothing but a loopback (bubblewrap's ``--unshare-net``); a proxy runs outside the sandbox, in
+agent-tui's process, on a Unix socket bound into the sandbox; a forwarder inside
+(:mod:`agent_tui.agent.sandbox_forward`) listens on ``127.0.0.1`` there and copies each connection
+to the socket; the command gets ``http_proxy``, ``https_proxy`` and ``all_proxy`` naming it (and
+``no_proxy`` empty). The proxy speaks HTTP/1.1 proxying: ``CONNECT host:port`` (HTTPS, any TLS or
+TCP a client tunnels) and absolute-URI requests (``GET http://host/path``, plain HTTP).
+
+Which hosts (:class:`NetworkGate`), from the rules :mod:`agent_tui.agent.permission_rules` loads:
+a ``WebFetch`` deny rule for the host (or a bare ``WebFetch`` deny) refuses it, always; a
+``WebFetch`` ask rule for it refuses it too (a command's connection cannot be asked about); an
+allow rule ``WebFetch(domain:HOST)`` or a ``sandbox.network.allowedDomains`` entry of Claude Code's
+settings (``*.example.com``: its subdomains; ``host:443``: that port only) lets it through, a
+project's own only when the folder is trusted. Nothing else passes. A bare ``WebFetch`` allow rule
+(the ``web_fetch`` tool for every host) does not open the sandbox's network. A refusal is a 403
+whose body names the host and the rule to add; the forwarder also says it on the command's stderr.
+
+The proxy is used only when some allow rule could let a host through (:meth:`NetworkGate.opens`):
+otherwise a command runs with no network at all, as before. ``--sandbox-network`` opens everything
+without the proxy. It filters by *name*: what the name resolves to (outside the sandbox, with the
+user's resolver) is not checked, and a client that ignores the proxy variables reaches nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import ipaddress
+import os
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from agent_tui.agent.permission_rules import PermissionRules, Rule
+    from agent_tui.agent.permissions import Permissions
+    from agent_tui.agent.sandbox import Sandbox
+
+#: The forwarder, run by path inside the sandbox (``python -I -S``: no site, no environment).
+FORWARDER = str(Path(__file__).with_name("sandbox_forward.py"))
+HEAD_LIMIT = 65536
+HEAD_TIMEOUT = 30.0
+CONNECT_TIMEOUT = 15.0
+_HOST = re.compile(r"^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$")
+_HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
+
+
+# -- the decision -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether a command may reach ``host:port``, and the rule that says so (or the one to add)."""
+
+    allowed: bool
+    host: str
+    port: int
+    rule: str
+    reason: str
+
+
+def normal_host(raw: str) -> str | None:
+    """``raw`` as a rule compares it (lower case, no trailing dot, an IPv6 address without its
+    brackets), or None when it is no host name or address."""
+    host = raw.strip().lower().rstrip(".")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host:
+        return None
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    return host if len(host) <= 253 and _HOST.match(host) else None
+
+
+def parse_domain(entry: str) -> tuple[str, int | None]:
+    """An ``allowedDomains`` entry: ``example.com``, ``*.example.com``, either with ``:PORT``;
+    raises ValueError saying what is wrong."""
+    text = entry.strip().lower()
+    port: int | None = None
+    name, sep, tail = text.rpartition(":")
+    if sep and tail.isdigit() and not name.endswith(":"):
+        text, port = name, int(tail)
+        if not 0 < port < 65536:
+            raise ValueError(f"port {port} is out of range")
+    wild = text.startswith("*.")
+    host = normal_host(text[2:] if wild else text)
+    if host is None:
+        raise ValueError("not a domain (example.com, *.example.com, optionally with :PORT)")
+    return ("*." + host if wild else host), port
+
+
+def domain_hit(pattern: str, host: str) -> bool:
+    """Claude Code's matching: ``example.com`` is that host, ``*.example.com`` its subdomains only."""
+    pattern = pattern.strip().lower().rstrip(".")
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return host == pattern
+
+
+class NetworkGate:
+    """Which hosts the commands of one agent may reach: the rules ``rules()`` returns when asked
+    (the agent's :class:`PermissionRules`, read again when a file changed; None: no rules)."""
+
+    def __init__(self, rules: Callable[[], PermissionRules | None]) -> None:
+        self.rules = rules
+        self.token = secrets.token_hex(8)  # names this gate's refusals to its forwarders
+
+    def _rules(self) -> PermissionRules | None:
+        found = self.rules()
+        if found is not None:
+            found.refresh()
+        return found
+
+    def opens(self) -> bool:
+        """Whether some rule in force could let a host through (else no proxy is needed)."""
+        found = self._rules()
+        if found is None:
+            return False
+        return any(_opens(r) for r in found.in_force()) or any(found.applies(d) for d in found.domains)
+
+    def decide(self, raw_host: str, port: int) -> Verdict:
+        host = normal_host(raw_host)
+        if host is None:
+            shown = raw_host[:80]
+            return Verdict(False, shown, port, "", f"{shown!r} is not a host name")
+        add = f"WebFetch(domain:{host})"
+        found = self._rules()
+        if found is None:
+            return Verdict(False, host, port, add, "no permission rule allows it")
+        for rule in found.rules:
+            if rule.tool == "WebFetch" and rule.kind == "deny" and _host_matches(rule, host):
+                return Verdict(False, host, port, rule.text, f"denied by {rule.text} ({rule.source})")
+        for rule in found.in_force():
+            if rule.tool == "WebFetch" and rule.kind == "ask" and _host_matches(rule, host):
+                return Verdict(
+                    False,
+                    host,
+                    port,
+                    rule.text,
+                    f"{rule.text} ({rule.source}) asks first, and a command's connection cannot be asked",
+                )
+        for rule in found.in_force():
+            if rule.kind == "allow" and _opens(rule) and _host_matches(rule, host):
+                return Verdict(True, host, port, rule.text, f"allowed by {rule.text} ({rule.source})")
+        for entry in found.domains:
+            if found.applies(entry):
+                pattern, only = parse_domain(entry.text)
+                if domain_hit(pattern, host) and only in (None, port):
+                    where = f"sandbox.network.allowedDomains {entry.text} ({entry.source})"
+                    return Verdict(True, host, port, entry.text, f"allowed by {where}")
+        untrusted = [
+            r.text
+            for r in [*found.rules, *found.domains]
+            if r.kind == "allow" and not found.applies(r) and _domain_rule_hits(r, host, port)
+        ]
+        if untrusted:
+            why = f"{untrusted[0]} is the project's, and this folder is not trusted"
+            return Verdict(False, host, port, add, why)
+        return Verdict(False, host, port, add, "no permission rule allows it")
+
+
+def _opens(rule: Rule) -> bool:
+    return rule.tool == "WebFetch" and rule.kind == "allow" and rule.content is not None
+
+
+def _host_matches(rule: Rule, host: str) -> bool:
+    if rule.content is None:
+        return True  # a bare WebFetch rule: every host (deny and ask only; allow needs a domain)
+    return domain_hit(rule.content.removeprefix("domain:"), host)
+
+
+def _domain_rule_hits(rule: Rule, host: str, port: int) -> bool:
+    if rule.tool == "WebFetch":
+        return rule.content is not None and _host_matches(rule, host)
+    pattern, only = parse_domain(rule.text)
+    return domain_hit(pattern, host) and only in (None, port)
+
+
+# -- the request ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a client asked the proxy for: ``CONNECT`` (a tunnel) or a plain HTTP request, with
+    the head to send the server (origin-form, ``Connection: close``; empty for a tunnel)."""
+
+    method: str
+    host: str
+    port: int
+    head: bytes = b""
+
+    @property
+    def tunnel(self) -> bool:
+        return self.method == "CONNECT"
+
+
+class BadRequest(ValueError):
+    """A request the proxy cannot serve (400, the message says why)."""
+
+
+def parse_request(head: bytes) -> Request:
+    """The request of ``head`` (up to and with the blank line); raises BadRequest."""
+    lines = head.split(b"\r\n")
+    words = lines[0].decode("latin-1").split(" ")
+    if len(words) != 3 or not words[2].startswith("HTTP/1."):
+        raise BadRequest("not an HTTP/1.x request line")
+    method, target, version = words
+    if method == "CONNECT":
+        host, sep, port = target.rpartition(":")
+        if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+            raise BadRequest(f"CONNECT {target[:80]!r}: not host:port")
+        return Request(method, host.strip("[]"), int(port))
+    split = urlsplit(target)
+    if split.scheme.lower() != "http" or not split.hostname:
+        raise BadRequest(
+            f"{method} {target[:80]!r}: the proxy takes http://HOST/... or CONNECT HOST:PORT (https)"
+        )
+    try:
+        port_number = split.port or 80
+    except ValueError as e:
+        raise BadRequest(f"{target[:80]!r}: {e}") from None
+    path = split.path or "/"
+    if split.query:
+        path += "?" + split.query
+    out = [f"{method} {path} {version}".encode("latin-1")]
+    has_host = False
+    for line in lines[1:]:
+        if not line:
+            continue
+        name = line.split(b":", 1)[0].strip().lower()
+        if name in _HOP_HEADERS:
+            continue
+        has_host = has_host or name == b"host"
+        out.append(line)
+    if not has_host:
+        out.append(b"Host: " + split.netloc.rpartition("@")[2].encode("latin-1"))
+    out.append(b"Connection: close")
+    return Request(method, split.hostname, port_number, b"\r\n".join(out) + b"\r\n\r\n")
+
+
+def refusal(verdict: Verdict, token: str) -> bytes:
+    """The 403 a refused host gets: the body names it and the rule that allows it."""
+    target = f"{verdict.host}:{verdict.port}"
+    body = (
+        f"agent-tui's sandbox refused {target}: {verdict.reason}.\n"
+        f"To let sandboxed commands reach it, add the permission rule {verdict.rule or 'WebFetch(domain:HOST)'} "
+        "to permissions.allow (.claude/settings.json, .claude/settings.local.json or agent-tui's "
+        "[permissions]), or the domain to sandbox.network.allowedDomains.\n"
+    ).encode()
+    rule = verdict.rule.replace("\r", " ").replace("\n", " ") or "WebFetch(domain:HOST)"
+    return _answer(403, "Forbidden", body, [f"X-Agent-Tui-Refused: {token} {target} {rule}"])
+
+
+def _answer(status: int, reason: str, body: bytes, extra: list[str] | None = None) -> bytes:
+    head = [f"HTTP/1.1 {status} {reason}", "Content-Type: text/plain; charset=utf-8"]
+    head += [f"Content-Length: {len(body)}", "Connection: close", *(extra or [])]
+    return "\r\n".join(head).encode("latin-1", "replace") + b"\r\n\r\n" + body
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+
+class ProxyServer:
+    """The proxies of this process: one asyncio loop in a daemon thread, one Unix socket per gate,
+    all in one private folder of the temp dir (removed at exit)."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._sockets: dict[int, str] = {}  # id(gate) -> path
+        self._servers: list[asyncio.AbstractServer] = []
+        self.folder = ""
+        self.refused: list[Verdict] = []  # every refusal, for /sandbox and tests (last 100)
+
+    def _start(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self.folder = tempfile.mkdtemp(prefix="agent-tui-net-")
+            os.chmod(self.folder, 0o700)
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="agent-tui-sandbox-proxy", daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+            atexit.register(self.close)
+        return self._loop
+
+    def socket_for(self, gate: NetworkGate) -> str:
+        """The Unix socket where ``gate``'s proxy listens (started on first use)."""
+        with self._lock:
+            path = self._sockets.get(id(gate))
+            if path is not None:
+                return path
+            loop = self._start()
+            path = os.path.join(self.folder, f"{len(self._sockets)}.sock")
+
+            async def serve() -> asyncio.AbstractServer:
+                return await asyncio.start_unix_server(
+                    lambda r, w: self._handle(r, w, gate), path, limit=HEAD_LIMIT
+                )
+
+            server = asyncio.run_coroutine_threadsafe(serve(), loop).result(timeout=10)
+            self._servers.append(server)
+            self._sockets[id(gate)] = path  # (the server holds the gate: the id stays its own)
+            return path
+
+    def close(self) -> None:
+        if self._loop is not None:
+            loop = self._loop
+            for server in self._servers:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(server.close)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(loop.stop)
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    async def _handle(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, gate: NetworkGate
+    ) -> None:
+        upstream: asyncio.StreamWriter | None = None
+        try:
+            try:
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT)
+            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+                return
+            try:
+                request = parse_request(head)
+            except BadRequest as e:
+                writer.write(_answer(400, "Bad Request", f"agent-tui's sandbox proxy: {e}\n".encode()))
+                await writer.drain()
+                return
+            verdict = await asyncio.get_running_loop().run_in_executor(
+                None, gate.decide, request.host, request.port
+            )
+            if not verdict.allowed:
+                self.refused = [*self.refused[-99:], verdict]
+                writer.write(refusal(verdict, gate.token))
+                await writer.drain()
+                return
+            try:
+                up_reader, upstream = await asyncio.wait_for(
+                    asyncio.open_connection(verdict.host, request.port), CONNECT_TIMEOUT
+                )
+            except (OSError, TimeoutError) as e:
+                why = f"agent-tui's sandbox proxy could not reach {verdict.host}:{request.port}: {e}\n"
+                writer.write(_answer(502, "Bad Gateway", why.encode()))
+                await writer.drain()
+                return
+            if request.tunnel:
+                writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            else:
+                upstream.write(request.head)
+            await asyncio.gather(_copy(reader, upstream), _copy(up_reader, writer))
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            for stream in (writer, upstream):
+                if stream is not None:
+                    stream.close()
+
+
+async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except (ConnectionError, OSError):
+        writer.close()
+
+
+SERVER = ProxyServer()
+_gates: dict[int, tuple[weakref.ref[Permissions], NetworkGate]] = {}
+
+
+def gate_of(permissions: Permissions) -> NetworkGate:
+    """The gate of an agent's policy (one per :class:`Permissions`, reading its rules when asked)."""
+    key = id(permissions)
+    held = _gates.get(key)
+    if held is not None and held[0]() is permissions:
+        return held[1]
+    ref = weakref.ref(permissions, lambda _r: _gates.pop(key, None))
+    gate = NetworkGate(lambda: getattr(ref(), "rules", None))
+    _gates[key] = (ref, gate)
+    return gate
+
+
+def for_commands(permissions: Permissions | None, sandbox: Sandbox | None = None) -> Sandbox | None:
+    """Where the commands of the agent ``permissions`` gates run: ``sandbox`` (its own when None)
+    with the network allow-list of its rules. One place for ``bash``, ``!cmd`` and hooks."""
+    sandbox = sandbox if sandbox is not None else (permissions.sandbox if permissions is not None else None)
+    if sandbox is None or permissions is None:
+        return sandbox
+    return replace(sandbox, gate=gate_of(permissions))
+
+
+def forwarder_argv(gate: NetworkGate, argv: list[str]) -> tuple[list[str], str] | None:
+    """``argv`` behind the forwarder and the socket to bind into the sandbox, or None when no rule
+    could open anything (or the proxy cannot start: then no network, as without rules)."""
+    if not gate.opens():
+        return None
+    try:
+        path = SERVER.socket_for(gate)
+    except (OSError, RuntimeError, TimeoutError):
+        return None
+    python = sys.executable or "python3"
+    return [python, "-I", "-S", FORWARDER, path, gate.token, "--", *argv], path
+
+
+__all__ = [
+    "FORWARDER",
+    "SERVER",
+    "BadRequest",
+    "NetworkGate",
+    "ProxyServer",
+    "Request",
+    "Verdict",
+    "domain_hit",
+    "for_commands",
+    "forwarder_argv",
+    "gate_of",
+    "normal_host",
+    "parse_domain",
+    "parse_request",
+    "refusal",
+]
