@@ -41,13 +41,16 @@ def clean_todos(raw: object) -> list[Todo] | str:
 
 def latest_todos(entries: Iterable[Any]) -> list[Todo] | None:
     """The latest successful ``todo_write`` result's list among ``entries`` (a path, in order);
-    None when there is none. Read from the end; a result whose undecoded line does not name the
-    tool is not decoded."""
+    None when there is none. Read from the end; a result of another tool (``Entry.tool_name``, which
+    the sidecar records) is not read, nor one whose undecoded line does not name the tool."""
     listed = entries if isinstance(entries, Sequence) else list(entries)
     for entry in reversed(listed):
         if getattr(entry, "type", None) != "message" or getattr(entry, "role", None) != "toolResult":
             continue
-        raw = getattr(entry, "message_raw", None)
+        name = getattr(entry, "tool_name", False)  # an Entry knows it without reading the line
+        if name is not False and name != TODO_TOOL:
+            continue
+        raw = getattr(entry, "message_raw", None) if name is False else None
         if raw is not None and _NAME not in bytes(raw):
             continue
         message = entry.message or {}

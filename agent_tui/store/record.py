@@ -18,6 +18,7 @@ JSONObject = dict[str, Any]
 
 class _MessageHead(msgspec.Struct):
     role: Any = None
+    toolName: Any = None
     content: msgspec.Raw = msgspec.Raw(b"")
     excludeFromContext: Any = None
 
@@ -121,6 +122,7 @@ class Entry(msgspec.Struct, eq=False, gc=False):
     _data: JSONObject | None = None
     _role: str | bool | None = False  # False: not decoded yet
     _plain: bool = False
+    _tool: str | bool | None = False  # ``message.toolName``; False: not decoded yet
 
     @classmethod
     def from_data(cls, data: JSONObject, line: int = 0) -> Entry:
@@ -171,8 +173,36 @@ class Entry(msgspec.Struct, eq=False, gc=False):
             self._decode_message_head()
         return self._role if self._plain and self._data is None else None  # type: ignore[return-value]
 
+    @property
+    def tool_name(self) -> str | None:
+        """For ``message`` entries, ``message.toolName`` when it is a string (a ``toolResult``'s
+        tool); otherwise None. Known without reading the line when the sidecar recorded it."""
+        if self._role is False:
+            self._decode_message_head()
+        if self._tool is False:
+            self._tool = self._read_tool_name()
+        return self._tool  # type: ignore[return-value]
+
+    def _read_tool_name(self) -> str | None:
+        if self.type != "message":
+            return None
+        raw = self.message_raw
+        name: Any = None
+        if raw is not None:
+            try:
+                name = _decode_message_head(raw).toolName
+            except msgspec.ValidationError:
+                name = None
+            except (msgspec.DecodeError, RecursionError):
+                raw = None  # read it through ``data``, which repairs it
+        if raw is None:
+            message = self.message
+            name = message.get("toolName") if message is not None else None
+        return name if isinstance(name, str) else None
+
     def _decode_message_head(self) -> None:
         role: Any = None
+        tool: Any = None
         plain = False
         if self.type == "message":
             if self._data is None and self._message_raw is not None:
@@ -184,6 +214,7 @@ class Entry(msgspec.Struct, eq=False, gc=False):
                     head = None  # e.g. invalid UTF-8 inside: read it through ``data``, which repairs it
                 if head is not None:
                     role = head.role
+                    tool = head.toolName
                     content = head.content
                     plain = (
                         len(content) > 0
@@ -193,10 +224,13 @@ class Entry(msgspec.Struct, eq=False, gc=False):
                 else:
                     message = self.data.get("message")
                     role = message.get("role") if isinstance(message, dict) else None
+                    tool = message.get("toolName") if isinstance(message, dict) else None
             else:
                 message = self.data.get("message")
                 role = message.get("role") if isinstance(message, dict) else None
+                tool = message.get("toolName") if isinstance(message, dict) else None
         self._role = role if isinstance(role, str) else None
+        self._tool = tool if isinstance(tool, str) else None
         self._plain = plain
 
     @property

@@ -6,7 +6,8 @@ listing and ours never take it for a session). It is JSON lines, append-only lik
 - line 1, its header: a hash of the session's header line, and where that line ends;
 - then one record per line of the session that is an entry (line number, byte offset and length,
   id, parentId, type, role and whether the message passes through undecoded, where its ``message``
-  value lies in the line) or that loading warns about (the warning's text);
+  value lies in the line, its ``toolName``: a session's plan is found without reading every tool
+  result) or that loading warns about (the warning's text);
 - after each batch of records (a build, an extension, one :class:`Session` append) a seal: how far
   the records cover the session (byte offset and line), the session file's size and mtime then, a
   hash of the 4 KiB before the covered end, a CRC-32 of every sidecar byte before the seal, and a
@@ -83,6 +84,7 @@ class EntryRecord(msgspec.Struct, array_like=True, tag=0, tag_field="k", gc=Fals
     plain: bool
     moff: int  # where the ``message`` value starts in the line; -1: none (read through ``data``)
     mlen: int
+    tool: str | bool | None = False  # ``message.toolName`` (None: none; False: not recorded, read)
 
 
 class WarningRecord(msgspec.Struct, array_like=True, tag=1, tag_field="k", gc=False):
@@ -333,7 +335,17 @@ def _entry_record(entry: Entry, blob: bytes, begin: int, stop: int, offset: int,
     if moff < 0:
         plain = False  # e.g. a line the reader repaired: decoded (and repaired) when read
     return EntryRecord(
-        line_no, offset, stop - begin, entry.id, entry.parent_id, entry.type, role, plain, moff, mlen
+        line_no,
+        offset,
+        stop - begin,
+        entry.id,
+        entry.parent_id,
+        entry.type,
+        role,
+        plain,
+        moff,
+        mlen,
+        entry.tool_name,
     )
 
 
@@ -555,6 +567,7 @@ def _materialize(view: _Source, header_end: int, records: list[Record], size: in
                     None,
                     r.role,  # type: ignore[union-attr]
                     r.plain,  # type: ignore[union-attr]
+                    r.tool,  # type: ignore[union-attr]
                     view,
                     r.off,
                     r.len,

@@ -42,7 +42,7 @@ def _projection_shape(projection: Projection) -> list[object]:
 def _loaded_shape(loaded: LoadedFile) -> list[object]:
     return [
         loaded.header,
-        [(e.type, e.id, e.parent_id, e.line, e.role, e.data) for e in loaded.entries],
+        [(e.type, e.id, e.parent_id, e.line, e.role, e.tool_name, e.data) for e in loaded.entries],
         [str(w) for w in loaded.warnings],
         loaded.size,
         loaded.ends_with_newline,

@@ -1,0 +1,82 @@
+"""Opening through the sidecar reads only what is shown: a tool result's tool name comes from its
+record, so finding the branch's plan (``latest_todos``) reads no other tool's output."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+
+from agent_tui.projection.todos import latest_todos
+from agent_tui.store import sidecar
+from agent_tui.store.index import SessionIndex
+from tests.support.session_builder import Builder, assistant, tool_result, user
+from tests.unit.test_sidecar_index import _mapped, assert_same_as_full_parse
+
+PLAN = {"todos": [{"content": "write the test", "status": "in_progress", "activeForm": "Writing the test"}]}
+
+
+def _session(path: Path) -> Path:
+    b = Builder()
+    b.message(user("plan it"))
+    b.message(assistant("", [("t0", "todo_write", {"todos": PLAN["todos"]})]))
+    plan = tool_result("t0", "ok", name="todo_write")
+    plan["details"] = PLAN
+    b.message(plan)
+    for i in range(1, 6):
+        b.message(assistant("", [(f"c{i}", "read", {"path": "f"})]))
+        b.message(tool_result(f"c{i}", "x" * 5000 + " todo_write"))  # names the tool in its text
+    return b.write(path)
+
+
+def _unread(entry: sidecar.MappedEntry) -> bool:
+    return entry.raw is None and entry._message_raw is None and entry._data is None
+
+
+def test_tool_names_come_from_the_records(tmp_path: Path) -> None:
+    path = _session(tmp_path / "s.jsonl")
+    assert_same_as_full_parse(path)  # builds the sidecar, and the tool names agree with a full parse
+    loaded, _ = sidecar.load(path)
+    assert _mapped(loaded)
+    names = [e.tool_name for e in loaded.entries]
+    assert names == [None, None, "todo_write"] + [None, "read"] * 5
+    assert all(_unread(e) for e in loaded.entries)  # known without reading a line
+
+
+def test_the_plan_is_found_without_reading_other_tool_results(tmp_path: Path) -> None:
+    path = _session(tmp_path / "s.jsonl")
+    sidecar.load(path)
+    loaded, _ = sidecar.load(path)
+    index = SessionIndex(loaded, str(path))
+    assert latest_todos(index.active_path()) == PLAN["todos"]
+    reads = [e for e in loaded.entries if e.tool_name == "read"]
+    assert reads and all(_unread(e) for e in reads)
+
+
+def _without_tool_fields(path: Path) -> None:
+    """The sidecar as the version before tool names wrote it: records one field shorter."""
+    side = sidecar.sidecar_path(path)
+    lines = side.read_bytes().splitlines(keepends=True)
+    out = [lines[0]]
+    for line in lines[1:-1]:
+        record = json.loads(line)
+        if record[0] == 0:
+            assert len(record) == 12
+            record = record[:-1]
+        out.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+    seal = json.loads(lines[-1])
+    body = b"".join(out)
+    seal[6] = zlib.crc32(body)
+    side.write_bytes(body + json.dumps(seal, separators=(",", ":")).encode() + b"\n")
+
+
+def test_an_older_sidecar_without_tool_names_reads_them_from_the_lines(tmp_path: Path) -> None:
+    path = _session(tmp_path / "s.jsonl")
+    sidecar.load(path)
+    _without_tool_fields(path)
+    loaded, _ = sidecar.load(path)
+    assert _mapped(loaded), "the older sidecar was not used"
+    assert all(e._tool is False for e in loaded.entries)
+    assert latest_todos(SessionIndex(loaded, str(path)).active_path()) == PLAN["todos"]
+    assert [e.tool_name for e in loaded.entries] == [None, None, "todo_write"] + [None, "read"] * 5
+    assert_same_as_full_parse(path)
