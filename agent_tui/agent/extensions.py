@@ -48,6 +48,7 @@ class Extensions:
         trust_store: TrustStore | None = None,
         trust_project: bool = False,
         asker: TrustAsker | None = None,
+        change_asker: TrustAsker | None = None,
         env: Mapping[str, str] | None = None,
         config_name: str = "config.toml",
         shared: bool = False,
@@ -61,6 +62,8 @@ class Extensions:
         self.trust_store = trust_store
         self.trust_project = trust_project
         self.asker = asker
+        #: Asks about hooks and servers new or changed since accepted (None: ``asker`` does).
+        self.change_asker = change_asker if change_asker is not None else asker
         self.env = env
         self.config_name = config_name
         self.shared = shared
@@ -220,7 +223,8 @@ class Extensions:
         self._asked_waiting = True
         waiting = list(self.waiting)
         lines = [f"new or changed since you last accepted them: {line}" for _, _, line in waiting]
-        reply = await self.asker(self.cwd, lines) if self.asker is not None else None
+        asker = self.change_asker
+        reply = await asker(self.cwd, lines) if asker is not None else None
         if reply is True:
             try:
                 trust_module.accept(self.trust_store, waiting)

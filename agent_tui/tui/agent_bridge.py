@@ -108,6 +108,8 @@ class ModelChoice:
     trust_project: bool = False  # --trust-project: load this folder's .mcp.json and hooks
     #: Asks once whether to trust a folder's own MCP servers and hooks: (folder, what) -> yes/no.
     trust_asker: Callable[[str, list[str]], Awaitable[bool | None]] | None = None
+    #: Asks about hooks and MCP servers new or changed since accepted: (folder, what) -> yes/no.
+    change_asker: Callable[[str, list[str]], Awaitable[bool | None]] | None = None
     #: Shows one line for the user as it happens (the app sets it: an MCP server that died while idle).
     notice: Callable[[str], None] | None = None
     home: Path | None = None  # where ~/.claude.json, ~/.claude/settings.json, ~/.pi are (None: the user's)
@@ -361,6 +363,7 @@ def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None)
         home=choice.home,
         trust_project=choice.trust_project,
         asker=choice.trust_asker,
+        change_asker=choice.change_asker,
         shared=True,
         notify=choice.notice,
     )

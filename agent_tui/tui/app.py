@@ -55,7 +55,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui import frame_timer, gc_pacing, settings, symbols, user_commands
+from agent_tui.tui import frame_timer, gc_pacing, give_way, settings, symbols, user_commands
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
@@ -80,6 +80,7 @@ from agent_tui.tui.screens.dialog import ask
 from agent_tui.tui.screens.main import MainScreen
 from agent_tui.tui.screens.permission import PermissionScreen, answer_line
 from agent_tui.tui.screens.trust import ask_trust
+from agent_tui.tui.screens.trust_changes import ask_trust_changes
 from agent_tui.tui.session_actions import SessionActions, export_session
 from agent_tui.tui.surgery_actions import span_preview_lines
 from agent_tui.tui.themes import load_themes
@@ -264,6 +265,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             config.model.approver = self.approve
         if config.model.trust_asker is None:
             config.model.trust_asker = partial(ask_trust, self)
+        if config.model.change_asker is None:
+            config.model.change_asker = partial(ask_trust_changes, self)
         if config.model.notice is None:
             config.model.notice = partial(show_notice, self)
         if config.model.echo is None:
@@ -344,18 +347,20 @@ class AgentTuiApp(OneLineCrash, App[None]):
     @work(thread=True, exit_on_error=False, description="import what the first send needs")
     def _preload(self, provider: str | None) -> None:
         """Off the event loop, what the first send would import on it: the entry models (pydantic
-        builds their validators, about 0.1 s) and the provider's SDK (0.4-0.9 s)."""
-        importlib.import_module("agent_tui.store.entries")
-        if self.config.agent_factory is None:  # the sandbox's probe (agent.sandbox), off the loop
-            from agent_tui.tui.agent_bridge import choice_config
-            from agent_tui.tui.sandbox_state import start_notice
+        builds their validators, about 0.1 s) and the provider's SDK (0.4-0.9 s); each module waits
+        while the event loop shows a message just sent (``give_way``)."""
+        with give_way.giving_way():
+            importlib.import_module("agent_tui.store.entries")
+            if self.config.agent_factory is None:  # the sandbox's probe (agent.sandbox), off the loop
+                from agent_tui.tui.agent_bridge import choice_config
+                from agent_tui.tui.sandbox_state import start_notice
 
-            line = start_notice(choice_config(self.config.model))
-            if line is not None:
-                self.call_from_thread(self.notify, line, severity="warning", timeout=15, markup=False)
-        if provider is not None:
-            preload_sdk(provider)
-            preload_agent()  # the session core's modules, which the first send builds in a thread
+                line = start_notice(choice_config(self.config.model))
+                if line is not None:
+                    self.call_from_thread(self.notify, line, severity="warning", timeout=15, markup=False)
+            if provider is not None:
+                preload_sdk(provider)
+                preload_agent()  # the session core's modules, which the first send builds in a thread
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker runs with ``exit_on_error=False``: its failure is shown here, not lost."""

@@ -1,12 +1,14 @@
 """A hook written to the config file after the start is not loaded at ``/reload`` unasked: the app
-puts the trust question, showing the command; Escape leaves it out and it never runs.
-(Issue 24, finding 2.)"""
+puts its own question (not the folder-trust one), showing the command; Escape leaves it out and it
+never runs. With 30 changed hooks at 80x24 the list scrolls in a bounded box and the choices and
+the hint stay on screen. (Issue 24, finding 2.)"""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -17,11 +19,12 @@ from agent_tui.agent.loop import AgentLoop
 from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice, make_extensions
 from agent_tui.tui.launch import start_loading
-from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.trust_changes import TrustChangesScreen
 from tests.support.agent_support import make_config
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
 from tests.support.files import write
 from tests.support.pilot import notices, wait_for
+from tests.support.screen_text import screen_lines
 from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
@@ -31,13 +34,10 @@ async def send(pilot: Pilot[None], value: str) -> None:
     await pilot.press(*[{" ": "space", "/": "slash", ":": "colon"}.get(c, c) for c in value], "enter")
 
 
-async def test_a_hook_added_to_the_config_asks_at_reload_and_escape_leaves_it_out(
-    server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(extensions, "_shared", {})
+def app_with_hooks(server: FakeModelServer, tmp_path: Path) -> tuple[Any, Path]:
+    """An app whose sessions' agents read their hooks from a config file (returned) at each reload."""
     work = tmp_path / "project"
     work.mkdir()
-    marker = tmp_path / "HOOKED"
     config_path = write(tmp_path / "config" / "config.toml", "")
     config = replace(make_config(server), config_path=config_path)
     args = argparse.Namespace()
@@ -63,6 +63,15 @@ async def test_a_hook_added_to_the_config_asks_at_reload_and_escape_leaves_it_ou
         model=ModelChoice(resources=loading),
         reload=lambda: start_loading(args, work, config_path),
     )
+    return app, config_path
+
+
+async def test_a_hook_added_to_the_config_asks_at_reload_and_escape_leaves_it_out(
+    server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(extensions, "_shared", {})
+    marker = tmp_path / "HOOKED"
+    app, config_path = app_with_hooks(server, tmp_path)
     server.push(anthropic_stream(text("hi")), anthropic_stream(text("again")))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "hello")
@@ -70,10 +79,11 @@ async def test_a_hook_added_to_the_config_asks_at_reload_and_escape_leaves_it_ou
         with config_path.open("a") as f:  # the model (or anyone) adds a hook
             f.write(f'[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = "touch {marker}"\n')
         await send(pilot, "/reload")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the trust question", 30)
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustChangesScreen), "the question", 30)
         question = app.screen
-        assert isinstance(question, ChoiceScreen)
-        assert f"hook Stop runs `touch {marker}`" in question.title_text
+        assert isinstance(question, TrustChangesScreen)
+        assert f"hook Stop runs `touch {marker}`" in question.body_text
+        assert "Trust this folder" not in question.title_text and "changed" in question.title_text
         await pilot.press("escape")
         await wait_for(pilot, lambda: any(n.startswith("Reloaded:") for n in notices(app)), "the reload", 30)
         (said,) = [n for n in notices(app) if n.startswith("Reloaded:")]
@@ -82,3 +92,41 @@ async def test_a_hook_added_to_the_config_asks_at_reload_and_escape_leaves_it_ou
         await send(pilot, "and now")
         await wait_for(pilot, lambda: len(server.requests) == 2 and not app.busy, "the second turn", 30)
     assert not marker.exists()
+
+
+async def test_thirty_changed_hooks_scroll_and_the_choices_stay_on_screen_at_80x24(
+    server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(extensions, "_shared", {})
+    app, config_path = app_with_hooks(server, tmp_path)
+    server.push(anthropic_stream(text("hi")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not app.busy, "the first turn", 30)
+        with config_path.open("a") as f:  # 30 hooks, each command long enough to wrap at 80 columns
+            for i in range(30):
+                command = f"echo hook-number-{i:02d} " + "x" * 60
+                f.write(f'[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = "{command}"\n')
+        await send(pilot, "/reload")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustChangesScreen), "the question", 30)
+        await pilot.pause(0.3)
+        lines = screen_lines(app)
+        shown = "\n".join(lines)
+        assert len(lines) == 24
+        assert "30 hooks and MCP servers new or changed" in shown, shown
+        assert "Yes: load them" in shown and "No: leave them out" in shown, shown
+        assert "Enter to choose" in shown, shown
+        assert "hook-number-00" in shown and "hook-number-29" not in shown, shown
+        body = app.screen.query_one("#trust-changes-body")
+        assert body.size.height <= 8 and body.max_scroll_y > 0
+        await pilot.pause(1.2)  # past the question's guard (its grace, the typing gap)
+        await pilot.press("tab")  # the list of changes, then scroll it to its end
+        assert app.screen.focused is body
+        await pilot.press("end")
+        await pilot.pause(0.3)
+        shown = "\n".join(screen_lines(app))
+        assert "hook-number-29" in shown and "Yes: load them" in shown and "Enter to choose" in shown, shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, TrustChangesScreen), "the question gone", 10)
+        await wait_for(pilot, lambda: any(n.startswith("Reloaded:") for n in notices(app)), "the reload", 30)
+        assert next(n for n in notices(app) if n.startswith("Reloaded:")).endswith("0 hooks")
