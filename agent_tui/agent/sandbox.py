@@ -306,7 +306,7 @@ _NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
     r"Name or service not known|No address associated with hostname|getaddrinfo|"
     r"nodename nor servname|Connection refused|Failed to establish a new connection|ENETUNREACH|"
-    r"EAI_AGAIN|ECONNREFUSED"
+    r"EAI_AGAIN|ECONNREFUSED|Failed to connect to|Couldn't connect to server"
 )
 
 

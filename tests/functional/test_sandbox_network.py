@@ -1,0 +1,247 @@
+"""The sandbox's network allow-list for real (agent.sandbox_proxy, agent.sandbox_forward): bwrap,
+the proxy in this process, the forwarder inside, curl and Python's urllib.
+
+A web server on 127.0.0.1 is reached by two names the resolver knows: ``localhost`` (a rule
+allows it) and ``127.0.0.1`` (no rule does). The proxy resolves names outside the sandbox, so
+the allowed name reaches this machine's loopback, as an allowed name on the internet would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent import sandbox as sandbox_module
+from agent_tui.agent.child_env import child_environment
+from agent_tui.agent.hooks import HookCommand, Hooks
+from agent_tui.agent.permission_rules import PermissionRules
+from agent_tui.agent.permissions import Permissions
+from agent_tui.agent.sandbox import Sandbox
+from agent_tui.agent.sandbox_proxy import FORWARDER, for_commands
+from agent_tui.agent.tools.base import ToolContext, ToolResult
+from agent_tui.agent.tools.bash import BashTool
+from agent_tui.agent.user_bash import UserCommand, run_user_command
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+
+pytestmark = pytest.mark.slow  # each test starts several bwrap sandboxes
+BWRAP = sandbox_module.bwrap_program()
+PAGE = "the page at "
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = f"{PAGE}{self.path}\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def web() -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@dataclass
+class World:
+    work: Path
+    home: Path
+    tmp: Path
+    env: dict[str, str]
+    kept: list[Permissions] = field(default_factory=list)
+
+    def rules(self, allow: list[str] = (), deny: list[str] = (), trusted: bool = False) -> PermissionRules:  # type: ignore[assignment]
+        data = {"permissions": {"allow": list(allow), "deny": list(deny)}}
+        return PermissionRules.load(str(self.work), config_data=data, home=self.home, trusted=lambda: trusted)
+
+    def sandbox(
+        self, rules: PermissionRules | None, mode: str = "workspace-write", network: bool = False
+    ) -> Sandbox:
+        problem = sandbox_module.probe(BWRAP)
+        assert BWRAP is not None and problem is None, f"{problem} (make setup installs bubblewrap)"
+        permissions = Permissions(rules=rules)
+        bound = for_commands(permissions, Sandbox(mode, network, BWRAP, None, str(self.tmp)))
+        assert bound is not None
+        self.kept.append(permissions)  # the gate reads the rules of a policy that lives
+        return bound
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    work, home, tmp = (tmp_path / n for n in ("work", "home", "tmp"))
+    for folder in (work, home, tmp):
+        folder.mkdir()
+    env = child_environment()
+    env["HOME"] = str(home)
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):  # the machine's own: not here
+        env.pop(name, None)
+        env.pop(name.upper(), None)
+    return World(work, home, tmp, env)
+
+
+def bash(world: World, command: str, sandbox: Sandbox) -> ToolResult:
+    ctx = ToolContext(str(world.work), sandbox=sandbox)
+    return asyncio.run(BashTool(env=world.env).execute({"command": command}, ctx))
+
+
+def output(result: ToolResult) -> str:
+    return "".join(str(b.get("text", "")) for b in result.content)
+
+
+def test_an_allowed_name_gets_the_page_and_another_name_a_403_naming_the_rule(world: World, web: int) -> None:
+    sandbox = world.sandbox(world.rules(allow=["WebFetch(domain:localhost)"]))
+    got = bash(world, f"curl -sS http://localhost:{web}/plain", sandbox)
+    assert not got.is_error and output(got).strip() == f"{PAGE}/plain"
+    tunnel = bash(world, f"curl -sS --proxytunnel http://localhost:{web}/tunnel", sandbox)  # CONNECT
+    assert not tunnel.is_error and output(tunnel).strip() == f"{PAGE}/tunnel"
+    python = f"python3 -c \"import urllib.request as u; print(u.urlopen('http://localhost:{web}/py').read().decode())\""
+    assert output(bash(world, python, sandbox)).strip() == f"{PAGE}/py"
+
+    refused = output(bash(world, f"curl -sS http://127.0.0.1:{web}/", sandbox))
+    assert PAGE not in refused
+    assert f"agent-tui's sandbox refused 127.0.0.1:{web}: no permission rule allows it" in refused
+    assert "add the permission rule WebFetch(domain:127.0.0.1)" in refused  # the 403's body
+    # an HTTPS-style tunnel shows no body: the forwarder's line tells the model why
+    secure = bash(world, f"curl -sS --proxytunnel http://127.0.0.1:{web}/", sandbox)
+    said = output(secure)
+    assert secure.is_error and "CONNECT tunnel failed, response 403" in said
+    assert f"refused a connection to 127.0.0.1:{web}" in said and "WebFetch(domain:127.0.0.1)" in said
+
+
+def test_the_proxy_is_the_only_way_out(world: World, web: int) -> None:
+    sandbox = world.sandbox(world.rules(allow=["WebFetch(domain:localhost)", "WebFetch(domain:127.0.0.1)"]))
+    # raw TCP, a client told not to use the proxy, a name resolved inside: none reach the server
+    raw = bash(world, f"exec 3<>/dev/tcp/127.0.0.1/{web} && echo connected", sandbox)
+    assert raw.is_error and "connected" not in output(raw)
+    direct = bash(world, f"curl -sS --noproxy '*' http://localhost:{web}/", sandbox)
+    assert direct.is_error and PAGE not in output(direct)
+    # the forwarder's loopback is the sandbox's own: the host's 127.0.0.1 is not there
+    env = bash(world, "echo $http_proxy $HTTPS_PROXY $all_proxy [$no_proxy]", sandbox)
+    proxy = output(env).split()[0]
+    assert proxy.startswith("http://127.0.0.1:") and output(env).split()[1:] == [proxy, proxy, "[]"]
+
+
+def test_with_no_rule_nothing_gets_through_and_deny_beats_allow(world: World, web: int) -> None:
+    none = world.sandbox(world.rules())
+    assert FORWARDER not in none.wrap(["true"], str(world.work))  # no rule: no proxy at all
+    blocked = bash(world, f"curl -sS http://localhost:{web}/", none)
+    assert blocked.is_error and PAGE not in output(blocked)
+    assert "WebFetch(domain:HOST)" in output(blocked)  # how the user can allow a host
+    denied = world.sandbox(
+        world.rules(allow=["WebFetch(domain:localhost)"], deny=["WebFetch(domain:localhost)"])
+    )
+    said = output(bash(world, f"curl -sS http://localhost:{web}/", denied))
+    assert PAGE not in said and "denied by WebFetch(domain:localhost)" in said
+
+
+def test_a_projects_rule_opens_nothing_until_the_folder_is_trusted(world: World, web: int) -> None:
+    (world.work / ".claude").mkdir()
+    settings = {"sandbox": {"network": {"allowedDomains": ["localhost"]}}}
+    (world.work / ".claude" / "settings.json").write_text(json.dumps(settings))
+    untrusted = world.sandbox(world.rules(allow=["WebFetch(domain:example.invalid)"]))
+    said = output(bash(world, f"curl -sS http://localhost:{web}/", untrusted))
+    assert PAGE not in said and "this folder is not trusted" in said
+    trusted = world.sandbox(world.rules(trusted=True))
+    assert output(bash(world, f"curl -sS http://localhost:{web}/ok", trusted)).strip() == f"{PAGE}/ok"
+
+
+def test_read_only_mode_and_sandbox_network(world: World, web: int) -> None:
+    rules = world.rules(allow=["WebFetch(domain:localhost)"])
+    read_only = world.sandbox(rules, mode="read-only")
+    assert output(bash(world, f"curl -sS http://localhost:{web}/ro", read_only)).strip() == f"{PAGE}/ro"
+    # --sandbox-network opens everything, without the proxy
+    open_ = world.sandbox(rules, network=True)
+    argv = open_.wrap(["true"], str(world.work))
+    assert FORWARDER not in argv and "--unshare-net" not in argv
+    assert output(bash(world, f"curl -sS http://127.0.0.1:{web}/all", open_)).strip() == f"{PAGE}/all"
+
+
+def test_the_users_command_and_hooks_use_the_same_allow_list(world: World, web: int) -> None:
+    sandbox = world.sandbox(world.rules(allow=["WebFetch(domain:localhost)"]))
+    command = UserCommand(f"curl -sS http://localhost:{web}/user; curl -sS http://127.0.0.1:{web}/", False)
+    message = asyncio.run(run_user_command(command, str(world.work), asyncio.Event(), sandbox=sandbox))
+    assert f"{PAGE}/user" in message["output"] and f"refused 127.0.0.1:{web}" in message["output"]
+    hook = HookCommand(
+        "UserPromptSubmit", "", f"curl -sS http://localhost:{web}/hook", 10, "config.toml", trusted=True
+    )
+    hooks = Hooks([hook], str(world.work))
+    hooks.sandbox = sandbox
+    outcome = asyncio.run(hooks.run("UserPromptSubmit", {"prompt": "hi"}))
+    assert any(f"{PAGE}/hook" in c for c in outcome.context)
+
+
+def test_print_mode_allows_the_hosts_of_the_users_rules(
+    server: FakeModelServer, tmp_path: Path, web: int
+) -> None:
+    work = tmp_path / "work"
+    for folder in (work, tmp_path / "tmp"):
+        folder.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text('[retry]\nbase_delay = 0.01\n[permissions]\nallow = ["WebFetch(domain:localhost)"]\n')
+    command = f"curl -sS http://localhost:{web}/printed; curl -sS http://127.0.0.1:{web}/"
+    server.push(
+        anthropic_stream(tool_use("toolu_1", "bash", {"command": command})), anthropic_stream(text("ok"))
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))}
+    env = {k: v for k, v in env.items() if k.lower() not in ("http_proxy", "https_proxy", "all_proxy")}
+    env.update(
+        AGENT_TUI_HOME=str(tmp_path / "data"),
+        AGENT_TUI_CONFIG=str(config),
+        ANTHROPIC_API_KEY="test-key-0123456789",
+        ANTHROPIC_BASE_URL=server.anthropic_base_url,
+        TMPDIR=str(tmp_path / "tmp"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "-p", "go"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    (session,) = (tmp_path / "data").glob("sessions/*/*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()[1:]]
+    (result,) = [e["message"] for e in entries if e.get("message", {}).get("role") == "toolResult"]
+    said = result["content"][0]["text"]
+    assert f"{PAGE}/printed" in said and f"refused 127.0.0.1:{web}" in said
+
+
+def test_overhead_figures(world: World, web: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a speed limit: the figures the docs quote (printed with -s), and that both paths work."""
+    rules = world.rules(allow=["WebFetch(domain:localhost)"])
+    loop = f"for i in $(seq 20); do curl -s http://localhost:{web}/ >/dev/null || exit 1; done"
+    timings: dict[str, float] = {}
+    for name, sandbox in (("proxy", world.sandbox(rules)), ("open", world.sandbox(rules, network=True))):
+        argv = sandbox.wrap(["bash", "-c", "true"], str(world.work))
+        started = time.perf_counter()
+        for _ in range(5):
+            subprocess.run(argv, check=True, env=world.env)
+        timings[f"{name} start"] = (time.perf_counter() - started) / 5
+        argv = sandbox.wrap(["bash", "-c", loop], str(world.work))
+        started = time.perf_counter()
+        subprocess.run(argv, check=True, env=world.env)
+        timings[f"{name} 20 requests"] = time.perf_counter() - started
+    with capsys.disabled():
+        print(" ".join(f"{k}={v * 1000:.0f}ms" for k, v in timings.items()))
