@@ -322,9 +322,9 @@ class ComposerActions:
     def _sandbox(self) -> Sandbox:
         """Where the user's command runs: the app's sandbox, as the model's commands (agent.sandbox)."""
         from agent_tui.tui.agent_bridge import choice_config
-        from agent_tui.tui.sandbox_state import app_sandbox
+        from agent_tui.tui.sandbox_state import command_sandbox
 
-        return app_sandbox(choice_config(self.app.config.model))
+        return command_sandbox(self.app, choice_config(self.app.config.model))
 
     async def execute(self, command: UserCommand, cwd: str, abort: asyncio.Event) -> None:
         """Run the command, its output streaming into a panel above the composer, then append
