@@ -138,11 +138,25 @@ class CompactionTable(_Table, frozen=True):
         bool, Meta(description="Drop old tool results before summarizing.")
     ] = _COMPACTION.prune_before_summarizing
     summarize_branches: Annotated[
-        bool, Meta(description="Summarize the messages a move in the tree leaves behind.")
+        bool,
+        Meta(
+            description='The "Summarize branch?" question\'s default: Summarize (false: No summary, as pi).'
+        ),
     ] = False
     models: Annotated[
         dict[str, CompactionModel], Meta(description="Settings for one model id, over these.")
     ] = msgspec.field(default_factory=dict)
+
+
+class BranchSummaryTable(_Table, frozen=True):
+    """The question a move in the tree asks when it leaves messages behind (pi's branchSummary)."""
+
+    skip_prompt: Annotated[
+        bool,
+        Meta(
+            description="Move without asking, as the question's default would (pi's branchSummary.skipPrompt)."
+        ),
+    ] = False
 
 
 class SandboxTable(_Table, frozen=True):
@@ -317,6 +331,9 @@ class _Settings(_Table, frozen=True):
     compaction: Annotated[CompactionTable, Meta(description="Compaction.")] = msgspec.field(
         default_factory=CompactionTable
     )
+    branch_summary: Annotated[
+        BranchSummaryTable, Meta(description="Summaries of the branch a move in the tree leaves.")
+    ] = msgspec.field(default_factory=BranchSummaryTable)
     sandbox: Annotated[SandboxTable, Meta(description="The command sandbox.")] = msgspec.field(
         default_factory=SandboxTable
     )
@@ -450,7 +467,11 @@ _KINDS = {
 }
 
 
-def _expected(tp: Any, message: str) -> str:
+#: The same in a JSON file's words (Claude Code's and pi's files).
+_JSON_KINDS = {**_KINDS, "array": "an array", "object": "an object"}
+
+
+def _expected(tp: Any, message: str, words: Mapping[str, str] = _KINDS) -> str:
     """What a value of ``tp`` must be, in words (from msgspec's ``message`` where it says more)."""
     inner = _strip(tp)
     if typing.get_origin(inner) is Literal:
@@ -458,7 +479,9 @@ def _expected(tp: Any, message: str) -> str:
     match = re.match(r"Expected `([^`]*)`(.*?)(?:, got `[^`]*`)?(?: - at .*)?$", message)
     if match is None:
         return message[:1].lower() + message[1:] if message else "something else"
-    kinds = [_KINDS.get(k.strip(), k.strip()) for k in match.group(1).split("|") if k.strip() != "null"]
+    kinds = [words.get(k.strip(), k.strip()) for k in match.group(1).split("|") if k.strip() != "null"]
+    if "a number" in kinds and "an integer" in kinds:  # int | float: any number
+        kinds.remove("an integer")
     return " or ".join(kinds) + match.group(2)
 
 
@@ -586,6 +609,107 @@ def check(data: Mapping[str, Any], source: str = "config.toml") -> Checked:
         checker.problems.append(Problem((), f"{source}: {e}", unknown=False))
         settings = ConfigFile()
     return Checked(settings, tuple(checker.problems))
+
+
+# -- other programs' files read through a typed view (MCP servers, hooks, permission rules) ------
+
+_AT = re.compile(r"^(.*?)(?: - at `\$([^`]*)`)?$", re.DOTALL)
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
+
+T = typing.TypeVar("T")
+
+
+def _steps(path: str) -> list[str | int | None]:
+    """msgspec's ``.key[0][...]`` as steps (None: a table's key msgspec does not name)."""
+    steps: list[str | int | None] = []
+    for name, index in _STEP.findall(path):
+        steps.append(name if name else None if index == "..." else int(index))
+    return steps
+
+
+def _fails(value: Any, tp: Any, strict: bool) -> bool:
+    try:
+        msgspec.convert(value, tp, strict=strict)
+    except msgspec.ValidationError:
+        return True
+    return False
+
+
+def _at(value: Any, tp: Any, steps: list[str | int | None], strict: bool) -> tuple[list[str | int], Any, Any]:
+    """Follow msgspec's path down ``value`` and ``tp``: the keys walked, the value and its type."""
+    keys: list[str | int] = []
+    for step in steps:
+        inner = _strip(tp)
+        struct = _struct_of(tp)
+        if isinstance(step, str) and struct is not None and isinstance(value, Mapping):
+            field = {f.encode_name: f for f in msgspec.structs.fields(struct)}.get(step)
+            if field is None:
+                break
+            keys.append(step)
+            value, tp = value.get(step), field.type
+        elif isinstance(step, int) and typing.get_origin(inner) is list and isinstance(value, list):
+            keys.append(step)
+            value, tp = value[step], typing.get_args(inner)[0]
+        elif step is None and typing.get_origin(inner) is dict and isinstance(value, Mapping):
+            item_tp = typing.get_args(inner)[1]
+            bad = next((k for k, v in value.items() if _fails(v, item_tp, strict)), None)
+            if bad is None:
+                break
+            keys.append(str(bad))
+            value, tp = value[bad], item_tp
+        else:
+            break
+    return keys, value, tp
+
+
+def _named(key: str, keys: list[str | int]) -> str:
+    """``mcpServers.x.args[0]``: ``key`` and the keys under it."""
+    text = key
+    for k in keys:
+        text += f"[{k}]" if isinstance(k, int) else f"{'.' if text else ''}{_part(k)}"
+    return text
+
+
+def _problem(
+    value: Any, tp: Any, error: msgspec.ValidationError, key: str, json_words: bool, strict: bool
+) -> tuple[str, list[str | int]]:
+    match = _AT.match(str(error))
+    message, path = (match.group(1), match.group(2) or "") if match else (str(error), "")
+    keys, bad, bad_tp = _at(value, tp, _steps(path), strict)
+    words = _JSON_KINDS if json_words else _KINDS
+    where = _named(key, keys) or "the value"
+    if message.startswith("Object missing required field"):
+        return f"{where}: {message[:1].lower()}{message[1:]}", keys
+    return f"{where} must be {_expected(bad_tp, message, words)}, not {_shown(bad)}", keys
+
+
+def convert(value: Any, tp: type[T], *, key: str = "", json_words: bool = False, strict: bool = False) -> T:
+    """``value`` (a parsed file's part) as ``tp``, or ValueError of one line naming the key under
+    ``key`` that is wrong and what it must be (``args[0] must be a string, not 5``). Not strict by
+    default: a number written as a string reads, as the hand-written parsers before it did."""
+    try:
+        return msgspec.convert(value, tp, strict=strict)
+    except msgspec.ValidationError as e:
+        raise ValueError(_problem(value, tp, e, key, json_words, strict)[0]) from None
+
+
+def convert_fields(
+    value: Any, tp: type[T], *, key: str = "", json_words: bool = False, strict: bool = False
+) -> tuple[T, list[str]]:
+    """``value`` as the struct ``tp`` whose every field has a default: a field of the wrong type is
+    one line (as :func:`convert` says it) and left at its default, the others still read; a value
+    that is no table at all is one line and every default."""
+    problems: list[str] = []
+    data = dict(value) if isinstance(value, Mapping) else value
+    while True:
+        try:
+            return msgspec.convert(data, tp, strict=strict), problems
+        except msgspec.ValidationError as e:
+            line, keys = _problem(data, tp, e, key, json_words, strict)
+            problems.append(line)
+            if not keys or not isinstance(data, dict) or keys[0] not in data:
+                return msgspec.convert({}, tp), problems
+            del data[keys[0]]
 
 
 # -- the README's reference and the JSON Schema, from the tree (scripts/config-reference) ---------
@@ -722,6 +846,8 @@ __all__ = [
     "SandboxTable",
     "ToolsTable",
     "check",
+    "convert",
+    "convert_fields",
     "json_schema",
     "reference",
 ]

@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from agent_tui.config_schema import McpServer, convert, convert_fields
 from agent_tui.store.redact import register_secret
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -36,6 +39,34 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 HTTP_TYPES = ("http", "streamable-http", "streamableHttp")
 #: Project files that start programs: read only in a trusted folder.
 PROJECT_FILES = (".mcp.json", ".pi/mcp.json")
+
+
+class ServerEntry(McpServer, frozen=True, forbid_unknown_fields=False):
+    """One server as any of the files writes it: the config's ``[mcp.servers.NAME]`` table (its
+    keys, described in :class:`agent_tui.config_schema.McpServer`), or an ``mcpServers`` entry of
+    Claude Code's and pi's files, whose field names are the same. Keys agent-tui does not read are
+    left alone (the JSON files are shared with those programs; the config's are reported by the
+    config check)."""
+
+
+class McpFile(msgspec.Struct, frozen=True, rename="camel"):
+    """``.mcp.json``, ``.pi/mcp.json``, ``~/.pi/agent/mcp.json``: the servers by name, each read on
+    its own (one that is wrong is skipped, the others load); any other key is the file's own."""
+
+    mcp_servers: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class ClaudeJson(McpFile, frozen=True):
+    """``~/.claude.json``: the user's servers, and each folder's under ``projects`` (only this
+    folder's entry is read: another's mistakes are not ours to report)."""
+
+    projects: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class _ConfigMcp(msgspec.Struct, frozen=True):
+    """The config file's ``[mcp]`` as this reader sees it (``wait`` and the rest: the typed config)."""
+
+    servers: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,24 +132,6 @@ def expand(value: str, env: Mapping[str, str], missing: list[str]) -> str:
     return _VAR.sub(sub, value)
 
 
-def _strings(value: Any, what: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
-        raise ValueError(f"{what} must be a list of strings")
-    return [str(v) for v in value]
-
-
-def _table(value: Any, what: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping) or not all(
-        isinstance(v, str | int | float | bool) for v in value.values()
-    ):
-        raise ValueError(f"{what} must be a table of strings")
-    return {str(k): str(v) for k, v in value.items()}
-
-
 def register_secrets(values: Iterable[str]) -> None:
     """Every ``env`` and ``headers`` value of a server is a secret, redacted wherever agent-tui
     writes (an ``Authorization: Bearer …`` header's token on its own too)."""
@@ -132,48 +145,26 @@ def register_secrets(values: Iterable[str]) -> None:
 def parse_server(
     name: str, raw: Any, source: str, *, base: Path, env: Mapping[str, str], project: bool = False
 ) -> ServerSpec:
-    """One entry (TOML or ``mcpServers`` JSON); ValueError says what is wrong with it."""
+    """One entry (TOML or ``mcpServers`` JSON) read as a :class:`ServerEntry`; ValueError says
+    what is wrong with it in one line (the key, and what it must be)."""
     if not NAME_RE.match(name):
         raise ValueError("a server name may hold only letters, digits, _ and -")
-    if not isinstance(raw, Mapping):
-        raise ValueError("must be a table")
-    kind = raw.get("type")
-    if kind is not None and kind not in (*HTTP_TYPES, "stdio", "sse"):
-        raise ValueError(f"type {kind!r} is not supported (stdio, http or sse)")
-    missing: list[str] = []
-    command = raw.get("command")
-    url = raw.get("url")
-    if command is not None and not isinstance(command, str):
-        raise ValueError("command must be a string")
-    if url is not None and not isinstance(url, str):
-        raise ValueError("url must be a string")
-    if not command and not url:
+    entry = convert(raw, ServerEntry, json_words=source.endswith(".json"))
+    if not entry.command and not entry.url:
         raise ValueError("needs a command (stdio) or a url (streamable HTTP or SSE)")
-    if kind == "sse" and not url:
+    if entry.type == "sse" and not entry.url:
         raise ValueError('type "sse" needs a url')
-    args = [expand(a, env, missing) for a in _strings(raw.get("args"), "args")]
-    server_env = {k: expand(v, env, missing) for k, v in _table(raw.get("env"), "env").items()}
-    headers = {k: expand(v, env, missing) for k, v in _table(raw.get("headers"), "headers").items()}
-    cwd = raw.get("cwd")
-    if cwd is not None:
-        if not isinstance(cwd, str):
-            raise ValueError("cwd must be a string")
-        cwd = str(base / os.path.expanduser(expand(cwd, env, missing)))
-    startup = raw.get("startup", "lazy")
-    if startup not in ("lazy", "eager"):
-        raise ValueError('startup must be "lazy" or "eager"')
-    try:
-        timeout = float(raw.get("timeout", DEFAULT_TIMEOUT))
-        startup_timeout = float(raw.get("startup_timeout", DEFAULT_STARTUP_TIMEOUT))
-    except (TypeError, ValueError):
-        raise ValueError("timeout must be a number of seconds") from None
-    if command is not None:
-        command = os.path.expanduser(expand(command, env, missing))
-    if url is not None:
-        url = expand(url, env, missing)
+    missing: list[str] = []
+    args = [expand(str(a), env, missing) for a in entry.args]
+    server_env = {str(k): expand(str(v), env, missing) for k, v in entry.env.items()}
+    headers = {str(k): expand(str(v), env, missing) for k, v in entry.headers.items()}
+    cwd = str(base / os.path.expanduser(expand(entry.cwd, env, missing))) if entry.cwd is not None else None
+    command = os.path.expanduser(expand(entry.command, env, missing)) if entry.command else None
+    url = expand(entry.url, env, missing) if entry.url is not None else None
     if missing:
         raise ValueError(f"the environment variable {missing[0]} is not set")
     register_secrets([*server_env.values(), *headers.values()])
+    enabled = entry.enabled if entry.enabled is not None else entry.disabled is not True
     return ServerSpec(
         name=name,
         source=source,
@@ -183,27 +174,29 @@ def parse_server(
         cwd=cwd,
         url=None if command else url,
         headers=headers,
-        startup=str(startup),
-        timeout=timeout,
-        startup_timeout=startup_timeout,
-        enabled=raw.get("enabled", raw.get("disabled") is not True) is not False,
+        startup=entry.startup,
+        timeout=entry.timeout,
+        startup_timeout=entry.startup_timeout,
+        enabled=enabled,
         project=project,
-        sse=kind == "sse" and not command,
+        sse=entry.type == "sse" and not command,
     )
 
 
-def _json_servers(path: Path, key_path: tuple[str, ...] = ()) -> Mapping[str, Any] | None:
-    """The ``mcpServers`` object of a JSON file (under ``key_path``), None when there is none."""
+def _read_json(path: Path, tp: type[McpFile]) -> tuple[McpFile | None, list[str]]:
+    """The file read as ``tp`` (None when there is none), and a line per key of the wrong type."""
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_bytes()
     except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: cannot read it as JSON ({e})") from e
-    for key in key_path:
-        data = data.get(key) if isinstance(data, Mapping) else None
-    servers = data.get("mcpServers") if isinstance(data, Mapping) else None
-    return servers if isinstance(servers, Mapping) else None
+        return None, []
+    except OSError as e:
+        return None, [f"{path}: cannot read it ({e.strerror})"]
+    try:
+        data = msgspec.json.decode(text)
+    except msgspec.DecodeError as e:
+        return None, [f"{path}: cannot read it as JSON ({e})"]
+    found, problems = convert_fields(data, tp, json_words=True)
+    return found, [f"{path}: {line}" for line in problems]
 
 
 def project_files(cwd: str | Path) -> list[Path]:
@@ -245,30 +238,31 @@ def read_servers(
         found.servers.append(spec)
 
     mcp = config_data.get("mcp")
-    servers = mcp.get("servers") if isinstance(mcp, Mapping) else None
-    if isinstance(servers, Mapping):
-        for name, raw in servers.items():
+    if isinstance(mcp, Mapping):  # (another type is the config check's line)
+        table, problems = convert_fields(mcp, _ConfigMcp, key="mcp")
+        found.warnings += [f"{config_name}: {line}" for line in problems]
+        for name, raw in table.servers.items():
             add(str(name), raw, config_name, folder)
-    elif servers is not None:
-        found.warnings.append(f"[mcp.servers] in {config_name} must be a table of servers")
-    sources: list[tuple[Path, tuple[str, ...], bool]] = []
+    claude_json = home / ".claude.json"
+    sources: list[tuple[Path, type[McpFile], bool]] = []
     if trusted:
-        sources += [(path, (), True) for path in project_files(folder)]
-    sources += [
-        (home / ".claude.json", ("projects", str(folder.resolve())), False),
-        (home / ".claude.json", (), False),
-        (pi_dir / "mcp.json", (), False),
-    ]
-    for path, key_path, project in sources:
-        try:
-            entries = _json_servers(path, key_path)
-        except ValueError as e:
-            found.warnings.append(str(e))
+        sources += [(path, McpFile, True) for path in project_files(folder)]
+    sources += [(claude_json, ClaudeJson, False), (pi_dir / "mcp.json", McpFile, False)]
+    for path, tp, project in sources:
+        read, problems = _read_json(path, tp)
+        found.warnings += problems
+        if read is None:
             continue
-        for name, raw in (entries or {}).items():
-            shown = (
-                str(path).replace(str(home), "~", 1) if not project else path.relative_to(folder).as_posix()
-            )
+        shown = str(path).replace(str(home), "~", 1) if not project else path.relative_to(folder).as_posix()
+        entries = list(read.mcp_servers.items())
+        if isinstance(read, ClaudeJson):  # the folder's own servers come first, as Claude Code has it
+            local = read.projects.get(str(folder.resolve()))
+            if local is not None:
+                key = f"projects[{json.dumps(str(folder.resolve()))}]"
+                mine, problems = convert_fields(local, McpFile, key=key, json_words=True)
+                found.warnings += [f"{path}: {line}" for line in problems]
+                entries = list(mine.mcp_servers.items()) + entries
+        for name, raw in entries:
             add(str(name), raw, shown, folder, project)
     return found
 
@@ -276,7 +270,10 @@ def read_servers(
 __all__ = [
     "DEFAULT_TIMEOUT",
     "PROJECT_FILES",
+    "ClaudeJson",
+    "McpFile",
     "ServerConfig",
+    "ServerEntry",
     "ServerSpec",
     "expand",
     "parse_server",
