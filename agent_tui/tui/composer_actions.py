@@ -22,7 +22,7 @@ from agent_tui.providers.events import StopReason
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.session import Session
-from agent_tui.tui import user_commands
+from agent_tui.tui import give_way, user_commands
 from agent_tui.tui.agent_bridge import BuiltInThread
 from agent_tui.tui.history import PromptHistory
 from agent_tui.tui.widgets.composer import Composer
@@ -57,6 +57,10 @@ class ComposerActions:
         #: Messages whose ``@`` files (or images) are read in a worker, off the event loop (the
         #: app answers keys meanwhile), and the ones sent after them: taken in order, one at a time.
         self._reading: list[Composer.Submitted] = []
+        #: The message of the turn under way, until the turn ends: (session, entries before it,
+        #: the text typed). A turn that ends without having written it (the session file changed
+        #: under us, a hook refused it, Esc while the agent was built) gives the text back.
+        self._unwritten: tuple[Session, int, str] | None = None
 
     # -- the queue ---------------------------------------------------------------------------
 
@@ -110,6 +114,7 @@ class ComposerActions:
         """A turn ended. Messages queued after the loop's last look: sent now (pi's continue) when
         it ended normally, back to the composer when it was aborted or failed."""
         await self.flush_pending()
+        self._give_back_unwritten()
         queue = self.queue()
         if queue is None or not len(queue):
             return
@@ -117,6 +122,19 @@ class ComposerActions:
             self.take_back()
             return
         self.app.call_later(self._continue)
+
+    def _give_back_unwritten(self) -> None:
+        sent, self._unwritten = self._unwritten, None
+        app = self.app
+        if sent is None or app.session is not sent[0]:
+            return
+        _, before, typed = sent
+        for entry in app.index.entries[before:]:
+            if entry.type == "message" and (entry.message or {}).get("role") == "user":
+                return  # written: the chat shows it
+        composer = app.composer
+        composer.set_text("\n\n".join(t for t in (typed, composer.text) if t.strip()))
+        app.notify("The message was not sent: it is back in the composer.", severity="warning", timeout=8)
 
     async def flush_pending(self) -> None:
         pending, self.pending = self.pending, []
@@ -181,6 +199,7 @@ class ComposerActions:
                 del self._reading[0]
 
     async def _take(self, event: Composer.Submitted) -> None:
+        give_way.hold()  # the background imports wait while the message is shown (pending_prompt)
         waits = False
         try:
             waits = await self._submitted(event)
@@ -289,8 +308,14 @@ class ComposerActions:
             app.notify(app.session.read_only_reason or "read-only session", severity="error")
             return
         content = await self._compose(text, images)
+        session, before = app.session, len(app.index.entries)
         if await app.send(content):
-            self._remember(typed if typed is not None else text)
+            typed = typed if typed is not None else text
+            self._remember(typed)
+            if app.session is session and session is not None:
+                self._unwritten = (session, before, typed)
+            elif app.session is not None:  # the first message made the session
+                self._unwritten = (app.session, 0, typed)
 
     # -- !cmd ------------------------------------------------------------------------------------
 
