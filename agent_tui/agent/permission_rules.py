@@ -34,6 +34,7 @@ the file it came from.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import re
@@ -285,8 +286,6 @@ class PermissionRules:
         if not isinstance(entries, list):
             self.warnings.append(f"{source}: sandbox.network.allowedDomains is not a list; not read")
             return
-        from agent_tui.agent.sandbox_proxy import parse_domain
-
         for entry in entries:
             try:
                 if not isinstance(entry, str):
@@ -649,12 +648,50 @@ def _absolute(word: str) -> bool:
 
 
 def _host_hit(content: str, host: str | None) -> bool:
+    """Claude Code's matching: ``example.com`` is that host, ``*.example.com`` its subdomains only
+    (``content``: ``domain:PATTERN`` or the pattern)."""
     if host is None:
         return False
     domain = content.removeprefix("domain:").strip().rstrip(".").lower()
     if domain.startswith("*."):
         return host.endswith(domain[1:])
     return host == domain
+
+
+host_hit = _host_hit
+_HOST = re.compile(r"^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$")
+
+
+def normal_host(raw: str) -> str | None:
+    """``raw`` as a rule compares it (lower case, no trailing dot, an IPv6 address without its
+    brackets), or None when it is no host name or address."""
+    host = raw.strip().lower().rstrip(".")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host:
+        return None
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    return host if len(host) <= 253 and _HOST.match(host) else None
+
+
+def parse_domain(entry: str) -> tuple[str, int | None]:
+    """A ``sandbox.network.allowedDomains`` entry: ``example.com``, ``*.example.com``, either with
+    ``:PORT``; raises ValueError saying what is wrong."""
+    text = entry.strip().lower()
+    port: int | None = None
+    name, sep, tail = text.rpartition(":")
+    if sep and tail.isdigit() and not name.endswith(":"):
+        text, port = name, int(tail)
+        if not 0 < port < 65536:
+            raise ValueError(f"port {port} is out of range")
+    wild = text.startswith("*.")
+    host = normal_host(text[2:] if wild else text)
+    if host is None:
+        raise ValueError("not a domain (example.com, *.example.com, optionally with :PORT)")
+    return ("*." + host if wild else host), port
 
 
 # -- what "always allow" keeps ---------------------------------------------------------------------
@@ -837,6 +874,9 @@ __all__ = [
     "Ruling",
     "command_text",
     "for_session",
+    "host_hit",
+    "normal_host",
+    "parse_domain",
     "parse_rule",
     "project_rule_files",
     "suggest",

@@ -12,7 +12,9 @@ Each is started through :meth:`Sandbox.wrap`, which puts bubblewrap (Debian's ``
 - ``off``: commands run as they are.
 
 In both sandboxed modes: no network (``--unshare-net``: only a loopback of its own) unless
-``--sandbox-network``, ``AGENT_TUI_SANDBOX_NETWORK=1`` or ``[sandbox] network = true``; a pid
+``--sandbox-network``, ``AGENT_TUI_SANDBOX_NETWORK=1`` or ``[sandbox] network = true``, but HTTP(S)
+through a filtering proxy to the hosts the agent's rules allow (:attr:`Sandbox.gate`,
+``agent.sandbox_proxy``); a pid
 namespace (the command sees and signals only its own processes), no capabilities (as root too),
 a minimal ``/dev``, and the user's secrets (:data:`HIDDEN_DIRS`, :data:`HIDDEN_FILES`, agent-tui's
 config file, which may hold API keys, the ssh agent's socket, ``$XDG_RUNTIME_DIR``, Docker's
@@ -37,12 +39,19 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_tui.config import ConfigError, config_path
 
-if TYPE_CHECKING:
-    from agent_tui.agent.sandbox_proxy import NetworkGate
+
+class NetworkRoute(Protocol):
+    """A way out for a command without network (``agent.sandbox_proxy.NetworkGate``)."""
+
+    def route(self, argv: list[str]) -> tuple[list[str], str] | None:
+        """``argv`` as started behind the route, and the Unix socket to bind into the sandbox;
+        None when nothing is open (the command then has no network at all)."""
+        ...
+
 
 WORKSPACE_WRITE = "workspace-write"
 READ_ONLY = "read-only"
@@ -166,7 +175,7 @@ class Sandbox:
     temp_dir: str = ""
     #: Which hosts a command may reach without ``network`` (``agent.sandbox_proxy``: the agent's
     #: ``WebFetch(domain:...)`` rules through a filtering proxy; None: none).
-    gate: NetworkGate | None = field(default=None, compare=False, repr=False)
+    gate: NetworkRoute | None = field(default=None, compare=False, repr=False)
 
     @property
     def active(self) -> bool:
@@ -269,9 +278,7 @@ class Sandbox:
         the network is open, or no rule opens any host (no network at all)."""
         if self.network or self.gate is None:
             return None
-        from agent_tui.agent.sandbox_proxy import forwarder_argv
-
-        return forwarder_argv(self.gate, argv)
+        return self.gate.route(argv)
 
     def explain(self, output: str, exit_code: int | None) -> str | None:
         """A line for the model when a command that failed looks stopped by the sandbox (a write to
@@ -379,6 +386,7 @@ __all__ = [
     "PROTECTED",
     "READ_ONLY",
     "WORKSPACE_WRITE",
+    "NetworkRoute",
     "Sandbox",
     "SandboxError",
     "bwrap_program",

@@ -129,9 +129,9 @@ def main(argv: list[str]) -> int:
         except InterruptedError:
             continue
     if os.WIFSIGNALED(status):
-        signum = os.WTERMSIG(status)
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        died = os.WTERMSIG(status)
+        signal.signal(died, signal.SIG_DFL)
+        os.kill(os.getpid(), died)
     return os.waitstatus_to_exitcode(status)
 
 

@@ -28,9 +28,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import ipaddress
 import os
-import re
 import secrets
 import shutil
 import sys
@@ -43,6 +41,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from agent_tui.agent.permission_rules import host_hit as domain_hit
+from agent_tui.agent.permission_rules import normal_host, parse_domain
+
 if TYPE_CHECKING:
     from agent_tui.agent.permission_rules import PermissionRules, Rule
     from agent_tui.agent.permissions import Permissions
@@ -53,7 +54,6 @@ FORWARDER = str(Path(__file__).with_name("sandbox_forward.py"))
 HEAD_LIMIT = 65536
 HEAD_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 15.0
-_HOST = re.compile(r"^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$")
 _HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
 
 
@@ -69,46 +69,6 @@ class Verdict:
     port: int
     rule: str
     reason: str
-
-
-def normal_host(raw: str) -> str | None:
-    """``raw`` as a rule compares it (lower case, no trailing dot, an IPv6 address without its
-    brackets), or None when it is no host name or address."""
-    host = raw.strip().lower().rstrip(".")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not host:
-        return None
-    try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
-    return host if len(host) <= 253 and _HOST.match(host) else None
-
-
-def parse_domain(entry: str) -> tuple[str, int | None]:
-    """An ``allowedDomains`` entry: ``example.com``, ``*.example.com``, either with ``:PORT``;
-    raises ValueError saying what is wrong."""
-    text = entry.strip().lower()
-    port: int | None = None
-    name, sep, tail = text.rpartition(":")
-    if sep and tail.isdigit() and not name.endswith(":"):
-        text, port = name, int(tail)
-        if not 0 < port < 65536:
-            raise ValueError(f"port {port} is out of range")
-    wild = text.startswith("*.")
-    host = normal_host(text[2:] if wild else text)
-    if host is None:
-        raise ValueError("not a domain (example.com, *.example.com, optionally with :PORT)")
-    return ("*." + host if wild else host), port
-
-
-def domain_hit(pattern: str, host: str) -> bool:
-    """Claude Code's matching: ``example.com`` is that host, ``*.example.com`` its subdomains only."""
-    pattern = pattern.strip().lower().rstrip(".")
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:])
-    return host == pattern
 
 
 class NetworkGate:
@@ -131,6 +91,19 @@ class NetworkGate:
         if found is None:
             return False
         return any(_opens(r) for r in found.in_force()) or any(found.applies(d) for d in found.domains)
+
+    def route(self, argv: list[str]) -> tuple[list[str], str] | None:
+        """``argv`` behind the forwarder and the proxy's socket to bind into the sandbox, or None
+        when no rule could open anything (or the proxy cannot start: then no network, as without
+        rules). What :meth:`agent_tui.agent.sandbox.Sandbox.wrap` asks."""
+        if not self.opens():
+            return None
+        try:
+            path = SERVER.socket_for(self)
+        except (OSError, RuntimeError, TimeoutError):
+            return None
+        python = sys.executable or "python3"
+        return [python, "-I", "-S", FORWARDER, path, self.token, "--", *argv], path
 
     def decide(self, raw_host: str, port: int) -> Verdict:
         host = normal_host(raw_host)
@@ -343,16 +316,14 @@ class ProxyServer:
                 writer.write(_answer(400, "Bad Request", f"agent-tui's sandbox proxy: {e}\n".encode()))
                 await writer.drain()
                 return
-            verdict = await asyncio.get_running_loop().run_in_executor(
-                None, gate.decide, request.host, request.port
-            )
+            verdict = gate.decide(request.host, request.port)  # a few stat calls: not worth a thread
             if not verdict.allowed:
                 self.refused = [*self.refused[-99:], verdict]
                 writer.write(refusal(verdict, gate.token))
                 await writer.drain()
                 return
             try:
-                up_reader, upstream = await asyncio.wait_for(
+                up_reader, up_writer = await asyncio.wait_for(
                     asyncio.open_connection(verdict.host, request.port), CONNECT_TIMEOUT
                 )
             except (OSError, TimeoutError) as e:
@@ -360,11 +331,12 @@ class ProxyServer:
                 writer.write(_answer(502, "Bad Gateway", why.encode()))
                 await writer.drain()
                 return
+            upstream = up_writer
             if request.tunnel:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             else:
-                upstream.write(request.head)
-            await asyncio.gather(_copy(reader, upstream), _copy(up_reader, writer))
+                up_writer.write(request.head)
+            await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
         except (ConnectionError, OSError):
             pass
         finally:
@@ -409,19 +381,6 @@ def for_commands(permissions: Permissions | None, sandbox: Sandbox | None = None
     return replace(sandbox, gate=gate_of(permissions))
 
 
-def forwarder_argv(gate: NetworkGate, argv: list[str]) -> tuple[list[str], str] | None:
-    """``argv`` behind the forwarder and the socket to bind into the sandbox, or None when no rule
-    could open anything (or the proxy cannot start: then no network, as without rules)."""
-    if not gate.opens():
-        return None
-    try:
-        path = SERVER.socket_for(gate)
-    except (OSError, RuntimeError, TimeoutError):
-        return None
-    python = sys.executable or "python3"
-    return [python, "-I", "-S", FORWARDER, path, gate.token, "--", *argv], path
-
-
 __all__ = [
     "FORWARDER",
     "SERVER",
@@ -432,7 +391,6 @@ __all__ = [
     "Verdict",
     "domain_hit",
     "for_commands",
-    "forwarder_argv",
     "gate_of",
     "normal_host",
     "parse_domain",

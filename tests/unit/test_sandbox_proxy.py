@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,8 +28,8 @@ def rules(
     deny: list[str] | None = None,
     ask: list[str] | None = None,
     *,
-    project: dict[str, object] | None = None,
-    user_settings: dict[str, object] | None = None,
+    project: dict[str, Any] | None = None,
+    user_settings: dict[str, Any] | None = None,
     trusted: bool = False,
 ) -> PermissionRules:
     home, work = tmp_path / "home", tmp_path / "work"
