@@ -118,7 +118,7 @@ _decode_head = msgspec.json.Decoder(_UsageHead).decode
 
 def _head(entry: Entry) -> tuple[Any, Any, Any] | None:
     """(role, model, usage) of a message entry, decoding only those fields when the entry is undecoded."""
-    raw = entry.message_raw
+    raw = entry.peek_message_raw()  # read, not kept: every assistant message of the file is read
     if raw is not None:
         try:
             head = _decode_head(raw)
@@ -163,6 +163,8 @@ def call_of(entry: Entry) -> tuple[str, Any, Any] | None:
     """(type, model, usage) of an entry that may report a model call (an assistant message, a
     compaction, a branch summary), else None; the usage is as the file has it."""
     if entry.type == "message":
+        if entry.role != "assistant":  # known without reading the line (a tool result's output)
+            return None
         head = _head(entry)
         if head is None or head[0] != "assistant":
             return None

@@ -153,6 +153,12 @@ class Entry(msgspec.Struct, eq=False, gc=False):
         """The undecoded ``message`` field, when it is still undecoded."""
         return self._message_raw if self._data is None else None
 
+    def peek_message_raw(self) -> msgspec.Raw | None:
+        """:attr:`message_raw` for one look (a usage, a name): an entry read from the file by the
+        sidecar reads it again next time rather than keep it (a 1 GB session's every assistant
+        message would stay in memory)."""
+        return self.message_raw
+
     @property
     def role(self) -> str | None:
         """For ``message`` entries, ``message.role``; otherwise None."""

@@ -243,6 +243,13 @@ class MappedEntry(Entry, gc=False, eq=False):
             self._message_raw = msgspec.Raw(raw)
         return self._message_raw
 
+    def peek_message_raw(self) -> msgspec.Raw | None:
+        if self._data is not None or self._message_raw is not None or self._moff < 0 or self._src is None:
+            return self.message_raw
+        if isinstance(self.raw, bytes):
+            return msgspec.Raw(self.raw[self._moff : self._moff + self._mlen])
+        return msgspec.Raw(self._src.line(self._off, self._len, self.line, self._moff, self._mlen))
+
 
 def sidecar_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.idx")

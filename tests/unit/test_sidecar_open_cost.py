@@ -10,6 +10,7 @@ from pathlib import Path
 from agent_tui.projection.todos import latest_todos
 from agent_tui.store import sidecar
 from agent_tui.store.index import SessionIndex
+from agent_tui.store.reader import read_file
 from tests.support.session_builder import Builder, assistant, tool_result, user
 from tests.unit.test_sidecar_index import _mapped, assert_same_as_full_parse
 
@@ -80,3 +81,16 @@ def test_an_older_sidecar_without_tool_names_reads_them_from_the_lines(tmp_path:
     assert latest_todos(SessionIndex(loaded, str(path)).active_path()) == PLAN["todos"]
     assert [e.tool_name for e in loaded.entries] == [None, None, "todo_write"] + [None, "read"] * 5
     assert_same_as_full_parse(path)
+
+
+def test_usage_totals_read_no_tool_output_and_keep_no_message(tmp_path: Path) -> None:
+    from agent_tui.projection.pricing import session_usage
+
+    path = _session(tmp_path / "s.jsonl")
+    sidecar.load(path)
+    loaded, _ = sidecar.load(path)
+    totals = session_usage(loaded.entries)
+    assert totals.calls == 6  # every assistant message reports usage (the builder's)
+    assert all(_unread(e) for e in loaded.entries)  # each read once and not kept
+    full = session_usage(read_file(path).entries)
+    assert (totals.input, totals.output, totals.calls) == (full.input, full.output, full.calls)
