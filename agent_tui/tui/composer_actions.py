@@ -264,6 +264,8 @@ class ComposerActions:
         return False
 
     async def _compose(self, text: str, images: list[Path]) -> list[dict[str, Any]] | str:
+        if not images and not mentions(text):
+            return text  # nothing to read (a thread's start cost the first send 10-25 ms at load)
         # the folder agent-tui was started in, never a session header's cwd (a handed-over session's);
         # read in a thread: a slow disk never stops the app answering keys
         composed = await asyncio.to_thread(compose, text, str(self.app.config.cwd), images)

@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.store.record import Entry
+from agent_tui.tui import give_way
 from agent_tui.tui.widgets.chat_entry import ChatEntry
 
 if TYPE_CHECKING:
@@ -59,14 +60,19 @@ class PendingPrompt:
         chat.anchor()
 
     async def painted(self, timeout: float = 0.25) -> None:
-        """Once the screen has drawn the prompt (at most ``timeout`` seconds from now)."""
+        """Once the screen has drawn the prompt (at most ``timeout`` seconds from now); the
+        background imports held at the Enter (``give_way``) go on then."""
         drawn = asyncio.Event()
         try:
             self.app.screen.call_after_refresh(drawn.set)
         except Exception:  # no screen (closing)
+            give_way.release()
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(drawn.wait(), timeout)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(drawn.wait(), timeout)
+        finally:
+            give_way.release()
 
     async def clear(self) -> None:
         widget, self.widget = self.widget, None
