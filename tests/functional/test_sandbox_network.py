@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -33,7 +34,9 @@ from agent_tui.agent.sandbox_proxy import FORWARDER, for_commands
 from agent_tui.agent.tools.base import ToolContext, ToolResult
 from agent_tui.agent.tools.bash import BashTool
 from agent_tui.agent.user_bash import UserCommand, run_user_command
+from agent_tui.tui import sandbox_state
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.rpc_client import RpcClient
 
 pytestmark = pytest.mark.slow  # each test starts several bwrap sandboxes
 BWRAP = sandbox_module.bwrap_program()
@@ -190,18 +193,10 @@ def test_the_users_command_and_hooks_use_the_same_allow_list(world: World, web: 
     assert any(f"{PAGE}/hook" in c for c in outcome.context)
 
 
-def test_print_mode_allows_the_hosts_of_the_users_rules(
-    server: FakeModelServer, tmp_path: Path, web: int
-) -> None:
-    work = tmp_path / "work"
-    for folder in (work, tmp_path / "tmp"):
-        folder.mkdir()
+def _face_env(tmp_path: Path, server: FakeModelServer) -> dict[str, str]:
+    """A face's environment: its own data dir and config (the user's rule allows localhost)."""
     config = tmp_path / "config.toml"
     config.write_text('[retry]\nbase_delay = 0.01\n[permissions]\nallow = ["WebFetch(domain:localhost)"]\n')
-    command = f"curl -sS http://localhost:{web}/printed; curl -sS http://127.0.0.1:{web}/"
-    server.push(
-        anthropic_stream(tool_use("toolu_1", "bash", {"command": command})), anthropic_stream(text("ok"))
-    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))}
     env = {k: v for k, v in env.items() if k.lower() not in ("http_proxy", "https_proxy", "all_proxy")}
     env.update(
@@ -211,9 +206,22 @@ def test_print_mode_allows_the_hosts_of_the_users_rules(
         ANTHROPIC_BASE_URL=server.anthropic_base_url,
         TMPDIR=str(tmp_path / "tmp"),
     )
+    for folder in (tmp_path / "work", tmp_path / "tmp"):
+        folder.mkdir(exist_ok=True)
+    return env
+
+
+def test_print_mode_allows_the_hosts_of_the_users_rules(
+    server: FakeModelServer, tmp_path: Path, web: int
+) -> None:
+    env = _face_env(tmp_path, server)
+    command = f"curl -sS http://localhost:{web}/printed; curl -sS http://127.0.0.1:{web}/"
+    server.push(
+        anthropic_stream(tool_use("toolu_1", "bash", {"command": command})), anthropic_stream(text("ok"))
+    )
     done = subprocess.run(
         [sys.executable, "-m", "agent_tui", "-p", "go"],
-        cwd=work,
+        cwd=tmp_path / "work",
         env=env,
         capture_output=True,
         text=True,
@@ -226,6 +234,32 @@ def test_print_mode_allows_the_hosts_of_the_users_rules(
     (result,) = [e["message"] for e in entries if e.get("message", {}).get("role") == "toolResult"]
     said = result["content"][0]["text"]
     assert f"{PAGE}/printed" in said and f"refused 127.0.0.1:{web}" in said
+
+
+def test_rpc_bash_uses_the_same_allow_list(server: FakeModelServer, tmp_path: Path, web: int) -> None:
+    client = RpcClient(["--no-session"], tmp_path / "work", _face_env(tmp_path, server))
+    try:
+        command = f"curl -sS http://localhost:{web}/rpc; curl -sS http://127.0.0.1:{web}/"
+        response = client.call({"type": "bash", "command": command}, 60)
+        assert response["success"], response
+        said = response["data"]["output"]
+        assert f"{PAGE}/rpc" in said and f"refused 127.0.0.1:{web}" in said
+    finally:
+        client.kill()
+
+
+def test_the_apps_command_sandbox_is_the_agents(world: World) -> None:
+    """The app's ``!cmd`` (tui.sandbox_state.command_sandbox): the app's sandbox, the agent's rules."""
+    permissions = Permissions(rules=world.rules(allow=["WebFetch(domain:localhost)"]))
+    app = SimpleNamespace(
+        turns=SimpleNamespace(built=lambda: SimpleNamespace(loop=SimpleNamespace(permissions=permissions)))
+    )
+    sandbox = sandbox_state.command_sandbox(app)
+    assert sandbox is not None and sandbox.gate is not None
+    if sandbox.active:
+        assert FORWARDER in sandbox.wrap(["true"], str(world.work))
+    nobody = sandbox_state.command_sandbox(SimpleNamespace())  # before an agent is built: no rules
+    assert nobody.gate is None
 
 
 def test_overhead_figures(world: World, web: int, capsys: pytest.CaptureFixture[str]) -> None:
