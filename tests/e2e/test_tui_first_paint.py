@@ -19,6 +19,7 @@ from tests.support.tui_fixtures import SIZE, linear_session, make_app, sample_se
 pytestmark = pytest.mark.timeout(90)
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_the_app_module_does_not_import_the_entry_models() -> None:
     """pydantic builds the entry models' validators (~0.1 s); the first frame needs none of them
     (they are preloaded after it)."""

@@ -320,6 +320,7 @@ def test_the_config_file_is_parsed_once_and_again_after_a_rewrite(tmp_path: Path
         load_config(env={}, path=path)
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_print_mode_reads_the_config_file_once(tmp_path: Path) -> None:
     import os
     import subprocess

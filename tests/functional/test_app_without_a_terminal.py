@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
 from tests.support.print_env import Env
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_nothing_piped_is_one_line_and_exit_2(tmp_path: Path, server: FakeModelServer) -> None:
     env = Env(tmp_path, server)
     done = subprocess.run(

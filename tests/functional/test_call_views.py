@@ -24,6 +24,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_the_cache_and_cost_commands(tmp_path: Path) -> None:
     path, _ = _conversation(tmp_path)
     done = _cli("cache", str(path), "--json")

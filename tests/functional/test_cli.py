@@ -14,6 +14,10 @@ from tests.support.session_builder import Builder, assistant, tool_result, user
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: Every test here starts agent-tui (or Python, lint-imports) as a process, one to four times:
+#: integration by nature, so ``make test`` runs them and the edit loop does not.
+pytestmark = pytest.mark.slow
+
 
 def cli(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None

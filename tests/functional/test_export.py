@@ -155,6 +155,7 @@ def test_fork_and_clone_keep_labels_and_compaction(tmp_path: Path) -> None:
         clone_session(source, tmp_path / "clone.jsonl")  # never over an existing file
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_clone_command(tmp_path: Path) -> None:
     source = branchy(tmp_path / "b.jsonl")
     out = cli("clone", str(source))

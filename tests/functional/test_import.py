@@ -238,6 +238,7 @@ def test_detection(tmp_path: Path) -> None:
     assert read_lines(other)[1] == (2, None)
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_import_command(tmp_path: Path) -> None:
     env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home"), "AGENT_TUI_FSYNC": "never"}
 
@@ -349,6 +350,7 @@ def test_imports_never_write_cwd_slash(tmp_path: Path, monkeypatch: pytest.Monke
     assert convert(STRING_MESSAGE).cwd == "/home/dev/shop"  # a real cwd is kept
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_folder_import_goes_on_past_a_bad_transcript_and_imports_subagents_as_forks(tmp_path: Path) -> None:
     import shutil
 

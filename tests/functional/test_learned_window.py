@@ -281,6 +281,7 @@ async def test_a_server_that_counts_the_completion_gets_an_output_limit_that_fit
         await h.close()
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_context_text_shows_the_learned_window(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -345,6 +345,7 @@ async def test_a_corrupt_image_through_the_tool_wrapper_is_an_error_result(
 # -- start-up -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_pillow_is_imported_only_when_an_image_is_read() -> None:
     code = (
         "import sys, agent_tui.cli.main, agent_tui.cli.print_mode, agent_tui.agent.tools, "

@@ -30,6 +30,7 @@ def test_the_readmes_help_blocks_are_the_parsers() -> None:
     assert stale == [], f"stale: {stale}: run scripts/readme-help --write"
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_a_changed_block_is_found_and_rewritten() -> None:
     script = _script()
     text = "<!-- help: agent-tui --help -->\n```text\nusage: old\n```\n<!-- /help -->\n"

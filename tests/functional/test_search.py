@@ -178,6 +178,7 @@ def test_query_words() -> None:
     assert fold("Ñandú") == "nandu" and query_words("  ") == []
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_search_command(library_dir: Path, tmp_path: Path) -> None:
     env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home")}
 
@@ -389,6 +390,7 @@ def test_any_text_is_a_query(phrase_dir: Path, tmp_path: Path) -> None:
         check()
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_search_command_phrase(phrase_dir: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "index").mkdir(parents=True)
@@ -422,6 +424,7 @@ def test_an_index_of_an_older_version_is_rebuilt(phrase_dir: Path, tmp_path: Pat
         assert _names(lib.search('"context edit" foo')) == {"together"}
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_a_search_that_finds_nothing_here_points_at_all(tmp_path: Path) -> None:
     """``sessions --search`` looks in this folder's sessions: finding nothing says how to look in
     every folder's (it said only "no sessions match")."""

@@ -134,6 +134,7 @@ def test_each_listed_session_shows_its_cost_as_the_status_line_does(
     assert listed["quiet.jsonl"]["usage"]["calls"] == 0
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_listed_costs_follow_a_price_change_in_the_config_file(tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_tui.library.export import export_html, export_markdown
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
@@ -43,6 +45,7 @@ def test_the_markdown_and_html_exports_show_the_system_prompt(tmp_path: Path) ->
     assert "You are agent-tui, a careful coding agent." in page and "Never run rm -rf" in page
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_context_text_prints_the_system_prompt(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "agent_tui", "context", str(session(tmp_path)), "--format", "text"],

@@ -184,6 +184,7 @@ def test_plurals_and_short_tokens() -> None:
     ]
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_help_names_every_thinking_level() -> None:
     import subprocess
     import sys

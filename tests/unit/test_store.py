@@ -54,6 +54,7 @@ def test_append_chains_entries_and_roundtrips(tmp_path: Path) -> None:
     assert json.loads(lines[1])["type"] == "message"  # type first, as pi writes
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_second_writer_is_refused_and_can_read(tmp_path: Path) -> None:
     with Session.create(tmp_path, tmp_path) as s:
         s.append_message(user("hi"))
@@ -276,6 +277,7 @@ def test_fsync_policy_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
         FsyncPolicy.from_env()
 
 
+@pytest.mark.slow  # agent-tui (or Python) as a process: integration by nature
 def test_disk_full_keeps_memory_consistent_with_file(tmp_path: Path) -> None:
     """A write cut short by a full disk (RLIMIT_FSIZE here) is a clear error; memory matches the file."""
     with Session.create(tmp_path, tmp_path) as s:
