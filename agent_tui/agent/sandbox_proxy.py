@@ -254,15 +254,18 @@ class ProxyServer:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (a gate's finalizer may run inside socket_for)
         self._sockets: dict[int, str] = {}  # id(gate) -> path
         self._servers: list[asyncio.AbstractServer] = []
+        self._made = 0
         self.folder = ""
-        self.refused: list[Verdict] = []  # every refusal, for /sandbox and tests (last 100)
+        self.refused: list[Verdict] = []  # the last 100 refusals, for /sandbox
 
     def _start(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
-            self.folder = tempfile.mkdtemp(prefix="agent-tui-net-")
+            temp = tempfile.gettempdir()
+            # a socket's path has at most 107 bytes: a long $TMPDIR gives way to /tmp
+            self.folder = tempfile.mkdtemp(prefix="agent-tui-net-", dir=temp if len(temp) <= 60 else "/tmp")
             os.chmod(self.folder, 0o700)
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name="agent-tui-sandbox-proxy", daemon=True)
@@ -272,23 +275,44 @@ class ProxyServer:
         return self._loop
 
     def socket_for(self, gate: NetworkGate) -> str:
-        """The Unix socket where ``gate``'s proxy listens (started on first use)."""
+        """The Unix socket where ``gate``'s proxy listens (started on first use; closed and
+        removed when the gate is gone, as a subagent's policy copy is once it ends)."""
         with self._lock:
             path = self._sockets.get(id(gate))
             if path is not None:
                 return path
             loop = self._start()
-            path = os.path.join(self.folder, f"{len(self._sockets)}.sock")
+            self._made += 1
+            path = os.path.join(self.folder, f"{self._made}.sock")
+            ref = weakref.ref(gate)
 
             async def serve() -> asyncio.AbstractServer:
                 return await asyncio.start_unix_server(
-                    lambda r, w: self._handle(r, w, gate), path, limit=HEAD_LIMIT
+                    lambda r, w: self._handle(r, w, ref), path, limit=HEAD_LIMIT
                 )
 
             server = asyncio.run_coroutine_threadsafe(serve(), loop).result(timeout=10)
             self._servers.append(server)
-            self._sockets[id(gate)] = path  # (the server holds the gate: the id stays its own)
+            self._sockets[id(gate)] = path
+            weakref.finalize(gate, self._forget, id(gate), path, server)
             return path
+
+    def _forget(self, key: int, path: str, server: asyncio.AbstractServer) -> None:
+        with self._lock:
+            if self._sockets.get(key) == path:
+                del self._sockets[key]
+            if server in self._servers:
+                self._servers.remove(server)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(server.close)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+    def open_sockets(self) -> int:
+        """How many gates have a socket now (one per living agent policy that needed one)."""
+        return len(self._sockets)
 
     def close(self) -> None:
         if self._loop is not None:
@@ -302,7 +326,10 @@ class ProxyServer:
             shutil.rmtree(self.folder, ignore_errors=True)
 
     async def _handle(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, gate: NetworkGate
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        ref: weakref.ref[NetworkGate],
     ) -> None:
         upstream: asyncio.StreamWriter | None = None
         try:
@@ -315,6 +342,9 @@ class ProxyServer:
             except BadRequest as e:
                 writer.write(_answer(400, "Bad Request", f"agent-tui's sandbox proxy: {e}\n".encode()))
                 await writer.drain()
+                return
+            gate = ref()
+            if gate is None:  # its agent is gone
                 return
             verdict = gate.decide(request.host, request.port)  # a few stat calls: not worth a thread
             if not verdict.allowed:

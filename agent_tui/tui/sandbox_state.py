@@ -96,6 +96,11 @@ def describe(sandbox: Sandbox, cwd: str) -> str:
             ),
             f"home: {home}",
         ]
+        from agent_tui.agent.sandbox_proxy import SERVER
+
+        refused = list(dict.fromkeys(f"{v.host}:{v.port} ({v.rule})" for v in reversed(SERVER.refused)))
+        if refused:
+            lines.append(f"refused lately (the rule that allows it): {', '.join(refused[:5])}")
     lines += ["", f"switch: {USAGE} (from the next command on; --sandbox and [sandbox] at start)"]
     return "\n".join(lines)
 

@@ -9,6 +9,7 @@ the allowed name reaches this machine's loopback, as an allowed name on the inte
 from __future__ import annotations
 
 import asyncio
+import gc
 import http.server
 import json
 import os
@@ -30,7 +31,7 @@ from agent_tui.agent.hooks import HookCommand, Hooks
 from agent_tui.agent.permission_rules import PermissionRules
 from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.sandbox import Sandbox
-from agent_tui.agent.sandbox_proxy import FORWARDER, for_commands
+from agent_tui.agent.sandbox_proxy import FORWARDER, SERVER, for_commands
 from agent_tui.agent.tools.base import ToolContext, ToolResult
 from agent_tui.agent.tools.bash import BashTool
 from agent_tui.agent.user_bash import UserCommand, run_user_command
@@ -246,6 +247,22 @@ def test_rpc_bash_uses_the_same_allow_list(server: FakeModelServer, tmp_path: Pa
         assert f"{PAGE}/rpc" in said and f"refused 127.0.0.1:{web}" in said
     finally:
         client.kill()
+
+
+def test_a_gone_agents_socket_is_closed_and_refusals_are_shown(world: World, web: int) -> None:
+    permissions = Permissions(rules=world.rules(allow=["WebFetch(domain:localhost)"]))
+    sandbox = for_commands(permissions, world.sandbox(None))
+    assert sandbox is not None and sandbox.gate is not None
+    argv = sandbox.wrap(["curl", "-sS", f"http://127.0.0.1:{web}/"], str(world.work))
+    path = argv[argv.index(FORWARDER) + 1]
+    assert os.path.exists(path) and SERVER.open_sockets() >= 1
+    subprocess.run(argv, capture_output=True, env=world.env, check=True)  # refused
+    shown = sandbox_state.describe(sandbox, str(world.work))
+    assert f"refused lately (the rule that allows it): 127.0.0.1:{web} (WebFetch(domain:127.0.0.1))" in shown
+    before = SERVER.open_sockets()
+    del permissions, sandbox
+    gc.collect()
+    assert not os.path.exists(path) and SERVER.open_sockets() == before - 1
 
 
 def test_the_apps_command_sandbox_is_the_agents(world: World) -> None:
