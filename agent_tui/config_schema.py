@@ -677,7 +677,7 @@ def _problem(
     message, path = (match.group(1), match.group(2) or "") if match else (str(error), "")
     keys, bad, bad_tp = _at(value, tp, _steps(path), strict)
     words = _JSON_KINDS if json_words else _KINDS
-    where = _named(key, keys) or "the value"
+    where = _named(key, keys) or "the file"  # (key "": the value is a whole file)
     if message.startswith("Object missing required field"):
         return f"{where}: {message[:1].lower()}{message[1:]}", keys
     return f"{where} must be {_expected(bad_tp, message, words)}, not {_shown(bad)}", keys

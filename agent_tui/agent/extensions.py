@@ -24,9 +24,10 @@ from agent_tui.agent import trust as trust_module
 from agent_tui.agent.hooks import HookOutcome, Hooks, hook_tool_name, tool_input
 from agent_tui.agent.mcp import config as mcp_config
 from agent_tui.agent.mcp.config import ServerSpec
-from agent_tui.agent.mcp.manager import DEFAULT_WAIT, McpManager
+from agent_tui.agent.mcp.manager import McpManager
 from agent_tui.agent.tools.base import Tool
 from agent_tui.agent.trust import TrustAsker, TrustStore
+from agent_tui.config_schema import ConfigFile, check
 
 #: The process's MCP servers, shared by the loops the app builds (one per session) while the
 #: configuration stays the same: a new session does not restart them.
@@ -54,10 +55,14 @@ class Extensions:
         shared: bool = False,
         servers: Sequence[ServerSpec] = (),
         notify: Callable[[str], None] | None = None,
+        settings: ConfigFile | None = None,
     ) -> None:
         self.cwd = cwd
         self.servers = list(servers)
+        #: The parsed file: the MCP, hook and rule readers read their entries from it (each
+        #: entry on its own, shared with Claude Code's files); ``settings`` is it typed.
         self.config_data = config_data
+        self._settings = settings
         self.home = home
         self.trust_store = trust_store
         self.trust_project = trust_project
@@ -87,11 +92,22 @@ class Extensions:
     ) -> Extensions:
         """The servers and hooks of the config file at ``config_path`` (read through the one config
         reader, cached), answers remembered in ``trust_file`` (None: ``trust.json`` in the data dir)."""
-        from agent_tui.config import read_config_file
+        from agent_tui.config import read_config_file, read_settings
 
         data = read_config_file(config_path) if config_path is not None else {}
+        settings = read_settings(config_path).settings if config_path is not None else None
         name = str(config_path) if config_path is not None else "config.toml"
-        return cls(cwd, data, trust_store=TrustStore(trust_file), config_name=name, **options)
+        return cls(
+            cwd, data, trust_store=TrustStore(trust_file), config_name=name, settings=settings, **options
+        )
+
+    @property
+    def settings(self) -> ConfigFile:
+        """The config file typed (:mod:`agent_tui.config_schema`); its problems are said by the
+        config loader, not here."""
+        if self._settings is None:
+            self._settings = check(self.config_data, self.config_name).settings
+        return self._settings
 
     # -- trust -------------------------------------------------------------------------------
 
@@ -171,15 +187,8 @@ class Extensions:
         given = {s.name.replace("-", "_") for s in self.servers}
         specs = self.servers + [s for s in screened.servers if s.name.replace("-", "_") not in given]
         self.hooks = Hooks(commands, self.cwd)
-        table = self.config_data.get("mcp")
-        table = table if isinstance(table, Mapping) else {}
-        try:
-            wait = float(table.get("wait", DEFAULT_WAIT))
-        except (TypeError, ValueError):
-            wait = DEFAULT_WAIT
-        manager = McpManager(
-            specs, trust_read_only_hints=table.get("trust_read_only_hints") is True, wait=wait
-        )
+        mcp = self.settings.mcp
+        manager = McpManager(specs, trust_read_only_hints=mcp.trust_read_only_hints, wait=mcp.wait)
         if self.shared:
             existing = _shared.get("app")
             if existing is not None and existing.key() == manager.key():

@@ -49,7 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from agent_tui.agent.child_env import child_environment
+from agent_tui.config_schema import Hook, convert, convert_fields
 from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
 
@@ -123,57 +126,89 @@ class HookOutcome:
     notices: list[str] = field(default_factory=list)  # one line each, for the user
 
 
+class HookEntry(Hook, frozen=True, forbid_unknown_fields=False):
+    """One hook as Claude Code writes it (the config schema's :class:`agent_tui.config_schema.Hook`;
+    the keys of its other kinds of hook, ``prompt`` ..., are left alone)."""
+
+
+class HookGroupEntry(msgspec.Struct, frozen=True):
+    """One entry of an event's list: a matcher and its hooks, each read on its own."""
+
+    matcher: str | None = None
+    hooks: list[Any] = msgspec.field(default_factory=list)
+
+
+class SettingsHooks(msgspec.Struct, frozen=True):
+    """Claude Code's ``settings.json`` as the hooks see it (its other keys are not theirs)."""
+
+    hooks: dict[str, Any] | None = None
+
+
 def parse_hooks(
     data: Any, source: str, *, trusted: bool = False, project: bool = False
 ) -> tuple[list[HookCommand], list[str]]:
-    """The ``hooks`` table of a config (TOML or JSON); unknown or malformed entries are warnings.
-    ``trusted``: the source is one the user trusts (see :attr:`HookCommand.trusted`)."""
+    """The ``hooks`` table of a config (TOML or JSON) read as :class:`HookGroupEntry` and
+    :class:`HookEntry`: an entry of the wrong type, or one agent-tui does not run, is one warning
+    naming it and ``source``, and the others load. ``trusted``: the source is one the user trusts
+    (see :attr:`HookCommand.trusted`)."""
     commands: list[HookCommand] = []
     warnings: list[str] = []
     if data is None:
         return commands, warnings
-    if not isinstance(data, Mapping):
-        return commands, [f"hooks in {source} must be a table of events"]
-    for event, groups in data.items():
+    words = source.endswith(".json")
+    try:
+        events = convert(data, dict[str, Any], key="hooks", json_words=words)
+    except ValueError as e:
+        return commands, [f"{source}: {e}"]
+    for event, groups in events.items():
         if event not in EVENTS:
             warnings.append(f"hooks in {source}: event {event!r} is not one agent-tui runs (skipped)")
             continue
-        if not isinstance(groups, list):
-            warnings.append(f"hooks.{event} in {source} must be a list")
+        try:
+            listed = convert(groups, list[Any], key=f"hooks.{event}", json_words=words)
+        except ValueError as e:
+            warnings.append(f"{source}: {e}")
             continue
-        for group in groups:
-            if not isinstance(group, Mapping) or not isinstance(group.get("hooks", []), list):
-                warnings.append(f"hooks.{event} in {source}: an entry needs a list of hooks")
+        for i, raw_group in enumerate(listed):
+            try:
+                group = convert(raw_group, HookGroupEntry, key=f"hooks.{event}[{i}]", json_words=words)
+            except ValueError as e:
+                warnings.append(f"{source}: {e} (its hooks skipped)")
                 continue
-            matcher = group.get("matcher") or ""
-            if not isinstance(matcher, str):
-                warnings.append(f"hooks.{event} in {source}: matcher must be a string")
-                continue
-            for hook in group.get("hooks", []):
-                if not isinstance(hook, Mapping) or hook.get("type", "command") != "command":
+            for j, raw_hook in enumerate(group.hooks):
+                key = f"hooks.{event}[{i}].hooks[{j}]"
+                try:
+                    hook = convert(raw_hook, HookEntry, key=key, json_words=words)
+                except ValueError as e:
+                    warnings.append(f"{source}: {e} (that hook skipped)")
+                    continue
+                if hook.type != "command":
                     warnings.append(f'hooks.{event} in {source}: only type = "command" hooks run (skipped)')
                     continue
-                command = hook.get("command")
-                if not isinstance(command, str) or not command.strip():
+                if hook.command is None or not hook.command.strip():
                     warnings.append(f"hooks.{event} in {source}: a hook needs a command")
                     continue
-                try:
-                    timeout = float(hook.get("timeout", DEFAULT_TIMEOUT))
-                except (TypeError, ValueError):
-                    warnings.append(f"hooks.{event} in {source}: timeout must be a number")
-                    continue
-                commands.append(HookCommand(event, matcher, command, timeout, source, trusted, project))
+                matcher = group.matcher or ""
+                commands.append(
+                    HookCommand(event, matcher, hook.command, hook.timeout, source, trusted, project)
+                )
     return commands, warnings
 
 
-def _settings_hooks(path: Path) -> Any:
+def _settings_hooks(path: Path) -> tuple[Any, list[str]]:
+    """The ``hooks`` of a Claude Code settings file (None: none, or no file), and its problems."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_bytes()
     except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: cannot read it as JSON ({e})") from e
-    return data.get("hooks") if isinstance(data, Mapping) else None
+        return None, []
+    except OSError as e:
+        return None, [f"{path}: cannot read it ({e.strerror})"]
+    try:
+        data = msgspec.json.decode(text)
+    except msgspec.DecodeError as e:
+        return None, [f"{path}: cannot read it as JSON ({e})"]
+    settings, problems = convert_fields(data, SettingsHooks, json_words=True)
+    return settings.hooks, [f"{path}: {line}" for line in problems]
 
 
 def project_files(cwd: str | Path) -> list[Path]:
@@ -181,9 +216,8 @@ def project_files(cwd: str | Path) -> list[Path]:
     found = []
     for name in PROJECT_FILES:
         path = Path(cwd) / name
-        with contextlib.suppress(ValueError):
-            if path.is_file() and _settings_hooks(path):
-                found.append(path)
+        if path.is_file() and _settings_hooks(path)[0]:
+            found.append(path)
     return found
 
 
@@ -204,11 +238,8 @@ def read_hooks(
     if trusted:
         paths += [(Path(cwd) / name, True) for name in PROJECT_FILES]
     for path, project in paths:
-        try:
-            data = _settings_hooks(path)
-        except ValueError as e:
-            warnings.append(str(e))
-            continue
+        data, problems = _settings_hooks(path)
+        warnings += problems
         shown = str(path).replace(str(home), "~", 1)
         found, problems = parse_hooks(data, shown, trusted=True, project=project)
         commands += found
