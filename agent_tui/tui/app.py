@@ -16,6 +16,7 @@ a turn's events are shown by :mod:`agent_tui.tui.agent_events`. Build the app wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import inspect
@@ -55,7 +56,7 @@ from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
 from agent_tui.terminal_text import visible, visible_line
-from agent_tui.tui import frame_timer, gc_pacing, give_way, settings, symbols, user_commands
+from agent_tui.tui import frame_timer, gc_pacing, give_way, settings, symbols, user_commands, warm_up
 from agent_tui.tui.agent_bridge import (
     CONFIGURE_HINT,
     AgentFactory,
@@ -361,6 +362,18 @@ class AgentTuiApp(OneLineCrash, App[None]):
             if provider is not None:
                 preload_sdk(provider)
                 preload_agent()  # the session core's modules, which the first send builds in a thread
+                warm_up.warm_parsers()  # the first reply's Markdown: its parser and common lexers
+                with contextlib.suppress(RuntimeError):  # (the app has closed)
+                    self.call_from_thread(self._warm_widgets)
+
+    def _warm_widgets(self) -> None:
+        """The Markdown widgets' CSS, while idle: no turn running, no key for ``TYPING_PAUSE``."""
+        composer = self.composer
+
+        def idle() -> bool:
+            return not self.busy and time.monotonic() - composer.typed_at >= TYPING_PAUSE
+
+        self.run_worker(warm_up.warm_widgets(self, idle), exit_on_error=False, description="warm up")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker runs with ``exit_on_error=False``: its failure is shown here, not lost."""
