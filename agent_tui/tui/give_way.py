@@ -12,7 +12,8 @@ A thread that imports in :func:`giving_way` checks, before each module it import
 event loop has asked for the interpreter (:func:`hold`), and if so waits until it lets go
 (:func:`release`) or the hold runs out (:data:`MAX_HOLD`: a module lock this thread holds might be
 wanted by the thread that asked, so a hold is always short). Only the marked thread waits: other
-threads' imports (the event loop's own, a ``to_thread`` it waits for) are never held.
+threads' imports (the event loop's own, a ``to_thread`` it waits for) are never held. Work of
+such a thread that is not importing calls :func:`pause_point` between its steps.
 """
 
 from __future__ import annotations
@@ -35,16 +36,21 @@ _free.set()
 _until = 0.0
 
 
+def pause_point() -> None:
+    """In a thread :func:`giving_way`: wait here while held (other threads go straight on)."""
+    if getattr(_marked, "gives_way", False) and not _free.is_set():
+        left = _until - time.monotonic()
+        if left > 0:
+            _free.wait(left)
+
+
 class _GiveWay(importlib.abc.MetaPathFinder):
     """First on ``sys.meta_path``: finds nothing, but a marked thread waits here while held."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if getattr(_marked, "gives_way", False) and not _free.is_set():
-            left = _until - time.monotonic()
-            if left > 0:
-                _free.wait(left)
+        pause_point()
         return None
 
 

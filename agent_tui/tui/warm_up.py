@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from textual.app import App
 
+from agent_tui.tui import give_way
 from agent_tui.tui.widgets.streaming_reply import StreamingReply
 
 #: The languages whose lexers are compiled ahead (the most common in replies).
@@ -42,8 +43,10 @@ def warm_parsers() -> None:
     from pygments.lexers import get_lexer_by_name
 
     for text in STEPS:
+        give_way.pause_point()
         MarkdownIt("gfm-like").parse(text)  # the parser Textual's Markdown widget makes
     for language in LANGUAGES:
+        give_way.pause_point()
         get_lexer_by_name(language)  # a lexer's first instance compiles its class's rules
 
 
