@@ -6,7 +6,8 @@ Pygments compiling a lexer on the first code block of each language (25-50 ms ea
 parsing the Markdown widgets' CSS and matching it the first time they are mounted (about 40 ms).
 
 :func:`warm_parsers` does the first two; it is pure parsing, for any thread (the app's preload
-thread, after the provider's SDK). :func:`warm_widgets` does the CSS: on the event loop, a hidden
+thread, after the provider's SDK; it gives way between its steps: ``give_way``).
+:func:`warm_widgets` does the CSS: on the event loop, a hidden
 streaming reply (the widget the first reply streams into, its Markdown widget inside) of the
 screen's own, given one small document per step (a step each loop turn, never while the user types
 or a turn runs), removed at the end.
