@@ -28,8 +28,8 @@ from agent_tui.store.content import content_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import data_home, make_private_dirs, session_file_name
 from agent_tui.store.session import BRANCH_MARKER, Session
-from agent_tui.tui import checkpoint_offer, compaction_review, surgery_actions
-from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config
+from agent_tui.tui import branch_summary_offer, compaction_review, surgery_actions
+from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config, model_problem
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.model_picker import ModelPickerScreen
@@ -195,17 +195,14 @@ class SessionActions:
             self.notify("Already there: the next message continues from this entry.")
             return
         if summarize:
-            summarizer = self._branch_summarizer(target, wanted=True)
+            summarizer = self._branch_summarizer(target)
             if summarizer is not None and ask_focus:
                 run = summarizer
 
                 async def focused(value: str | None) -> None:
                     if value is None:  # cancelled: nothing moves
                         return
-                    app.busy = True
-                    events = run(target, value.strip()) if value.strip() else run(target)
-                    app.run_events(checkpoint_offer.offer_after(self, events, target))
-                    app.focus_composer()
+                    branch_summary_offer.summarize(self, target, run, value.strip() or None)
 
                 app.push_screen(
                     PromptScreen(
@@ -217,40 +214,17 @@ class SessionActions:
                 )
                 return
             if summarizer is not None:
-                app.busy = True
-                app.run_events(checkpoint_offer.offer_after(self, summarizer(target), target))
-                app.focus_composer()
+                branch_summary_offer.summarize(self, target, summarizer)
                 return
             self.notify("No message is left behind there: nothing to summarize, just moving.")
             await self._move_to(target)
             return
-        summarize_fn = self._branch_summarizer(target)
-        if summarize_fn is not None:
-            summarize_with = summarize_fn
-
-            async def chosen(value: str | None) -> None:
-                if value == "summarize":
-                    app.busy = True
-                    app.run_events(checkpoint_offer.offer_after(self, summarize_with(target), target))
-                elif value == "move":
-                    await self._move_to(target)
-                app.focus_composer()
-
-            app.push_screen(
-                ChoiceScreen(
-                    "Leave a summary of the branch you are leaving?",
-                    [
-                        ("summarize", "Summarize it: the model writes a branch_summary here"),
-                        ("move", "Just move"),
-                    ],
-                    "summarize",
-                    # the Enter that branched, pressed twice, must not start a model call: guarded
-                    guarded=True,
-                    typed_at=getattr(app.composer, "typed_at", None),
-                    on_text=getattr(app.composer, "insert", None),
-                ),
-                chosen,
-            )
+        summarizer = self._branch_summarizer(target)
+        if summarizer is not None:  # pi's "Summarize branch?" (No summary / Summarize / custom prompt)
+            left = self._messages_left(target)
+            moving = branch_summary_offer.offer(self, target, left, summarizer, self._move_to)
+            if moving is not None:
+                await moving
             return
         await self._move_to(target)
 
@@ -275,28 +249,28 @@ class SessionActions:
 
             await offer_restore(self, target)  # the files as the node left them, if they differ
 
-    def _branch_summarizer(
-        self, target: str, wanted: bool | None = None
-    ) -> Callable[..., AsyncIterator[AgentEvent]] | None:
-        """The agent's branch-summary call (target, and optionally the focus) when branch summaries are on (``[compaction]
-        summarize_branches``, or ``wanted``) and moving to ``target`` leaves messages behind; else None."""
-        app = self.app
-        wanted = app.config.summarize_branches if wanted is None else wanted
-        if wanted is None and app.config.agent_factory is None:
-            try:
-                wanted = bool(load_agent_config(app.config.model).summarize_branches)
-            except (AgentUnavailable, AttributeError):
-                wanted = False
-        if not wanted or app.session is None:
-            return None
+    def _messages_left(self, target: str) -> int:
+        """The messages a move to ``target`` leaves behind (pi's rule: back to the common ancestor)."""
         from agent_tui.agent.compaction import abandoned_entries
 
-        if not any(e.type == "message" for e in abandoned_entries(app.session, target)):
+        if self.app.session is None:
+            return 0
+        return sum(1 for e in abandoned_entries(self.app.session, target) if e.type == "message")
+
+    def _branch_summarizer(self, target: str) -> Callable[..., AsyncIterator[AgentEvent]] | None:
+        """The agent's branch-summary call (target, and optionally the focus) when moving to
+        ``target`` leaves messages behind and a model is configured; else None. The agent is built
+        only when the summary is asked for."""
+        app = self.app
+        if not self._messages_left(target):
             return None
-        try:
-            return app.turns_for_session().branch_with_summary
-        except AgentUnavailable:
+        if app.config.agent_factory is None and model_problem(app.config.model):
             return None
+
+        def summarize(target_id: str, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+            return app.turns_for_session().branch_with_summary(target_id, focus)
+
+        return summarize
 
     # -- context edits --------------------------------------------------------------
 

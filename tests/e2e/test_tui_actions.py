@@ -771,7 +771,7 @@ async def test_a_streamed_reply_becomes_the_messages_view_and_a_hide_redraws_it(
         assert not any(isinstance(w, StreamingReply) for w in app.chat.children)
 
 
-async def test_branching_away_can_leave_a_branch_summary(tmp_path: Path) -> None:
+async def test_branching_away_with_summarize_branches_offers_summarize_first(tmp_path: Path) -> None:
     from agent_tui.tui.screens.choice import ChoiceScreen
 
     path = sample_session(tmp_path)
@@ -781,18 +781,18 @@ async def test_branching_away_can_leave_a_branch_summary(tmp_path: Path) -> None
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
         await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
-        await pilot.press("enter")  # summarize (the default)
+        await pilot.press("enter")  # Summarize (the default with summarize_branches = true)
         await wait_for(
             pilot, lambda: not app.busy and last_entry(path)["type"] == "branch_summary", "summary"
         )
         assert last_entry(path)["parentId"] == "a2"
         assert any("(branchSummary)" in r for r in panel_rows(app))
-        # "just move" appends only the leaf move
+        # "No summary" appends only the leaf move
         await select(pilot, app, "a1")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
         await wait_for(pilot, lambda: app.screen.answerable, "answerable")  # type: ignore[attr-defined]
-        await pilot.press("down", "enter")
+        await pilot.press("up", "enter")
         await wait_for(pilot, lambda: last_entry(path)["type"] == "custom", "moved")
         assert last_entry(path)["parentId"] == "a1"
 

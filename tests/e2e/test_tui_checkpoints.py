@@ -96,11 +96,14 @@ def test_at_80x24_branch_accept_and_see_the_files(tmp_path: Path, server: FakeMo
         tmux.wait(lambda s: "streaming…" not in s, "the turn's end", timeout=60)
         tmux.type(f"/branch {_reply(path, 'Done.')}")
         tmux.keys("Enter")
+        tmux.wait_text("Summarize branch?")
+        time.sleep(max(ANSWER_GRACE, TYPING_GAP) + 0.3)
+        tmux.keys("Enter")  # No summary (pi's default)
         screen = tmux.wait_text("Restore the files as this node left them?")
         assert max(len(line) for line in screen.splitlines()) <= 80
         assert "delete b.txt" in screen and "write  a.txt" in screen and "1  Restore 2 file(s)" in screen
         assert "2  Keep the files as they are" in screen
-        tmux.keys("1")  # typed on right after /branch⏎: text for the composer, no answer
+        tmux.keys("1")  # typed as the question appears: no answer
         time.sleep(TYPING_GAP + 0.3)
         assert (work / "b.txt").exists() and (work / "a.txt").read_text() == "v2\n"
         tmux.keys("1")  # now the digit answers: 1 Restore

@@ -22,6 +22,7 @@ from agent_tui.projection.context import project
 from agent_tui.projection.request import prepare
 from agent_tui.projection.wire.openai_completions import openai_request
 from agent_tui.store.session import BRANCH_MARKER, Session
+from agent_tui.tui.screens.dialog import ANSWER_GRACE, TYPING_GAP
 from tests.support.fake_model_server import FakeModelServer, call, openai_stream
 from tests.support.tmux import Tmux
 
@@ -86,6 +87,12 @@ def branch_at(tmux: Tmux, path: Path, entry_id: str, attempts: int = 3) -> None:
         select_in_tree(tmux, path, entry_id)
         tmux.keys("Enter")
         try:
+            screen = tmux.wait(
+                lambda s: marked() or "Summarize branch?" in s, "the move or pi's question", timeout=30
+            )
+            if not marked() and "Summarize branch?" in screen:
+                time.sleep(max(ANSWER_GRACE, TYPING_GAP) + 0.3)  # the question's guard
+                tmux.keys("Enter")  # No summary (pi's default)
             wait_until(marked, "the branch marker", timeout=30)
             return
         except AssertionError:

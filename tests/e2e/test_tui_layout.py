@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentTuiApp
-from tests.support.pilot import wait_for
+from tests.support.pilot import answer_branch_summary, wait_for
 from tests.support.tui_fixtures import (
     ScriptedFactory,
     make_app,
@@ -249,9 +249,10 @@ async def test_enter_on_a_past_user_message_keeps_a_draft(tmp_path: Path) -> Non
         await pilot.pause()
         app.composer.set_text("my unsent draft")
         await app.branch_to("u3")
+        await answer_branch_summary(pilot, app)  # pi's "Summarize branch?": No summary
+        await wait_for(pilot, lambda: app.index.leaf_id not in (None, "x1"), "the move")
         assert app.composer.text == "my unsent draft"
         assert app.composer.input_history[-1] == "Actually, explain the fix instead"
-        assert app.index.leaf_id not in (None, "x1"), "it still continues from the message's parent"
         assert focus(app) is app.composer
         app.composer.set_text("")
         await app.branch_to("u2")

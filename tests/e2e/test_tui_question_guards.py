@@ -38,7 +38,7 @@ def test_enter_as_the_branch_summary_question_appears_does_not_start_a_summary(
 ) -> None:
     command, work, sessions = app_command(tmp_path, server)
     config = tmp_path / "config.toml"
-    config.write_text(config.read_text() + "summarize_branches = true\n")  # in [compaction]
+    config.write_text(config.read_text() + "summarize_branches = true\n")  # in [compaction]: Summarize first
     server.push(openai_stream("First answer."), openai_stream("Second answer."))
     tmux = Tmux(f"agent-tui-guard-branch-{os.getpid()}", 80, 24)
     tmux.start(command, work)
@@ -53,14 +53,14 @@ def test_enter_as_the_branch_summary_question_appears_does_not_start_a_summary(
         requests = len(server.requests)
         tmux.type(f"/branch {first}")
         tmux.keys("Enter")
-        tmux.wait_text("Leave a summary of the branch you are leaving?")
+        tmux.wait_text("Summarize branch?")
         tmux.keys("Enter")  # the Enter of a double-Enter, as the question appears: no answer
         time.sleep(GUARD)
         screen = tmux.screen()
-        assert "Leave a summary of the branch you are leaving?" in screen, screen
+        assert "Summarize branch?" in screen, screen
         assert len(server.requests) == requests  # no summary asked of the model
         assert not any(e.get("type") == "branch_summary" for e in entries(path))
-        tmux.keys("Down")  # now the keys answer: "Just move"
+        tmux.keys("Up")  # now the keys answer: "No summary"
         tmux.keys("Enter")
         wait_until(lambda: entries(path)[-1].get("parentId") == first, "the move")
         assert len(server.requests) == requests

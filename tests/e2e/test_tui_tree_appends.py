@@ -14,7 +14,7 @@ from textual.strip import Strip
 from agent_tui.tui.app import AgentTuiApp
 from agent_tui.tui.tree_state import TreeState
 from agent_tui.tui.widgets.session_tree import SessionTree
-from tests.support.pilot import select, wait_for
+from tests.support.pilot import answer_branch_summary, select, wait_for
 from tests.support.screen_text import screen_lines, visible_region
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, linear_session, make_app, sample_session
 
@@ -93,6 +93,7 @@ async def test_after_a_branch_the_next_turn_rebuilds_and_matches_a_fresh_tree(tm
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, app, "a3")  # a fork: a3 already has other children
         await pilot.press("enter")
+        await answer_branch_summary(pilot, app)  # No summary
         await wait_for(pilot, lambda: app.index.leaf_id not in (None, "x1"), "branch appended")
         await send(app, pilot, "a question on the new branch")
         got = shown(app.session_tree)

@@ -144,7 +144,6 @@ def dialog_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialog: str) -> 
         sample_session(tmp_path),
         agent_factory=factory,
         exports_dir=EXPORTS,
-        summarize_branches=dialog == "branch_summary",
     )
 
 
@@ -255,7 +254,7 @@ async def open_span_compaction(pilot: Pilot[None]) -> None:
 
 
 async def open_branch_summary(pilot: Pilot[None]) -> None:
-    """Enter on the fork point, with branch summaries on: summarize the branch left (u3, a5)?"""
+    """Enter on the fork point: pi's "Summarize branch?" about the branch left (u3, a5)."""
     app = _app(pilot)
     await pilot.press("f1")
     assert app.session_tree.reveal("a3")

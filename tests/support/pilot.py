@@ -43,3 +43,23 @@ async def select(pilot: Pilot[None], app: AgentTuiApp, entry_id: str) -> None:
 
 def notices(app: AgentTuiApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
+
+
+async def answer_branch_summary(pilot: Pilot[None], app: AgentTuiApp, *keys: str) -> None:
+    """Answer pi's "Summarize branch?" that a move leaving messages behind asks, once its guard
+    lets keys through: ``keys`` (none: Enter on the default, "No summary")."""
+    from agent_tui.tui.screens.choice import ChoiceScreen
+
+    await wait_for(
+        pilot,
+        lambda: (
+            isinstance(app.screen, ChoiceScreen) and app.screen.title_text.startswith("Summarize branch?")
+        ),
+        "the branch-summary question",
+    )
+    screen = app.screen
+    assert isinstance(screen, ChoiceScreen)
+    await wait_for(
+        pilot, lambda: screen.answerable and not screen.typing(screen.clock()), "answerable (no typing)"
+    )
+    await pilot.press(*keys, "enter")
