@@ -10,8 +10,10 @@ each one; print, JSON, RPC and ACP modes say so in one line (a loading warning);
 
 As for hooks: the user's own files (agent-tui's config dir, ``~/.pi/agent``, ``~/.claude``,
 ``~/.agents``) are screened everywhere; a folder's own (``.agent-tui/``, ``.pi/``, ``.claude/``,
-``.agents/skills`` up to the repository's root) only once the folder is trusted; an untrusted
-folder's load as before. The first time a place is screened (nothing recorded for it) what is
+``.agents/skills`` up to the repository's root) once the folder is trusted. An untrusted folder's
+own never load (as Claude Code loads nothing of a project's before its trust dialog is answered
+yes): every face says so in one line naming them and how to trust the folder
+(:meth:`Screened.untrusted_notice`). The first time a place is screened (nothing recorded for it) what is
 there is accepted as it is. Files named by a flag (``--skill``, ``--prompt-template``,
 ``--system-prompt``) are the user's choice for this run and never wait. Keys in the store:
 ``prompts:user`` and ``prompts:`` + the folder's real path (apart from the hooks' own, so a store
@@ -43,6 +45,8 @@ PREVIEW_CHARS = 60
 DIFF_LINES = 8
 #: Accepted texts up to this size are kept (beside trust.json) so a change can be shown as a diff.
 MAX_KEPT = 64_000
+#: The state ``agent-tui trust`` gives an untrusted folder's own prompt files.
+UNTRUSTED = "not loaded (folder not trusted)"
 
 
 def folder_key(cwd: str | Path) -> str:
@@ -86,6 +90,8 @@ class Screened:
     templates: dict[str, Template]
     skills: list[Skill]
     waiting: list[Waiting] = field(default_factory=list)
+    #: The untrusted folder's own prompt files (labels): never loaded until the folder is trusted.
+    untrusted: list[str] = field(default_factory=list)
 
     def notice(self) -> str | None:
         """The one line every face says (None when nothing waits)."""
@@ -95,6 +101,16 @@ class Screened:
             "not loaded (new or changed since you last accepted them): "
             + "; ".join(w.line for w in self.waiting)
             + "; accept them in the app, with `agent-tui trust --yes`, or start with --trust-project"
+        )
+
+    def untrusted_notice(self) -> str | None:
+        """The one line every face says about an untrusted folder's own prompt files (None: none)."""
+        if not self.untrusted:
+            return None
+        return visible_line(
+            "not loaded (this folder is not trusted): "
+            + ", ".join(self.untrusted)
+            + "; trust it with `agent-tui trust --yes`, or start with --trust-project"
         )
 
 
@@ -204,14 +220,13 @@ def collect(
     trusted: bool,
 ) -> tuple[list[tuple[Item, Any]], list[Skill]]:
     """(each screened prompt file with what it loads, the skills with their file's sha256 set).
-    A folder's own files are left out unless ``trusted``; so are the files flags name."""
+    The files flags name are left out; a folder's own are kept under its key, trusted or not (an
+    untrusted folder's are then left out of what loads: :func:`screen`)."""
     user = _user_roots(places)
     project = folder_key(places.cwd)
 
     def key_of(path: str) -> str | None:
-        if _under(path, user):
-            return USER_KEY
-        return project if trusted else None
+        return USER_KEY if _under(path, user) else project
 
     found: list[tuple[Item, Any]] = []
 
@@ -280,13 +295,18 @@ def screen(
     result = Screened(prompt, dict(templates), sealed)
     if store is None:
         return result
+    project = folder_key(places.cwd)
+    held: list[tuple[Item, Any]] = []
+    if not trusted:  # the folder's own never load; nothing about them is remembered
+        held = [(item, value) for item, value in found if item.key == project]
+        result.untrusted = [visible_line(redact_text(item.label)[0]) for item, _ in held]
+        found = [(item, value) for item, value in found if item.key != project]
     keys = {USER_KEY, *(item.key for item, _ in found)}
     if trusted:
-        keys.add(folder_key(places.cwd))
+        keys.add(project)
     accepted = {key: store.accepted(key) for key in keys}
     fresh: dict[str, list[str]] = {}
     texts: dict[str, str] = {}
-    held: list[tuple[Item, Any]] = []
     kept: dict[str, str] | None = None
     for item, value in found:
         known = accepted[item.key]
@@ -331,13 +351,18 @@ def states(
     *,
     trusted: bool,
 ) -> list[tuple[Item, str]]:
-    """Each screened prompt file and its state (``accepted`` or ``waiting``), nothing written:
-    ``agent-tui trust`` lists them."""
+    """Each screened prompt file and its state (``accepted``, ``waiting``, or, an untrusted
+    folder's own, ``not loaded (folder not trusted)``), nothing written: ``agent-tui trust``
+    lists them."""
     found, _ = collect(places, flags, prompt, templates, skills, trusted=trusted)
     accepted = {item.key: store.accepted(item.key) for item, _ in found}
+    project = folder_key(places.cwd)
     rows = []
     for item, _ in found:
         known = accepted[item.key]
+        if not trusted and item.key == project:
+            rows.append((item, UNTRUSTED))
+            continue
         rows.append((item, "accepted" if known is None or item.content in known else "waiting"))
     return rows
 
@@ -358,6 +383,7 @@ def accept(store: TrustStore | None, waiting: Sequence[Waiting] | Sequence[Item]
 
 
 __all__ = [
+    "UNTRUSTED",
     "USER_KEY",
     "Item",
     "Screened",

@@ -126,12 +126,12 @@ def load_resources(
     screened = prompt_trust.screen(
         store, places, flags, prompt, templates, skills, trusted=trusted, accept_all=trust_project
     )
-    notice = screened.notice()
+    notices = [n for n in (screened.untrusted_notice(), screened.notice()) if n is not None]
     return Resources(
         screened.prompt,
         screened.templates,
         {s.name: s for s in screened.skills},
-        (*warnings, notice) if notice is not None else warnings,
+        (*warnings, *notices),
         flags.tools,
         tuple(screened.waiting),
         store.path,

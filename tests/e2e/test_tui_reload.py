@@ -40,7 +40,7 @@ async def test_reload_picks_up_new_templates_prompt_files_and_mcp_servers(
     work.mkdir()
     config_path = write(tmp_path / "config" / "config.toml", "[mcp]\nwait = 60\n")
     config = replace(make_config(server), config_path=config_path)
-    args = argparse.Namespace()
+    args = argparse.Namespace(trust_project=True)  # the folder's own templates and prompt files load
 
     def factory(session: Session, choice: ModelChoice) -> AgentLoop:
         assert choice.resources is not None

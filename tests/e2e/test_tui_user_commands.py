@@ -42,7 +42,9 @@ def user_files(tmp_path: Path) -> Loading:
     write(project / "AGENTS.md", "Use tabs.")
     write(project / ".pi/prompts/empty.md", "---\ndescription: nothing\n---\n")
     return Loading(
-        lambda: load_resources(project, tmp_path / "config", reserved=NAMES, env={"HOME": str(home)})
+        lambda: load_resources(  # a trusted folder: its own templates load
+            project, tmp_path / "config", reserved=NAMES, env={"HOME": str(home)}, trust_project=True
+        )
     )
 
 

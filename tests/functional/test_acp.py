@@ -261,7 +261,7 @@ async def test_prompt_templates_are_offered_and_expanded(env: AcpEnv, server: Fa
     (prompts / "model.md").write_text("A template that would hide /model.\n")
     server.push(anthropic_stream(text("Looks fine.")))
     client = EditorClient()
-    async with env.agent(client) as conn:
+    async with env.agent(client, args=("--trust-project",)) as conn:  # the folder's own templates load
         session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
         await client.wait_for(lambda: bool(client.of(AvailableCommandsUpdate)), "the slash commands")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("/review app.py")])

@@ -81,7 +81,7 @@ def test_a_template_that_expands_to_nothing_is_one_line_and_no_call(
     env: Env, server: FakeModelServer
 ) -> None:
     write(env.work / ".agent-tui/prompts/empty.md", "---\ndescription: nothing here\n---\n")
-    result = env.run("-p", "/empty")
+    result = env.run("-p", "/empty", "--trust-project")
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == "agent-tui: the prompt template expands to nothing"
     assert not server.requests

@@ -71,7 +71,7 @@ def test_a_skill_path_loads_after_the_discovered_ones(tmp_path: Path, server: Fa
     )
     write(tmp_path / "extra/dup/SKILL.md", "---\nname: dup\ndescription: The explicit one.\n---\nB")
     server.push(anthropic_stream(text("ok")))
-    result = env.run("-p", "/skill:dup go", "--skill", str(tmp_path / "extra"))
+    result = env.run("-p", "/skill:dup go", "--skill", str(tmp_path / "extra"), "--trust-project")
     assert result.returncode == 0, result.stderr
     assert "The discovered one." in system_text(server) and "The explicit one." not in system_text(server)
     assert f"skill {tmp_path / 'extra/dup/SKILL.md'}: skipped: 'dup' is already" in result.stderr

@@ -81,8 +81,8 @@ async def test_system_md_replaces_the_default_and_append_and_skills_follow_it(
     write(anthropic_harness.workdir / ".pi/APPEND_SYSTEM.md", "Always cite the file.")
     write(anthropic_harness.workdir / "AGENTS.md", "Use tabs.")
     write(home / ".agents/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Ship it.\n---\nsteps")
-    anthropic_harness.loop.resources = load_resources(
-        anthropic_harness.workdir, tmp_path / "config", env={"HOME": str(home)}
+    anthropic_harness.loop.resources = load_resources(  # a trusted folder: its own files load
+        anthropic_harness.workdir, tmp_path / "config", env={"HOME": str(home)}, trust_project=True
     )
     server.push(anthropic_stream(text("ok")))
     await anthropic_harness.run("hi")
@@ -124,8 +124,8 @@ async def test_the_prompt_parts_survive_compaction_and_a_branch_from_before_them
     home = tmp_path / "home"
     write(anthropic_harness.workdir / ".agent-tui/APPEND_SYSTEM.md", "Mind the release notes.")
     write(home / ".claude/skills/notes/SKILL.md", "---\nname: notes\ndescription: Release notes.\n---\nx")
-    anthropic_harness.loop.resources = load_resources(
-        anthropic_harness.workdir, tmp_path / "config", env={"HOME": str(home)}
+    anthropic_harness.loop.resources = load_resources(  # a trusted folder: its own files load
+        anthropic_harness.workdir, tmp_path / "config", env={"HOME": str(home)}, trust_project=True
     )
     server.push(anthropic_stream(text("second")))
     await anthropic_harness.run("now with them")
@@ -153,7 +153,7 @@ def test_describe_names_the_files_loaded(tmp_path: Path) -> None:
     write(p.cwd / ".agent-tui/prompts/review.md", "r")
     write(p.home / ".agents/skills/x/SKILL.md", "---\nname: x\ndescription: y\n---\n")
     write(p.home / ".agents/skills/bad/SKILL.md", "---\nname: [\n---\n")
-    resources = load_resources(p.cwd, p.config_dir, env={"HOME": str(p.home)})
+    resources = load_resources(p.cwd, p.config_dir, env={"HOME": str(p.home)}, trust_project=True)
     lines = resources.describe()
     assert f"system prompt: {system}" in lines
     assert "prompt templates (1): /review" in lines and "skills (1): x" in lines

@@ -128,7 +128,7 @@ def test_the_frontmatter_is_not_part_of_the_expansion_and_crlf_files_work(tmp_pa
 def test_skill_commands_and_templates_expand_through_the_resources(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     write(project / ".agent-tui/prompts/hello.md", "Hello $1")
-    resources = load_resources(project, tmp_path / "config", env={"HOME": str(home)})
+    resources = load_resources(project, tmp_path / "config", env={"HOME": str(home)}, trust_project=True)
     assert resources.expand("/hello world") == "Hello world"
     assert resources.expand("//hello world") is None  # //text sends /text, never a template
     assert resources.expand("hello") is None
