@@ -3,7 +3,8 @@
 ``python -I -S sandbox_forward.py SOCKET TOKEN -- ARGV...`` listens on ``127.0.0.1`` (an ephemeral
 port of the sandbox's own network namespace, where nothing else is reachable), starts ``ARGV``
 with ``http_proxy``/``https_proxy``/``all_proxy`` (and their upper-case names) naming that port
-and ``no_proxy`` empty, and copies each connection to the Unix socket ``SOCKET``, where
+and ``no_proxy`` naming the sandbox's own loopback (as Claude Code's: a command's test server on
+127.0.0.1 is reached directly, and nothing else is there), and copies each connection to the Unix socket ``SOCKET``, where
 agent-tui's filtering proxy (:mod:`agent_tui.agent.sandbox_proxy`) listens outside the sandbox.
 It exits with the command's status (or the command's signal).
 
@@ -25,6 +26,8 @@ import sys
 
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 NO_PROXY_VARIABLES = ("no_proxy", "NO_PROXY")
+#: Direct, not through the proxy: the sandbox's own loopback (the host's is not in its namespace).
+NO_PROXY = "localhost,127.0.0.1,::1"
 REFUSED_HEADER = b"x-agent-tui-refused:"
 CHUNK = 65536
 
@@ -114,7 +117,7 @@ def main(argv: list[str]) -> int:
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     env = dict(os.environ)
     env.update(dict.fromkeys(PROXY_VARIABLES, url))
-    env.update(dict.fromkeys(NO_PROXY_VARIABLES, ""))
+    env.update(dict.fromkeys(NO_PROXY_VARIABLES, NO_PROXY))
     pid = os.fork()
     if pid == 0:  # the command
         listener.close()

@@ -5,8 +5,9 @@ has nothing but a loopback (bubblewrap's ``--unshare-net``); a proxy runs outsid
 agent-tui's process, on a Unix socket bound into the sandbox; a forwarder inside
 (:mod:`agent_tui.agent.sandbox_forward`) listens on ``127.0.0.1`` there and copies each connection
 to the socket; the command gets ``http_proxy``, ``https_proxy`` and ``all_proxy`` naming it (and
-``no_proxy`` empty). The proxy speaks HTTP/1.1 proxying: ``CONNECT host:port`` (HTTPS, any TLS or
-TCP a client tunnels) and absolute-URI requests (``GET http://host/path``, plain HTTP).
+``no_proxy`` naming the sandbox's own loopback, reached directly). The proxy speaks HTTP/1.1
+proxying: ``CONNECT host:port`` (HTTPS, any TLS or TCP a client tunnels) and absolute-URI requests
+(``GET http://host/path``, plain HTTP).
 
 Which hosts (:class:`NetworkGate`), from the rules :mod:`agent_tui.agent.permission_rules` loads:
 a ``WebFetch`` deny rule for the host (or a bare ``WebFetch`` deny) refuses it, always; a

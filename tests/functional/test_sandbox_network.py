@@ -1,9 +1,11 @@
 """The sandbox's network allow-list for real (agent.sandbox_proxy, agent.sandbox_forward): bwrap,
 the proxy in this process, the forwarder inside, curl and Python's urllib.
 
-A web server on 127.0.0.1 is reached by two names the resolver knows: ``localhost`` (a rule
-allows it) and ``127.0.0.1`` (no rule does). The proxy resolves names outside the sandbox, so
-the allowed name reaches this machine's loopback, as an allowed name on the internet would.
+A web server listens on 127.0.0.2 (this machine's loopback, as all of 127/8): a rule allows that
+host, and ``refused.example`` (which no rule allows, refused before any lookup) stands for every
+other name. The proxy connects from outside the sandbox, so the allowed host is reached as an
+allowed host on the internet would be. ``localhost``, ``127.0.0.1`` and ``::1`` are the sandbox's
+own loopback (``no_proxy``, as Claude Code's): a command's own test server stays reachable.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ from tests.support.rpc_client import RpcClient
 pytestmark = pytest.mark.slow  # each test starts several bwrap sandboxes
 BWRAP = sandbox_module.bwrap_program()
 PAGE = "the page at "
+HOST = "127.0.0.2"  # where the web server listens: the rules allow it
+ALLOW = f"WebFetch(domain:{HOST})"
+REFUSED = "refused.example"  # no rule allows it
 
 
 class _Page(http.server.BaseHTTPRequestHandler):
@@ -58,7 +63,7 @@ class _Page(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def web() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    server = http.server.ThreadingHTTPServer((HOST, 0), _Page)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server.server_address[1]
@@ -113,80 +118,94 @@ def output(result: ToolResult) -> str:
 
 
 def test_an_allowed_name_gets_the_page_and_another_name_a_403_naming_the_rule(world: World, web: int) -> None:
-    sandbox = world.sandbox(world.rules(allow=["WebFetch(domain:localhost)"]))
-    got = bash(world, f"curl -sS http://localhost:{web}/plain", sandbox)
+    sandbox = world.sandbox(world.rules(allow=[ALLOW]))
+    got = bash(world, f"curl -sS http://{HOST}:{web}/plain", sandbox)
     assert not got.is_error and output(got).strip() == f"{PAGE}/plain"
-    tunnel = bash(world, f"curl -sS --proxytunnel http://localhost:{web}/tunnel", sandbox)  # CONNECT
+    tunnel = bash(world, f"curl -sS --proxytunnel http://{HOST}:{web}/tunnel", sandbox)  # CONNECT
     assert not tunnel.is_error and output(tunnel).strip() == f"{PAGE}/tunnel"
-    python = f"python3 -c \"import urllib.request as u; print(u.urlopen('http://localhost:{web}/py').read().decode())\""
+    python = f"python3 -c \"import urllib.request as u; print(u.urlopen('http://{HOST}:{web}/py').read().decode())\""
     assert output(bash(world, python, sandbox)).strip() == f"{PAGE}/py"
 
-    refused = output(bash(world, f"curl -sS http://127.0.0.1:{web}/", sandbox))
+    refused = output(bash(world, f"curl -sS http://{REFUSED}:{web}/", sandbox))
     assert PAGE not in refused
-    assert f"agent-tui's sandbox refused 127.0.0.1:{web}: no permission rule allows it" in refused
-    assert "add the permission rule WebFetch(domain:127.0.0.1)" in refused  # the 403's body
+    assert f"agent-tui's sandbox refused {REFUSED}:{web}: no permission rule allows it" in refused
+    assert f"add the permission rule WebFetch(domain:{REFUSED})" in refused  # the 403's body
     # an HTTPS-style tunnel shows no body: the forwarder's line tells the model why
-    secure = bash(world, f"curl -sS --proxytunnel http://127.0.0.1:{web}/", sandbox)
+    secure = bash(world, f"curl -sS --proxytunnel http://{REFUSED}:{web}/", sandbox)
     said = output(secure)
     assert secure.is_error and "CONNECT tunnel failed, response 403" in said
-    assert f"refused a connection to 127.0.0.1:{web}" in said and "WebFetch(domain:127.0.0.1)" in said
+    assert f"refused a connection to {REFUSED}:{web}" in said and f"WebFetch(domain:{REFUSED})" in said
 
 
 def test_the_proxy_is_the_only_way_out(world: World, web: int) -> None:
-    sandbox = world.sandbox(world.rules(allow=["WebFetch(domain:localhost)", "WebFetch(domain:127.0.0.1)"]))
-    # raw TCP, a client told not to use the proxy, a name resolved inside: none reach the server
-    raw = bash(world, f"exec 3<>/dev/tcp/127.0.0.1/{web} && echo connected", sandbox)
+    sandbox = world.sandbox(world.rules(allow=[ALLOW]))
+    # raw TCP and a client told not to use the proxy do not reach the allowed host
+    raw = bash(world, f"exec 3<>/dev/tcp/{HOST}/{web} && echo connected", sandbox)
     assert raw.is_error and "connected" not in output(raw)
-    direct = bash(world, f"curl -sS --noproxy '*' http://localhost:{web}/", sandbox)
+    direct = bash(world, f"curl -sS --noproxy '*' http://{HOST}:{web}/", sandbox)
     assert direct.is_error and PAGE not in output(direct)
-    # the forwarder's loopback is the sandbox's own: the host's 127.0.0.1 is not there
-    env = bash(world, "echo $http_proxy $HTTPS_PROXY $all_proxy [$no_proxy]", sandbox)
+    env = bash(world, "echo $http_proxy $HTTPS_PROXY $all_proxy [$no_proxy] [$NO_PROXY]", sandbox)
     proxy = output(env).split()[0]
-    assert proxy.startswith("http://127.0.0.1:") and output(env).split()[1:] == [proxy, proxy, "[]"]
+    loopback = "[localhost,127.0.0.1,::1]"
+    assert proxy.startswith("http://127.0.0.1:") and output(env).split()[1:] == [
+        proxy,
+        proxy,
+        loopback,
+        loopback,
+    ]
+    # the sandbox's own loopback is reached directly: a command's test server works with a rule on
+    serve = (
+        'python3 -c "import http.server as h, threading, urllib.request as u; '
+        "s = h.HTTPServer(('127.0.0.1', 0), h.SimpleHTTPRequestHandler); "
+        "threading.Thread(target=s.serve_forever, daemon=True).start(); "
+        "print('own', u.urlopen(f'http://localhost:{s.server_port}/').status)\""
+    )
+    own = bash(world, serve, sandbox)
+    assert not own.is_error and "own 200" in output(own), output(own)
 
 
 def test_with_no_rule_nothing_gets_through_and_deny_beats_allow(world: World, web: int) -> None:
     none = world.sandbox(world.rules())
     assert FORWARDER not in none.wrap(["true"], str(world.work))  # no rule: no proxy at all
-    blocked = bash(world, f"curl -sS http://localhost:{web}/", none)
+    blocked = bash(world, f"curl -sS http://{HOST}:{web}/", none)
     assert blocked.is_error and PAGE not in output(blocked)
     assert "WebFetch(domain:HOST)" in output(blocked)  # how the user can allow a host
-    denied = world.sandbox(
-        world.rules(allow=["WebFetch(domain:localhost)"], deny=["WebFetch(domain:localhost)"])
-    )
-    said = output(bash(world, f"curl -sS http://localhost:{web}/", denied))
-    assert PAGE not in said and "denied by WebFetch(domain:localhost)" in said
+    denied = world.sandbox(world.rules(allow=["WebFetch(domain:*.example)", ALLOW], deny=[ALLOW]))
+    said = output(bash(world, f"curl -sS http://{HOST}:{web}/", denied))
+    assert PAGE not in said and f"denied by {ALLOW}" in said
 
 
 def test_a_projects_rule_opens_nothing_until_the_folder_is_trusted(world: World, web: int) -> None:
     (world.work / ".claude").mkdir()
-    settings = {"sandbox": {"network": {"allowedDomains": ["localhost"]}}}
+    settings = {"sandbox": {"network": {"allowedDomains": [HOST]}}}
     (world.work / ".claude" / "settings.json").write_text(json.dumps(settings))
     untrusted = world.sandbox(world.rules(allow=["WebFetch(domain:example.invalid)"]))
-    said = output(bash(world, f"curl -sS http://localhost:{web}/", untrusted))
+    said = output(bash(world, f"curl -sS http://{HOST}:{web}/", untrusted))
     assert PAGE not in said and "this folder is not trusted" in said
     trusted = world.sandbox(world.rules(trusted=True))
-    assert output(bash(world, f"curl -sS http://localhost:{web}/ok", trusted)).strip() == f"{PAGE}/ok"
+    assert output(bash(world, f"curl -sS http://{HOST}:{web}/ok", trusted)).strip() == f"{PAGE}/ok"
 
 
 def test_read_only_mode_and_sandbox_network(world: World, web: int) -> None:
-    rules = world.rules(allow=["WebFetch(domain:localhost)"])
+    rules = world.rules(allow=[ALLOW])
     read_only = world.sandbox(rules, mode="read-only")
-    assert output(bash(world, f"curl -sS http://localhost:{web}/ro", read_only)).strip() == f"{PAGE}/ro"
+    assert output(bash(world, f"curl -sS http://{HOST}:{web}/ro", read_only)).strip() == f"{PAGE}/ro"
     # --sandbox-network opens everything, without the proxy
     open_ = world.sandbox(rules, network=True)
     argv = open_.wrap(["true"], str(world.work))
     assert FORWARDER not in argv and "--unshare-net" not in argv
-    assert output(bash(world, f"curl -sS http://127.0.0.1:{web}/all", open_)).strip() == f"{PAGE}/all"
+    assert output(bash(world, f"curl -sS http://{HOST}:{web}/all", open_)).strip() == f"{PAGE}/all"
+    raw = bash(world, f"exec 3<>/dev/tcp/{HOST}/{web} && echo connected", open_)  # not only HTTP
+    assert "connected" in output(raw)
 
 
 def test_the_users_command_and_hooks_use_the_same_allow_list(world: World, web: int) -> None:
-    sandbox = world.sandbox(world.rules(allow=["WebFetch(domain:localhost)"]))
-    command = UserCommand(f"curl -sS http://localhost:{web}/user; curl -sS http://127.0.0.1:{web}/", False)
+    sandbox = world.sandbox(world.rules(allow=[ALLOW]))
+    command = UserCommand(f"curl -sS http://{HOST}:{web}/user; curl -sS http://{REFUSED}:{web}/", False)
     message = asyncio.run(run_user_command(command, str(world.work), asyncio.Event(), sandbox=sandbox))
-    assert f"{PAGE}/user" in message["output"] and f"refused 127.0.0.1:{web}" in message["output"]
+    assert f"{PAGE}/user" in message["output"] and f"refused {REFUSED}:{web}" in message["output"]
     hook = HookCommand(
-        "UserPromptSubmit", "", f"curl -sS http://localhost:{web}/hook", 10, "config.toml", trusted=True
+        "UserPromptSubmit", "", f"curl -sS http://{HOST}:{web}/hook", 10, "config.toml", trusted=True
     )
     hooks = Hooks([hook], str(world.work))
     hooks.sandbox = sandbox
@@ -195,9 +214,9 @@ def test_the_users_command_and_hooks_use_the_same_allow_list(world: World, web: 
 
 
 def _face_env(tmp_path: Path, server: FakeModelServer) -> dict[str, str]:
-    """A face's environment: its own data dir and config (the user's rule allows localhost)."""
+    """A face's environment: its own data dir and config (the user's rule allows HOST)."""
     config = tmp_path / "config.toml"
-    config.write_text('[retry]\nbase_delay = 0.01\n[permissions]\nallow = ["WebFetch(domain:localhost)"]\n')
+    config.write_text(f'[retry]\nbase_delay = 0.01\n[permissions]\nallow = ["{ALLOW}"]\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_TUI_"))}
     env = {k: v for k, v in env.items() if k.lower() not in ("http_proxy", "https_proxy", "all_proxy")}
     env.update(
@@ -216,7 +235,7 @@ def test_print_mode_allows_the_hosts_of_the_users_rules(
     server: FakeModelServer, tmp_path: Path, web: int
 ) -> None:
     env = _face_env(tmp_path, server)
-    command = f"curl -sS http://localhost:{web}/printed; curl -sS http://127.0.0.1:{web}/"
+    command = f"curl -sS http://{HOST}:{web}/printed; curl -sS http://{REFUSED}:{web}/"
     server.push(
         anthropic_stream(tool_use("toolu_1", "bash", {"command": command})), anthropic_stream(text("ok"))
     )
@@ -234,31 +253,31 @@ def test_print_mode_allows_the_hosts_of_the_users_rules(
     entries = [json.loads(line) for line in session.read_text().splitlines()[1:]]
     (result,) = [e["message"] for e in entries if e.get("message", {}).get("role") == "toolResult"]
     said = result["content"][0]["text"]
-    assert f"{PAGE}/printed" in said and f"refused 127.0.0.1:{web}" in said
+    assert f"{PAGE}/printed" in said and f"refused {REFUSED}:{web}" in said
 
 
 def test_rpc_bash_uses_the_same_allow_list(server: FakeModelServer, tmp_path: Path, web: int) -> None:
     client = RpcClient(["--no-session"], tmp_path / "work", _face_env(tmp_path, server))
     try:
-        command = f"curl -sS http://localhost:{web}/rpc; curl -sS http://127.0.0.1:{web}/"
+        command = f"curl -sS http://{HOST}:{web}/rpc; curl -sS http://{REFUSED}:{web}/"
         response = client.call({"type": "bash", "command": command}, 60)
         assert response["success"], response
         said = response["data"]["output"]
-        assert f"{PAGE}/rpc" in said and f"refused 127.0.0.1:{web}" in said
+        assert f"{PAGE}/rpc" in said and f"refused {REFUSED}:{web}" in said
     finally:
         client.kill()
 
 
 def test_a_gone_agents_socket_is_closed_and_refusals_are_shown(world: World, web: int) -> None:
-    permissions = Permissions(rules=world.rules(allow=["WebFetch(domain:localhost)"]))
+    permissions = Permissions(rules=world.rules(allow=[ALLOW]))
     sandbox = for_commands(permissions, world.sandbox(None))
     assert sandbox is not None and sandbox.gate is not None
-    argv = sandbox.wrap(["curl", "-sS", f"http://127.0.0.1:{web}/"], str(world.work))
+    argv = sandbox.wrap(["curl", "-sS", f"http://{REFUSED}:{web}/"], str(world.work))
     path = argv[argv.index(FORWARDER) + 1]
     assert os.path.exists(path) and SERVER.open_sockets() >= 1
     subprocess.run(argv, capture_output=True, env=world.env, check=True)  # refused
     shown = sandbox_state.describe(sandbox, str(world.work))
-    assert f"refused lately (the rule that allows it): 127.0.0.1:{web} (WebFetch(domain:127.0.0.1))" in shown
+    assert f"refused lately (the rule that allows it): {REFUSED}:{web} (WebFetch(domain:{REFUSED}))" in shown
     before = SERVER.open_sockets()
     del permissions, sandbox
     gc.collect()
@@ -267,7 +286,7 @@ def test_a_gone_agents_socket_is_closed_and_refusals_are_shown(world: World, web
 
 def test_the_apps_command_sandbox_is_the_agents(world: World) -> None:
     """The app's ``!cmd`` (tui.sandbox_state.command_sandbox): the app's sandbox, the agent's rules."""
-    permissions = Permissions(rules=world.rules(allow=["WebFetch(domain:localhost)"]))
+    permissions = Permissions(rules=world.rules(allow=[ALLOW]))
     app = SimpleNamespace(
         turns=SimpleNamespace(built=lambda: SimpleNamespace(loop=SimpleNamespace(permissions=permissions)))
     )
@@ -281,8 +300,8 @@ def test_the_apps_command_sandbox_is_the_agents(world: World) -> None:
 
 def test_overhead_figures(world: World, web: int, capsys: pytest.CaptureFixture[str]) -> None:
     """Not a speed limit: the figures the docs quote (printed with -s), and that both paths work."""
-    rules = world.rules(allow=["WebFetch(domain:localhost)"])
-    loop = f"for i in $(seq 20); do curl -s http://localhost:{web}/ >/dev/null || exit 1; done"
+    rules = world.rules(allow=[ALLOW])
+    loop = f"for i in $(seq 20); do curl -s http://{HOST}:{web}/ >/dev/null || exit 1; done"
     timings: dict[str, float] = {}
     for name, sandbox in (("proxy", world.sandbox(rules)), ("open", world.sandbox(rules, network=True))):
         argv = sandbox.wrap(["bash", "-c", "true"], str(world.work))
