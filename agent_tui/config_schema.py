@@ -636,9 +636,13 @@ def _fails(value: Any, tp: Any, strict: bool) -> bool:
     return False
 
 
-def _at(value: Any, tp: Any, steps: list[str | int | None], strict: bool) -> tuple[list[str | int], Any, Any]:
-    """Follow msgspec's path down ``value`` and ``tp``: the keys walked, the value and its type."""
-    keys: list[str | int] = []
+#: The walk down a value along msgspec's path: each key, and the value and type it leads from.
+_Walk = list[tuple[str | int, Any, Any]]
+
+
+def _at(value: Any, tp: Any, steps: list[str | int | None], strict: bool) -> tuple[_Walk, Any, Any]:
+    """Follow msgspec's path down ``value`` and ``tp``: the walk, and the value and type reached."""
+    walk: _Walk = []
     for step in steps:
         inner = _strip(tp)
         struct = _struct_of(tp)
@@ -646,21 +650,21 @@ def _at(value: Any, tp: Any, steps: list[str | int | None], strict: bool) -> tup
             field = {f.encode_name: f for f in msgspec.structs.fields(struct)}.get(step)
             if field is None:
                 break
-            keys.append(step)
+            walk.append((step, value, tp))
             value, tp = value.get(step), field.type
         elif isinstance(step, int) and typing.get_origin(inner) is list and isinstance(value, list):
-            keys.append(step)
+            walk.append((step, value, tp))
             value, tp = value[step], typing.get_args(inner)[0]
         elif step is None and typing.get_origin(inner) is dict and isinstance(value, Mapping):
             item_tp = typing.get_args(inner)[1]
             bad = next((k for k, v in value.items() if _fails(v, item_tp, strict)), None)
             if bad is None:
                 break
-            keys.append(str(bad))
+            walk.append((str(bad), value, tp))
             value, tp = value[bad], item_tp
         else:
             break
-    return keys, value, tp
+    return walk, value, tp
 
 
 def _named(key: str, keys: list[str | int]) -> str:
@@ -673,44 +677,66 @@ def _named(key: str, keys: list[str | int]) -> str:
 
 def _problem(
     value: Any, tp: Any, error: msgspec.ValidationError, key: str, json_words: bool, strict: bool
-) -> tuple[str, list[str | int]]:
+) -> tuple[str, _Walk]:
     match = _AT.match(str(error))
     message, path = (match.group(1), match.group(2) or "") if match else (str(error), "")
-    keys, bad, bad_tp = _at(value, tp, _steps(path), strict)
+    walk, bad, bad_tp = _at(value, tp, _steps(path), strict)
     words = _JSON_KINDS if json_words else _KINDS
-    where = _named(key, keys) or "the file"  # (key "": the value is a whole file)
+    where = _named(key, [k for k, _, _ in walk]) or "the file"  # (key "": the value is a whole file)
     if message.startswith("Object missing required field"):
-        return f"{where}: {message[:1].lower()}{message[1:]}", keys
-    return f"{where} must be {_expected(bad_tp, message, words)}, not {_shown(bad)}", keys
+        return f"{where}: {message[:1].lower()}{message[1:]}", walk
+    return f"{where} must be {_expected(bad_tp, message, words)}, not {_shown(bad)}", walk
 
 
 def convert(value: Any, tp: type[T], *, key: str = "", json_words: bool = False, strict: bool = False) -> T:
     """``value`` (a parsed file's part) as ``tp``, or ValueError of one line naming the key under
-    ``key`` that is wrong and what it must be (``args[0] must be a string, not 5``). Not strict by
-    default: a number written as a string reads, as the hand-written parsers before it did."""
+    ``key`` that is wrong and what it must be (``args[0] must be a string, not 5``; ``key`` "": the
+    value is a whole file). Not strict by default: a number written as a string reads, as the
+    hand-written parsers before it did. ``json_words``: "an object", "an array" for a JSON file."""
     try:
         return msgspec.convert(value, tp, strict=strict)
     except msgspec.ValidationError as e:
         raise ValueError(_problem(value, tp, e, key, json_words, strict)[0]) from None
 
 
+def _without(value: Any, walk: _Walk) -> Any:
+    """``value`` (not changed) but for the deepest struct field on ``walk``, left out so that its
+    default applies; None when the walk passes no struct field."""
+    cut = next(
+        (i for i in reversed(range(len(walk))) if isinstance(walk[i][0], str) and _struct_of(walk[i][2])),
+        None,
+    )
+    if cut is None:
+        return None
+
+    def rebuilt(container: Any, depth: int) -> Any:
+        step = walk[depth][0]
+        copy: Any = dict(container) if isinstance(container, Mapping) else list(container)
+        if depth == cut:
+            del copy[step]
+        else:
+            copy[step] = rebuilt(container[step], depth + 1)
+        return copy
+
+    return rebuilt(value, 0)
+
+
 def convert_fields(
     value: Any, tp: type[T], *, key: str = "", json_words: bool = False, strict: bool = False
 ) -> tuple[T, list[str]]:
-    """``value`` as the struct ``tp`` whose every field has a default: a field of the wrong type is
-    one line (as :func:`convert` says it) and left at its default, the others still read; a value
-    that is no table at all is one line and every default."""
+    """``value`` as the struct ``tp`` whose every field has a default: a field of the wrong type, at
+    any depth, is one line (as :func:`convert` says it) and left at its default, the rest still
+    reads; a value that is no table at all is one line and every default."""
     problems: list[str] = []
-    data = dict(value) if isinstance(value, Mapping) else value
     while True:
         try:
-            return msgspec.convert(data, tp, strict=strict), problems
+            return msgspec.convert(value, tp, strict=strict), problems
         except msgspec.ValidationError as e:
-            line, keys = _problem(data, tp, e, key, json_words, strict)
+            line, walk = _problem(value, tp, e, key, json_words, strict)
             problems.append(line)
-            if not keys or not isinstance(data, dict) or keys[0] not in data:
+            value = _without(value, walk)
+            if value is None:
                 return msgspec.convert({}, tp), problems
-            del data[keys[0]]
 
 
 # -- the README's reference and the JSON Schema, from the tree (scripts/config-reference) ---------

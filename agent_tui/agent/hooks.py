@@ -195,20 +195,22 @@ def parse_hooks(
     return commands, warnings
 
 
-def _settings_hooks(path: Path) -> tuple[Any, list[str]]:
-    """The ``hooks`` of a Claude Code settings file (None: none, or no file), and its problems."""
+def _settings_hooks(path: Path, shown: str = "") -> tuple[Any, list[str]]:
+    """The ``hooks`` of a Claude Code settings file (None: none, or no file), and a line per
+    problem, naming the file as ``shown``."""
+    shown = shown or str(path)
     try:
         text = path.read_bytes()
     except FileNotFoundError:
         return None, []
     except OSError as e:
-        return None, [f"{path}: cannot read it ({e.strerror})"]
+        return None, [f"{shown}: cannot read it ({e.strerror})"]
     try:
         data = msgspec.json.decode(text)
     except msgspec.DecodeError as e:
-        return None, [f"{path}: cannot read it as JSON ({e})"]
+        return None, [f"{shown}: cannot read it as JSON ({e})"]
     settings, problems = convert_fields(data, SettingsHooks, json_words=True)
-    return settings.hooks, [f"{path}: {line}" for line in problems]
+    return settings.hooks, [f"{shown}: {line}" for line in problems]
 
 
 def project_files(cwd: str | Path) -> list[Path]:
@@ -238,9 +240,9 @@ def read_hooks(
     if trusted:
         paths += [(Path(cwd) / name, True) for name in PROJECT_FILES]
     for path, project in paths:
-        data, problems = _settings_hooks(path)
-        warnings += problems
         shown = str(path).replace(str(home), "~", 1)
+        data, problems = _settings_hooks(path, shown)
+        warnings += problems
         found, problems = parse_hooks(data, shown, trusted=True, project=project)
         commands += found
         warnings += problems

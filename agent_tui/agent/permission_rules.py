@@ -47,8 +47,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+import msgspec
+
 from agent_tui.agent.shell_parse import SHELLS, Analysis, Run, Word, analyze
 from agent_tui.agent.tools.base import resolve_path
+from agent_tui.config_schema import convert, convert_fields
 
 if TYPE_CHECKING:
     from agent_tui.agent.tools.base import Tool
@@ -115,8 +118,6 @@ class Ruling:
 
 def parse_rule(text: str, kind: Kind, source: str, root: str, *, project: bool = False) -> Rule:
     """One rule; raises ValueError saying what is wrong with it."""
-    if not isinstance(text, str):
-        raise ValueError("not a string")
     match = _RULE.match(text.strip())
     if match is None:
         raise ValueError("not Tool or Tool(specifier)")
@@ -194,20 +195,36 @@ def _path_pattern(content: str, root: str, cwd: str) -> tuple[str, Any]:
 # -- loading -------------------------------------------------------------------------------------
 
 
-def _lists(permissions: Any) -> dict[Kind, list[Any]] | str:
-    if permissions is None:
-        return {}
-    if not isinstance(permissions, Mapping):
-        return ""  # (agent-tui's ``permissions = "ask"``: a mode, no rules)
-    found: dict[Kind, list[Any]] = {}
-    for kind in KINDS:
-        value = permissions.get(kind)
-        if value is None:
-            continue
-        if not isinstance(value, list):
-            return f"permissions.{kind} is not a list"
-        found[kind] = value
-    return found
+class RuleLists(msgspec.Struct, frozen=True):
+    """``permissions`` in Claude Code's settings and agent-tui's config files: the rules by kind,
+    each read on its own (one that is wrong is one warning); its other keys (Claude Code's
+    ``defaultMode``, ``additionalDirectories``..., agent-tui's ``mode``) are not rules."""
+
+    allow: list[Any] = msgspec.field(default_factory=list)
+    ask: list[Any] = msgspec.field(default_factory=list)
+    deny: list[Any] = msgspec.field(default_factory=list)
+
+
+class ConfigRules(msgspec.Struct, frozen=True):
+    """agent-tui's config file, and a project's ``.agent-tui/config.toml``, as the rules see them
+    (``permissions = "ask"`` is a mode: no rules)."""
+
+    permissions: str | RuleLists | None = None
+
+
+class SandboxNetwork(msgspec.Struct, frozen=True, rename="camel"):
+    allowed_domains: list[Any] = msgspec.field(default_factory=list)
+
+
+class SandboxSettings(msgspec.Struct, frozen=True):
+    network: SandboxNetwork = msgspec.field(default_factory=SandboxNetwork)
+
+
+class ClaudeSettings(msgspec.Struct, frozen=True):
+    """Claude Code's ``settings.json`` as the rules see it (its other keys are Claude Code's)."""
+
+    permissions: RuleLists = msgspec.field(default_factory=RuleLists)
+    sandbox: SandboxSettings = msgspec.field(default_factory=SandboxSettings)
 
 
 @dataclass
@@ -247,7 +264,7 @@ class PermissionRules:
         )
         found._stamp = _stamp(found.files)
         config_root = os.path.expanduser(str(Path(config_name).parent)) if config_name else str(home)
-        found._add((config_data or {}).get("permissions"), config_name, config_root, project=False)
+        found._toml(config_data or {}, config_name, config_root, project=False)
         found._json(home / ".claude" / "settings.json", str(home), project=False)
         for name in CLAUDE_PROJECT_FILES:
             found._json(Path(cwd) / name, cwd, project=True)
@@ -258,38 +275,41 @@ class PermissionRules:
             except (OSError, ValueError) as e:
                 found.warnings.append(f"{_shown(project_config)}: cannot read its rules: {e}")
             else:
-                found._add(data.get("permissions"), _shown(project_config), cwd, project=True)
+                found._toml(data, _shown(project_config), cwd, project=True)
         return found
+
+    def _toml(self, data: Mapping[str, Any], source: str, root: str, *, project: bool) -> None:
+        read, problems = convert_fields(data, ConfigRules)
+        self.warnings += [f"{source}: {line}; not read" for line in problems]
+        if isinstance(read.permissions, RuleLists):
+            self._add(read.permissions, source, root, project=project)
 
     def _json(self, path: Path, root: str, *, project: bool) -> None:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_bytes()
         except FileNotFoundError:
             return
-        except (OSError, ValueError) as e:
+        except OSError as e:
             self.warnings.append(f"{_shown(path)}: cannot read its permission rules: {e}")
             return
         try:
-            data = json.loads(text)
-        except ValueError as e:
+            data = msgspec.json.decode(text)
+        except msgspec.DecodeError as e:
             self.warnings.append(f"{_shown(path)}: not valid JSON, its permission rules not read: {e}")
             return
-        if isinstance(data, dict):
-            self._add(data.get("permissions"), _shown(path), root, project=project)
-            self._domains(data.get("sandbox"), _shown(path), root, project=project)
+        settings, problems = convert_fields(data, ClaudeSettings, json_words=True)
+        self.warnings += [f"{_shown(path)}: {line}; not read" for line in problems]
+        self._add(settings.permissions, _shown(path), root, project=project)
+        self._domains(settings.sandbox.network.allowed_domains, _shown(path), root, project=project)
 
-    def _domains(self, sandbox: Any, source: str, root: str, *, project: bool) -> None:
-        network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
-        entries = network.get("allowedDomains") if isinstance(network, Mapping) else None
-        if entries is None:
-            return
-        if not isinstance(entries, list):
-            self.warnings.append(f"{source}: sandbox.network.allowedDomains is not a list; not read")
-            return
-        for entry in entries:
+    def _domains(self, entries: list[Any], source: str, root: str, *, project: bool) -> None:
+        for i, raw in enumerate(entries):
             try:
-                if not isinstance(entry, str):
-                    raise ValueError("not a string")
+                entry = convert(raw, str, key=f"sandbox.network.allowedDomains[{i}]", json_words=True)
+            except ValueError as e:
+                self.warnings.append(f"{source}: {e}; that entry ignored")
+                continue
+            try:
                 parse_domain(entry)
             except ValueError as e:
                 self.warnings.append(f"{source}: sandbox.network.allowedDomains {entry!r} ignored: {e}")
@@ -298,14 +318,15 @@ class PermissionRules:
                 Rule(entry.strip(), "allow", "allowedDomains", entry.strip(), source, root, project)
             )
 
-    def _add(self, permissions: Any, source: str, root: str, *, project: bool) -> None:
-        lists = _lists(permissions)
-        if isinstance(lists, str):
-            if lists:
-                self.warnings.append(f"{source}: {lists}; its rules not read")
-            return
-        for kind, items in lists.items():
-            for item in items:
+    def _add(self, lists: RuleLists, source: str, root: str, *, project: bool) -> None:
+        words = source.endswith(".json")
+        for kind in KINDS:
+            for i, raw in enumerate(getattr(lists, kind)):
+                try:
+                    item = convert(raw, str, key=f"permissions.{kind}[{i}]", json_words=words)
+                except ValueError as e:
+                    self.warnings.append(f"{source}: {e}; that rule ignored")
+                    continue
                 try:
                     self.rules.append(parse_rule(item, kind, source, root, project=project))
                 except ValueError as e:

@@ -183,20 +183,21 @@ def parse_server(
     )
 
 
-def _read_json(path: Path, tp: type[McpFile]) -> tuple[McpFile | None, list[str]]:
-    """The file read as ``tp`` (None when there is none), and a line per key of the wrong type."""
+def _read_json(path: Path, tp: type[McpFile], shown: str) -> tuple[McpFile | None, list[str]]:
+    """The file read as ``tp`` (None when there is none), and a line per key of the wrong type
+    (naming the file as ``shown``)."""
     try:
         text = path.read_bytes()
     except FileNotFoundError:
         return None, []
     except OSError as e:
-        return None, [f"{path}: cannot read it ({e.strerror})"]
+        return None, [f"{shown}: cannot read it ({e.strerror})"]
     try:
         data = msgspec.json.decode(text)
     except msgspec.DecodeError as e:
-        return None, [f"{path}: cannot read it as JSON ({e})"]
+        return None, [f"{shown}: cannot read it as JSON ({e})"]
     found, problems = convert_fields(data, tp, json_words=True)
-    return found, [f"{path}: {line}" for line in problems]
+    return found, [f"{shown}: {line}" for line in problems]
 
 
 def project_files(cwd: str | Path) -> list[Path]:
@@ -249,18 +250,18 @@ def read_servers(
         sources += [(path, McpFile, True) for path in project_files(folder)]
     sources += [(claude_json, ClaudeJson, False), (pi_dir / "mcp.json", McpFile, False)]
     for path, tp, project in sources:
-        read, problems = _read_json(path, tp)
+        shown = str(path).replace(str(home), "~", 1) if not project else path.relative_to(folder).as_posix()
+        read, problems = _read_json(path, tp, shown)
         found.warnings += problems
         if read is None:
             continue
-        shown = str(path).replace(str(home), "~", 1) if not project else path.relative_to(folder).as_posix()
         entries = list(read.mcp_servers.items())
         if isinstance(read, ClaudeJson):  # the folder's own servers come first, as Claude Code has it
             local = read.projects.get(str(folder.resolve()))
             if local is not None:
                 key = f"projects[{json.dumps(str(folder.resolve()))}]"
                 mine, problems = convert_fields(local, McpFile, key=key, json_words=True)
-                found.warnings += [f"{path}: {line}" for line in problems]
+                found.warnings += [f"{shown}: {line}" for line in problems]
                 entries = list(mine.mcp_servers.items()) + entries
         for name, raw in entries:
             add(str(name), raw, shown, folder, project)
