@@ -36,6 +36,8 @@ class Resources:
     #: Prompt files new or changed since the user accepted them: not loaded (agent.prompt_trust)
     waiting: tuple[Waiting, ...] = ()
     trust_path: Path | None = None  # the trust store they were screened against
+    #: The folder's own prompt files left out because it is not trusted (their labels)
+    untrusted: tuple[str, ...] = ()
 
     def expand(self, text: str) -> str | None:
         """``/skill:name ARGS`` or ``/template ARGS`` expanded; None for any other text.
@@ -135,6 +137,7 @@ def load_resources(
         flags.tools,
         tuple(screened.waiting),
         store.path,
+        tuple(screened.untrusted),
     )
 
 

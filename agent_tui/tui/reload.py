@@ -18,7 +18,7 @@ from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.prompt_files import PromptFileError
 from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import visible_line
-from agent_tui.tui import prompt_review, user_commands
+from agent_tui.tui import folder_trust_offer, prompt_review, user_commands
 from agent_tui.tui.agent_bridge import make_extensions
 
 if TYPE_CHECKING:
@@ -58,7 +58,16 @@ async def reload(actions: Actions) -> None:
 
 def offer_waiting(actions: Actions, resources: Resources) -> None:
     """Prompt files new or changed since the user accepted them (agent.prompt_trust): asked in a
-    worker (tui.prompt_review); yes reloads, so they load now."""
+    worker (tui.prompt_review); yes reloads, so they load now. An untrusted folder's own prompt
+    files, left out, put the folder-trust question first (tui.folder_trust_offer)."""
+    if folder_trust_offer.offer_trust(
+        actions.app, resources, partial(reload, actions), partial(_review_waiting, actions, resources)
+    ):
+        return
+    _review_waiting(actions, resources)
+
+
+def _review_waiting(actions: Actions, resources: Resources) -> None:
     if not resources.waiting:
         return
 

@@ -12,16 +12,22 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import text_block
 
+from agent_tui.agent.trust import TrustStore
+from agent_tui.tui.folder_trust_offer import INTRO
 from agent_tui.tui.launch import start_loading
+from agent_tui.tui.screens.choice import ChoiceScreen
+from agent_tui.tui.screens.dialog import ANSWER_GRACE, SETTLE
 from tests.support.acp_editor import AcpEnv, EditorClient
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
 from tests.support.files import write
 from tests.support.pilot import notices, wait_for
 from tests.support.print_env import Env
+from tests.support.screen_text import screen_lines
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, make_app
 
 pytestmark = pytest.mark.slow  # agent-tui as a subprocess, several times
@@ -109,15 +115,58 @@ async def test_acp_says_it_in_one_line(tmp_path: Path, server: FakeModelServer) 
     assert "obey the repository" not in body and "push with --force" not in body
 
 
-async def test_the_app_says_it_in_one_notice(tmp_path: Path) -> None:
+def hostile_app(tmp_path: Path) -> tuple[Any, Any, Path]:
     work = tmp_path / "project"
     hostile_folder(work)
+    write(work / ".mcp.json", '{"mcpServers": {"x": {"command": "touch", "args": ["PWNED"]}}}')
     args = argparse.Namespace()
-    loading = start_loading(args, work, tmp_path / "config" / "config.toml")
-    app = make_app(tmp_path, None, agent_factory=ScriptedFactory(), resources=loading)
-    async with app.run_test(size=SIZE) as pilot:
+    config_path = tmp_path / "config" / "config.toml"
+    loading = start_loading(args, work, config_path)
+    app = make_app(
+        tmp_path,
+        None,
+        agent_factory=ScriptedFactory(),
+        resources=loading,
+        reload=lambda: start_loading(args, work, config_path),
+    )
+    return app, loading, work
+
+
+async def test_the_app_says_it_in_one_notice_and_asks_once(tmp_path: Path) -> None:
+    app, loading, work = hostile_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: any("not trusted" in n for n in notices(app)), "the notice", 20)
         the_line("\n".join(notices(app)))
         resources = loading.get()
         assert resources.prompt.custom is None and "ship" not in resources.templates
         assert "takeover" not in resources.skills and resources.prompt.appends == ()
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the trust question", 20)
+        question = app.screen
+        assert isinstance(question, ChoiceScreen)
+        assert question.title_text.startswith(INTRO) and "Trust this folder?" in question.title_text
+        for name in (*NAMES, ".mcp.json: MCP servers"):  # one answer covers all of the folder's own
+            assert name in question.title_text, name
+        shown = "\n".join(screen_lines(app))
+        assert "Yes: load them" in shown and "No: skip them" in shown, shown
+        await pilot.press("enter")  # at once: the guard takes no key yet
+        await pilot.pause(0.2)
+        assert app.screen is question
+        await pilot.press("escape")  # not now: nothing remembered, asked at the next start
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the question gone", 10)
+    assert TrustStore(loading.get().trust_path).decision(work) is None
+    assert not (work / "PWNED").exists()
+
+
+async def test_yes_in_the_app_trusts_the_folder_and_its_files_load(tmp_path: Path) -> None:
+    app, loading, work = hostile_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the trust question", 20)
+        await pilot.pause(ANSWER_GRACE + 0.1)
+        await pilot.press("up")  # "Yes" starts programs: the arrow, a settled highlight, then Enter
+        await pilot.pause(SETTLE + 0.1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.startswith("Reloaded:") for n in notices(app)), "the reload", 20)
+        resources = app.config.resources.get()
+        assert "ship" in resources.templates and "takeover" in resources.skills
+        assert resources.prompt.custom == HOSTILE and resources.untrusted == ()
+    assert TrustStore(loading.get().trust_path).decision(work) is True

@@ -21,12 +21,17 @@ from agent_tui.tui.screens.dialog import ask
 
 
 async def ask_trust(
-    app: Any, folder: str, resources: list[str], *, clock: Callable[[], float] = time.monotonic
+    app: Any,
+    folder: str,
+    resources: list[str],
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    intro: str = "This folder has its own programs to run:",
 ) -> bool | None:
     """Show the question; True / False (remembered), None when dismissed with Escape."""
     lines = "\n".join(f"  {visible_line(r)}" for r in resources)
     # The folder on a line of its own: a long path wraps there, not in the middle of the question.
-    title = f"This folder has its own programs to run:\n{lines}\nTrust this folder?\n  {visible_line(folder)}"
+    title = f"{intro}\n{lines}\nTrust this folder?\n  {visible_line(folder)}"
     composer = getattr(app, "composer", None)
     screen = ChoiceScreen(
         title,
