@@ -93,6 +93,15 @@ class NetworkGate:
             return False
         return any(_opens(r) for r in found.in_force()) or any(found.applies(d) for d in found.domains)
 
+    def hosts(self) -> list[str]:
+        """The hosts the rules in force open (patterns as written: ``pypi.org``, ``*.npmjs.org``,
+        ``host:443``), for ``/sandbox``."""
+        found = self._rules()
+        if found is None:
+            return []
+        rules = [r.content.removeprefix("domain:") for r in found.in_force() if _opens(r) and r.content]
+        return list(dict.fromkeys([*rules, *(d.text for d in found.domains if found.applies(d))]))
+
     def route(self, argv: list[str]) -> tuple[list[str], str] | None:
         """``argv`` behind the forwarder and the proxy's socket to bind into the sandbox, or None
         when no rule could open anything (or the proxy cannot start: then no network, as without

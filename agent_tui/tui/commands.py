@@ -101,7 +101,8 @@ def _sandbox(actions: SessionActions, args: SlashArgs) -> None:
             return
         actions.notify(changed.describe(), markup=False)
         return
-    text = sandbox_state.describe(sandbox_state.app_sandbox(), str(app.config.cwd))
+    sandbox = sandbox_state.command_sandbox(app)  # the app's, with the agent's network rules
+    text = sandbox_state.describe(sandbox, str(app.config.cwd))
     app.push_screen(TextViewScreen("Sandbox", text))
 
 

@@ -96,6 +96,12 @@ def describe(sandbox: Sandbox, cwd: str) -> str:
             ),
             f"home: {home}",
         ]
+        hosts = getattr(sandbox.gate, "hosts", None)
+        if not sandbox.network and callable(hosts):
+            opened = hosts()
+            lines.append(
+                f"hosts open through the proxy: {', '.join(opened) if opened else 'none (no rule allows one)'}"
+            )
         from agent_tui.agent.sandbox_proxy import SERVER
 
         refused = list(dict.fromkeys(f"{v.host}:{v.port} ({v.rule})" for v in reversed(SERVER.refused)))

@@ -277,6 +277,7 @@ def test_a_gone_agents_socket_is_closed_and_refusals_are_shown(world: World, web
     assert os.path.exists(path) and SERVER.open_sockets() >= 1
     subprocess.run(argv, capture_output=True, env=world.env, check=True)  # refused
     shown = sandbox_state.describe(sandbox, str(world.work))
+    assert f"hosts open through the proxy: {HOST}" in shown
     assert f"refused lately (the rule that allows it): {REFUSED}:{web} (WebFetch(domain:{REFUSED}))" in shown
     before = SERVER.open_sockets()
     del permissions, sandbox
