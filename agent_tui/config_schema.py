@@ -20,6 +20,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
@@ -739,6 +740,25 @@ def convert_fields(
                 return msgspec.convert({}, tp), problems
 
 
+def read_json_file(path: Path, tp: type[T], shown: str, what: str = "") -> tuple[T | None, list[str]]:
+    """A JSON file read as the struct ``tp`` (:func:`convert_fields`): None when there is no file,
+    or it cannot be read or is no JSON; a line per problem, naming the file as ``shown`` and ending
+    with ``what`` (e.g. "not read")."""
+    tail = f"; {what}" if what else ""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return None, []
+    except OSError as e:
+        return None, [f"{shown}: cannot read it ({e.strerror}){tail}"]
+    try:
+        data = msgspec.json.decode(text)
+    except msgspec.DecodeError as e:
+        return None, [f"{shown}: not valid JSON ({e}){tail}"]
+    found, problems = convert_fields(data, tp, json_words=True)
+    return found, [f"{shown}: {line}{tail}" for line in problems]
+
+
 # -- the README's reference and the JSON Schema, from the tree (scripts/config-reference) ---------
 
 
@@ -876,5 +896,6 @@ __all__ = [
     "convert",
     "convert_fields",
     "json_schema",
+    "read_json_file",
     "reference",
 ]

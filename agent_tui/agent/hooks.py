@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agent_tui.agent.child_env import child_environment
-from agent_tui.config_schema import Hook, convert, convert_fields
+from agent_tui.config_schema import Hook, convert, read_json_file
 from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
 
@@ -198,19 +198,8 @@ def parse_hooks(
 def _settings_hooks(path: Path, shown: str = "") -> tuple[Any, list[str]]:
     """The ``hooks`` of a Claude Code settings file (None: none, or no file), and a line per
     problem, naming the file as ``shown``."""
-    shown = shown or str(path)
-    try:
-        text = path.read_bytes()
-    except FileNotFoundError:
-        return None, []
-    except OSError as e:
-        return None, [f"{shown}: cannot read it ({e.strerror})"]
-    try:
-        data = msgspec.json.decode(text)
-    except msgspec.DecodeError as e:
-        return None, [f"{shown}: cannot read it as JSON ({e})"]
-    settings, problems = convert_fields(data, SettingsHooks, json_words=True)
-    return settings.hooks, [f"{shown}: {line}" for line in problems]
+    settings, problems = read_json_file(path, SettingsHooks, shown or str(path), "its hooks not read")
+    return (settings.hooks if settings is not None else None), problems
 
 
 def project_files(cwd: str | Path) -> list[Path]:

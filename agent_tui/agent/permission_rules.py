@@ -51,7 +51,7 @@ import msgspec
 
 from agent_tui.agent.shell_parse import SHELLS, Analysis, Run, Word, analyze
 from agent_tui.agent.tools.base import resolve_path
-from agent_tui.config_schema import convert, convert_fields
+from agent_tui.config_schema import convert, convert_fields, read_json_file
 
 if TYPE_CHECKING:
     from agent_tui.agent.tools.base import Tool
@@ -285,30 +285,24 @@ class PermissionRules:
             self._add(read.permissions, source, root, project=project)
 
     def _json(self, path: Path, root: str, *, project: bool) -> None:
-        try:
-            text = path.read_bytes()
-        except FileNotFoundError:
-            return
-        except OSError as e:
-            self.warnings.append(f"{_shown(path)}: cannot read its permission rules: {e}")
-            return
-        try:
-            data = msgspec.json.decode(text)
-        except msgspec.DecodeError as e:
-            self.warnings.append(f"{_shown(path)}: not valid JSON, its permission rules not read: {e}")
-            return
-        settings, problems = convert_fields(data, ClaudeSettings, json_words=True)
-        self.warnings += [f"{_shown(path)}: {line}; not read" for line in problems]
-        self._add(settings.permissions, _shown(path), root, project=project)
-        self._domains(settings.sandbox.network.allowed_domains, _shown(path), root, project=project)
+        settings, problems = read_json_file(path, ClaudeSettings, _shown(path), "not read")
+        self.warnings += problems
+        if settings is not None:
+            self._add(settings.permissions, _shown(path), root, project=project)
+            self._domains(settings.sandbox.network.allowed_domains, _shown(path), root, project=project)
 
-    def _domains(self, entries: list[Any], source: str, root: str, *, project: bool) -> None:
+    def _strings(self, entries: list[Any], key: str, source: str, what: str) -> list[str]:
+        """The entries of the list at ``key`` that are strings; a warning for each other one."""
+        found = []
         for i, raw in enumerate(entries):
             try:
-                entry = convert(raw, str, key=f"sandbox.network.allowedDomains[{i}]", json_words=True)
+                found.append(convert(raw, str, key=f"{key}[{i}]", json_words=source.endswith(".json")))
             except ValueError as e:
-                self.warnings.append(f"{source}: {e}; that entry ignored")
-                continue
+                self.warnings.append(f"{source}: {e}; that {what} ignored")
+        return found
+
+    def _domains(self, entries: list[Any], source: str, root: str, *, project: bool) -> None:
+        for entry in self._strings(entries, "sandbox.network.allowedDomains", source, "entry"):
             try:
                 parse_domain(entry)
             except ValueError as e:
@@ -319,14 +313,8 @@ class PermissionRules:
             )
 
     def _add(self, lists: RuleLists, source: str, root: str, *, project: bool) -> None:
-        words = source.endswith(".json")
         for kind in KINDS:
-            for i, raw in enumerate(getattr(lists, kind)):
-                try:
-                    item = convert(raw, str, key=f"permissions.{kind}[{i}]", json_words=words)
-                except ValueError as e:
-                    self.warnings.append(f"{source}: {e}; that rule ignored")
-                    continue
+            for item in self._strings(getattr(lists, kind), f"permissions.{kind}", source, "rule"):
                 try:
                     self.rules.append(parse_rule(item, kind, source, root, project=project))
                 except ValueError as e:

@@ -156,7 +156,7 @@ def test_a_wrong_type_in_claude_codes_hooks_is_one_line_and_the_other_hooks_load
         "(that hook skipped)",
         '~/.claude/settings.json: hooks.PreToolUse[1].matcher must be a string, not ["Bash"] (its hooks skipped)',
         '~/.claude/settings.json: hooks.Stop must be an array, not {"command": "not a list"}',
-        f"{work / '.claude' / 'settings.json'}: hooks must be an object, not []",
+        f"{work / '.claude' / 'settings.json'}: hooks must be an object, not []; its hooks not read",
     ]
 
 

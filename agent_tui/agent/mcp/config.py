@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from agent_tui.config_schema import McpServer, convert, convert_fields
+from agent_tui.config_schema import McpServer, convert, convert_fields, read_json_file
 from agent_tui.store.redact import register_secret
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -183,23 +183,6 @@ def parse_server(
     )
 
 
-def _read_json(path: Path, tp: type[McpFile], shown: str) -> tuple[McpFile | None, list[str]]:
-    """The file read as ``tp`` (None when there is none), and a line per key of the wrong type
-    (naming the file as ``shown``)."""
-    try:
-        text = path.read_bytes()
-    except FileNotFoundError:
-        return None, []
-    except OSError as e:
-        return None, [f"{shown}: cannot read it ({e.strerror})"]
-    try:
-        data = msgspec.json.decode(text)
-    except msgspec.DecodeError as e:
-        return None, [f"{shown}: cannot read it as JSON ({e})"]
-    found, problems = convert_fields(data, tp, json_words=True)
-    return found, [f"{shown}: {line}" for line in problems]
-
-
 def project_files(cwd: str | Path) -> list[Path]:
     """The project's MCP files that exist (they need the folder's trust)."""
     return [Path(cwd) / name for name in PROJECT_FILES if (Path(cwd) / name).is_file()]
@@ -251,7 +234,7 @@ def read_servers(
     sources += [(claude_json, ClaudeJson, False), (pi_dir / "mcp.json", McpFile, False)]
     for path, tp, project in sources:
         shown = str(path).replace(str(home), "~", 1) if not project else path.relative_to(folder).as_posix()
-        read, problems = _read_json(path, tp, shown)
+        read, problems = read_json_file(path, tp, shown)
         found.warnings += problems
         if read is None:
             continue
