@@ -6,10 +6,11 @@ key is left out: the rest of the file still applies); the README's reference sec
 ``docs/config.schema.json`` are generated from it (``scripts/config-reference``), and a test keeps
 them equal. Each field's ``Meta(description=...)`` is what the README and the JSON Schema say of it.
 
-Some tables are also read, key by key, by parsers they share with other programs' files (MCP
+Some tables are also read, entry by entry, by parsers they share with other programs' files (MCP
 servers with ``.mcp.json``, hooks and permission rules with Claude Code's ``settings.json``); those
-say what is wrong with a value themselves (a server "skipped", a rule "ignored"), so here only an
-unknown key under them is a problem (:data:`SELF_CHECKED`).
+read each entry through a struct of their own (:func:`convert`, :func:`convert_fields`,
+:func:`read_json_file` below) and say what is wrong with a value themselves (a server "skipped", a
+rule "ignored"), so here only an unknown key under them is a problem (:data:`SELF_CHECKED`).
 """
 
 from __future__ import annotations
