@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual.app import App
 
@@ -51,7 +52,7 @@ def warm_parsers() -> None:
         get_lexer_by_name(language)  # a lexer's first instance compiles its class's rules
 
 
-async def warm_widgets(app: App[object], idle: Callable[[], bool], pause: float = 0.3) -> bool:
+async def warm_widgets(app: App[Any], idle: Callable[[], bool], pause: float = 0.3) -> bool:
     """Mount a hidden streaming reply on ``app``'s screen and give it :data:`STEPS`, one a loop
     turn, each when ``idle()`` (else after ``pause`` seconds, up to 20 times); removed at the end.
     False when it gave up (the app busy all along, or closing)."""
