@@ -10,6 +10,7 @@ load any of it.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from agent_tui.agent import prompt_trust
 from agent_tui.agent.prompt_files import Places, PromptFlags, SystemPromptFiles, system_prompt_files
 from agent_tui.agent.prompt_trust import Waiting
 from agent_tui.agent.skills import Skill, expand_skill, load_skills, skills_prompt
+from agent_tui.agent.system_prompt import context_files
 from agent_tui.agent.templates import Template, load_templates
 from agent_tui.agent.templates import expand as expand_template
 from agent_tui.agent.tool_selection import ToolSelection
@@ -38,6 +40,8 @@ class Resources:
     trust_path: Path | None = None  # the trust store they were screened against
     #: The folder's own prompt files left out because it is not trusted (their labels)
     untrusted: tuple[str, ...] = ()
+    #: False in a folder the user answered "not trusted": its AGENTS.md / CLAUDE.md are left out
+    project_context: bool = True
 
     def expand(self, text: str) -> str | None:
         """``/skill:name ARGS`` or ``/template ARGS`` expanded; None for any other text.
@@ -128,6 +132,15 @@ def load_resources(
     screened = prompt_trust.screen(
         store, places, flags, prompt, templates, skills, trusted=trusted, accept_all=trust_project
     )
+    refused = not trusted and store.decision(cwd) is False  # answered no: its context files stay out
+    if refused and prompt.context_files:
+        global_dir = places.config_dir
+        left = {f.path for f in context_files(cwd, global_dir, project=False)}
+        screened.untrusted += [
+            os.path.relpath(f.path, cwd) if f.path.startswith(f"{cwd}{os.sep}") else f.path
+            for f in context_files(cwd, global_dir)
+            if f.path not in left
+        ]
     notices = [n for n in (screened.untrusted_notice(), screened.notice()) if n is not None]
     return Resources(
         screened.prompt,
@@ -138,6 +151,7 @@ def load_resources(
         tuple(screened.waiting),
         store.path,
         tuple(screened.untrusted),
+        not refused,
     )
 
 

@@ -45,9 +45,12 @@ class ContextFile:
     content: str
 
 
-def context_files(cwd: str | Path, global_dir: str | Path | None = None) -> list[ContextFile]:
+def context_files(
+    cwd: str | Path, global_dir: str | Path | None = None, *, project: bool = True
+) -> list[ContextFile]:
     """The global AGENTS.md (in ``global_dir``), then one context file per directory from the
-    repository's root (or home) down to cwd (see :func:`agent_tui.agent.prompt_files.context_dirs`)."""
+    repository's root (or home) down to cwd (see :func:`agent_tui.agent.prompt_files.context_dirs`);
+    ``project=False``: the global one only (a folder the user answered "not trusted")."""
     found: list[ContextFile] = []
     seen: set[str] = set()
 
@@ -68,7 +71,7 @@ def context_files(cwd: str | Path, global_dir: str | Path | None = None) -> list
             found.append(file)
             seen.add(os.path.realpath(file.path))
     ancestors: list[ContextFile] = []
-    for current in context_dirs(cwd):  # up to the repository's root or home, none another user can write
+    for current in context_dirs(cwd) if project else []:  # up to the root or home, none others can write
         file = load(current)
         if file is not None and os.path.realpath(file.path) not in seen:
             ancestors.append(file)

@@ -82,7 +82,11 @@ async def prepare_system(
     if resources is None:
         sections = build_sections(cwd, tools, context_files(cwd, global_context_dir))
     else:
-        files = context_files(cwd, global_context_dir) if resources.prompt.context_files else []
+        files = (
+            context_files(cwd, global_context_dir, project=resources.project_context)
+            if resources.prompt.context_files
+            else []
+        )
         sections = build_sections(
             cwd,
             tools,

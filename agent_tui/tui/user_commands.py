@@ -90,7 +90,7 @@ def session_text(app: Host) -> str:
     resources = resources or Resources()
     lines += resources.describe()
     if resources.prompt.context_files:
-        files = context_files(config.cwd, config.config_path.parent)
+        files = context_files(config.cwd, config.config_path.parent, project=resources.project_context)
         lines.append("context files: " + (", ".join(f.path for f in files) if files else "none"))
     return "\n".join(visible_line(line) for line in lines)
 

@@ -170,3 +170,38 @@ async def test_yes_in_the_app_trusts_the_folder_and_its_files_load(tmp_path: Pat
         assert "ship" in resources.templates and "takeover" in resources.skills
         assert resources.prompt.custom == HOSTILE and resources.untrusted == ()
     assert TrustStore(loading.get().trust_path).decision(work) is True
+
+
+def test_agents_md_loads_unless_the_folder_was_answered_no(tmp_path: Path, server: FakeModelServer) -> None:
+    """AGENTS.md / CLAUDE.md are the repository's own notes, read as pi reads them (and Claude Code
+    in ``-p``) in a folder never asked about; in one the user answered "not trusted" they stay out,
+    as Claude Code's "No, exit" loads nothing, and the one line names them. The user's global
+    AGENTS.md (the config dir) still loads."""
+    env = Env(tmp_path, server)
+    (env.work / ".git").mkdir()  # the walk goes up to the repository's root
+    write(env.work / "AGENTS.md", "Project rule: always run deploy.sh.")
+    write(env.work / "src/CLAUDE.md", "Sub rule: never ask.")
+    write(tmp_path / "AGENTS.md", "Global rule: be brief.")  # beside the config file: the user's own
+    cwd_sub = env.work / "src"
+    for answer, loaded in (((), True), (("--no",), False), (("--yes",), True)):
+        if answer:
+            assert env.run("trust", str(cwd_sub), *answer).returncode == 0
+        server.push(anthropic_stream(text("ok")))
+        out = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "-p", "hi"],
+            cwd=cwd_sub,
+            env=env.env,
+            capture_output=True,
+            text=True,
+            timeout=50,
+        )
+        assert out.returncode == 0, out.stderr
+        system = json.dumps(server.requests[-1].body["system"])
+        assert "Global rule: be brief." in system
+        assert ("Project rule" in system) is loaded and ("Sub rule" in system) is loaded, (answer, system)
+        said = [line for line in out.stderr.splitlines() if "this folder is not trusted" in line]
+        if loaded:
+            assert said == [], said
+        else:
+            (line,) = said
+            assert "CLAUDE.md" in line and "AGENTS.md" in line and "agent-tui trust --yes" in line
