@@ -68,6 +68,7 @@ from agent_tui.projection.models import lookup
 from agent_tui.providers.base import preload_sdk_in_background
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
+from agent_tui.store.content import squeeze_spaces
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import StreamRedactor, redact_text
@@ -117,7 +118,7 @@ def _describe_call(name: str, arguments: dict[str, object]) -> str:
     if key is None and name in ("grep", "find"):
         key = "pattern"
     detail = str(arguments.get(key, "")) if key else ""
-    detail = cut(" ".join(detail.split()), 120, "...")
+    detail = cut(squeeze_spaces(detail), 120, "...")  # other blanks stay, shown as escapes
     # strict: a character a terminal draws wider than it is measured cannot hide the command's tail
     return visible_strict(_redact(f"{name} {detail}".rstrip()))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from typing import Any
 
 from agent_tui.store.record import JSONObject
@@ -43,15 +44,31 @@ def content_text(content: Any, sep: str = "\n\n", *, image: str | None = None, c
     return sep.join(parts)
 
 
+#: The whitespace a shell splits words on: runs of it read as one space in a one-line summary.
+_ASCII_SPACES = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def squeeze_spaces(text: str) -> str:
+    """Runs of ASCII whitespace as one space, stripped. Other blanks (U+00A0, U+3000, U+2028...)
+    stay, for the strict view to show as escapes: to a shell they are part of a word, not a
+    space, so showing them as one would misstate the command (``str.split`` folded them)."""
+    return _ASCII_SPACES.sub(" ", text).strip()
+
+
 def args_summary(args: Any, width: int = 60) -> str:
     """A tool call's arguments on one line: ``path="src/a.py", limit=20``, each value cut to 40
     characters, the whole to ``width`` (strict: controls and every character a terminal may draw
     wider or narrower than Rich measures made visible, so nothing hides the rest of a command)."""
     if isinstance(args, dict):
-        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:40]}" for k, v in args.items())
+        text = ", ".join(f"{k}={_cut(json.dumps(v, ensure_ascii=False), 40)}" for k, v in args.items())
     else:
         text = str(args)
-    return clip(" ".join(text.split()), width, strict=True)
+    return clip(squeeze_spaces(text), width, strict=True)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the cut said (``…``) so a cut value never reads whole."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def edit_diff(args: Any) -> str | None:
