@@ -125,8 +125,16 @@ def in_process(path: Path, runs: int, cold_runs: int) -> dict[str, list[dict[str
     return out
 
 
-def _first_frame_once(tmux: str, path: Path, tmp: Path, name: str) -> tuple[float, float, float] | str:
-    """(seconds to the tail on screen, peak RSS MB then, peak RSS MB after SETTLE_SECONDS)."""
+def _cpu_seconds(pid: int | str) -> float:
+    """User + system CPU time of a process (all its threads) so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _first_frame_once(tmux: str, path: Path, tmp: Path, name: str) -> tuple[float, float, float, float] | str:
+    """(seconds to the tail on screen, peak RSS MB then, peak RSS MB after SETTLE_SECONDS, the
+    app's CPU seconds to then: on a loaded machine the wall time is mostly waiting for a core)."""
     exe = Path(sys.executable).parent / "agent-tui"
     pid_file = tmp / f"{name}.pid"
     pid_file.unlink(missing_ok=True)
@@ -145,21 +153,24 @@ def _first_frame_once(tmux: str, path: Path, tmp: Path, name: str) -> tuple[floa
             if MARKER in screen:
                 took = time.perf_counter() - start
                 pid = pid_file.read_text().strip()
+                cpu = _cpu_seconds(pid)
                 at_frame = _hwm_mb(pid)
                 time.sleep(SETTLE_SECONDS)
-                return took, at_frame, _hwm_mb(pid)
+                return took, at_frame, _hwm_mb(pid), cpu
             time.sleep(POLL_SECONDS)
         return f"the screen never showed {MARKER!r}: {screen.strip()[-200:]!r}"
     finally:
         subprocess.run([tmux, "kill-session", "-t", name], capture_output=True)
 
 
-def first_frame(path: Path, runs: int, cold_runs: int) -> dict[str, list[tuple[float, float, float]]] | str:
+def first_frame(
+    path: Path, runs: int, cold_runs: int
+) -> dict[str, list[tuple[float, float, float, float]]] | str:
     tmux = shutil.which("tmux")
     if tmux is None:
         return "tmux not installed"
     compileall.compile_dir(ROOT / "agent_tui", quiet=1)  # what `make bytecode` does
-    out: dict[str, list[tuple[float, float, float]]] = {"cold": [], "warm": []}
+    out: dict[str, list[tuple[float, float, float, float]]] = {"cold": [], "warm": []}
     keep = "agent-tui-big-keep"  # keeps the tmux server up between the runs (see tui_bench.py)
     subprocess.run([tmux, "new-session", "-d", "-s", keep, "sleep 900"], capture_output=True)
     try:
@@ -254,6 +265,7 @@ def measure(
                     )
                 )
                 rows.append((f"    peak RSS {SETTLE_SECONDS:.0f} s later", _mb([g[2] for g in got])))
+                rows.append(("    the app's CPU time to the first frame", _ms([g[3] * 1000 for g in got])))
     if with_pi:
         pi = pi_open(path, max(1, cold_runs))
         if isinstance(pi, str):

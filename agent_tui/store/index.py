@@ -15,6 +15,9 @@ from agent_tui.store.errors import EntryNotFoundError
 from agent_tui.store.reader import LoadedFile, LoadWarning
 from agent_tui.store.record import Entry, JSONObject
 
+#: The entry types that say something about other entries or the session (read when indexed).
+_NAMING = frozenset(("label", "session_info", "pin"))
+
 
 class SessionIndex:
     def __init__(self, loaded: LoadedFile, name: str = "<session>") -> None:
@@ -32,6 +35,7 @@ class SessionIndex:
         self._roots_cache: list[Entry] | None = None
         self._detached: set[str] | None = None  # see ``detached`` (built on first use)
         self._cycle_roots: list[Entry] | None = None
+        self._path_cache: tuple[str, int, list[Entry]] | None = None  # (leaf id, entries, its path)
         for entry in loaded.entries:
             self.add(entry)
 
@@ -49,6 +53,19 @@ class SessionIndex:
         self.entries.append(entry)
         self.by_id[entry.id] = entry
         self.leaf_id = entry.id
+        if entry.type in _NAMING:
+            self._apply(entry)
+        if self._children is not None:
+            self._children.setdefault(entry.parent_id, []).append(entry)
+            self._roots_cache = None
+        if self._detached is not None:
+            if previous is not None:  # a duplicate id can make or break a cycle: work it out again
+                self._detached = self._cycle_roots = None
+            elif entry.parent_id is not None and entry.parent_id in self._detached:
+                self._detached.add(entry.id)  # below a cycle: the walk from its cut point reaches it
+
+    def _apply(self, entry: Entry) -> None:
+        """A label, a session name or a pin: what it says about other entries or the session."""
         if entry.type == "label":
             self._apply_label(entry.data)
         elif entry.type == "session_info":
@@ -58,14 +75,6 @@ class SessionIndex:
             target = entry.data.get("targetId")
             if isinstance(target, str):
                 self.pins[target] = bool(entry.data.get("pinned", True))
-        if self._children is not None:
-            self._children.setdefault(entry.parent_id, []).append(entry)
-            self._roots_cache = None
-        if self._detached is not None:
-            if previous is not None:  # a duplicate id can make or break a cycle: work it out again
-                self._detached = self._cycle_roots = None
-            elif entry.parent_id is not None and entry.parent_id in self._detached:
-                self._detached.add(entry.id)  # below a cycle: the walk from its cut point reaches it
 
     def _apply_label(self, data: JSONObject) -> None:
         target, label = data.get("targetId"), data.get("label")
@@ -113,6 +122,14 @@ class SessionIndex:
         """Entries from the root to ``leaf_id`` (inclusive). Stops at a dangling parent or a cycle."""
         if leaf_id is None:
             return []
+        cached = self._path_cache
+        if cached is not None and cached[0] == leaf_id and cached[1] == len(self.entries):
+            return list(cached[2])  # opening asks for the same 150,000-entry path three times
+        path = self._walk_up(leaf_id)
+        self._path_cache = (leaf_id, len(self.entries), path)
+        return list(path)
+
+    def _walk_up(self, leaf_id: str) -> list[Entry]:
         by_id = self.by_id
         path: list[Entry] = []
         append = path.append
@@ -179,6 +196,8 @@ class SessionIndex:
 
         One pass up the parent links (each entry visited once), then kept up to date by
         ``add`` in constant time, so the tree can ask after every append."""
+        if self._detached is None and self._all_reach_a_root():
+            self._detached = set()
         if self._detached is None:
             by_id = self.by_id
             reaches_root: dict[str, bool] = {}
@@ -204,6 +223,21 @@ class SessionIndex:
                     reaches_root[eid] = result
             self._detached = {eid for eid, ok in reaches_root.items() if not ok}
         return self._detached
+
+    def _all_reach_a_root(self) -> bool:
+        """The usual file, told in one pass in file order: every entry's parent is none, missing, or
+        an entry before it that reaches a root (so no cycle). False: walk the chains to know."""
+        by_id = self.by_id
+        reached: set[str | None] = {None}
+        for entry in self.entries:
+            if by_id.get(entry.id) is not entry:
+                continue  # shadowed by a later duplicate: no tree node
+            parent = entry.parent_id
+            if parent in reached or parent not in by_id:
+                reached.add(entry.id)
+            else:
+                return False
+        return True
 
     def cycle_roots(self) -> list[Entry]:
         """Where the tree cuts each parentId cycle: the first unreached entry in file order, as

@@ -5,6 +5,7 @@ need from the store and the projection (:class:`TreeState`) and what a row says 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from agent_tui.agent.checkpointing import CHECKPOINT_TYPE, RESTORE_TYPE, changed_count
 from agent_tui.projection.context import Projection, Status
@@ -56,7 +57,7 @@ class TreeState:
                     authors[ce.entry.id] = made_by[ce.edit_id][0]
         return cls(
             index,
-            {e.id for e in projection.path},
+            set(map(attrgetter("id"), projection.path)),
             status,
             set(projection.summarized_ids),
             projection.leaf_id,
@@ -71,12 +72,14 @@ def other_roots(index: SessionIndex, main_root: str | None) -> list[Entry]:
     (``SessionIndex.roots`` also breaks parent cycles, but walks the whole tree after every
     append; the tree shows cycles under their own group, from ``SessionIndex.cycle_roots``.)"""
     by_id = index.by_id
-    roots = [e for e in index.children.get(None, ()) if e.id != main_root]
-    roots.extend(
-        e
-        for e in index.entries
-        if e.parent_id is not None and e.parent_id not in by_id and e.id != main_root and by_id.get(e.id) is e
-    )
+    children = index.children
+    roots = [e for e in children.get(None, ()) if e.id != main_root]
+    missing = children.keys() - by_id.keys()  # parents that are no entry: a set difference, in C
+    missing.discard(None)
+    if missing:  # rare (a hand-edited file): found in file order
+        roots.extend(
+            e for e in index.entries if e.parent_id in missing and e.id != main_root and by_id.get(e.id) is e
+        )
     return roots
 
 
