@@ -215,3 +215,21 @@ def test_a_wrong_type_in_each_rules_file_is_one_line_and_the_other_rules_load(
         f"{local}: sandbox.network must be an object, not 3; not read",
         f'{work / ".agent-tui" / "config.toml"}: permissions.deny must be a list, not "x"; not read',
     ]
+
+
+def test_the_config_check_leaves_these_lines_to_the_readers() -> None:
+    # each wrong value above is said once: by its reader, not again by the config check
+    from agent_tui.config_schema import check
+
+    data = tomllib.loads(
+        '[mcp.servers.x]\ncommand = 3\n[[hooks.Stop]]\nmatcher = 3\n[permissions]\nallow = "Bash"\n'
+    )
+    assert check(data).problems == ()
+    assert read_servers(data, Path("/"), home=Path("/nonexistent"), env={}).warnings == [
+        "MCP server 'x' in config.toml skipped: command must be a string, not 3"
+    ]
+    assert parse_hooks(data["hooks"], "config.toml")[1] == [
+        "config.toml: hooks.Stop[0].matcher must be a string, not 3 (its hooks skipped)"
+    ]
+    rules = PermissionRules.load("/nonexistent", config_data=data, home=Path("/nonexistent"))
+    assert rules.warnings == ['config.toml: permissions.allow must be a list, not "Bash"; not read']
