@@ -45,13 +45,18 @@ class Status(StrEnum):
     SUPERSEDED = "superseded"  # an older compaction inside the kept range: contributes nothing
 
 
+_encode_message = msgspec.json.Encoder().encode
+
+
 class ProjectedMessage(msgspec.Struct, gc=False):
     """One message of the model's view, and where it came from.
 
     ``message`` is the message as the model gets it (roles user, assistant,
     toolResult, system), in the session's message schema. For an unchanged
     message entry it is decoded from the file only when first read, and
-    ``raw`` still holds the undecoded JSON.
+    ``raw`` still holds the undecoded JSON; read from the entry (``_entry``) when
+    first asked for, so projecting a session opened through its sidecar reads no
+    message bytes: they are read when sent, shown or counted.
     """
 
     source_id: str
@@ -59,13 +64,26 @@ class ProjectedMessage(msgspec.Struct, gc=False):
     kind: str  # the message's own role before conversion: user, compactionSummary, custom, bashExecution...
     role: str
     _message: JSONObject | None = None
-    raw: msgspec.Raw | None = None
+    _raw: msgspec.Raw | None = None
+    _entry: Entry | None = None  # an unchanged message entry: ``raw`` is its ``message_raw``
+
+    @property
+    def raw(self) -> msgspec.Raw | None:
+        entry = self._entry
+        if entry is not None:
+            self._entry = None
+            raw = entry.message_raw
+            if raw is None:  # decoded since it was projected (the chat showed it): its JSON again
+                raw = msgspec.Raw(_encode_message(entry.message or {"role": self.role, "content": []}))
+            self._raw = raw
+        return self._raw
 
     @property
     def message(self) -> JSONObject:
         if self._message is None:
-            assert self.raw is not None
-            value = decode_json(self.raw)  # a damaged payload reads as an empty message
+            raw = self.raw
+            assert raw is not None
+            value = decode_json(raw)  # a damaged payload reads as an empty message
             self._message = value if isinstance(value, dict) else {"role": self.role, "content": []}
         return self._message
 
@@ -146,7 +164,7 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
         if edit is None and entry.type == "message":
             role = entry.plain_role()
             if role in MODEL_ROLES:  # the common case, inlined: an unedited message passes through undecoded
-                message = ProjectedMessage(eid, status, role, role, None, entry.message_raw)
+                message = ProjectedMessage(eid, status, role, role, None, None, entry)
                 add_entry(ContextEntry(entry, status, [message], None, eid in pins, status))
                 add_message(message)
                 continue
@@ -162,7 +180,7 @@ def project_path(path: Sequence[Entry], leaf_id: str | None = None) -> Projectio
 def _context_entry(entry: Entry, status: Status, edit: Entry | None, pinned: bool) -> ContextEntry:
     if edit is None and entry.type == "message" and (role := entry.plain_role()) in MODEL_ROLES:
         # an unedited message passes through undecoded
-        message = ProjectedMessage(entry.id, status, role, role, None, entry.message_raw)
+        message = ProjectedMessage(entry.id, status, role, role, None, None, entry)
         return ContextEntry(entry, status, [message], None, pinned, status)
     produced = entry_messages(entry, status)
     origin = status
@@ -373,7 +391,7 @@ def entry_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
 def _message_messages(entry: Entry, status: Status) -> list[ProjectedMessage]:
     if entry.is_plain_message:
         role = entry.role or ""
-        return [ProjectedMessage(entry.id, status, role, role, raw=entry.message_raw)]
+        return [ProjectedMessage(entry.id, status, role, role, None, None, entry)]
     message = entry.message
     if message is None:
         return []

@@ -94,3 +94,22 @@ def test_usage_totals_read_no_tool_output_and_keep_no_message(tmp_path: Path) ->
     assert all(_unread(e) for e in loaded.entries)  # each read once and not kept
     full = session_usage(read_file(path).entries)
     assert (totals.input, totals.output, totals.calls) == (full.input, full.output, full.calls)
+
+
+def test_projecting_reads_no_message_until_it_is_used(tmp_path: Path) -> None:
+    from agent_tui.projection.context import project
+
+    path = _session(tmp_path / "s.jsonl")
+    sidecar.load(path)
+    loaded, _ = sidecar.load(path)
+    projection = project(SessionIndex(loaded, str(path)))
+    read = [e.id for e in loaded.entries if not _unread(e)]
+    assert projection.messages and read == [loaded.entries[-2].id]  # the last reply: its model
+    full = project(SessionIndex(read_file(path), str(path)))
+    assert [m.message for m in projection.messages] == [m.message for m in full.messages]
+    # an entry decoded after it was projected (the chat showed it) still gives its message
+    again = project(SessionIndex(sidecar.load(path)[0], str(path)))
+    last = again.messages[-1]
+    assert last._entry is not None
+    last._entry.data  # noqa: B018
+    assert last.raw is not None and last.message == full.messages[-1].message
