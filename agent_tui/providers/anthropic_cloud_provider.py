@@ -28,7 +28,7 @@ class AnthropicBedrockProvider(AnthropicProvider):
             import anthropic
             from anthropic import AsyncAnthropicBedrock
 
-            options = self._client_options(anthropic.Timeout)
+            options = self._client_options(anthropic.Timeout, anthropic.DefaultAsyncHttpxClient)
             if options.get("api_key") == NO_KEY:
                 del options["api_key"]  # the SDK signs with the AWS credentials it finds
             # the Bedrock client is AsyncAnthropic's sibling with the same messages API
@@ -44,7 +44,7 @@ class AnthropicVertexProvider(AnthropicProvider):
             import anthropic
             from anthropic import AsyncAnthropicVertex
 
-            options = self._client_options(anthropic.Timeout)
+            options = self._client_options(anthropic.Timeout, anthropic.DefaultAsyncHttpxClient)
             token = options.pop("api_key")
             if token != NO_KEY:
                 options["access_token"] = token  # else Google's application default credentials

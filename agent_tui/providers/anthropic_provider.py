@@ -68,7 +68,9 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
             import anthropic
             from anthropic import AsyncAnthropic
 
-            self._client = AsyncAnthropic(**self._client_options(anthropic.Timeout))
+            self._client = AsyncAnthropic(
+                **self._client_options(anthropic.Timeout, anthropic.DefaultAsyncHttpxClient)
+            )
         return self._client
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:

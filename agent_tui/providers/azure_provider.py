@@ -31,9 +31,9 @@ def azure_base_url(base_url: str) -> str:
 
 
 def _azure_client(provider: Any, timeout_class: Any) -> AsyncOpenAI:
-    from openai import AsyncAzureOpenAI
+    from openai import AsyncAzureOpenAI, DefaultAsyncHttpxClient
 
-    options = provider._client_options(timeout_class)
+    options = provider._client_options(timeout_class, DefaultAsyncHttpxClient)
     if not provider.base_url:
         raise ValueError("Azure OpenAI needs the resource's URL: set AZURE_OPENAI_BASE_URL or --base-url")
     options["base_url"] = azure_base_url(provider.base_url)

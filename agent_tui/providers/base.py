@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import json
 import os
@@ -12,7 +13,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
@@ -20,6 +21,9 @@ from agent_tui.providers.events import ErrorKind, ProviderError, ProviderEvent
 from agent_tui.providers.overflow import error_code, parse_overflow
 from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.redact import redact_value, redaction_enabled
+
+if TYPE_CHECKING:
+    import ssl
 
 JSONObject = dict[str, Any]
 
@@ -212,6 +216,17 @@ def sdk_timeout(timeout_class: Any, seconds: float | None) -> Any:
 NO_KEY = "not-needed"  # local servers take any key; the SDKs insist on one
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS context of every model client in the process. The SDKs' HTTP client builds one for
+    each client it makes, reading the system's CA bundle (or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``)
+    again: 25-70 ms of CPU a client (a subagent's, a compaction model's, each test's). This is that
+    context, built the same way once; a context is safe to share between clients and threads."""
+    import httpx2  # the SDKs' HTTP client
+
+    return httpx2.create_ssl_context()
+
+
 class _Closable(Protocol):
     async def close(self) -> None: ...
 
@@ -248,14 +263,18 @@ class SdkProvider(Generic[ClientT]):
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}(base_url={self.base_url!r})"
 
-    def _client_options(self, timeout_class: Any) -> dict[str, Any]:
-        """Keyword arguments for the SDK's client class."""
+    def _client_options(self, timeout_class: Any, http_client_class: Any = None) -> dict[str, Any]:
+        """Keyword arguments for the SDK's client class; with ``http_client_class`` (the SDK's
+        ``DefaultAsyncHttpxClient``), the HTTP client the SDK would make, on the shared
+        :func:`tls_context`."""
         options: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
         if self.base_url:
             options["base_url"] = self.base_url
         if self.headers:
             options["default_headers"] = self.headers
         options["timeout"] = sdk_timeout(timeout_class, self._timeout)
+        if http_client_class is not None:
+            options["http_client"] = http_client_class(timeout=options["timeout"], verify=tls_context())
         return options
 
     async def aclose(self) -> None:

@@ -70,7 +70,7 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
             import openai
             from openai import AsyncOpenAI
 
-            self._client = AsyncOpenAI(**self._client_options(openai.Timeout))
+            self._client = AsyncOpenAI(**self._client_options(openai.Timeout, openai.DefaultAsyncHttpxClient))
         return self._client
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
