@@ -6,6 +6,9 @@ the hint stay on screen. (Issue 24, finding 2.)"""
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,11 +23,13 @@ from agent_tui.store.session import Session
 from agent_tui.tui.agent_bridge import ModelChoice, make_extensions
 from agent_tui.tui.launch import start_loading
 from agent_tui.tui.screens.trust_changes import TrustChangesScreen
+from tests.e2e.test_tui_e2e import app_command
 from tests.support.agent_support import make_config
-from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, openai_stream, text
 from tests.support.files import write
 from tests.support.pilot import notices, wait_for
 from tests.support.screen_text import screen_lines
+from tests.support.tmux import Tmux
 from tests.support.tui_fixtures import SIZE, make_app
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
@@ -130,3 +135,45 @@ async def test_thirty_changed_hooks_scroll_and_the_choices_stay_on_screen_at_80x
         await wait_for(pilot, lambda: not isinstance(app.screen, TrustChangesScreen), "the question gone", 10)
         await wait_for(pilot, lambda: any(n.startswith("Reloaded:") for n in notices(app)), "the reload", 30)
         assert next(n for n in notices(app) if n.startswith("Reloaded:")).endswith("0 hooks")
+
+
+def test_in_tmux_thirty_changed_hooks_keep_the_choices_and_tab_scrolls_to_the_last(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    """The real program at 80x24, real bytes: a first run accepts the config's hooks as they are
+    (none); 30 written since wait, and the question about them keeps its choices on screen; Tab
+    then End (sent as the terminal sends them) show the last; Escape leaves them out unrun."""
+    command, work, _sessions = app_command(tmp_path, server)
+    first = command.replace("; sleep 30", " -p hi")
+    server.push(openai_stream("ok"))
+    done = subprocess.run(["sh", "-c", first], cwd=work, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    marker = tmp_path / "RAN"
+    with (tmp_path / "config.toml").open("a") as f:  # by the model, a script, anyone
+        for i in range(30):
+            f.write(
+                f'[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ncommand = "touch {marker} # hook-number-{i:02d}"\n'
+            )
+    server.push(openai_stream("Hello."))
+    tmux = Tmux(f"agent-tui-trust-changes-{os.getpid()}", 80, 24)
+    tmux.start(command, work)
+    try:
+        tmux.wait(lambda s: "new session" in s and "Send" in s, "the app, ready to type")
+        tmux.type("hello")
+        tmux.wait_text("hello")
+        tmux.keys("Enter")
+        screen = tmux.wait_text("30 hooks and MCP servers new or changed")
+        time.sleep(1.5)  # past the question's guard
+        screen = tmux.screen()
+        for text in ("Yes: load them", "No: leave them out", "Enter to choose", "hook-number-00"):
+            assert text in screen, screen
+        assert "hook-number-29" not in screen
+        tmux.keys("Tab")
+        tmux.keys("End")
+        screen = tmux.wait_text("hook-number-29")
+        assert "Yes: load them" in screen and "Enter to choose" in screen, screen
+        tmux.keys("Escape")
+        tmux.wait_text("Hello.")
+    finally:
+        tmux.stop()
+    assert not marker.exists()
