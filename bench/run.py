@@ -662,6 +662,7 @@ EXTRA_BENCHES = [
     ("TUI: the first message after Enter; the exit when the terminal goes", "app_lifecycle_bench"),
     ("prune old tool output on the 50 MB session (no model call)", "prune_bench"),
     ("open + project through the sidecar offset index; pi side by side", "sidecar_bench"),
+    ("a 1 GB session: open in process, the app's first frame at 80x24; pi side by side", "big_session_bench"),
     ("start: `-p hi` whole process against pi 1.6 on the same fake server", "start_bench"),
     ("streaming: the server's chunk to each face's delta, redaction on", "stream_latency_bench"),
     ("file checkpoints: a 10,000-file project, 3 files changed", "checkpoint_bench"),
