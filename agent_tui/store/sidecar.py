@@ -65,6 +65,8 @@ from agent_tui.store.record import Entry, JSONObject, LineSource
 
 SIDECAR_VERSION = 1
 TAIL_BYTES = 4096
+#: A file bigger than this is parsed a chunk of lines at a time when its sidecar is built.
+REBUILD_CHUNK = 32 << 20
 
 
 class SidecarHeader(msgspec.Struct):
@@ -609,7 +611,13 @@ def _materialize(view: _Source, header_end: int, records: list[Record], size: in
 def _rebuild(
     path: Path, src: _Source, header_hash: str, header_end: int, st: os.stat_result
 ) -> tuple[LoadedFile, Sidecar | None]:
-    """A full parse, and a new sidecar written from it (under a temporary name, then renamed)."""
+    """A full parse, and a new sidecar written from it (under a temporary name, then renamed). A
+    file over :data:`REBUILD_CHUNK` is parsed a chunk of whole lines at a time (as lines appended
+    without the sidecar are) and opened through the records: never all in memory at once."""
+    if st.st_size > REBUILD_CHUNK:
+        built = _rebuild_in_chunks(path, src, header_hash, header_end, st)
+        if built is not None:
+            return built
     data = src[:]
     view = memoryview(data)
     loaded = parse_session(data, str(path))
@@ -625,12 +633,64 @@ def _rebuild(
     return loaded, _write_new(path, view, out, end, line, st, _tail_hash(view, end))
 
 
+def _rebuild_in_chunks(
+    path: Path, src: _Source, header_hash: str, header_end: int, st: os.stat_result
+) -> tuple[LoadedFile, Sidecar | None] | None:
+    """:func:`_rebuild` for a big file: each chunk of whole lines is parsed by the reader with the
+    header line before it, its records kept and its bytes dropped. None: not a v3 file."""
+    header = src[:header_end]
+    records: list[Record] = []
+    size = st.st_size
+    start, line_before = header_end, 1  # ``line_before``: the number of the line ending at ``start``
+    while start < size:
+        stop = min(size, start + REBUILD_CHUNK)
+        piece = src[start:stop]
+        while stop < size and (cut := piece.rfind(b"\n") + 1) == 0:  # a line longer than a chunk
+            stop = min(size, stop + len(piece))
+            piece = src[start:stop]
+        if stop < size:
+            piece = piece[:cut]
+        blob = header + piece
+        try:
+            loaded = parse_session(blob, str(path))
+        except StoreError:
+            return None
+        if loaded.version != CURRENT_VERSION:
+            return None
+        records.extend(
+            r
+            for r in _records_of(loaded, blob, start - header_end, line_before - 1)
+            if r.line > line_before or start == header_end
+        )
+        del loaded, blob
+        start += len(piece)
+        line_before += piece.count(b"\n")
+    complete = _complete_lines(records, src, size)
+    if complete:
+        end, line = complete[-1].off + complete[-1].len + 1, complete[-1].line
+    else:
+        end, line = header_end, 1
+    out = _encode(SidecarHeader(SIDECAR_VERSION, header_hash, header_end)) + b"\n"
+    out += b"".join(_encode(r) + b"\n" for r in complete)
+    side = _write_new(path, src, out, end, line, st, _tail_hash(src, end), src.crc(0, end))
+    return _materialize(src, header_end, records, size), side
+
+
 def _write_new(
-    path: Path, session: bytes | memoryview, body: bytes, end: int, line: int, st: os.stat_result, tail: str
+    path: Path,
+    session: bytes | memoryview | _Source,
+    body: bytes,
+    end: int,
+    line: int,
+    st: os.stat_result,
+    tail: str,
+    scrc: int | None = None,
 ) -> Sidecar | None:
-    """Write a whole sidecar (``body`` and its seal) under a temporary name and rename it into place."""
+    """Write a whole sidecar (``body`` and its seal) under a temporary name and rename it into place
+    (``scrc``: the CRC of the session's first ``end`` bytes, when known)."""
     side = sidecar_path(path)
-    scrc = zlib.crc32(session[:end])
+    if scrc is None:
+        scrc = zlib.crc32(session[:end])
     seal = Seal(
         end, line, st.st_size, st.st_mtime_ns, tail, zlib.crc32(body), scrc, st.st_ctime_ns, st.st_ino
     )

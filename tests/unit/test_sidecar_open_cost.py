@@ -4,14 +4,18 @@ record, so finding the branch's plan (``latest_todos``) reads no other tool's ou
 from __future__ import annotations
 
 import json
+import random
 import zlib
 from pathlib import Path
+
+import pytest
 
 from agent_tui.projection.todos import latest_todos
 from agent_tui.store import sidecar
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
 from tests.support.session_builder import Builder, assistant, tool_result, user
+from tests.unit import test_sidecar_index as full_parse_checks
 from tests.unit.test_sidecar_index import _mapped, assert_same_as_full_parse
 
 PLAN = {"todos": [{"content": "write the test", "status": "in_progress", "activeForm": "Writing the test"}]}
@@ -113,3 +117,23 @@ def test_projecting_reads_no_message_until_it_is_used(tmp_path: Path) -> None:
     assert last._entry is not None
     last._entry.data  # noqa: B018
     assert last.raw is not None and last.message == full.messages[-1].message
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_big_files_sidecar_is_built_a_chunk_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Files over REBUILD_CHUNK are parsed in chunks of whole lines (a 1 GB file never in memory):
+    the random files and damage of the property test, with chunks of 40 bytes to 2 KB (lines longer
+    than a chunk included), open as a full parse does."""
+    monkeypatch.setattr(sidecar, "REBUILD_CHUNK", random.Random(seed).choice((40, 300, 2048)))
+    full_parse_checks.test_property_random_sessions_and_damage(tmp_path, seed)
+
+
+def test_a_chunked_build_opens_through_the_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sidecar, "REBUILD_CHUNK", 500)
+    path = _session(tmp_path / "s.jsonl")
+    first = assert_same_as_full_parse(path)
+    assert _mapped(first)  # not the parse's entries: the chunks' bytes are gone
+    assert sidecar.sidecar_path(path).exists()
+    assert _mapped(assert_same_as_full_parse(path))
