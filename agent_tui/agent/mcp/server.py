@@ -209,7 +209,9 @@ class McpServer:
         a server that stops taking connections ends the connection at once (see :class:`GoneWatch`)."""
         import httpx2
 
-        transport: Any = GoneWatch(httpx2.AsyncHTTPTransport(), self._ended)
+        from agent_tui.providers.base import tls_context  # the CA bundle read once a process
+
+        transport: Any = GoneWatch(httpx2.AsyncHTTPTransport(verify=tls_context()), self._ended)
         return httpx2.AsyncClient(
             headers=headers, auth=auth, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None), transport=transport
         )

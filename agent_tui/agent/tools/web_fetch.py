@@ -109,9 +109,13 @@ class WebFetchTool(Tool):
 async def _fetch(url: str) -> ToolResult:
     import httpx2  # the SDKs' HTTP client (imported on the first fetch)
 
+    from agent_tui.providers.base import tls_context  # the CA bundle read once, not once a fetch
+
     timeout = httpx2.Timeout(TIMEOUT)
     headers = {"User-Agent": _user_agent(), "Accept": "text/html, text/*;q=0.9, application/json;q=0.9"}
-    async with httpx2.AsyncClient(timeout=timeout, headers=headers, follow_redirects=False) as client:
+    async with httpx2.AsyncClient(
+        timeout=timeout, headers=headers, follow_redirects=False, verify=tls_context()
+    ) as client:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             try:
