@@ -43,6 +43,7 @@ import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -244,6 +245,10 @@ class PermissionRules:
     reader: Callable[[], PermissionRules] | None = None
     files: tuple[Path, ...] = ()
     _stamp: tuple[Any, ...] = ()
+    #: Allow and ask rules (kind, text) not accepted as they are (agent.rule_trust): not applied.
+    held: set[tuple[str, str]] = field(default_factory=set)
+    #: Told of each rule the user keeps ("don't ask again"): agent.rule_trust accepts it.
+    on_keep: Callable[[Rule], None] | None = None
 
     @classmethod
     def load(
@@ -341,11 +346,14 @@ class PermissionRules:
         self.domains = fresh.domains
         self.warnings += [w for w in fresh.warnings if w not in self.warnings]
         self._stamp = fresh._stamp
+        self.held = fresh.held
 
     # -- what applies ---------------------------------------------------------------------------
 
     def applies(self, rule: Rule) -> bool:
-        return rule.kind == "deny" or not rule.project or rule.granted or self.trusted()
+        if rule.kind == "deny" or rule.granted:
+            return True
+        return (not rule.project or self.trusted()) and (rule.kind, rule.text) not in self.held
 
     def in_force(self) -> list[Rule]:
         return [r for r in self.rules if self.applies(r)]
@@ -409,6 +417,8 @@ class PermissionRules:
         kept = Rule(rule.text, "allow", rule.tool, rule.content, shown, self.cwd, True, granted=True)
         if kept not in self.rules:
             self.rules.append(kept)
+        if self.on_keep is not None:
+            self.on_keep(kept)
         return shown
 
     # -- /permissions ----------------------------------------------------------------------------
@@ -422,6 +432,8 @@ class PermissionRules:
         for kind in KINDS:
             for rule in (r for r in self.rules if r.kind == kind):
                 note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
+                if (rule.kind, rule.text) in self.held:
+                    note = "  (not applied: new since you accepted the rules)"
                 lines.append(f"{kind:<5}  {rule.text}  {rule.source}{note}")
         for rule in self.domains:
             note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
@@ -898,6 +910,7 @@ def for_session(
     """The rules of every file for an agent in ``cwd``: agent-tui's config file at ``config_path``
     (read through the one config reader), Claude Code's and the project's; the folder's trust is
     what ``extensions()`` settled (``--trust-project``, the user's answer) or the trust store's."""
+    from agent_tui.agent import rule_trust
     from agent_tui.agent.trust import TrustStore
     from agent_tui.config import ConfigError, read_config_file
 
@@ -923,6 +936,10 @@ def for_session(
         rules = PermissionRules.load(cwd, config_data=data, config_name=name, trusted=trusted)
         rules.warnings[:0] = warnings
         rules.reader = read
+        ext = extensions()  # allow and ask rules new since accepted wait (agent.rule_trust)
+        store = TrustStore() if ext is None else getattr(ext, "trust_store", None)
+        rule_trust.screen(rules, store, accept_all=bool(getattr(ext, "trust_project", False)))
+        rules.on_keep = partial(rule_trust.accept_kept, store, cwd)
         return rules
 
     return read()

@@ -83,7 +83,7 @@ class TrustStore:
         key = os.path.realpath(folder)
         folders = {k: v for k, v in self._read().items() if k != key}
         table = data.get("accepted")
-        gone = {key, f"prompts:{key}"}  # its hooks and servers, and its prompt files (agent.prompt_trust)
+        gone = {key, f"prompts:{key}", f"rules:{key}"}  # hooks, servers, prompt files, rules
         table = {k: v for k, v in table.items() if k not in gone} if isinstance(table, dict) else {}
         self._write({**data, "folders": folders, "accepted": table})
 

@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from agent_tui.agent import hooks as hooks_module
-    from agent_tui.agent import prompt_trust, trust
+    from agent_tui.agent import permission_rules, prompt_trust, rule_trust, trust
     from agent_tui.agent.extensions import Extensions
     from agent_tui.agent.mcp import config as mcp_config
     from agent_tui.config import config_path, read_config_file
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
             for key in {key for key, *_ in items} | {folder}:
                 store.accept(key, [f for k, f, _, _ in items if k == key])
             prompt_trust.accept(store, [item for item, _ in prompts])
+            rule_trust.accept_all(store, permission_rules.for_session(folder, path))
         elif args.no:
             store.remember(folder, False)
         elif args.forget:
