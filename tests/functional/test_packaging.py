@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import agent_tui
+from tests.support.sources import package_trees
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "agent_tui"
@@ -38,8 +39,8 @@ def _requirement_name(requirement: str) -> str:
 def _imported_modules() -> set[str]:
     """Top-level names of everything agent_tui imports, anywhere (lazy imports included)."""
     names: set[str] = set()
-    for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for _path, tree in package_trees():
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -22,6 +22,7 @@ from agent_tui.sdk import Agent, SessionHandle
 from tests.support.agent_support import Harness
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, openai_stream, text
 from tests.support.session_builder import Builder, assistant, tool_result, user
+from tests.support.sources import package_trees
 
 ROOT = Path(__file__).resolve().parents[2] / "agent_tui"
 
@@ -51,10 +52,10 @@ def test_no_module_outside_the_registry_names_a_provider() -> None:
     """Adding a provider touches its registry entry and its adapter: no other code spells a name."""
     names = set(registry.NAMES)
     found = []
-    for path in ROOT.rglob("*.py"):
+    for path, tree in package_trees():
         if path.parent.name == "registry":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and node.value in names:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert found == []
