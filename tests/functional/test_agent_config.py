@@ -363,6 +363,7 @@ async def test_the_app_reads_the_config_file_once_for_its_settings_and_its_turns
     from agent_tui.agent.permissions import MODE_ENV, PermissionMode
     from agent_tui.config import parse_count
     from tests.support.fake_model_server import FakeModelServer, openai_stream
+    from tests.support.pilot import wait_for
     from tests.support.tui_fixtures import SIZE, make_app
 
     for name in (MODE_ENV, "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
@@ -375,10 +376,11 @@ async def test_the_app_reads_the_config_file_once_for_its_settings_and_its_turns
         app = make_app(tmp_path, None, agent_factory=None, theme=None)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press(*"hi", "enter")
-            for _ in range(400):
-                await pilot.pause(0.02)
-                if app.session is not None and not app.busy and len(server.requests) == 1:
-                    break
+            await wait_for(
+                pilot,
+                lambda: app.session is not None and not app.busy and len(server.requests) == 1,
+                "the turn",
+            )
             assert app.session is not None and len(server.requests) == 1, "the turn ran"
             turns = app.turns_for_session()
             core = getattr(turns, "built", None)  # the session core, built in a thread
