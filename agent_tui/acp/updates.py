@@ -42,6 +42,7 @@ from acp.schema import (
 )
 
 from agent_tui.projection.todos import TODO_TOOL, latest_todos
+from agent_tui.projection.tool_facts import tool_facts
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text, redact_value
@@ -57,36 +58,18 @@ Update = (
 )
 ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
-KINDS: dict[str, ToolKind] = {
-    "read": "read",
-    "ls": "read",
-    "write": "edit",
-    "edit": "edit",
-    "bash": "execute",
-    "grep": "search",
-    "find": "search",
-    "web_fetch": "fetch",
-}
-#: The argument a tool's title shows.
-TITLE_ARGUMENT = {
-    "read": "path",
-    "write": "path",
-    "edit": "path",
-    "ls": "path",
-    "bash": "command",
-    "web_fetch": "url",
-}
 TITLE_LIMIT = 160
 
 
 def tool_kind(name: str) -> ToolKind:
-    return KINDS.get(name, "other")
+    """What the editor shows the call as: the tool's ``acp_kind`` (``other`` for one with no facts)."""
+    return tool_facts(name).acp_kind
 
 
 def tool_title(name: str, arguments: Mapping[str, Any] | None) -> str:
     """One line: the tool and what it works on (``bash npm test``, ``read src/app.py``)."""
     args = arguments or {}
-    key = TITLE_ARGUMENT.get(name) or ("pattern" if name in ("grep", "find") else None)
+    key = tool_facts(name).title_argument
     detail = str(args.get(key, "")) if key else ""
     detail = cut(" ".join(detail.split()), TITLE_LIMIT, "...")
     return redact_text(f"{name} {detail}".rstrip())[0]
@@ -95,11 +78,14 @@ def tool_title(name: str, arguments: Mapping[str, Any] | None) -> str:
 def tool_locations(name: str, arguments: Mapping[str, Any] | None, cwd: str) -> list[ToolCallLocation] | None:
     """The file a call reads or changes (editors follow it), as an absolute path."""
     args = arguments or {}
-    if name not in ("read", "write", "edit") or not isinstance(args.get("path"), str):
+    facts = tool_facts(name)
+    named = facts.path_argument if facts.reads_file or facts.file_effect == "path" else None
+    if named is None or not isinstance(args.get(named), str):
         return None
-    path = os.path.expanduser(str(args["path"]))
+    path = os.path.expanduser(str(args[named]))
     path = path if os.path.isabs(path) else os.path.join(cwd, path)
-    line = args.get("offset") if name == "read" and isinstance(args.get("offset"), int) else None
+    offset = args.get(facts.line_argument) if facts.line_argument else None
+    line = offset if isinstance(offset, int) else None
     return [ToolCallLocation(path=os.path.normpath(path), line=line)]
 
 
@@ -176,14 +162,16 @@ def result_text(result: JSONObject | None) -> str:
 
 
 def diff_content(name: str, arguments: Mapping[str, Any], cwd: str) -> list[ToolContent]:
-    """A ``write`` as a new file's text, an ``edit`` as each replacement (old -> new)."""
+    """A call shown as a diff (``ToolFacts.diff``): a ``write`` as a new file's text, an ``edit``
+    as each replacement (old -> new)."""
     locations = tool_locations(name, arguments, cwd)
     if not locations:
         return []
     path = locations[0].path
-    if name == "write" and isinstance(arguments.get("content"), str):
+    style = tool_facts(name).diff
+    if style == "content" and isinstance(arguments.get("content"), str):
         return [tool_diff_content(path, redact_text(str(arguments["content"]))[0])]
-    if name == "edit" and isinstance(arguments.get("edits"), list):
+    if style == "edits" and isinstance(arguments.get("edits"), list):
         out: list[ToolContent] = []
         for edit in arguments["edits"]:
             if isinstance(edit, dict) and isinstance(edit.get("newText"), str):

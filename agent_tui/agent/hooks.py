@@ -53,6 +53,7 @@ import msgspec
 
 from agent_tui.agent.child_env import child_environment
 from agent_tui.config_schema import Hook, convert, read_json_file
+from agent_tui.projection.tool_facts import tool_facts
 from agent_tui.store.redact import redact_text
 from agent_tui.terminal_text import visible_line
 
@@ -66,17 +67,6 @@ DEFAULT_TIMEOUT = 60.0
 OUTPUT_LIMIT = 1024 * 1024
 #: What a hook adds for the model is cut as a tool's output is (its head and tail kept).
 CONTEXT_LIMIT = 50 * 1024
-#: How Claude Code names the tools agent-tui has too (hooks match and read these names).
-CLAUDE_TOOL_NAMES = {
-    "bash": "Bash",
-    "read": "Read",
-    "write": "Write",
-    "edit": "Edit",
-    "grep": "Grep",
-    "find": "Glob",
-    "ls": "LS",
-    "web_fetch": "WebFetch",
-}
 #: Project settings that may hold hooks: read only in a trusted folder.
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 _PERMISSION_MODES = {
@@ -261,7 +251,8 @@ class Hooks:
     async def run(self, event: str, fields: Mapping[str, Any], subject: str | None = None) -> HookOutcome:
         """Run the hooks of ``event`` whose matcher takes ``subject`` (a tool name, a source, a
         trigger), all at once; merge what they say."""
-        aliases = [CLAUDE_TOOL_NAMES[subject]] if subject in CLAUDE_TOOL_NAMES else []
+        claude = tool_facts(subject).claude_name if subject is not None else ""
+        aliases = [claude] if claude else []  # Claude Code's name for the tool matches too
         chosen = [c for c in self.commands if c.event == event and c.matches(subject, aliases)]
         outcome = HookOutcome()
         if not chosen:
@@ -450,19 +441,21 @@ def _merge(
 
 
 def tool_input(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The tool's arguments as a hook reads them: a ``path`` also as Claude Code's ``file_path``."""
+    """The tool's arguments as a hook reads them: its ``path_argument`` also as Claude Code's
+    ``file_path``."""
     data = dict(arguments)
-    if name in CLAUDE_TOOL_NAMES and "path" in data and "file_path" not in data:
-        data["file_path"] = data["path"]
+    named = tool_facts(name).path_argument
+    if named is not None and named in data and "file_path" not in data:
+        data["file_path"] = data[named]
     return data
 
 
 def hook_tool_name(name: str) -> str:
-    return CLAUDE_TOOL_NAMES.get(name, name)
+    """The name a hook reads: Claude Code's for a tool it has (``Bash``), else ours."""
+    return tool_facts(name).claude_name or name
 
 
 __all__ = [
-    "CLAUDE_TOOL_NAMES",
     "EVENTS",
     "PROJECT_FILES",
     "HookCommand",

@@ -20,13 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.projection.tool_facts import TOOL_FACTS, builtin_tool_names
+
 if TYPE_CHECKING:
     from agent_tui.agent.tools.base import Tool
 
 #: The built-in tools (the ones ``--no-builtin-tools`` removes): pi's, and Claude Code's web_fetch.
-BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls", "web_fetch")
+BUILTIN_TOOLS = builtin_tool_names()
 #: Every other tool agent-tui itself may have (``--tools`` may name them).
-OTHER_TOOLS = ("todo_write", "task", "context")
+OTHER_TOOLS = tuple(name for name in TOOL_FACTS if name not in BUILTIN_TOOLS)
 MCP_PREFIX = "mcp__"
 
 

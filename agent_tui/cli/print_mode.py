@@ -65,6 +65,7 @@ from agent_tui.agent.skills import SkillError
 from agent_tui.agent.subagents import progress_line
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.projection.models import lookup
+from agent_tui.projection.tool_facts import tool_facts
 from agent_tui.providers.base import preload_sdk_in_background
 from agent_tui.sdk import Agent, SessionHandle, create_agent
 from agent_tui.sdk import open_session as sdk_open_session
@@ -114,9 +115,7 @@ def open_session(args: argparse.Namespace, cwd: str) -> SessionHandle:
 
 
 def _describe_call(name: str, arguments: dict[str, object]) -> str:
-    key = {"bash": "command", "read": "path", "write": "path", "edit": "path", "ls": "path"}.get(name)
-    if key is None and name in ("grep", "find"):
-        key = "pattern"
+    key = tool_facts(name).title_argument
     detail = str(arguments.get(key, "")) if key else ""
     detail = cut(squeeze_spaces(detail), 120, "...")  # other blanks stay, shown as escapes
     # strict: a character a terminal draws wider than it is measured cannot hide the command's tail

@@ -19,6 +19,7 @@ from agent_tui.library.text import args_json, fence, longest_run, tool_calls_by_
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
+from agent_tui.projection.tool_facts import shown_facts
 from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
@@ -377,11 +378,12 @@ class _MarkdownWriter:
             path = args.get("path") or args.get("file_path")
             if isinstance(path, str) and len(args) == 1:
                 return f"{head} {_code(path)}"
-            diff = edit_diff(args) if name.lower() in ("edit", "multiedit") else None
+            style = shown_facts(name).diff
+            diff = edit_diff(args) if style == "edits" else None
             if isinstance(path, str) and diff is not None:
                 return f"{head} {_code(path)}\n\n" + fence(diff, "diff")
             content = args.get("content")
-            if isinstance(path, str) and isinstance(content, str) and name.lower() == "write":
+            if isinstance(path, str) and isinstance(content, str) and style == "content":
                 return f"{head} {_code(path)}\n\n" + fence(
                     content, LANGUAGES.get(Path(path).suffix.lower(), "")
                 )
@@ -391,7 +393,7 @@ class _MarkdownWriter:
         call = self.calls.get(str(message.get("toolCallId")))
         args = call.get("arguments") if call is not None else None
         path = (args.get("path") or args.get("file_path")) if isinstance(args, dict) else None
-        if str(message.get("toolName") or "").lower() != "read" or not isinstance(path, str):
+        if not shown_facts(str(message.get("toolName") or "")).reads_file or not isinstance(path, str):
             return ""
         return LANGUAGES.get(Path(path).suffix.lower(), "")
 

@@ -39,6 +39,7 @@ from agent_tui.library.text import args_json, tool_calls_by_id
 from agent_tui.projection.context import Projection, project_path
 from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
+from agent_tui.projection.tool_facts import shown_facts
 from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
@@ -278,7 +279,7 @@ class Renderer:
             command = args.get("command") or args.get("cmd")
             if isinstance(path, str):
                 head += f' <span class="call-path">{esc(path)}</span>'
-            lowered = name.lower()
+            style = shown_facts(name).diff
             if isinstance(command, list) and all(isinstance(c, str) for c in command):
                 command = " ".join(command)
             if isinstance(command, str):
@@ -286,9 +287,9 @@ class Renderer:
                 rest = {k: v for k, v in args.items() if k not in ("command", "cmd")}
                 if rest:
                     body += f'<div class="facts">{esc(json.dumps(rest, ensure_ascii=False))}</div>'
-            elif lowered in ("edit", "multiedit", "str_replace_editor") and isinstance(path, str):
+            elif style == "edits" and isinstance(path, str):
                 body = self._edit_diff(args, path)
-            elif lowered == "write" and isinstance(path, str) and isinstance(args.get("content"), str):
+            elif style == "content" and isinstance(path, str) and isinstance(args.get("content"), str):
                 body = self.code(args["content"], lexer_for_path(path))
             elif isinstance(path, str) and set(args) <= {"path", "file_path", "offset", "limit"}:
                 rest = {k: v for k, v in args.items() if k not in ("path", "file_path")}
@@ -314,7 +315,7 @@ class Renderer:
         lexer = None
         if call is not None and isinstance(call.get("arguments"), dict):
             path = call["arguments"].get("path") or call["arguments"].get("file_path")
-            if name.lower() == "read" and isinstance(path, str) and not _NUMBERED.match(text):
+            if shown_facts(name).reads_file and isinstance(path, str) and not _NUMBERED.match(text):
                 lexer = lexer_for_path(
                     path
                 )  # not when lines are numbered (cat -n style, as Claude Code reads)

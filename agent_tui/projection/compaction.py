@@ -27,6 +27,7 @@ from agent_tui.projection.tokens import (
     estimate_request,
     usage_total,
 )
+from agent_tui.projection.tool_facts import tool_facts
 from agent_tui.store.record import Entry
 
 __all__ = [
@@ -417,6 +418,9 @@ def _messages(entries: Sequence[ContextEntry]) -> list[JSONObject]:
 
 
 def file_operations(messages: Sequence[JSONObject], previous: Entry | None) -> tuple[list[str], list[str]]:
+    """The files the calls of ``messages`` (and the previous compaction) read and modified: a call
+    whose tool changes the file it names (``ToolFacts.file_effect == "path"``) modified it, one
+    that reads a file's text (``reads_file``) read it."""
     read: set[str] = set()
     modified: set[str] = set()
     if previous is not None:
@@ -430,14 +434,16 @@ def file_operations(messages: Sequence[JSONObject], previous: Entry | None) -> t
         for block in message["content"]:
             if not isinstance(block, dict) or block.get("type") != "toolCall":
                 continue
+            facts = tool_facts(str(block.get("name")))
             args = block.get("arguments")
-            file_path = args.get("path") if isinstance(args, dict) else None
+            named = facts.path_argument
+            file_path = args.get(named) if named is not None and isinstance(args, dict) else None
             if not isinstance(file_path, str):
                 continue
-            if block.get("name") == "read":
-                read.add(file_path)
-            elif block.get("name") in ("write", "edit"):
+            if facts.file_effect == "path":  # pi's extractFileOperations: write, edit
                 modified.add(file_path)
+            elif facts.reads_file:  # read
+                read.add(file_path)
     return sorted(read - modified), sorted(modified)
 
 

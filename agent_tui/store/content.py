@@ -13,10 +13,6 @@ from typing import Any
 from agent_tui.store.record import JSONObject
 from agent_tui.terminal_text import clip
 
-#: Tool names whose calls are shown as a diff: pi's ``edit``, Claude Code's ``Edit``/``MultiEdit``
-#: and ``str_replace_editor`` (imported sessions), compared in lower case.
-EDIT_TOOLS = frozenset({"edit", "multiedit", "str_replace_editor"})
-
 
 def blocks(content: Any) -> list[JSONObject]:
     """Content as a list of blocks: a string is one text block, anything odd is dropped."""

@@ -20,18 +20,17 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from agent_tui.projection.tool_facts import TOOL_FACTS, UNKNOWN, ToolFacts
+from agent_tui.projection.tool_facts import AcpKind as AcpKind  # the tools name these types here too
+from agent_tui.projection.tool_facts import FileEffect as FileEffect
 
 if TYPE_CHECKING:
     from agent_tui.agent.sandbox import Sandbox
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
-#: What a tool may do to files: nothing (``none``), the one file its ``path_argument`` names
-#: (``path``), or anything (``any``: a shell command, an MCP tool not marked read-only).
-FileEffect = Literal["none", "path", "any"]
-#: ACP's ToolKind values a tool reports to editors.
-AcpKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 #: The permission policy's last word on a write, asked with the real path about to be written and
 #: its link count (1 for a new file): None to go ahead, else the refusal the model reads.
 WriteGuard = Callable[[str, int], "str | None"]
@@ -100,7 +99,11 @@ class Tool:
     guidelines: tuple[str, ...] = ()  # rules the system prompt adds when the tool is active
     parameters: JSONObject = {}  # noqa: RUF012 - class-level schema, never mutated
     #: What the tool is, so the permission policy, hooks, checkpoints, ACP and exports ask the tool
-    #: rather than match its name. A tool that only reads never changes a file or runs a program.
+    #: rather than match its name: its row in ``projection.tool_facts.TOOL_FACTS`` (the one place
+    #: a tool's facts are written; the layers below read the same row by a call's name), copied
+    #: here by ``__init_subclass__``. A tool with no row (an MCP tool) sets them itself.
+    facts: ClassVar[ToolFacts] = UNKNOWN
+    #: A tool that only reads never changes a file or runs a program.
     reads_only: bool = False
     file_effect: FileEffect = "any"
     path_argument: str | None = None  # the argument naming the file it reads or changes
@@ -109,6 +112,16 @@ class Tool:
     #: False: the call itself never asks the permission policy (``todo_write`` only records;
     #: ``task``'s subagent asks for each of its own calls); a hook's ``ask`` still asks.
     needs_permission: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        facts = TOOL_FACTS.get(cls.__dict__.get("name", ""))
+        if facts is None:
+            return
+        cls.facts = facts
+        for field_name in ("reads_only", "file_effect", "path_argument", "claude_name", "acp_kind"):
+            if field_name not in cls.__dict__:  # what the class says of itself wins
+                setattr(cls, field_name, getattr(facts, field_name))
 
     def declaration(self) -> JSONObject:
         """What the model is told: pi's tool declaration {name, description, parameters}."""

@@ -25,8 +25,6 @@ from typing import IO, Any
 from agent_tui.agent.child_env import child_environment
 from agent_tui.agent.sandbox import Sandbox
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -388,10 +386,6 @@ class PartialOutput:
 
 
 class BashTool(Tool):
-    file_effect: FileEffect = "any"
-    path_argument = None
-    claude_name = "Bash"
-    acp_kind: AcpKind = "execute"
     name = "bash"
     snippet = "Execute bash commands (ls, grep, find, etc.)"
     description = (

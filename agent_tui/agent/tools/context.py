@@ -13,8 +13,6 @@ mark the edits and the user can undo them in one go.
 from __future__ import annotations
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -40,8 +38,6 @@ DEFAULT_LIMIT = 10
 
 class ContextTool(Tool):
     name = "context"
-    file_effect: FileEffect = "none"  # it changes what the model sees, never a file
-    acp_kind: AcpKind = "think"
     snippet = "List your largest tool results; hide ones you no longer need, or restore them"
     description = (
         "Manage your own context window. action=list shows the largest tool results in your context "

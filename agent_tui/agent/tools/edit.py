@@ -18,8 +18,6 @@ import unicodedata
 from dataclasses import dataclass
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -195,10 +193,6 @@ def unified_diff(path: str, old: str, new: str) -> tuple[str, int | None]:
 
 
 class EditTool(Tool):
-    file_effect: FileEffect = "path"
-    path_argument = "path"
-    claude_name = "Edit"
-    acp_kind: AcpKind = "edit"
     name = "edit"
     snippet = (
         "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -20,11 +18,6 @@ DEFAULT_LIMIT = 1000
 
 
 class FindTool(Tool):
-    reads_only = True
-    file_effect: FileEffect = "none"
-    path_argument = "path"
-    claude_name = "Glob"
-    acp_kind: AcpKind = "search"
     name = "find"
     snippet = "Find files by glob pattern (respects .gitignore)"
     description = (

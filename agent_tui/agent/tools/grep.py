@@ -7,8 +7,6 @@ import re
 from pathlib import Path
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -33,11 +31,6 @@ MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are skipped
 
 
 class GrepTool(Tool):
-    reads_only = True
-    file_effect: FileEffect = "none"
-    path_argument = "path"
-    claude_name = "Grep"
-    acp_kind: AcpKind = "search"
     name = "grep"
     snippet = "Search file contents for patterns (respects .gitignore)"
     description = (

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -22,11 +20,6 @@ DEFAULT_LIMIT = 500
 
 
 class LsTool(Tool):
-    reads_only = True
-    file_effect: FileEffect = "none"
-    path_argument = "path"
-    claude_name = "LS"
-    acp_kind: AcpKind = "read"
     name = "ls"
     snippet = "List directory contents"
     description = (

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -170,11 +168,6 @@ def read_lines(
 
 
 class ReadTool(Tool):
-    reads_only = True
-    file_effect: FileEffect = "none"
-    path_argument = "path"
-    claude_name = "Read"
-    acp_kind: AcpKind = "read"
     name = "read"
     snippet = "Read file contents"
     guidelines = ("Use read to examine files instead of cat or sed.",)

@@ -42,10 +42,6 @@ class Runner(Protocol):
 class TaskTool(Tool):
     name = "task"
     snippet = "Hand a multi-step task to a subagent with a fresh context; its reply is the result"
-    reads_only = False
-    file_effect = "none"  # the subagent's own calls change files, each gated as the parent's
-    claude_name = "Task"
-    acp_kind = "think"
     needs_permission = False  # each of the subagent's own calls is asked
 
     def __init__(self, runner: Runner) -> None:

@@ -26,10 +26,6 @@ class TodoWriteTool(Tool):
     name = TODO_TOOL
     description = DESCRIPTION
     snippet = "Keep a visible task list (the whole list each call)"
-    reads_only = True  # it changes no file and runs nothing: the list lives in the session
-    file_effect = "none"
-    claude_name = "TodoWrite"
-    acp_kind = "think"
     needs_permission = False
     parameters = {  # noqa: RUF012 - class-level schema, never mutated
         "type": "object",

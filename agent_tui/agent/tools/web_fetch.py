@@ -21,8 +21,6 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -63,11 +61,6 @@ def request_fields(arguments: Mapping[str, Any]) -> dict[str, str]:
 
 
 class WebFetchTool(Tool):
-    reads_only = False  # it reads the web, which the user allows host by host
-    file_effect: FileEffect = "none"
-    path_argument = None
-    claude_name = "WebFetch"
-    acp_kind: AcpKind = "fetch"
     name = "web_fetch"
     snippet = "Fetch a web page (http/https) as readable text"
     description = (

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 
 from agent_tui.agent.tools.base import (
-    AcpKind,
-    FileEffect,
     JSONObject,
     Tool,
     ToolContext,
@@ -19,10 +17,6 @@ from agent_tui.agent.tools.safe_open import open_checked, write_all
 
 
 class WriteTool(Tool):
-    file_effect: FileEffect = "path"
-    path_argument = "path"
-    claude_name = "Write"
-    acp_kind: AcpKind = "edit"
     name = "write"
     snippet = "Create or overwrite files"
     guidelines = ("Use write only for new files or complete rewrites.",)

@@ -31,7 +31,8 @@ from agent_tui.projection.describe import first_line, is_permission, plural
 from agent_tui.projection.image_tokens import image_tokens
 from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import estimate_text
-from agent_tui.store.content import EDIT_TOOLS, args_summary, content_text, edit_diff
+from agent_tui.projection.tool_facts import shown_facts
+from agent_tui.store.content import args_summary, content_text, edit_diff
 from agent_tui.store.kinds import BRANCH_MARKER, entry_type, kind_info
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import clip, visible, visible_line
@@ -381,7 +382,7 @@ def tool_call_widget(block: dict[str, Any]) -> Widget:
     name = str(block.get("name", "tool"))
     args = block.get("arguments")
     title = f"→ {visible_line(name, strict=True)}({args_summary(args)})"
-    if name.lower() in EDIT_TOOLS and (diff := edit_diff(args)) is not None:
+    if shown_facts(name).diff == "edits" and (diff := edit_diff(args)) is not None:
         diff = visible(diff)
         return Collapsible(
             Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)),
