@@ -19,7 +19,7 @@ from agent_tui.library.text import args_json, fence, longest_run, tool_calls_by_
 from agent_tui.projection.context import Projection, project
 from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
-from agent_tui.projection.tool_facts import shown_facts
+from agent_tui.projection.tool_facts import shown_facts, shown_path
 from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
@@ -375,7 +375,7 @@ class _MarkdownWriter:
             command = args.get("command")
             if isinstance(command, str) and set(args) <= {"command", "timeout", "description"}:
                 return f"{head}\n\n" + fence(command, "sh")
-            path = args.get("path") or args.get("file_path")
+            path = shown_path(name, args)
             if isinstance(path, str) and len(args) == 1:
                 return f"{head} {_code(path)}"
             style = shown_facts(name).diff
@@ -392,8 +392,9 @@ class _MarkdownWriter:
     def _language(self, message: JSONObject) -> str:
         call = self.calls.get(str(message.get("toolCallId")))
         args = call.get("arguments") if call is not None else None
-        path = (args.get("path") or args.get("file_path")) if isinstance(args, dict) else None
-        if not shown_facts(str(message.get("toolName") or "")).reads_file or not isinstance(path, str):
+        name = str(message.get("toolName") or "")
+        path = shown_path(name, args) if isinstance(args, dict) else None
+        if not shown_facts(name).reads_file or not isinstance(path, str):
             return ""
         return LANGUAGES.get(Path(path).suffix.lower(), "")
 

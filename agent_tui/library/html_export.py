@@ -39,7 +39,7 @@ from agent_tui.library.text import args_json, tool_calls_by_id
 from agent_tui.projection.context import Projection, project_path
 from agent_tui.projection.describe import first_line, kind, plural, tokens_before
 from agent_tui.projection.request import system_message_text
-from agent_tui.projection.tool_facts import shown_facts
+from agent_tui.projection.tool_facts import shown_facts, shown_path
 from agent_tui.store.content import blocks, content_text, edit_diff
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
@@ -275,7 +275,7 @@ class Renderer:
         head = f'<div class="call-head"><span class="call-name">{esc(name)}</span>'
         body = ""
         if isinstance(args, dict):
-            path = args.get("path") or args.get("file_path")
+            path = shown_path(name, args)
             command = args.get("command") or args.get("cmd")
             if isinstance(path, str):
                 head += f' <span class="call-path">{esc(path)}</span>'
@@ -314,7 +314,7 @@ class Renderer:
         call = self.calls.get(str(message.get("toolCallId")))
         lexer = None
         if call is not None and isinstance(call.get("arguments"), dict):
-            path = call["arguments"].get("path") or call["arguments"].get("file_path")
+            path = shown_path(name, call["arguments"])
             if shown_facts(name).reads_file and isinstance(path, str) and not _NUMBERED.match(text):
                 lexer = lexer_for_path(
                     path

@@ -16,8 +16,9 @@ the README's tool list.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 #: What a tool may do to files: nothing (``none``), the one file its ``path_argument`` names
 #: (``path``), or anything (``any``: a shell command, an MCP tool not marked read-only).
@@ -159,6 +160,14 @@ def shown_facts(name: str) -> ToolFacts:
     return FOREIGN_FACTS.get(lowered) or TOOL_FACTS.get(lowered, UNKNOWN)
 
 
+def shown_path(name: str, args: Mapping[str, Any]) -> Any:
+    """The file a call works on, for showing it: its tool's ``path_argument``, else ``path`` or
+    Claude Code's ``file_path`` (a tool with no facts)."""
+    named = shown_facts(name).path_argument
+    value = args.get(named) if named is not None else None
+    return value if isinstance(value, str) and value else args.get("path") or args.get("file_path")
+
+
 def builtin_tool_names() -> tuple[str, ...]:
     """The built-in tools, in the order the model is told about them."""
     return tuple(name for name, facts in TOOL_FACTS.items() if facts.module is not None)
@@ -174,5 +183,6 @@ __all__ = [
     "ToolFacts",
     "builtin_tool_names",
     "shown_facts",
+    "shown_path",
     "tool_facts",
 ]
