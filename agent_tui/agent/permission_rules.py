@@ -53,6 +53,7 @@ import msgspec
 from agent_tui.agent.shell_parse import SHELLS, Analysis, Run, Word, analyze
 from agent_tui.agent.tools.base import resolve_path
 from agent_tui.config_schema import convert, convert_fields, read_json_file
+from agent_tui.projection.tool_facts import ToolFacts, tool_facts
 
 if TYPE_CHECKING:
     from agent_tui.agent.tools.base import Tool
@@ -62,19 +63,6 @@ KINDS: tuple[Kind, ...] = ("deny", "ask", "allow")
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
 CLAUDE_PROJECT_FILES = (Path(".claude") / "settings.json", LOCAL_SETTINGS)
 PROJECT_CONFIG = Path(".agent-tui") / "config.toml"
-#: agent-tui's tools by their Claude Code names (an MCP tool's is its own name).
-CLAUDE_NAMES = {
-    "bash": "Bash",
-    "read": "Read",
-    "write": "Write",
-    "edit": "Edit",
-    "ls": "LS",
-    "grep": "Grep",
-    "find": "Glob",
-    "web_fetch": "WebFetch",
-    "task": "Task",
-    "todo": "TodoWrite",
-}
 PATH_TOOLS = frozenset({"Read", "Edit", "Write"})
 _RULE = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]*(?:__\*)?)(?:\((.*)\))?$", re.DOTALL)
 
@@ -506,7 +494,9 @@ class _Call:
 
     @classmethod
     def of(cls, tool: str, arguments: Mapping[str, Any], cwd: str, info: Tool | None) -> _Call:
-        claude = (info.claude_name if info is not None else "") or CLAUDE_NAMES.get(tool, "")
+        # a tool known by name only (no Tool at hand): its row in the tool facts table
+        facts: Tool | ToolFacts = info if info is not None else tool_facts(tool)
+        claude = facts.claude_name
         names = frozenset(n for n in (tool, claude) if n)
         if claude == "Bash" or tool == "bash":
             command = str(arguments.get("command", ""))
@@ -516,10 +506,8 @@ class _Call:
         if claude == "WebFetch":
             host = urlsplit(str(arguments.get("url", ""))).hostname
             return cls(tool, names, "fetch", cwd, host=(host or "").rstrip(".").lower() or None)
-        argument = info.path_argument if info is not None else ("path" if tool in CLAUDE_NAMES else None)
-        effect = info.file_effect if info is not None else ("path" if tool in ("write", "edit") else "none")
-        reads = info.reads_only if info is not None else tool in ("read", "ls", "grep", "find")
-        if argument is not None and (reads or effect == "path"):
+        argument, reads = facts.path_argument, facts.reads_only
+        if argument is not None and (reads or facts.file_effect == "path"):
             raw = arguments.get(argument)
             raw = raw if isinstance(raw, str) and raw else "."
             return cls(tool, names, "read" if reads else "edit", cwd, paths=(_both(raw, cwd),))

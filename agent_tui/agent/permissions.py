@@ -72,6 +72,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.agent.tools.base import FileEffect, Tool, WriteGuard, resolve_path
+from agent_tui.projection.tool_facts import TOOL_FACTS, tool_facts
 from agent_tui.store.record import JSONObject
 from agent_tui.store.redact import redact_text
 
@@ -82,8 +83,10 @@ if TYPE_CHECKING:
 
 RECORD_TYPE = "agent-tui.permission"
 MODE_ENV = "AGENT_TUI_PERMISSIONS"
-READ_TOOLS = frozenset({"read", "ls", "grep", "find"})
-FILE_TOOLS = frozenset({"write", "edit"})
+#: The tools that read the files or folders their path names (never asked), and those that change
+#: only the file it names (asked by where it lies), from the tool facts table.
+READ_TOOLS = frozenset(n for n, f in TOOL_FACTS.items() if f.reads_only and f.path_argument)
+FILE_TOOLS = frozenset(n for n, f in TOOL_FACTS.items() if f.file_effect == "path")
 SUMMARY_LIMIT = 200
 #: Files that decide what git runs (hooks, config, submodule URLs): writing them always asks.
 GIT_FILES = frozenset({".gitconfig", ".gitmodules", ".gitattributes"})
@@ -194,7 +197,7 @@ class PermissionRequest:
         if self.tool == "bash":
             text = str(self.arguments.get("command", ""))
         elif self.tool in FILE_TOOLS:
-            text = str(self.arguments.get("path", ""))
+            text = str(self.arguments.get(_path_argument(self.tool), ""))
             if self.path is not None and os.path.normpath(resolve_path(text, self.cwd)) != self.path:
                 text += f"\n-> {self.path}"
         else:
@@ -447,7 +450,7 @@ class Permissions:
         if tool in READ_TOOLS or tool in self.trusted_tools:
             return None
         if tool in FILE_TOOLS:
-            raw = str(arguments.get("path", ""))
+            raw = str(arguments.get(_path_argument(tool), ""))
             target = real_target(raw, cwd)
             lexical = os.path.normpath(resolve_path(raw, cwd))
             links = _link_count(target)
@@ -482,7 +485,7 @@ class Permissions:
         """The question a call would make, whether or not it needs one (a hook's ``ask`` asks about
         reads and writes inside the working directory too)."""
         if tool in FILE_TOOLS:
-            raw = str(arguments.get("path", ""))
+            raw = str(arguments.get(_path_argument(tool), ""))
             target = real_target(raw, cwd)
             shown = raw if os.path.normpath(resolve_path(raw, cwd)) == target else f"{raw} -> {target}"
             return PermissionRequest(
@@ -633,7 +636,7 @@ class Permissions:
         if request is None:
             return Verdict(True, None)
         unsandboxed = self.sandbox.unsandboxed if self.sandbox is not None else None
-        if unsandboxed and (info.acp_kind == "execute" if info is not None else tool == "bash"):
+        if unsandboxed and (info.acp_kind if info is not None else tool_facts(tool).acp_kind) == "execute":
             # a sandbox was wanted and bwrap cannot run: every command asks, whatever allows it
             return await self._ask(replace(request, reason=f"{request.reason}; {unsandboxed}"))
         if self.mode is PermissionMode.AUTO:
@@ -754,8 +757,8 @@ def _edit_inside(tool: str, info: Tool | None, arguments: Mapping[str, Any], cwd
     """Whether a tool that changes only the file it names (``file_effect == "path"``) names one
     inside ``cwd`` that no other rule guards (git's, agent-tui's config, a hard link): what
     ``accept-edits`` lets pass (``ask`` mode asks about it): its real path, or None."""
-    if info is None:  # known by name only: the built-in write and edit take ``path``
-        argument = "path" if _effect_by_name(tool) == "path" else None
+    if info is None:  # known by name only: its row in the tool facts table
+        argument = _path_argument(tool) if _effect_by_name(tool) == "path" else None
     else:
         argument = info.path_argument if info.file_effect == "path" else None
     if not argument:
@@ -768,6 +771,11 @@ def _edit_inside(tool: str, info: Tool | None, arguments: Mapping[str, Any], cwd
     if file_concern(target, cwd, _link_count(target), PermissionMode.ACCEPT_EDITS, lexical) is not None:
         return None
     return target
+
+
+def _path_argument(tool: str) -> str:
+    """The argument naming the file of a tool in FILE_TOOLS."""
+    return tool_facts(tool).path_argument or "path"
 
 
 def _effect_by_name(tool: str) -> FileEffect:
