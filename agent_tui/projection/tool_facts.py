@@ -17,7 +17,7 @@ the README's tool list.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 #: What a tool may do to files: nothing (``none``), the one file its ``path_argument`` names
@@ -58,15 +58,17 @@ class ToolFacts:
 UNKNOWN = ToolFacts()
 
 _TOOLS = "agent_tui.agent.tools."
+#: What the tools that only read the file or folder ``path`` names share, those that change it, and
+#: those that search it for a ``pattern``.
+_READS = ToolFacts(reads_only=True, file_effect="none", path_argument="path", title_argument="path")
+_CHANGES = ToolFacts(file_effect="path", path_argument="path", acp_kind="edit", title_argument="path")
+_SEARCHES = replace(_READS, acp_kind="search", title_argument="pattern")
 
 TOOL_FACTS: dict[str, ToolFacts] = {
-    "read": ToolFacts(
-        reads_only=True,
-        file_effect="none",
-        path_argument="path",
+    "read": replace(
+        _READS,
         claude_name="Read",
         acp_kind="read",
-        title_argument="path",
         reads_file=True,
         line_argument="offset",
         module=_TOOLS + "read:ReadTool",
@@ -74,51 +76,11 @@ TOOL_FACTS: dict[str, ToolFacts] = {
     "bash": ToolFacts(
         claude_name="Bash", acp_kind="execute", title_argument="command", module=_TOOLS + "bash:BashTool"
     ),
-    "edit": ToolFacts(
-        file_effect="path",
-        path_argument="path",
-        claude_name="Edit",
-        acp_kind="edit",
-        title_argument="path",
-        diff="edits",
-        module=_TOOLS + "edit:EditTool",
-    ),
-    "write": ToolFacts(
-        file_effect="path",
-        path_argument="path",
-        claude_name="Write",
-        acp_kind="edit",
-        title_argument="path",
-        diff="content",
-        module=_TOOLS + "write:WriteTool",
-    ),
-    "grep": ToolFacts(
-        reads_only=True,
-        file_effect="none",
-        path_argument="path",
-        claude_name="Grep",
-        acp_kind="search",
-        title_argument="pattern",
-        module=_TOOLS + "grep:GrepTool",
-    ),
-    "find": ToolFacts(
-        reads_only=True,
-        file_effect="none",
-        path_argument="path",
-        claude_name="Glob",
-        acp_kind="search",
-        title_argument="pattern",
-        module=_TOOLS + "find:FindTool",
-    ),
-    "ls": ToolFacts(
-        reads_only=True,
-        file_effect="none",
-        path_argument="path",
-        claude_name="LS",
-        acp_kind="read",
-        title_argument="path",
-        module=_TOOLS + "ls:LsTool",
-    ),
+    "edit": replace(_CHANGES, claude_name="Edit", diff="edits", module=_TOOLS + "edit:EditTool"),
+    "write": replace(_CHANGES, claude_name="Write", diff="content", module=_TOOLS + "write:WriteTool"),
+    "grep": replace(_SEARCHES, claude_name="Grep", module=_TOOLS + "grep:GrepTool"),
+    "find": replace(_SEARCHES, claude_name="Glob", module=_TOOLS + "find:FindTool"),
+    "ls": replace(_READS, claude_name="LS", acp_kind="read", module=_TOOLS + "ls:LsTool"),
     # it reads the web, which the user allows host by host: not reads_only
     "web_fetch": ToolFacts(
         file_effect="none",

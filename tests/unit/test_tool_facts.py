@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,24 +29,10 @@ from agent_tui.tui.widgets.chat_entry import LazyCollapsible, tool_call_widget
 from tests.support.session_builder import Builder, assistant, tool_result, user
 
 #: A tool that rewrites the file its ``target`` names, and one that reads ``source`` from ``start``.
-PATCH = ToolFacts(
-    file_effect="path",
-    path_argument="target",
-    claude_name="Patch",
-    acp_kind="edit",
-    title_argument="target",
-    diff="edits",
-)
-PEEK = ToolFacts(
-    reads_only=True,
-    file_effect="none",
-    path_argument="source",
-    claude_name="Peek",
-    acp_kind="read",
-    title_argument="source",
-    reads_file=True,
-    line_argument="start",
-)
+PATCH = ToolFacts(file_effect="path", path_argument="target", claude_name="Patch", diff="edits")
+PATCH = replace(PATCH, acp_kind="edit", title_argument="target")
+PEEK = ToolFacts(reads_only=True, file_effect="none", path_argument="source", claude_name="Peek")
+PEEK = replace(PEEK, acp_kind="read", title_argument="source", reads_file=True, line_argument="start")
 EDITS: dict[str, Any] = {"target": "src/app.py", "edits": [{"oldText": "x = 1\n", "newText": "x = 2\n"}]}
 
 
