@@ -9,12 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Input, Label, OptionList
 
 from agent_tui.library.search import Library, RefreshStats
 from agent_tui.tui.screens.session_picker import SessionPicker
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import SIZE, make_app, sample_session, write_lines
+
+#: The whole app driven key by key for seconds (2.5 s of CPU, 6-9 s wall, loaded): ``make test`` runs them,
+#: the edit loop does not.
+pytestmark = pytest.mark.slow
 
 
 def _chunks(db: Path) -> int:

@@ -15,7 +15,9 @@ from tests.support.fake_model_server import FakeModelServer, anthropic_stream, t
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import make_app
 
-pytestmark = [pytest.mark.timeout(120)]
+#: The whole app driven key by key for seconds (3.5 s of CPU, 5-14 s wall, loaded): ``make test`` runs them,
+#: the edit loop does not.
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 
 def foreign_label(target: str) -> bytes:

@@ -16,6 +16,10 @@ from tests.support.model_env import without_provider_env
 from tests.support.pilot import wait_for
 from tests.support.tui_fixtures import ScriptedFactory, make_app, reopen, sample_session
 
+#: The whole app driven key by key for seconds (1.9 s of CPU, 4-6 s wall, loaded): ``make test`` runs them,
+#: the edit loop does not.
+pytestmark = pytest.mark.slow
+
 SIZE = (100, 30)
 
 

@@ -56,6 +56,7 @@ def _textuals(bar: OneLayoutScrollBar, crop: Region) -> list[Strip]:
     return Widget.render_lines(bar, crop)
 
 
+@pytest.mark.slow  # every third scroll row at two sizes: 1.5 s of CPU, 4.5 s wall
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 async def test_the_rows_are_textual_s_everywhere_the_thumb_goes(size: tuple[int, int]) -> None:
     app = _Host()

@@ -48,6 +48,7 @@ def user_files(tmp_path: Path) -> Loading:
     )
 
 
+@pytest.mark.slow  # the app through a dozen steps: 1.4 s of CPU, 2.5-5 s wall
 async def test_templates_and_skills_complete_expand_and_show_in_help_and_session(tmp_path: Path) -> None:
     factory = ScriptedFactory()
     app = make_app(tmp_path, None, agent_factory=factory, resources=user_files(tmp_path))

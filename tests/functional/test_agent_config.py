@@ -355,6 +355,7 @@ def test_print_mode_reads_the_config_file_once(tmp_path: Path) -> None:
     assert "config parses: 1" in done.stderr.splitlines()[-1]
 
 
+@pytest.mark.slow  # the app, a real agent and server: 1.4 s of CPU
 async def test_the_app_reads_the_config_file_once_for_its_settings_and_its_turns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
