@@ -20,9 +20,9 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_tui.projection.tool_facts import TOOL_FACTS, UNKNOWN, ToolFacts
+from agent_tui.projection.tool_facts import TOOL_FACTS
 from agent_tui.projection.tool_facts import AcpKind as AcpKind  # the tools name these types here too
 from agent_tui.projection.tool_facts import FileEffect as FileEffect
 
@@ -102,7 +102,6 @@ class Tool:
     #: rather than match its name: its row in ``projection.tool_facts.TOOL_FACTS`` (the one place
     #: a tool's facts are written; the layers below read the same row by a call's name), copied
     #: here by ``__init_subclass__``. A tool with no row (an MCP tool) sets them itself.
-    facts: ClassVar[ToolFacts] = UNKNOWN
     #: A tool that only reads never changes a file or runs a program.
     reads_only: bool = False
     file_effect: FileEffect = "any"
@@ -118,7 +117,6 @@ class Tool:
         facts = TOOL_FACTS.get(cls.__dict__.get("name", ""))
         if facts is None:
             return
-        cls.facts = facts
         for field_name in ("reads_only", "file_effect", "path_argument", "claude_name", "acp_kind"):
             if field_name not in cls.__dict__:  # what the class says of itself wins
                 setattr(cls, field_name, getattr(facts, field_name))
