@@ -156,3 +156,35 @@ def test_the_built_in_tools_are_the_rows_naming_a_module() -> None:
             facts.claude_name,
             facts.acp_kind,
         )
+
+
+#: The modules that read calls of sessions by their tool's name: they ask the facts table instead.
+READERS = (
+    "acp/updates.py",
+    "agent/hooks.py",
+    "projection/compaction.py",
+    "library/export.py",
+    "library/html_export.py",
+    "tui/widgets/chat_entry.py",
+    "cli/print_mode.py",
+)
+
+
+def test_the_readers_of_calls_compare_no_tool_name() -> None:
+    """No ``name == "edit"``, ``name in ("write", "edit")`` or ``{"read": ...}`` table left to
+    miss a new tool: a tool's name is compared only in the facts table."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "agent_tui"
+    found = []
+    for module in READERS:
+        tree = ast.parse((package / module).read_text())
+        for node in ast.walk(tree):
+            literals = [
+                *(n for n in ast.walk(node) if isinstance(node, ast.Compare) and n is not node),
+                *(node.keys if isinstance(node, ast.Dict) else []),
+            ]
+            for literal in literals:
+                if isinstance(literal, ast.Constant) and literal.value in TOOL_FACTS:
+                    found.append(f"{module}:{literal.lineno} {literal.value!r}")
+    assert found == []
