@@ -22,7 +22,6 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
-from agent_tui.library.search_index import INDEX_VERSION, IndexDatabase, default_db_path
 from agent_tui.store import listing
 from agent_tui.store.errors import StoreError
 from agent_tui.store.listing import last_activity
@@ -41,6 +40,8 @@ def latest_session(
     The order is ``SessionSummary.modified``'s (the last entry's timestamp), ties to the later
     file name. ``db_path``: the index to read the summaries from (default: the data dir's).
     """
+    from agent_tui.library.search_index import default_db_path
+
     folder = session_dir_for(cwd, session_dir)
     known = _summarized(Path(db_path) if db_path is not None else default_db_path(), folder)
 
@@ -54,6 +55,8 @@ def record_session(path: str | Path, *, db_path: str | Path | None = None) -> No
     """Bring ``path``'s summary and text up to date in the index (``db_path``, default the data
     dir's), if that index exists (none is created here). The index is a cache: a failure (locked,
     damaged, a full disk) changes nothing and is said nowhere; the next listing does it."""
+    from agent_tui.library.search_index import IndexDatabase, default_db_path
+
     db = Path(db_path) if db_path is not None else default_db_path()
     if not db.is_file():
         return
@@ -103,6 +106,8 @@ def _current_stamp(path: Path, known: _Known | None) -> str | None:
 def _summarized(db_path: Path, folder: Path) -> dict[str, _Known]:
     """The index's size, mtime and last activity of each file directly in ``folder``, by file
     name ({} when there is no index, or it cannot be read, or is of another version)."""
+    from agent_tui.library.search_index import INDEX_VERSION
+
     if not db_path.is_file():
         return {}
     try:

@@ -74,6 +74,7 @@ from agent_tui.tui.composer_actions import ComposerActions
 from agent_tui.tui.crash import OneLineCrash
 from agent_tui.tui.file_index import FileIndex
 from agent_tui.tui.history import PromptHistory, default_history_path
+from agent_tui.tui.kept_css import KeptParseStylesheet
 from agent_tui.tui.keymap import binding_ids, load_keymap
 from agent_tui.tui.pending_prompt import PendingPrompt
 from agent_tui.tui.permission_mode_actions import PermissionModes
@@ -165,6 +166,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
 
     def __init__(self, config: TuiConfig) -> None:
         super().__init__()
+        self.stylesheet = KeptParseStylesheet(variables=self.stylesheet._variables)  # (kept_css)
         self.config = config
         self.session: Session | None = None
         self.index: SessionIndex = _empty_index()
@@ -245,9 +247,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.composer.focus()
         self.composer.menu = self.main_screen.query_one(CompletionMenu)
         self.composer.commands_source = partial(slash_rows, self)  # the table's, then the user's
-        from agent_tui.tui.reload import offer_waiting  # prompt files held back: asked about
-
-        user_commands.attach(self, partial(offer_waiting, self.actions))  # panel, warnings
+        user_commands.attach(self, self._offer_waiting)  # panel, warnings
         self._theme_changes()
         self._apply_keymap()
         config = self.config
@@ -291,6 +291,20 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self.call_after_refresh(self._painted)
         if config.pick:
             self.action_resume()
+
+    def _offer_waiting(self, resources: Any) -> None:
+        """The prompt files held back, asked about once the first frame is drawn (``tui.reload``
+        imports the MCP, hooks and rules modules: 20-25 ms the first frame need not wait for)."""
+
+        def offer() -> None:
+            if self.first_paint_at is None:  # (called before ``_painted``, after the same refresh)
+                self.call_after_refresh(offer)
+                return
+            from agent_tui.tui.reload import offer_waiting
+
+            offer_waiting(self.actions, resources)
+
+        self.call_after_refresh(offer)
 
     def _want_pane(self, pane: str, shown: bool) -> None:
         """The user showed or hid a pane on a wide screen: remember it."""

@@ -19,7 +19,6 @@ from textual.css.query import NoMatches
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.agent.model_sources import local_catalog, server_catalog
-from agent_tui.library.search import Library
 from agent_tui.projection import registry
 from agent_tui.projection.catalog import CatalogModel, ModelChoiceError, choose, split_level
 from agent_tui.projection.describe import plural
@@ -32,9 +31,7 @@ from agent_tui.tui import branch_summary_offer, compaction_review, surgery_actio
 from agent_tui.tui.agent_bridge import AgentUnavailable, ModelChoice, load_agent_config, model_problem
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.editor import EditorScreen
-from agent_tui.tui.screens.model_picker import ModelPickerScreen
 from agent_tui.tui.screens.prompt import PromptScreen
-from agent_tui.tui.screens.session_picker import SessionPicker
 
 if TYPE_CHECKING:
     from agent_tui.tui.host import Host
@@ -467,6 +464,10 @@ class SessionActions:
             self.notify(f"Opened the {what} {path.name}.", markup=False)
 
     def resume(self) -> None:
+        # the library's search and the pickers: imported when asked for, not before the first frame
+        from agent_tui.library.search import Library
+        from agent_tui.tui.screens.session_picker import SessionPicker
+
         app = self.app
         library = Library([app.config.session_dir], db_path=app.config.search_index)
 
@@ -579,6 +580,8 @@ class SessionActions:
             models.insert(0, CatalogModel(prov, mine.model, None, "configured", True))
         now = f"{current.get('provider')}/{current.get('modelId')}" if current else None
         base_url = mine.base_url
+        from agent_tui.tui.screens.model_picker import ModelPickerScreen
+
         app.push_screen(ModelPickerScreen(models, now, more=lambda: server_catalog(base_url, path)), done)
 
     def cycle_model(self) -> None:
