@@ -14,6 +14,7 @@ from agent_tui.projection.todos import latest_todos
 from agent_tui.store import sidecar
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
+from agent_tui.store.record import Entry
 from tests.support.session_builder import Builder, assistant, tool_result, user
 from tests.unit import test_sidecar_index as full_parse_checks
 from tests.unit.test_sidecar_index import _mapped, assert_same_as_full_parse
@@ -34,7 +35,7 @@ def _session(path: Path) -> Path:
     return b.write(path)
 
 
-def _unread(entry: sidecar.MappedEntry) -> bool:
+def _unread(entry: Entry) -> bool:
     return entry.raw is None and entry._message_raw is None and entry._data is None
 
 
