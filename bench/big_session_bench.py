@@ -231,7 +231,11 @@ def measure(
     inproc = in_process(path, runs, cold_runs)
     for kind in ("cold", "warm"):
         got = inproc[kind]
-        label = "cold (no sidecar: parsed in 32 MB chunks, writes it)" if kind == "cold" else "warm (sidecar valid)"
+        label = (
+            "cold (no sidecar: parsed in 32 MB chunks, writes it)"
+            if kind == "cold"
+            else "warm (sidecar valid)"
+        )
         rows.append((f"(a) open + project in process, {label}", _ms([g["total"] for g in got])))
         parts = " / ".join(
             f"{statistics.median([g[k] for g in got]):,.0f}" for k in ("load", "index", "project")
