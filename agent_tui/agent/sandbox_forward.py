@@ -8,6 +8,9 @@ and ``no_proxy`` naming the sandbox's own loopback (as Claude Code's: a command'
 agent-tui's filtering proxy (:mod:`agent_tui.agent.sandbox_proxy`) listens outside the sandbox.
 It exits with the command's status (or the command's signal).
 
+Each connection to the proxy starts with one line ``AGENT-TUI TOKEN``: the proxy knows the command
+by it (one question per host per command; an "allow once" lasts for the command).
+
 When the proxy refuses a host, its 403 answer carries ``X-Agent-Tui-Refused: TOKEN HOST:PORT``;
 the forwarder then writes one line naming the host and the rule that allows it to the command's
 stderr (an HTTPS client such as curl shows no body of a refused CONNECT), so the model reads why in
@@ -83,6 +86,7 @@ def _serve(client: _socket.socket, path: str, token: str) -> None:
     upstream = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         upstream.connect(path)
+        upstream.sendall(b"AGENT-TUI " + token.encode("ascii", "replace") + b"\r\n")  # its command
     except OSError:
         client.close()
         upstream.close()

@@ -31,15 +31,16 @@ import atexit
 import contextlib
 import os
 import secrets
+import shlex
 import shutil
 import sys
 import tempfile
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent_tui.agent.permission_rules import host_hit as domain_hit
@@ -55,6 +56,9 @@ FORWARDER = str(Path(__file__).with_name("sandbox_forward.py"))
 HEAD_LIMIT = 65536
 HEAD_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 15.0
+#: The line a forwarder sends first on each connection: ``AGENT-TUI TOKEN`` (its command).
+PREAMBLE = b"AGENT-TUI "
+COMMANDS_KEPT = 256
 _HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
 
 
@@ -70,15 +74,55 @@ class Verdict:
     port: int
     rule: str
     reason: str
+    #: The user may be asked (no rule allows the host, or an ask rule names it); see ``asks``.
+    askable: bool = False
+    #: An ask rule names the host: asked even in ``auto`` mode (as a tool call's ask rule).
+    ask_rule: bool = False
+
+
+@dataclass(slots=True)
+class Command:
+    """One sandboxed command behind the proxy: what it runs (shown in the question), the loop
+    its agent asks on, and the hosts the user allowed once for it."""
+
+    text: str
+    loop: asyncio.AbstractEventLoop | None
+    once: set[str] = field(default_factory=set)
 
 
 class NetworkGate:
     """Which hosts the commands of one agent may reach: the rules ``rules()`` returns when asked
     (the agent's :class:`PermissionRules`, read again when a file changed; None: no rules)."""
 
-    def __init__(self, rules: Callable[[], PermissionRules | None]) -> None:
+    def __init__(
+        self,
+        rules: Callable[[], PermissionRules | None],
+        permissions: Callable[[], Permissions | None] = lambda: None,
+    ) -> None:
         self.rules = rules
+        #: The agent's policy: its mode and approver decide whether a host no rule allows is asked.
+        self.permissions = permissions
         self.token = secrets.token_hex(8)  # names this gate's refusals to its forwarders
+        self.session_hosts: set[str] = set()  # "allow for this session" (this process's memory)
+        #: The commands started behind the proxy (by their token), the last COMMANDS_KEPT.
+        self.commands: dict[str, Command] = {}
+
+    def cannot_ask(self, ask_rule: bool = False) -> str | None:
+        """Why a host no rule allows is refused without a question (None: the user is asked):
+        ``read-only`` and ``plan`` never ask, ``auto`` asks nothing (unless an ask rule names the
+        host), and with no approver there is no one to ask."""
+        from agent_tui.agent.permissions import PermissionMode
+
+        found = self.permissions()
+        if found is None:
+            return "no one is there to answer"
+        if found.mode in (PermissionMode.READ_ONLY, PermissionMode.PLAN):
+            return f"agent-tui is in {found.mode.value} mode"
+        if found.mode is PermissionMode.AUTO and not ask_rule:
+            return "auto mode asks nothing, and only the hosts your rules allow are reached"
+        if found.approver is None:
+            return found.no_approver_reason
+        return None
 
     def _rules(self) -> PermissionRules | None:
         found = self.rules()
@@ -106,14 +150,66 @@ class NetworkGate:
         """``argv`` behind the forwarder and the proxy's socket to bind into the sandbox, or None
         when no rule could open anything (or the proxy cannot start: then no network, as without
         rules). What :meth:`agent_tui.agent.sandbox.Sandbox.wrap` asks."""
-        if not self.opens():
+        if not self.opens() and self.cannot_ask() is not None:
             return None
         try:
             path = SERVER.socket_for(self)
         except (OSError, RuntimeError, TimeoutError):
             return None
         python = sys.executable or "python3"
-        return [python, "-I", "-S", FORWARDER, path, self.token, "--", *argv], path
+        token = self.register(argv)
+        return [python, "-I", "-S", FORWARDER, path, token, "--", *argv], path
+
+    def register(self, argv: list[str]) -> str:
+        """A new command's token (``GATE.COMMAND``): its forwarder names it on each connection,
+        so the proxy asks once per host per command and an "allow once" lasts for that command."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None  # started outside the agent's loop: nobody can be asked from here
+        text = argv[-1] if len(argv) >= 3 and argv[-2] == "-c" else shlex.join(argv)
+        token = f"{self.token}.{secrets.token_hex(8)}"
+        self.commands[token] = Command(text, loop)
+        while len(self.commands) > COMMANDS_KEPT:
+            del self.commands[next(iter(self.commands))]
+        return token
+
+    async def ask(self, verdict: Verdict, command: Command) -> bool:
+        """Put the question about ``verdict``'s host to the user, on the agent's loop, through the
+        policy's approver (the face's "how to ask"): allow once (this command), for the session
+        (this process), always (``WebFetch(domain:HOST)`` kept in .claude/settings.local.json, as
+        the policy's "always allow"), or deny. An approver's failure is a refusal."""
+        from agent_tui.agent.permissions import Decision, PermissionRequest
+
+        found = self.permissions()
+        if found is None or found.approver is None:
+            return False
+        host = verdict.host
+        cwd = getattr(self.rules(), "cwd", None) or os.getcwd()
+        request = PermissionRequest(
+            "bash",
+            "",
+            {"command": command.text},
+            f"{host}:{verdict.port}",
+            f"connects to {host}:{verdict.port} from the sandbox ({verdict.reason})",
+            f"network:{host}",
+            cwd,
+            rule=f"WebFetch(domain:{host})",
+        )
+        try:
+            decision = Decision(await found.approver(request))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return False
+        if decision is Decision.DENY:
+            return False
+        if decision is Decision.ALLOW_SESSION:
+            self.session_hosts.add(host)
+        elif decision is Decision.ALLOW_ALWAYS:
+            found._keep(request, None)  # as the policy's "always allow" (allowed once if it cannot)
+        command.once.add(host)
+        return True
 
     def decide(self, raw_host: str, port: int) -> Verdict:
         host = normal_host(raw_host)
@@ -123,7 +219,7 @@ class NetworkGate:
         add = f"WebFetch(domain:{host})"
         found = self._rules()
         if found is None:
-            return Verdict(False, host, port, add, "no permission rule allows it")
+            return Verdict(False, host, port, add, "no permission rule allows it", askable=True)
         for rule in found.rules:
             if rule.tool == "WebFetch" and rule.kind == "deny" and _host_matches(rule, host):
                 return Verdict(False, host, port, rule.text, f"denied by {rule.text} ({rule.source})")
@@ -135,7 +231,11 @@ class NetworkGate:
                     port,
                     rule.text,
                     f"{rule.text} ({rule.source}) asks first, and a command's connection cannot be asked",
+                    askable=True,
+                    ask_rule=True,
                 )
+        if host in self.session_hosts:
+            return Verdict(True, host, port, add, "allowed for this session")
         for rule in found.in_force():
             if rule.kind == "allow" and _opens(rule) and _host_matches(rule, host):
                 return Verdict(True, host, port, rule.text, f"allowed by {rule.text} ({rule.source})")
@@ -152,8 +252,8 @@ class NetworkGate:
         ]
         if untrusted:
             why = f"{untrusted[0]} is the project's, and this folder is not trusted"
-            return Verdict(False, host, port, add, why)
-        return Verdict(False, host, port, add, "no permission rule allows it")
+            return Verdict(False, host, port, add, why, askable=True)
+        return Verdict(False, host, port, add, "no permission rule allows it", askable=True)
 
 
 def _opens(rule: Rule) -> bool:
@@ -270,6 +370,8 @@ class ProxyServer:
         self._made = 0
         self.folder = ""
         self.refused: list[Verdict] = []  # the last 100 refusals, for /sandbox
+        #: The open questions, by (command token, host): the connections waiting share one.
+        self._questions: dict[tuple[str, str], _Question] = {}
 
     def _start(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
@@ -347,6 +449,10 @@ class ProxyServer:
                 head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT)
             except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
                 return
+            token = ""
+            if head.startswith(PREAMBLE):  # the forwarder names its command
+                first, _, head = head.partition(b"\r\n")
+                token = first[len(PREAMBLE) :].decode("ascii", "replace").strip()
             try:
                 request = parse_request(head)
             except BadRequest as e:
@@ -357,9 +463,13 @@ class ProxyServer:
             if gate is None:  # its agent is gone
                 return
             verdict = gate.decide(request.host, request.port)  # a few stat calls: not worth a thread
+            command = gate.commands.get(token)
+            early = b""
+            if not verdict.allowed and verdict.askable and command is not None:
+                verdict, early = await self._permit(gate, token, command, verdict, reader)
             if not verdict.allowed:
                 self.refused = [*self.refused[-99:], verdict]
-                writer.write(refusal(verdict, gate.token))
+                writer.write(refusal(verdict, token or gate.token))
                 await writer.drain()
                 return
             try:
@@ -376,6 +486,8 @@ class ProxyServer:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             else:
                 up_writer.write(request.head)
+            if early:
+                up_writer.write(early)  # what the client sent while the question was open
             await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
         except (ConnectionError, OSError):
             pass
@@ -383,6 +495,68 @@ class ProxyServer:
             for stream in (writer, upstream):
                 if stream is not None:
                     stream.close()
+
+    async def _permit(
+        self,
+        gate: NetworkGate,
+        token: str,
+        command: Command,
+        verdict: Verdict,
+        reader: asyncio.StreamReader,
+    ) -> tuple[Verdict, bytes]:
+        """Hold a connection to a host no rule allows while the user is asked (once per host per
+        command: the connections that come meanwhile wait for the same answer). The verdict then,
+        and what the client sent meanwhile. The client gone (the command ended, or its timeout
+        killed it) leaves the question; when no connection waits for it any more, it closes."""
+        host = verdict.host
+        if host in command.once:
+            return replace(verdict, allowed=True, reason="allowed once for this command"), b""
+        why = gate.cannot_ask(verdict.ask_rule)
+        loop = command.loop
+        if why is not None or loop is None or loop.is_closed():
+            return replace(
+                verdict, reason=f"{verdict.reason}; not asked: {why or 'no one can be asked'}"
+            ), b""
+        key = (token, host)
+        question = self._questions.get(key)
+        if question is None:
+            future = asyncio.run_coroutine_threadsafe(gate.ask(verdict, command), loop)
+            question = _Question(asyncio.wrap_future(future), future)
+            self._questions[key] = question
+            question.answer.add_done_callback(lambda _f: self._questions.pop(key, None))
+        question.waiting += 1
+        early = bytearray()
+
+        async def watch() -> None:  # the client's bytes meanwhile, and its end
+            while data := await reader.read(65536):
+                early.extend(data)
+                if len(early) > HEAD_LIMIT:  # enough held: read no more until the answer
+                    await asyncio.Event().wait()
+
+        gone = asyncio.ensure_future(watch())
+        try:
+            await asyncio.wait({question.answer, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            question.waiting -= 1
+            gone.cancel()
+        if not question.answer.done():  # this client left
+            if question.waiting == 0:
+                question.source.cancel()  # the question closes: nobody waits for its answer
+            return replace(verdict, reason="the command ended before the question was answered"), b""
+        allowed = not question.answer.cancelled() and question.answer.exception() is None
+        allowed = allowed and bool(question.answer.result())
+        if not allowed:
+            return replace(verdict, reason="the user did not allow it"), b""
+        return replace(verdict, allowed=True, reason="allowed by the user"), bytes(early)
+
+
+@dataclass(slots=True)
+class _Question:
+    """One open question about a host for one command, and how many connections wait for it."""
+
+    answer: asyncio.Future[bool]
+    source: Any  # the concurrent future on the agent's loop (cancelled: the dialog closes)
+    waiting: int = 0
 
 
 async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -407,7 +581,7 @@ def gate_of(permissions: Permissions) -> NetworkGate:
     if held is not None and held[0]() is permissions:
         return held[1]
     ref = weakref.ref(permissions, lambda _r: _gates.pop(key, None))
-    gate = NetworkGate(lambda: getattr(ref(), "rules", None))
+    gate = NetworkGate(lambda: getattr(ref(), "rules", None), ref)
     _gates[key] = (ref, gate)
     return gate
 
@@ -425,6 +599,7 @@ __all__ = [
     "FORWARDER",
     "SERVER",
     "BadRequest",
+    "Command",
     "NetworkGate",
     "ProxyServer",
     "Request",

@@ -206,3 +206,147 @@ def test_a_refusal_names_the_rule_and_the_forwarder_says_it_once() -> None:
     assert line is not None and "example.com:443" in line and "WebFetch(domain:example.com)" in line
     assert sandbox_forward.notice(answer, "other") is None  # a server's look-alike header says nothing
     assert sandbox_forward.notice(b"HTTP/1.1 200 Connection Established\r\n\r\n", "tok123") is None
+
+
+# -- a host no rule allows: held while the user is asked ------------------------------------------
+
+
+async def _upstream() -> tuple[Any, int]:
+    """A server on 127.0.0.1 that answers each connection with ``hello``."""
+    import asyncio
+
+    async def serve(_r: Any, w: Any) -> None:
+        w.write(b"hello")
+        await w.drain()
+        w.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    return server, server.sockets[0].getsockname()[1]
+
+
+async def _connect(path: str, token: str, port: int) -> bytes:
+    """A forwarder's connection: its command's line, ``CONNECT``, then all the proxy answers."""
+    import asyncio
+
+    reader, writer = await asyncio.open_unix_connection(path)
+    writer.write(f"AGENT-TUI {token}\r\nCONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
+    await writer.drain()
+    data = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    return data
+
+
+def _asking(tmp_path: Path, answers: list[str], mode: str = "ask") -> tuple[NetworkGate, list[Any]]:
+    from agent_tui.agent.permissions import PermissionMode, Permissions
+
+    asked: list[Any] = []
+
+    async def approver(request: Any) -> str:
+        import asyncio
+
+        asked.append(request)
+        await asyncio.sleep(0.2)  # the user reads the question: other connections come meanwhile
+        return answers.pop(0)
+
+    found = rules(tmp_path)
+    policy = Permissions(PermissionMode(mode), approver, rules=found)
+    held = NetworkGate(lambda: found, lambda: policy)
+    held.policy = policy  # type: ignore[attr-defined]  # (kept alive with the gate)
+    return held, asked
+
+
+def _run(held: NetworkGate, connections: int, port_holder: list[int] | None = None) -> list[bytes]:
+    import asyncio
+
+    from agent_tui.agent.sandbox_proxy import SERVER
+
+    async def main() -> list[bytes]:
+        server, port = await _upstream()
+        path = SERVER.socket_for(held)
+        token = held.register(["bash", "-c", f"curl https://127.0.0.1:{port}/"])
+        try:
+            return list(await asyncio.gather(*(_connect(path, token, port) for _ in range(connections))))
+        finally:
+            server.close()
+
+    return asyncio.run(main())
+
+
+def test_a_host_no_rule_allows_is_asked_and_allowed_once(tmp_path: Path) -> None:
+    held, asked = _asking(tmp_path, ["allow-once"])
+    [answer] = _run(held, 1)
+    assert answer.startswith(b"HTTP/1.1 200 Connection Established\r\n\r\n") and answer.endswith(b"hello")
+    [request] = asked
+    assert request.tool == "bash" and request.rule == "WebFetch(domain:127.0.0.1)"
+    assert "connects to 127.0.0.1:" in request.reason and "curl https://127.0.0.1:" in request.details()
+    assert held.session_hosts == set()  # once: this command only
+
+
+def test_two_connections_to_one_host_share_one_question(tmp_path: Path) -> None:
+    held, asked = _asking(tmp_path, ["allow-session"])
+    answers = _run(held, 2)
+    assert len(asked) == 1
+    assert all(a.endswith(b"hello") for a in answers)
+    assert held.session_hosts == {"127.0.0.1"}
+    assert held.decide("127.0.0.1", 1).allowed  # the next command is not asked
+
+
+def test_a_denied_host_gets_the_403_naming_the_rule(tmp_path: Path) -> None:
+    held, asked = _asking(tmp_path, ["deny"])
+    [answer] = _run(held, 1)
+    assert len(asked) == 1
+    assert answer.startswith(b"HTTP/1.1 403 Forbidden") and b"WebFetch(domain:127.0.0.1)" in answer
+    assert b"the user did not allow it" in answer
+
+
+def test_always_keeps_the_rule_in_the_local_settings(tmp_path: Path) -> None:
+    held, _ = _asking(tmp_path, ["allow-always"])
+    [answer] = _run(held, 1)
+    assert answer.endswith(b"hello")
+    kept = json.loads((tmp_path / "work" / ".claude" / "settings.local.json").read_text())
+    assert kept["permissions"]["allow"] == ["WebFetch(domain:127.0.0.1)"]
+
+
+@pytest.mark.parametrize("mode", ["read-only", "plan", "auto"])
+def test_read_only_plan_and_auto_refuse_without_asking(tmp_path: Path, mode: str) -> None:
+    held, asked = _asking(tmp_path, ["allow-once"], mode)
+    [answer] = _run(held, 1)
+    assert asked == [] and answer.startswith(b"HTTP/1.1 403 Forbidden")
+    assert b"not asked" in answer
+
+
+def test_the_client_gone_closes_the_question(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_tui.agent.permissions import PermissionMode, Permissions
+    from agent_tui.agent.sandbox_proxy import SERVER
+
+    cancelled: list[bool] = []
+
+    async def approver(_request: Any) -> str:
+        try:
+            await asyncio.sleep(30)  # nobody answers
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return "allow-once"
+
+    found = rules(tmp_path)
+    policy = Permissions(PermissionMode.ASK, approver, rules=found)
+    held = NetworkGate(lambda: found, lambda: policy)
+
+    async def main() -> None:
+        path = SERVER.socket_for(held)
+        token = held.register(["bash", "-c", "curl https://example.com/"])
+        _reader, writer = await asyncio.open_unix_connection(path)
+        writer.write(f"AGENT-TUI {token}\r\nCONNECT example.com:443 HTTP/1.1\r\n\r\n".encode())
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        writer.close()  # the command's timeout killed it
+        for _ in range(50):
+            if cancelled:
+                return
+            await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+    assert cancelled == [True]
