@@ -188,7 +188,7 @@ class NetworkGate:
         cwd = getattr(self.rules(), "cwd", None) or os.getcwd()
         request = PermissionRequest(
             "bash",
-            "",
+            f"sandbox-network-{secrets.token_hex(4)}",  # no tool call of its own: a face's id for it
             {"command": command.text},
             f"{host}:{verdict.port}",
             f"connects to {host}:{verdict.port} from the sandbox ({verdict.reason})",
