@@ -216,6 +216,9 @@ class ClaudeSettings(msgspec.Struct, frozen=True):
     sandbox: SandboxSettings = msgspec.field(default_factory=SandboxSettings)
 
 
+DOMAINS_KEY = "sandbox.network.allowedDomains"
+
+
 @dataclass
 class PermissionRules:
     """The rules in force for one working directory (see the module doc)."""
@@ -431,7 +434,8 @@ class PermissionRules:
             "",
             "Files: agent-tui's config [permissions], ~/.claude/settings.json, .claude/settings.json, "
             ".claude/settings.local.json, .agent-tui/config.toml. Deny beats ask beats allow.",
-            "/permissions remove RULE takes a rule out of its file.",
+            "/permissions remove RULE takes a rule out of its file (remove HOST, or remove "
+            "sandbox.network.allowedDomains HOST, an allowedDomains entry).",
         ]
         return "\n".join(lines)
 
@@ -439,9 +443,10 @@ class PermissionRules:
         """Take the rule ``text`` out of each file it came from; returns one line per removal.
         Raises RuleError when no such rule is loaded or a file cannot be changed."""
         text = text.strip()
-        found = [r for r in self.rules if r.text == text]
+        entry = text.removeprefix(DOMAINS_KEY).strip() if text.startswith(DOMAINS_KEY + " ") else None
+        found = [] if entry is not None else [r for r in self.rules if r.text == text]
         if not found:
-            raise RuleError(f"no permission rule {text!r} (/permissions lists them)")
+            return self._remove_domain(text if entry is None else entry)
         done: list[str] = []
         for rule in found:
             path = Path(os.path.expanduser(rule.source))
@@ -453,6 +458,33 @@ class PermissionRules:
                 _remove_json(path, rule)
             self.rules = [r for r in self.rules if r != rule]
             done.append(f"removed {rule.kind} {rule.text} from {rule.source}")
+        return done
+
+    def _remove_domain(self, text: str) -> list[str]:
+        """Take the ``sandbox.network.allowedDomains`` entry ``text`` out of each settings file it
+        came from (as :meth:`remove` a rule)."""
+        found = [r for r in self.domains if r.text == text]
+        if not found:
+            raise RuleError(f"no permission rule or allowedDomains entry {text!r} (/permissions lists them)")
+        done: list[str] = []
+        for entry in found:
+            path = Path(os.path.expanduser(entry.source))
+            if not path.is_absolute():
+                path = Path(self.cwd) / path
+            data = _read_json(path)
+            sandbox = data.get("sandbox")
+            network = sandbox.get("network") if isinstance(sandbox, dict) else None
+            items = network.get("allowedDomains") if isinstance(network, dict) else None
+            if (
+                not isinstance(network, dict)
+                or not isinstance(items, list)
+                or text not in [str(i).strip() for i in items]
+            ):
+                raise RuleError(f"{entry.source} no longer has {text!r} in {DOMAINS_KEY}")
+            network["allowedDomains"] = [i for i in items if str(i).strip() != text]
+            _write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            self.domains = [d for d in self.domains if d != entry]
+            done.append(f"removed {DOMAINS_KEY} {text} from {entry.source}")
         return done
 
 
