@@ -11,15 +11,18 @@ proxying: ``CONNECT host:port`` (HTTPS, any TLS or TCP a client tunnels) and abs
 
 Which hosts (:class:`NetworkGate`), from the rules :mod:`agent_tui.agent.permission_rules` loads:
 a ``WebFetch`` deny rule for the host (or a bare ``WebFetch`` deny) refuses it, always; a
-``WebFetch`` ask rule for it refuses it too (a command's connection cannot be asked about); an
-allow rule ``WebFetch(domain:HOST)`` or a ``sandbox.network.allowedDomains`` entry of Claude Code's
+``WebFetch`` ask rule for it asks; an allow rule ``WebFetch(domain:HOST)`` or a ``sandbox.network.allowedDomains`` entry of Claude Code's
 settings (``*.example.com``: its subdomains; ``host:443``: that port only) lets it through, a
-project's own only when the folder is trusted. Nothing else passes. A bare ``WebFetch`` allow rule
+project's own only when the folder is trusted. Any other host is asked about (Claude Code's "new
+domain requests trigger permission prompts"): the proxy holds the connection and asks through the
+policy's approver, on the agent's loop, once per host per command (each forwarder connection
+starts with ``AGENT-TUI TOKEN``, its command; the connections meanwhile wait for that answer);
+``read-only``, ``plan`` and ``auto`` refuse without asking, and so does a policy with no approver. A bare ``WebFetch`` allow rule
 (the ``web_fetch`` tool for every host) does not open the sandbox's network. A refusal is a 403
 whose body names the host and the rule to add; the forwarder also says it on the command's stderr.
 
-The proxy is used only when some allow rule could let a host through (:meth:`NetworkGate.opens`):
-otherwise a command runs with no network at all, as before. ``--sandbox-network`` opens everything
+The proxy is used only when some allow rule could let a host through (:meth:`NetworkGate.opens`)
+or a host could be asked about: otherwise a command runs with no network at all, as before. ``--sandbox-network`` opens everything
 without the proxy. It filters by *name*: what the name resolves to (outside the sandbox, with the
 user's resolver) is not checked, and a client that ignores the proxy variables reaches nothing.
 """
