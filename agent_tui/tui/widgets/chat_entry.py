@@ -182,6 +182,8 @@ class LazyCollapsible(Collapsible):
         self, build: Callable[[], Widget], *, title: str, collapsed: bool = True, classes: str = ""
     ) -> None:
         self._build: Callable[[], Widget] | None = build
+        if collapsed:  # its class from the start: Textual's mount adds it, restyling the subtree (~1 ms)
+            classes = f"{classes} -collapsed".strip()
         super().__init__(title=title_content(title), collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
 
     def _watch_collapsed(self, collapsed: bool) -> None:
