@@ -538,7 +538,8 @@ class ProxyServer:
 
         gone = asyncio.ensure_future(watch())
         try:
-            await asyncio.wait({question.answer, gone}, return_when=asyncio.FIRST_COMPLETED)
+            waits: list[asyncio.Future[Any]] = [question.answer, gone]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
             question.waiting -= 1
             gone.cancel()

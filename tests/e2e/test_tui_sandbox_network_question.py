@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Label, OptionList
 
 from agent_tui.agent.permission_rules import PermissionRules
-from agent_tui.agent.permissions import PermissionMode, Permissions
+from agent_tui.agent.permissions import Decision, PermissionMode, PermissionRequest, Permissions
 from agent_tui.agent.sandbox_proxy import NetworkGate
 from agent_tui.tui.screens.dialog import TYPING_GAP
 from agent_tui.tui.screens.permission import PermissionScreen
@@ -26,7 +26,11 @@ async def test_the_question_names_the_host_and_a_key_too_soon_does_not_answer(tm
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         rules = PermissionRules.load(str(tmp_path), config_data={}, home=tmp_path / "home")
-        policy = Permissions(PermissionMode.ASK, app.approve, rules=rules)
+
+        async def approver(request: PermissionRequest) -> Decision:
+            return Decision(await app.approve(request))  # the app's question
+
+        policy = Permissions(PermissionMode.ASK, approver, rules=rules)
         gate = NetworkGate(lambda: rules, lambda: policy)
         command = gate.commands[gate.register(["bash", "-c", "pip download requests"])]
         task = asyncio.create_task(gate.ask(gate.decide("pypi.org", 443), command))

@@ -16,7 +16,7 @@ import pytest
 from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.child_env import child_environment
 from agent_tui.agent.permission_rules import PermissionRules
-from agent_tui.agent.permissions import PermissionMode, PermissionRequest, Permissions
+from agent_tui.agent.permissions import Decision, PermissionMode, PermissionRequest, Permissions
 from agent_tui.agent.sandbox import Sandbox
 from agent_tui.agent.sandbox_proxy import for_commands
 from agent_tui.agent.tools.base import ToolContext, ToolResult
@@ -63,9 +63,9 @@ def run(
         env.pop(name.upper(), None)
     asked: list[PermissionRequest] = []
 
-    async def approver(request: PermissionRequest) -> str:
+    async def approver(request: PermissionRequest) -> Decision:
         asked.append(request)
-        return answers.pop(0)
+        return Decision(answers.pop(0))
 
     rules = PermissionRules.load(str(work), config_data={}, home=home)
     policy = Permissions(PermissionMode.ASK, approver, rules=rules)

@@ -11,6 +11,7 @@ import pytest
 
 from agent_tui.agent import sandbox_forward
 from agent_tui.agent.permission_rules import PermissionRules
+from agent_tui.agent.permissions import Decision
 from agent_tui.agent.sandbox_proxy import (
     BadRequest,
     NetworkGate,
@@ -241,12 +242,12 @@ def _asking(tmp_path: Path, answers: list[str], mode: str = "ask") -> tuple[Netw
 
     asked: list[Any] = []
 
-    async def approver(request: Any) -> str:
+    async def approver(request: Any) -> Decision:
         import asyncio
 
         asked.append(request)
         await asyncio.sleep(0.2)  # the user reads the question: other connections come meanwhile
-        return answers.pop(0)
+        return Decision(answers.pop(0))
 
     found = rules(tmp_path)
     policy = Permissions(PermissionMode(mode), approver, rules=found)
@@ -323,13 +324,13 @@ def test_the_client_gone_closes_the_question(tmp_path: Path) -> None:
 
     cancelled: list[bool] = []
 
-    async def approver(_request: Any) -> str:
+    async def approver(_request: Any) -> Decision:
         try:
             await asyncio.sleep(30)  # nobody answers
         except asyncio.CancelledError:
             cancelled.append(True)
             raise
-        return "allow-once"
+        return Decision.ALLOW_ONCE
 
     found = rules(tmp_path)
     policy = Permissions(PermissionMode.ASK, approver, rules=found)
