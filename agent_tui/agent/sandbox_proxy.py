@@ -233,7 +233,7 @@ class NetworkGate:
                     host,
                     port,
                     rule.text,
-                    f"{rule.text} ({rule.source}) asks first, and a command's connection cannot be asked",
+                    f"{rule.text} ({rule.source}) asks first",
                     askable=True,
                     ask_rule=True,
                 )

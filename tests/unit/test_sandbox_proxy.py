@@ -135,7 +135,7 @@ def test_deny_beats_allow_and_ask_refuses(tmp_path: Path) -> None:
     assert not denied.allowed and denied.reason.startswith("denied by WebFetch(domain:upload.example.com)")
     assert found.decide("www.example.com", 443).allowed
     asked = found.decide("docs.example.org", 443)
-    assert not asked.allowed and "cannot be asked" in asked.reason
+    assert not asked.allowed and asked.reason.endswith("asks first") and asked.ask_rule
     everything = gate(rules(tmp_path, allow=["WebFetch(domain:pypi.org)"], deny=["WebFetch"]))
     assert not everything.decide("pypi.org", 443).allowed  # a bare deny: every host
 
@@ -237,7 +237,9 @@ async def _connect(path: str, token: str, port: int) -> bytes:
     return data
 
 
-def _asking(tmp_path: Path, answers: list[str], mode: str = "ask") -> tuple[NetworkGate, list[Any]]:
+def _asking(
+    tmp_path: Path, answers: list[str], mode: str = "ask", **lists: list[str]
+) -> tuple[NetworkGate, list[Any]]:
     from agent_tui.agent.permissions import PermissionMode, Permissions
 
     asked: list[Any] = []
@@ -249,7 +251,7 @@ def _asking(tmp_path: Path, answers: list[str], mode: str = "ask") -> tuple[Netw
         await asyncio.sleep(0.2)  # the user reads the question: other connections come meanwhile
         return Decision(answers.pop(0))
 
-    found = rules(tmp_path)
+    found = rules(tmp_path, **lists)
     policy = Permissions(PermissionMode(mode), approver, rules=found)
     held = NetworkGate(lambda: found, lambda: policy)
     held.policy = policy  # type: ignore[attr-defined]  # (kept alive with the gate)
@@ -314,6 +316,15 @@ def test_read_only_plan_and_auto_refuse_without_asking(tmp_path: Path, mode: str
     [answer] = _run(held, 1)
     assert asked == [] and answer.startswith(b"HTTP/1.1 403 Forbidden")
     assert b"not asked" in answer
+
+
+def test_an_ask_rule_asks_even_in_auto_mode_and_a_deny_rule_never_asks(tmp_path: Path) -> None:
+    held, asked = _asking(tmp_path, ["allow-once"], "auto", ask=["WebFetch(domain:127.0.0.1)"])
+    [answer] = _run(held, 1)
+    assert len(asked) == 1 and answer.endswith(b"hello")
+    held, asked = _asking(tmp_path / "deny", ["allow-once"], deny=["WebFetch(domain:127.0.0.1)"])
+    [answer] = _run(held, 1)
+    assert asked == [] and b"denied by WebFetch(domain:127.0.0.1)" in answer
 
 
 def test_the_client_gone_closes_the_question(tmp_path: Path) -> None:
