@@ -283,7 +283,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         self._history_changed()
         from agent_tui.tui.agent_events import show_branch_todos
 
-        show_branch_todos(self)  # a resumed session's plan, above the composer
+        # a resumed session's plan, above the composer (from the branch the projection walks: the
+        # projector keeps it for refresh_views)
+        show_branch_todos(self, self._projector.project().path)
         if self.prompt_history.problem:
             self.notify(self.prompt_history.problem, severity="warning")
         await self.refresh_views()
