@@ -238,7 +238,12 @@ async def _connect(path: str, token: str, port: int) -> bytes:
 
 
 def _asking(
-    tmp_path: Path, answers: list[str], mode: str = "ask", **lists: list[str]
+    tmp_path: Path,
+    answers: list[str],
+    mode: str = "ask",
+    *,
+    ask: list[str] | None = None,
+    deny: list[str] | None = None,
 ) -> tuple[NetworkGate, list[Any]]:
     from agent_tui.agent.permissions import PermissionMode, Permissions
 
@@ -251,7 +256,7 @@ def _asking(
         await asyncio.sleep(0.2)  # the user reads the question: other connections come meanwhile
         return Decision(answers.pop(0))
 
-    found = rules(tmp_path, **lists)
+    found = rules(tmp_path, deny=deny, ask=ask)
     policy = Permissions(PermissionMode(mode), approver, rules=found)
     held = NetworkGate(lambda: found, lambda: policy)
     held.policy = policy  # type: ignore[attr-defined]  # (kept alive with the gate)
