@@ -18,13 +18,14 @@ for the rest.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
-from agent_tui.projection.context import Projection, Status, extend, project_path
+from agent_tui.projection.context import ProjectedMessage, Projection, Status, extend, project_path
 from agent_tui.projection.pricing import Usage, price_for, usage_of
 from agent_tui.projection.request import prepare
 from agent_tui.projection.tokens import estimate_message, estimate_text, estimate_tools
@@ -55,7 +56,7 @@ class Piece:
 
     kind: str  # "tools", "system" or "message"
     source_id: str | None  # the entry it came from (None: tools; a synthesized message)
-    key: bytes  # what is sent, canonical JSON: equal keys are equal bytes on the wire
+    key: bytes  # a digest of what is sent, canonical JSON: equal keys are equal bytes on the wire
     tokens: int
     status: Status | None = None  # a message's status in the projection
 
@@ -157,15 +158,22 @@ def report_line(report: CacheReport) -> str:
     return line
 
 
+def _key(value: Any) -> bytes:
+    """What a piece sends, as a digest of its canonical JSON (16 bytes, however big the piece)."""
+    return hashlib.blake2b(_encode(value), digest_size=16).digest()
+
+
 def _call(reply: Entry, projection: Projection) -> ModelCall:
     message = reply.message or {}
-    prepared = prepare(projection.messages)
+    # each message read for this call only, and kept as a digest: a 1 GB session's context would
+    # otherwise stay in memory twice (decoded and encoded) for each of the two calls compared
+    prepared = prepare(projection.messages, ProjectedMessage.peek_message)
     pieces: list[Piece] = []
     if prepared.tools:
-        pieces.append(Piece("tools", None, _encode(prepared.tools), estimate_tools(prepared.tools)))
+        pieces.append(Piece("tools", None, _key(prepared.tools), estimate_tools(prepared.tools)))
     if prepared.system:
         system_id = next((m.source_id for m in reversed(projection.messages) if m.role == "system"), None)
-        pieces.append(Piece("system", system_id, _encode(prepared.system), estimate_text(prepared.system)))
+        pieces.append(Piece("system", system_id, _key(prepared.system), estimate_text(prepared.system)))
     statuses: dict[str, Status] = {}
     edits: dict[str, str] = {}
     for ce in projection.entries:
@@ -177,7 +185,7 @@ def _call(reply: Entry, projection: Projection) -> ModelCall:
         if pm.role == "toolResult":
             sent["toolCallId"] = pm.message.get("toolCallId")
         status = statuses.get(pm.source_id) if pm.source_id is not None else None
-        pieces.append(Piece("message", pm.source_id, _encode(sent), estimate_message(sent), status))
+        pieces.append(Piece("message", pm.source_id, _key(sent), estimate_message(sent), status))
     model = message.get("model")
     return ModelCall(
         reply.id,

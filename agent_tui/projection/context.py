@@ -87,6 +87,19 @@ class ProjectedMessage(msgspec.Struct, gc=False):
             self._message = value if isinstance(value, dict) else {"role": self.role, "content": []}
         return self._message
 
+    def peek_message(self) -> JSONObject:
+        """:attr:`message` for one look (a token count, a check), kept by neither this message nor
+        its entry: the panel reads a 1 GB session's every message once, and keeping them all decoded
+        (and their bytes) would hold the whole context in memory. Decoded again on the next look."""
+        if self._message is not None:
+            return self._message
+        entry = self._entry
+        raw = entry.peek_message_raw() if entry is not None else self._raw
+        if raw is None:
+            return self.message  # decoded since it was projected: read it as it is
+        value = decode_json(raw)
+        return value if isinstance(value, dict) else {"role": self.role, "content": []}
+
 
 class ContextEntry(msgspec.Struct):
     entry: Entry

@@ -9,7 +9,7 @@ its request body from the result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -118,8 +118,11 @@ def current_system_message(messages: Sequence[JSONObject]) -> JSONObject | None:
     return message
 
 
-def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
-    """Make the projected messages a valid conversation, noting every repair."""
+def prepare(
+    projected: Sequence[ProjectedMessage], read: Callable[[ProjectedMessage], JSONObject] | None = None
+) -> Prepared:
+    """Make the projected messages a valid conversation, noting every repair. ``read`` gives each
+    message (the panel's reads and counts one without keeping it decoded); the default, ``message``."""
     repairs: list[str] = []
     left_out: dict[str, str] = {}
     added: dict[str, list[PreparedMessage]] = {}
@@ -160,7 +163,7 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
         role = pm.role
         if role == "system":
             continue
-        message = pm.message
+        message = read(pm) if read is not None else pm.message
         if role == "assistant":
             close_pending()
             if message.get("stopReason") in ("error", "aborted"):
@@ -206,6 +209,16 @@ def prepare(projected: Sequence[ProjectedMessage]) -> Prepared:
             out.append(PreparedMessage("user", content, pm.source_id, message))
     close_pending()
     return Prepared(system, tools, out, repairs, left_out, added)
+
+
+def sent_content(role: str, message: JSONObject) -> list[JSONObject]:
+    """The content :func:`prepare` sends for one message it keeps (its tool call ids as written)."""
+    if role == "assistant":
+        return _assistant_content(message.get("content"))
+    content = _user_content(message.get("content"))
+    if role == "toolResult" and not content:
+        return [{"type": "text", "text": EMPTY_RESULT_TEXT}]
+    return content
 
 
 def sendable(prepared: Prepared) -> Prepared:

@@ -13,7 +13,7 @@ the one automatic compaction decides on. Each row can give the full text it send
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -23,7 +23,7 @@ from agent_tui.projection.call_history import latest_report, report_line
 from agent_tui.projection.context import ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import first_line, message_first_line
 from agent_tui.projection.models import ModelInfo
-from agent_tui.projection.request import Prepared, PreparedMessage, prepare, system_prompt
+from agent_tui.projection.request import Prepared, PreparedMessage, prepare, sent_content, system_prompt
 from agent_tui.projection.surgery import surgery_authors
 from agent_tui.projection.tokens import (
     ContextTokens,
@@ -34,7 +34,7 @@ from agent_tui.projection.tokens import (
     estimate_tools,
 )
 from agent_tui.projection.window import learned_window
-from agent_tui.store.record import Entry
+from agent_tui.store.record import Entry, JSONObject
 from agent_tui.terminal_text import visible_line
 
 _encode = msgspec.json.Encoder().encode
@@ -58,6 +58,7 @@ class PanelRow:
     message: dict[str, Any] | None = None
     sent: PreparedMessage | None = None  # what the request carries for this row (None: not sent)
     full: str | None = None  # the full text, when it is not worked out from ``sent`` / ``message``
+    projected: ProjectedMessage | None = None  # what ``sent`` was made from (its content not kept)
 
     @property
     def text(self) -> str:
@@ -75,6 +76,8 @@ class PanelRow:
         if self.full is not None:
             return self.full
         if self.sent is not None:
+            if not self.sent.content and self.projected is not None:  # read again (see _slim)
+                return blocks_text(sent_content(self.sent.role, self.projected.peek_message()))
             return blocks_text(self.sent.content)
         if self.message is not None:
             return blocks_text(self.message.get("content"))
@@ -120,7 +123,7 @@ class PanelModel:
     model_name: str
     thinking: str
     repairs: list[str] = field(default_factory=list)
-    prepared: Prepared | None = None
+    prepared: Prepared | None = None  # its messages without their content (see _slim)
     context: str = ""  # how the figure is made
     projection: Projection | None = None  # what the rows were built from
     figure: ContextTokens | None = None
@@ -151,10 +154,15 @@ class TokenCache:
 
     def get(self, key: tuple[str, str | None, int], message: ProjectedMessage) -> int:
         value = self._cache.get(key)
-        if value is None:  # only now is the message decoded, if it was not yet
-            value = estimate_message(message.message)
+        if value is None:  # only now is the message decoded, for this count only
+            value = estimate_message(message.peek_message())
             self._cache[key] = value
         return value
+
+    def count(self, key: tuple[str, str | None, int], message: JSONObject) -> None:
+        """Count ``message`` (the one ``key`` names, read already) unless it is counted."""
+        if key not in self._cache:
+            self._cache[key] = estimate_message(message)
 
     def clear(self) -> None:
         self._cache.clear()
@@ -171,7 +179,21 @@ def build_panel_model(
 ) -> PanelModel:
     if cache is None:  # (not `cache or ...`: an empty cache is falsy, and the caller's must fill)
         cache = TokenCache()
-    prepared = prepare(projection.messages)
+    keys = {
+        id(m): (m.source_id, ce.edit_id, position)
+        for ce in projection.entries
+        for position, m in enumerate(ce.messages)
+    }
+
+    def read(m: ProjectedMessage) -> JSONObject:
+        """Each message read once, counted as it is read, and kept by nothing but the request."""
+        message = m.peek_message()
+        key = keys.get(id(m))
+        if key is not None:
+            cache.count(key, message)
+        return message
+
+    prepared = _slim(prepare(projection.messages, read))
     entry = registry.find(info.provider)
     merges = entry is not None and entry.merges_roles
     counted: dict[int, int] = {}  # id(message) -> tokens, for the figure
@@ -317,6 +339,7 @@ def build_panel_model(
                     entry=source_entry,
                     message=None if source_entry else m.message,
                     sent=sent,
+                    projected=m,
                 )
             )
             if sent is not None:
@@ -327,7 +350,7 @@ def build_panel_model(
 
     def count(m: ProjectedMessage) -> int:
         value = counted.get(id(m))
-        return value if value is not None else estimate_message(m.message)
+        return value if value is not None else estimate_message(m.peek_message())
 
     figure = context_tokens(projection, count)
     # the server's real window when an overflow taught it (the session's agent-tui.window entry)
@@ -345,6 +368,24 @@ def build_panel_model(
         figure,
         estimate_request(projection.messages, count),
         cache.cache_line(projection.path),
+    )
+
+
+def _slim(prepared: Prepared) -> Prepared:
+    """``prepared`` without its messages' content, which a row reads again when it is opened: a
+    1 GB session's context (tool outputs, images) would otherwise stay in memory, decoded, for as
+    long as the panel shows it. The placeholders ``prepare`` added keep theirs (a line each)."""
+    kept = {id(pm) for added in prepared.added.values() for pm in added}
+    return replace(
+        prepared,
+        messages=[
+            pm
+            if id(pm) in kept
+            else PreparedMessage(
+                pm.role, [], pm.source_id, {k: v for k, v in pm.message.items() if k != "content"}
+            )
+            for pm in prepared.messages
+        ],
     )
 
 
