@@ -637,10 +637,14 @@ def _rebuild_in_chunks(
     path: Path, src: _Source, header_hash: str, header_end: int, st: os.stat_result
 ) -> tuple[LoadedFile, Sidecar | None] | None:
     """:func:`_rebuild` for a big file: each chunk of whole lines is parsed by the reader with the
-    header line before it, its records kept and its bytes dropped. None: not a v3 file."""
+    header line before it, its records kept and its bytes dropped. None: not a v3 file. What the
+    chunks tell is not read again: the lines they count, the CRC of their bytes, and that each line
+    but a torn last one ends with its newline (a chunk is cut after one)."""
     header = src[:header_end]
     records: list[Record] = []
     size = st.st_size
+    crc = zlib.crc32(header)
+    crc_before = crc  # the CRC of the bytes before the last chunk
     start, line_before = header_end, 1  # ``line_before``: the number of the line ending at ``start``
     while start < size:
         stop = min(size, start + REBUILD_CHUNK)
@@ -648,9 +652,8 @@ def _rebuild_in_chunks(
         while stop < size and (cut := piece.rfind(b"\n") + 1) == 0:  # a line longer than a chunk
             stop = min(size, stop + len(piece))
             piece = src[start:stop]
-        if stop < size:
-            piece = piece[:cut]
-        blob = header + piece
+        whole = memoryview(piece)[:cut] if stop < size else memoryview(piece)  # (not copied again)
+        blob = header + whole
         try:
             loaded = parse_session(blob, str(path))
         except StoreError:
@@ -662,17 +665,22 @@ def _rebuild_in_chunks(
             for r in _records_of(loaded, blob, start - header_end, line_before - 1)
             if r.line > line_before or start == header_end
         )
+        line_before += loaded.lines - (1 if loaded.ends_with_newline else 2)  # its newlines, not the header's
         del loaded, blob
-        start += len(piece)
-        line_before += piece.count(b"\n")
-    complete = _complete_lines(records, src, size)
+        crc_before, crc = crc, zlib.crc32(whole, crc)
+        last_start, last = start, whole
+        start += len(whole)
+    # every line of a chunk ends with a newline but the file's last when the file does not
+    complete = [r for r in records if r.off + r.len < size]
     if complete:
         end, line = complete[-1].off + complete[-1].len + 1, complete[-1].line
     else:
         end, line = header_end, 1
+    if end != start:  # a torn last line (or no line): the CRC of the covered part only
+        crc = zlib.crc32(last[: end - last_start], crc_before) if end > header_end else zlib.crc32(header)
     out = _encode(SidecarHeader(SIDECAR_VERSION, header_hash, header_end)) + b"\n"
     out += b"".join(_encode(r) + b"\n" for r in complete)
-    side = _write_new(path, src, out, end, line, st, _tail_hash(src, end), src.crc(0, end))
+    side = _write_new(path, src, out, end, line, st, _tail_hash(src, end), crc)
     return _materialize(src, header_end, records, size), side
 
 

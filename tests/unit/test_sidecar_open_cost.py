@@ -15,6 +15,7 @@ from agent_tui.store import sidecar
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
 from agent_tui.store.record import Entry
+from tests.support.random_sessions import random_session
 from tests.support.session_builder import Builder, assistant, tool_result, user
 from tests.unit import test_sidecar_index as full_parse_checks
 from tests.unit.test_sidecar_index import _mapped, assert_same_as_full_parse
@@ -138,3 +139,29 @@ def test_a_chunked_build_opens_through_the_records(tmp_path: Path, monkeypatch: 
     assert _mapped(first)  # not the parse's entries: the chunks' bytes are gone
     assert sidecar.sidecar_path(path).exists()
     assert _mapped(assert_same_as_full_parse(path))
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("tail", ["ended", "unended", "torn"])
+def test_a_chunked_build_writes_the_sidecar_a_whole_build_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, tail: str
+) -> None:
+    """The chunks' line counts, CRC and complete lines are taken from the chunks as parsed (not
+    read again): the sidecar is the same bytes as one built from the whole file, a last line that
+    lacks its newline or is torn included."""
+    path = random_session(seed, random.Random(seed).randint(5, 60)).write(tmp_path / "r.jsonl")
+    data = path.read_bytes()
+    if tail == "unended":
+        path.write_bytes(data.rstrip(b"\n"))
+    elif tail == "torn":
+        path.write_bytes(data + b'{"type":"message","id":"torn')
+    side = sidecar.sidecar_path(path)
+    sidecar.load(path)
+    whole = side.read_bytes()
+    side.unlink()
+    monkeypatch.setattr(sidecar, "REBUILD_CHUNK", random.Random(seed).choice((40, 300, 2048)))
+    called: list[int] = []
+    chunked = sidecar._rebuild_in_chunks
+    monkeypatch.setattr(sidecar, "_rebuild_in_chunks", lambda *a: called.append(1) or chunked(*a))
+    sidecar.load(path)
+    assert called and side.read_bytes() == whole
