@@ -85,6 +85,10 @@ class Extensions:
         self.waiting: list[tuple[str, str, str]] = []
         self._accept_project = False  # the user has just said yes to the folder
         self._asked_waiting = False
+        #: The agent's permission rules (``agent.permission_rules.PermissionRules``, set by
+        #: ``agent.turn_prepare``): their allow rules new since accepted join the question.
+        self.rules: permission_rules.PermissionRules | None = None
+        self._asked_rules: set[tuple[str, str]] = set()
 
     @classmethod
     def from_config_file(
@@ -222,25 +226,42 @@ class Extensions:
         first turn runs the PreCompact hooks too."""
         if not self._loaded:
             self._load(await self._settle_trust())
-        if self.waiting and not self._asked_waiting:
-            await self._confirm_waiting()
+        rules = self._held_rules()
+        if (self.waiting and not self._asked_waiting) or rules:
+            await self._confirm_waiting(rules)
 
-    async def _confirm_waiting(self) -> None:
-        """Hooks or servers new or changed since the user accepted them: the app asks (showing what
-        each runs); yes remembers them and loads them, anything else leaves them out this time.
-        Without an asker (print, JSON, RPC, ACP modes): one line saying so and how to accept."""
+    def _held_rules(self) -> list[tuple[str, str, str]]:
+        """The permission rules new since accepted (agent.rule_trust) not asked about yet."""
+        if self.rules is None:
+            return []
+        self.rules.refresh()  # a rule written since the last decision is screened now
+        return [w for w in self.rules.waiting if w[:2] not in self._asked_rules]
+
+    async def _confirm_waiting(self, rules: list[tuple[str, str, str]]) -> None:
+        """Hooks or servers new or changed since the user accepted them, and allow or ask rules
+        (``rules``): the app asks (showing what each runs or allows); yes remembers them and loads
+        them (the rules apply from the next decision), anything else leaves them out this time.
+        Without an asker (print, JSON, RPC, ACP modes): one line saying so and how to accept (the
+        rules' own line is the permission rules' warning)."""
+        waiting = [] if self._asked_waiting else list(self.waiting)
         self._asked_waiting = True
-        waiting = list(self.waiting)
-        lines = [f"new or changed since you last accepted them: {line}" for _, _, line in waiting]
+        self._asked_rules |= {w[:2] for w in rules}
+        prefix = "new or changed since you last accepted them: "
+        lines = [prefix + line for _, _, line in [*waiting, *rules]]
         asker = self.change_asker
         reply = await asker(self.cwd, lines) if asker is not None else None
         if reply is True:
             try:
-                trust_module.accept(self.trust_store, waiting)
+                trust_module.accept(self.trust_store, [*waiting, *rules])
             except OSError as e:
                 self._notices.append(f"could not remember the answer: {e.strerror}")
-            self._accept_project = self._accept_project or any(k != trust_module.USER for k, _, _ in waiting)
-            self._load(bool(self.trusted) or self.trust_project)
+            if rules and self.rules is not None:
+                self.rules.refresh(force=True)  # screened again: what was accepted applies
+            if waiting:
+                self._accept_project = self._accept_project or any(
+                    k != trust_module.USER for k, _, _ in waiting
+                )
+                self._load(bool(self.trusted) or self.trust_project)
             return
         notice = trust_module.Screened(waiting=waiting).notice()
         if notice is not None:

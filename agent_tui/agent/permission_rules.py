@@ -238,6 +238,8 @@ class PermissionRules:
     _stamp: tuple[Any, ...] = ()
     #: Allow and ask rules (kind, text) not accepted as they are (agent.rule_trust): not applied.
     held: set[tuple[str, str]] = field(default_factory=set)
+    #: Those rules for the question (store key, fingerprint, line): ``agent.extensions`` asks.
+    waiting: list[tuple[str, str, str]] = field(default_factory=list)
     #: Told of each rule the user keeps ("don't ask again"): agent.rule_trust accepts it.
     on_keep: Callable[[Rule], None] | None = None
 
@@ -321,10 +323,11 @@ class PermissionRules:
         new, self._warned = self.warnings[self._warned :], len(self.warnings)
         return new
 
-    def refresh(self) -> None:
-        """Read the files again when one changed (edited by hand, by another agent-tui): the rules
-        "always allow" kept in this process still apply at once."""
-        if self.reader is None or _stamp(self.files) == self._stamp:
+    def refresh(self, *, force: bool = False) -> None:
+        """Read the files again when one changed (edited by hand, by another agent-tui), or always
+        with ``force`` (rules just accepted): the rules "always allow" kept in this process still
+        apply at once."""
+        if self.reader is None or (not force and _stamp(self.files) == self._stamp):
             return
         fresh = self.reader()
         granted = {r.text for r in self.rules if r.granted}
@@ -338,13 +341,15 @@ class PermissionRules:
         self.warnings += [w for w in fresh.warnings if w not in self.warnings]
         self._stamp = fresh._stamp
         self.held = fresh.held
+        self.waiting = fresh.waiting
 
     # -- what applies ---------------------------------------------------------------------------
 
     def applies(self, rule: Rule) -> bool:
         if rule.kind == "deny" or rule.granted:
             return True
-        return (not rule.project or self.trusted()) and (rule.kind, rule.text) not in self.held
+        held = ("domain" if rule.tool == "allowedDomains" else rule.kind, rule.text)  # rule_trust.held_key
+        return (not rule.project or self.trusted()) and held not in self.held
 
     def in_force(self) -> list[Rule]:
         return [r for r in self.rules if self.applies(r)]
@@ -428,6 +433,8 @@ class PermissionRules:
                 lines.append(f"{kind:<5}  {rule.text}  {rule.source}{note}")
         for rule in self.domains:
             note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
+            if ("domain", rule.text) in self.held:
+                note = "  (not applied: new since you accepted the rules)"
             lines.append(f"allow  sandbox.network.allowedDomains {rule.text}  {rule.source}{note}")
         lines += [f"warning: {w}" for w in self.warnings]
         lines += [

@@ -6,9 +6,12 @@ A rule that allows tool calls decides what runs unasked, so it is guarded as hoo
 ``.agent-tui/config.toml``) are remembered in ``trust.json`` once accepted (keys ``rules:user``
 and ``rules:`` + the folder's real path; a rule is its kind and its text), and one written since
 (by a ``git pull``, a script, anyone) does not apply until the user accepts it: every face says so
-in one line, and ``agent-tui trust --yes`` (or ``--trust-project``) accepts what is there. The
-first time a place is screened what is there is accepted as it is. Deny rules always apply at
-once, and a rule the user keeps with "Yes, and don't ask again" is accepted as it is written.
+in one line, the app asks at the next turn in the question about changed hooks and servers
+(``PermissionRules.waiting``; yes accepts them and the policy reads them again), and ``agent-tui
+trust --yes`` (or ``--trust-project``) accepts what is there. Claude Code's
+``sandbox.network.allowedDomains`` entries are allow rules here (what a sandboxed command may
+reach). The first time a place is screened what is there is accepted as it is. Deny rules always
+apply at once, and a rule the user keeps with "Yes, and don't ask again" is accepted as written.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ Rule = Any
 PermissionRules = Any
 
 PREFIX = "rules:"
+#: The ``tool`` of a ``sandbox.network.allowedDomains`` entry (``PermissionRules.domains``).
+DOMAIN = "allowedDomains"
 
 
 def key_of(rule: Rule, cwd: str) -> str:
@@ -32,20 +37,39 @@ def key_of(rule: Rule, cwd: str) -> str:
 
 
 def fingerprint(rule: Rule) -> str:
+    if rule.tool == DOMAIN:
+        return f"{rule.kind} sandbox.network.allowedDomains {rule.text}"
     return f"{rule.kind} {rule.text}"
 
 
+def held_key(rule: Rule) -> tuple[str, str]:
+    """What ``PermissionRules.held`` holds for ``rule`` (a domain apart from a rule of that text)."""
+    return ("domain" if rule.tool == DOMAIN else rule.kind, rule.text)
+
+
+def describe(rule: Rule) -> str:
+    """The question's line: what the rule allows (or asks), and its file."""
+    what = (
+        f"allow network to {rule.text} (sandbox.network.allowedDomains)"
+        if rule.tool == DOMAIN
+        else (f"{rule.kind} {rule.text}")
+    )
+    return visible_line(f"{what} — {rule.source}")
+
+
 def screen(rules: PermissionRules, store: TrustStore | None, *, accept_all: bool = False) -> None:
-    """Mark the allow and ask rules not accepted as they are (``rules.held``) and say so once each
-    in ``rules.warnings``; accept what is there for a place screened the first time (a folder's
-    only while it is trusted: an untrusted folder's rules do not apply anyway)."""
+    """Mark the allow and ask rules (and allowed domains) not accepted as they are (``rules.held``,
+    and ``rules.waiting``: store key, fingerprint, line, for the question) and say so once each in
+    ``rules.warnings``; accept what is there for a place screened the first time (a folder's only
+    while it is trusted: an untrusted folder's rules do not apply anyway)."""
     if store is None:
         return
     trusted = rules.trusted()
     accepted: dict[str, set[str] | None] = {}
     fresh: dict[str, list[str]] = {}
     held: set[tuple[str, str]] = set()
-    for rule in rules.rules:
+    waiting: list[tuple[str, str, str]] = []
+    for rule in [*rules.rules, *rules.domains]:
         if rule.kind == "deny" or rule.granted or (rule.project and not trusted):
             continue
         key = key_of(rule, rules.cwd)
@@ -58,10 +82,12 @@ def screen(rules: PermissionRules, store: TrustStore | None, *, accept_all: bool
         if accept_all or known is None:
             fresh.setdefault(key, []).append(fingerprint(rule))
         elif fingerprint(rule) not in known:
-            held.add((rule.kind, rule.text))
+            held.add(held_key(rule))
+            waiting.append((key, fingerprint(rule), describe(rule)))
+            what = f"sandbox.network.allowedDomains {rule.text}" if rule.tool == DOMAIN else rule.text
             line = visible_line(
                 f"permission rule not applied (new since you accepted the rules): {rule.kind} "
-                f"{rule.text} (from {rule.source}); accept it with `agent-tui trust --yes` "
+                f"{what} (from {rule.source}); accept it with `agent-tui trust --yes` "
                 "or start with --trust-project"
             )
             if line not in rules.warnings:
@@ -70,6 +96,7 @@ def screen(rules: PermissionRules, store: TrustStore | None, *, accept_all: bool
         with contextlib.suppress(OSError):
             store.accept(key, prints)
     rules.held = held
+    rules.waiting = list(dict.fromkeys(waiting))
 
 
 def accept_kept(store: TrustStore | None, cwd: str, rule: Rule) -> None:
@@ -82,11 +109,21 @@ def accept_kept(store: TrustStore | None, cwd: str, rule: Rule) -> None:
 def accept_all(store: TrustStore, rules: PermissionRules) -> None:
     """``agent-tui trust --yes``: every allow and ask rule there now is accepted."""
     keys: dict[str, list[str]] = {}
-    for rule in rules.rules:
+    for rule in [*rules.rules, *rules.domains]:
         if rule.kind != "deny":
             keys.setdefault(key_of(rule, rules.cwd), []).append(fingerprint(rule))
     for key, prints in keys.items():
         store.accept(key, prints)
 
 
-__all__ = ["PREFIX", "accept_all", "accept_kept", "fingerprint", "key_of", "screen"]
+__all__ = [
+    "DOMAIN",
+    "PREFIX",
+    "accept_all",
+    "accept_kept",
+    "describe",
+    "fingerprint",
+    "held_key",
+    "key_of",
+    "screen",
+]

@@ -249,12 +249,15 @@ class NetworkGate:
                     where = f"sandbox.network.allowedDomains {entry.text} ({entry.source})"
                     return Verdict(True, host, port, entry.text, f"allowed by {where}")
         untrusted = [
-            r.text
+            r
             for r in [*found.rules, *found.domains]
             if r.kind == "allow" and not found.applies(r) and _domain_rule_hits(r, host, port)
         ]
         if untrusted:
-            why = f"{untrusted[0]} is the project's, and this folder is not trusted"
+            first = untrusted[0]
+            why = f"{first.text} is the project's, and this folder is not trusted"
+            if not first.project or found.trusted():  # held: agent.rule_trust
+                why = f"{first.text} ({first.source}) is new since you accepted the rules"
             return Verdict(False, host, port, add, why, askable=True)
         return Verdict(False, host, port, add, "no permission rule allows it", askable=True)
 

@@ -51,6 +51,8 @@ async def prepare_extensions(
 ) -> list[str] | None:
     """Trust, MCP servers (started, briefly waited for), SessionStart hooks: the context those add
     (for :func:`add_context`, the caller choosing where it goes); None when aborted."""
+    if permissions is not None and permissions.rules is not None:
+        ext.rules = permissions.rules  # allow rules new since accepted join the changes question
     try:
         await io.abortable(ext.prepare())
     except Aborted:

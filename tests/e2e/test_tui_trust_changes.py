@@ -118,7 +118,7 @@ async def test_thirty_changed_hooks_scroll_and_the_choices_stay_on_screen_at_80x
         lines = screen_lines(app)
         shown = "\n".join(lines)
         assert len(lines) == 24
-        assert "30 hooks and MCP servers new or changed" in shown, shown
+        assert "30 hooks, MCP servers or permission rules" in shown, shown
         assert "Yes: load them" in shown and "No: leave them out" in shown, shown
         assert "Enter to choose" in shown, shown
         assert "hook-number-00" in shown and "hook-number-29" not in shown, shown
@@ -162,7 +162,7 @@ def test_in_tmux_thirty_changed_hooks_keep_the_choices_and_tab_scrolls_to_the_la
         tmux.type("hello")
         tmux.wait_text("hello")
         tmux.keys("Enter")
-        screen = tmux.wait_text("30 hooks and MCP servers new or changed")
+        screen = tmux.wait_text("30 hooks, MCP servers or permission rules")
         time.sleep(1.5)  # past the question's guard
         screen = tmux.screen()
         for text in ("Yes: load them", "No: leave them out", "Enter to choose", "hook-number-00"):

@@ -87,3 +87,38 @@ def test_agent_tui_trust_yes_accepts_them(cwd: Path, tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert verdict(for_session(str(cwd), None), "rm x", cwd) == "allow"
+
+
+def test_a_sandbox_allowed_domain_written_since_waits_and_the_proxy_says_why(cwd: Path) -> None:
+    """``sandbox.network.allowedDomains`` entries are allow rules: a new one is held (the network
+    gate refuses the host, naming why), ``agent-tui trust --yes`` applies it; deny stays at once."""
+    from agent_tui.agent import rule_trust
+    from agent_tui.agent.sandbox_proxy import NetworkGate
+
+    user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+
+    def write(domains: list[str], deny: list[str] = []) -> None:  # noqa: B006
+        user.parent.mkdir(parents=True, exist_ok=True)
+        user.write_text(
+            json.dumps({"permissions": {"deny": deny}, "sandbox": {"network": {"allowedDomains": domains}}})
+        )
+
+    write(["pypi.org"])
+    rules = for_session(str(cwd), None)  # the first screening accepts what is there
+    gate = NetworkGate(lambda: rules)
+    assert gate.decide("pypi.org", 443).allowed and rules.take_warnings() == []
+    write(["pypi.org", "*.evil.example"], deny=["WebFetch(domain:pypi.org)"])
+    refused = gate.decide("x.evil.example", 443)  # the running policy re-read: held, not applied
+    assert not refused.allowed and "new since you accepted the rules" in refused.reason, refused
+    assert not gate.decide("pypi.org", 443).allowed  # the deny rule applies at once
+    assert "*.evil.example" not in gate.hosts()
+    (line,) = [w for w in rules.take_warnings() if "not applied" in w]
+    assert "sandbox.network.allowedDomains *.evil.example" in line and "agent-tui trust --yes" in line
+    assert [w[2] for w in rules.waiting] == [
+        "allow network to *.evil.example (sandbox.network.allowedDomains) — ~/.claude/settings.json"
+    ]
+    assert (
+        "allowedDomains *.evil.example" in rules.describe() and "new since you accepted" in rules.describe()
+    )
+    rule_trust.accept_all(TrustStore(), for_session(str(cwd), None))
+    assert NetworkGate(lambda: for_session(str(cwd), None)).decide("x.evil.example", 443).allowed

@@ -1,8 +1,9 @@
-"""The question about hooks and MCP servers new or changed since the user accepted them.
+"""The question about hooks, MCP servers and permission rules new or changed since accepted.
 
 Asked when a hook or server was written (by the model, a repository, anyone) after the user
-accepted what was there (:mod:`agent_tui.agent.trust`); nothing of it runs until the answer is
-yes. It is not the folder-trust question: the folder's trust stands, the question is about these
+accepted what was there (:mod:`agent_tui.agent.trust`), or an allow or ask rule or a sandbox
+allowed domain (:mod:`agent_tui.agent.rule_trust`: ``allow Bash(rm:*) — ~/.claude/settings.json``);
+nothing of it runs or is allowed until the answer is yes. It is not the folder-trust question: the folder's trust stands, the question is about these
 commands. Each line says what would start or be allowed; however many there are (30 changed hooks
 are 60 wrapped lines), the list is a box of at most :data:`BODY_ROWS` rows that scrolls (Tab puts
 the focus on it, then the arrows and PageUp/PageDown; the mouse wheel too), so the choices and the
@@ -75,13 +76,18 @@ class TrustChangesScreen(ChoiceScreen):
 async def ask_trust_changes(
     app: Any, folder: str, lines: list[str], *, clock: Callable[[], float] = time.monotonic
 ) -> bool | None:
-    """Ask about the hooks and servers in ``lines``; True loads them (remembered as accepted)."""
+    """Ask about the hooks, servers and rules in ``lines``; True loads and applies them
+    (remembered as accepted)."""
     shown = [line.removeprefix(PREFIX) for line in lines]
     count = len(shown)
-    what = "hook or MCP server" if count == 1 else f"{count} hooks and MCP servers"
+    what = (
+        "A hook, MCP server or permission rule"
+        if count == 1
+        else f"{count} hooks, MCP servers or permission rules"
+    )
     title = (
-        f"{what} new or changed since you last accepted them (not loaded). "
-        f"This folder's trust stands; {'it runs' if count == 1 else 'they run'} only if you accept:"
+        f"{what} new or changed since you last accepted them (not in force). This folder's "
+        "trust stands; nothing of it runs or is allowed unless you accept:"
     )
     composer = getattr(app, "composer", None)
     screen = TrustChangesScreen(
