@@ -32,7 +32,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The CSS texts Textual's parser is run on."""
     monkeypatch.setattr(Stylesheet, "_parse_rules", _textual_parse_rules())
     seen: list[str] = []
-    real = textual_stylesheet.parse
+    real = textual_stylesheet.parse  # type: ignore[attr-defined]
 
     def counting(scope, css, *args, **kwargs):  # type: ignore[no-untyped-def]
         seen.append(css)
