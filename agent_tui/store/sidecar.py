@@ -67,6 +67,9 @@ SIDECAR_VERSION = 1
 TAIL_BYTES = 4096
 #: A file bigger than this is parsed a chunk of lines at a time when its sidecar is built.
 REBUILD_CHUNK = 32 << 20
+#: How much of it at a time (at most ``REBUILD_CHUNK``): on the 1 GB session 8 MiB chunks peak at
+#: 153 MB and take 2.4 s of CPU, 32 MiB ones at 253 MB and 3.0 s (fewer fresh pages to fault in).
+REBUILD_PIECE = 8 << 20
 
 
 class SidecarHeader(msgspec.Struct):
@@ -647,7 +650,7 @@ def _rebuild_in_chunks(
     crc_before = crc  # the CRC of the bytes before the last chunk
     start, line_before = header_end, 1  # ``line_before``: the number of the line ending at ``start``
     while start < size:
-        stop = min(size, start + REBUILD_CHUNK)
+        stop = min(size, start + min(REBUILD_PIECE, REBUILD_CHUNK))
         piece = src[start:stop]
         while stop < size and (cut := piece.rfind(b"\n") + 1) == 0:  # a line longer than a chunk
             stop = min(size, stop + len(piece))
