@@ -115,6 +115,14 @@ class Extensions:
 
     # -- trust -------------------------------------------------------------------------------
 
+    def trust_folder(self) -> None:
+        """The user has just said yes to the folder (the app's question at the start, answered
+        after this agent settled its trust): its servers and hooks load at the next load, accepted
+        as they are."""
+        self.trusted = True
+        self._accept_project = True
+        self._loaded = False
+
     def project_resources(self) -> list[str]:
         """What the folder itself would have agent-tui run (each a short line), empty when nothing."""
         found = [

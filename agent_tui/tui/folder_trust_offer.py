@@ -6,7 +6,8 @@ answer, also asks once: a folder never asked about gets the folder-trust questio
 (:func:`agent_tui.tui.screens.trust.ask_trust`, guarded, "Yes" deliberate) listing those files and
 whatever else of its own would start programs (``.mcp.json``, hooks, rules), so one answer covers
 all of it, as Claude Code's one question before it loads anything of a project's. Yes remembers
-the folder as trusted and reloads (its files load now, accepted as they are); No is remembered;
+the folder as trusted and reloads (its files load now, accepted as they are, and its MCP servers
+and hooks too, even when a turn had already settled the folder as untrusted); No is remembered;
 Escape leaves it for the next start. A folder answered before is not asked again (``agent-tui
 trust`` changes the answer).
 """
@@ -14,7 +15,7 @@ trust`` changes the answer).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent_tui.agent.extensions import Extensions
 from agent_tui.agent.resources import Resources
@@ -22,18 +23,22 @@ from agent_tui.agent.trust import TrustStore
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.trust import ask_trust
 
+if TYPE_CHECKING:
+    from agent_tui.tui.host import Host
+
 INTRO = "This folder has its own prompt files (not loaded: it is not trusted):"
 
 
 def offer_trust(
-    app: Any,
+    app: Host,
     resources: Resources,
     on_yes: Callable[[], Awaitable[object]],
     otherwise: Callable[[], object] = lambda: None,
 ) -> bool:
     """Ask (in a worker) when ``resources`` left out the folder's own files and the folder was
     never asked about; True when the question was put. ``on_yes`` once the folder is remembered
-    as trusted (the app reloads); ``otherwise`` after any other answer."""
+    as trusted (the app reloads, the folder's servers and hooks too:
+    :func:`agent_tui.tui.reload.reload`'s ``trust_folder``); ``otherwise`` after any other answer."""
     if not resources.untrusted or resources.trust_path is None:
         return False
     cwd = str(app.config.cwd)

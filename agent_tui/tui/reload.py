@@ -5,7 +5,9 @@ appends a patch of just the sections that changed), the prompt templates and ski
 completion, the help screen, the panel), and the MCP servers and hooks of the config file and
 Claude Code's and pi's files (a server whose definition did not change keeps running; the others
 are stopped, and the new ones start at the next turn). The command line's flags (``--system-prompt``,
-``--skill``, ...) stay as given; the folder's trust stays as answered.
+``--skill``, ...) stay as given; the folder's trust stays as answered, unless the reload is the
+yes to the folder-trust question of the start (``trust_folder``): then the folder's servers and
+hooks load too, after the turn running then (a turn may have settled the folder as untrusted).
 """
 
 from __future__ import annotations
@@ -21,14 +23,19 @@ from agent_tui.terminal_text import visible_line
 from agent_tui.tui import folder_trust_offer, prompt_review, user_commands
 from agent_tui.tui.agent_bridge import make_extensions
 
+#: Seconds between looks at whether the turn is over (the folder's yes waits for it).
+BUSY_POLL = 0.2
+
 if TYPE_CHECKING:
     from agent_tui.agent.resources import Resources
     from agent_tui.tui.agent_bridge import Turns
     from agent_tui.tui.host import Actions
 
 
-async def reload(actions: Actions) -> None:
+async def reload(actions: Actions, *, trust_folder: bool = False) -> None:
     app = actions.app
+    while trust_folder and app.busy:  # the answer came during a turn: it applies after it
+        await asyncio.sleep(BUSY_POLL)
     if app.busy:
         actions.notify(
             "/reload waits for the turn: let it finish or stop it (Esc) first.", severity="warning"
@@ -51,7 +58,7 @@ async def reload(actions: Actions) -> None:
     turns = app.turns
     if turns is not None:
         turns.resources = resources  # the running session's agent: its next turn's system prompt
-    servers = await _reload_extensions(actions, turns)
+    servers = await _reload_extensions(actions, turns, trust_folder=trust_folder)
     what = resources.summary() or "the default prompt, no templates or skills"
     actions.notify(visible_line(f"Reloaded: {what}{servers}"), title="reload", markup=False)
 
@@ -61,7 +68,10 @@ def offer_waiting(actions: Actions, resources: Resources) -> None:
     worker (tui.prompt_review); yes reloads, so they load now. An untrusted folder's own prompt
     files, left out, put the folder-trust question first (tui.folder_trust_offer)."""
     if folder_trust_offer.offer_trust(
-        actions.app, resources, partial(reload, actions), partial(_review_waiting, actions, resources)
+        actions.app,
+        resources,
+        partial(reload, actions, trust_folder=True),
+        partial(_review_waiting, actions, resources),
     ):
         return
     _review_waiting(actions, resources)
@@ -78,7 +88,7 @@ def _review_waiting(actions: Actions, resources: Resources) -> None:
     actions.app.run_worker(run(), group="prompt-review", exclusive=True, exit_on_error=False)
 
 
-async def _reload_extensions(actions: Actions, turns: Turns | None) -> str:
+async def _reload_extensions(actions: Actions, turns: Turns | None, *, trust_folder: bool = False) -> str:
     """The agent's MCP servers and hooks read again (nothing started: the next turn does)."""
     old = turns.extensions if turns is not None else None
     if turns is None or old is None:  # no agent yet, or one without MCP servers and hooks
@@ -86,6 +96,8 @@ async def _reload_extensions(actions: Actions, turns: Turns | None) -> str:
     fresh: Extensions = make_extensions(turns.config, actions.app.config.model, old.cwd)
     fresh.session_started = old.session_started  # SessionStart ran for this session already
     fresh.trusted = old.trusted  # the folder's answer stands
+    if trust_folder:
+        fresh.trust_folder()  # the user's yes just now: the folder's own servers and hooks too
     await fresh.load()
     if old.mcp is not None and old.mcp is not fresh.mcp and not old.shared:
         await old.mcp.close()  # the app's shared one, when it changed, load() replaced and closed
