@@ -7,6 +7,7 @@ import json
 import random
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,6 +163,11 @@ def test_a_chunked_build_writes_the_sidecar_a_whole_build_writes(
     monkeypatch.setattr(sidecar, "REBUILD_CHUNK", random.Random(seed).choice((40, 300, 2048)))
     called: list[int] = []
     chunked = sidecar._rebuild_in_chunks
-    monkeypatch.setattr(sidecar, "_rebuild_in_chunks", lambda *a: called.append(1) or chunked(*a))
+
+    def counted(*args: Any) -> Any:
+        called.append(1)
+        return chunked(*args)
+
+    monkeypatch.setattr(sidecar, "_rebuild_in_chunks", counted)
     sidecar.load(path)
     assert called and side.read_bytes() == whole
