@@ -146,8 +146,12 @@ async def test_the_app_says_it_in_one_notice_and_asks_once(tmp_path: Path) -> No
         assert question.title_text.startswith(INTRO) and "Trust this folder?" in question.title_text
         for name in (*NAMES, ".mcp.json: MCP servers"):  # one answer covers all of the folder's own
             assert name in question.title_text, name
-        shown = "\n".join(screen_lines(app))
-        assert "Yes: load them" in shown and "No: skip them" in shown, shown
+
+        def both_choices_shown() -> bool:  # the screen is pushed a frame before it is drawn
+            shown = "\n".join(screen_lines(app))
+            return "Yes: load them" in shown and "No: skip them" in shown
+
+        await wait_for(pilot, both_choices_shown, "both choices on screen", 10)
         await pilot.press("enter")  # at once: the guard takes no key yet
         await pilot.pause(0.2)
         assert app.screen is question
