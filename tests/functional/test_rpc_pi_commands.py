@@ -322,7 +322,7 @@ def test_auto_compaction_switch_and_the_commands_one_can_prompt_with(
     skill = env.work / ".agent-tui" / "skills" / "release"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: release\ndescription: Cut a release\n---\nSteps.\n")
-    again = start(env, session_file)
+    again = start(env, session_file, "--trust-project")  # a folder's own prompts: trusted only
     try:
         commands = ok(again.call({"type": "get_commands"}))["commands"]
     finally:
