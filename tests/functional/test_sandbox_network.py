@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 
@@ -40,6 +37,7 @@ from agent_tui.agent.user_bash import UserCommand, run_user_command
 from agent_tui.tui import sandbox_state
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.support.rpc_client import RpcClient
+from tests.support.web_pages import page_server
 
 pytestmark = pytest.mark.slow  # each test starts several bwrap sandboxes
 BWRAP = sandbox_module.bwrap_program()
@@ -49,26 +47,10 @@ ALLOW = f"WebFetch(domain:{HOST})"
 REFUSED = "refused.example"  # no rule allows it
 
 
-class _Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = f"{PAGE}{self.path}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def web() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer((HOST, 0), _Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with page_server(HOST, PAGE) as port:
+        yield port
 
 
 @dataclass

@@ -1,15 +1,12 @@
 """A sandboxed command reaching a host no rule allows is asked about (agent.sandbox_proxy's hold
 and ask): bwrap, the proxy in this process, the forwarder inside and curl, for real; the approver
-is the test's (the app's question: tests/tui/test_sandbox_network_question.py)."""
+is the test's (the app's question: tests/e2e/test_tui_sandbox_network_question.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,31 +18,17 @@ from agent_tui.agent.sandbox import Sandbox
 from agent_tui.agent.sandbox_proxy import for_commands
 from agent_tui.agent.tools.base import ToolContext, ToolResult
 from agent_tui.agent.tools.bash import BashTool
+from tests.support.web_pages import page_server
 
 pytestmark = pytest.mark.slow  # bwrap sandboxes and curl
 BWRAP = sandbox_module.bwrap_program()
 HOST = "127.0.0.2"  # no rule allows it
 
 
-class _Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = f"page {self.path}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def web() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer((HOST, 0), _Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with page_server(HOST, "page ") as port:
+        yield port
 
 
 def run(
