@@ -152,11 +152,11 @@ async def test_skip_prompt_with_summarize_branches_summarizes_unasked(tmp_path: 
 
 def _pi_messages(path: Path) -> list[dict[str, object]]:
     """pi 1.6's own projection of ``path`` (tests/support/pi_compat/pi_project.mjs, on a copy)."""
-    import shutil
     import subprocess
 
-    node = shutil.which("node")
-    assert node is not None, "node is needed: pi 1.6 reads the file"
+    from tests.support.pi_install import pi_node
+
+    node = pi_node()
     script = Path(__file__).resolve().parents[1] / "support" / "pi_compat" / "pi_project.mjs"
     proc = subprocess.run(
         [node, str(script), str(path)], capture_output=True, text=True, timeout=120, check=False

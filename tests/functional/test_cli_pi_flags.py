@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,13 +15,13 @@ from typing import Any
 import pytest
 
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
+from tests.support.pi_install import pi_node
 from tests.support.print_env import Env
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 PI_READ = ROOT / "tests" / "support" / "pi_compat" / "pi_read.mjs"
-PI_CORE = ROOT / "bench" / "pi" / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "core"
 # a 1x1 PNG
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -31,11 +30,8 @@ PNG = base64.b64decode(
 
 def pi_read(*files: Path) -> list[dict[str, Any]]:
     """What pi 1.6 makes of each file (its SessionManager, its projection)."""
-    node = shutil.which("node")
-    assert node is not None, "node is needed: pi 1.6 reads the files these tests write"
-    assert (PI_CORE / "session-manager.js").exists(), "pi 1.6 is not installed in bench/pi (npm ci there)"
     proc = subprocess.run(
-        [node, str(PI_READ), *map(str, files)], capture_output=True, text=True, timeout=120, check=False
+        [pi_node(), str(PI_READ), *map(str, files)], capture_output=True, text=True, timeout=120, check=False
     )
     assert proc.returncode == 0, proc.stderr
     results: list[dict[str, Any]] = json.loads(proc.stdout)

@@ -18,7 +18,6 @@ import gc
 import io
 import json
 import os
-import pwd
 import re
 import shutil
 import subprocess
@@ -38,14 +37,13 @@ from agent_tui.projection.context import project
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.reader import read_file
 from tests.support.pi_compat.generate import GeneratedSession, generate
+from tests.support.pi_install import pi_node
 
 # The first test to need pi may have to install it (`npm ci`, about 200 MB): give it time.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "sessions.example"
-PI_DIR = ROOT / "bench" / "pi"
-PI_CORE = PI_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "core"
 SCRIPT = ROOT / "tests" / "support" / "pi_compat" / "pi_project.mjs"
 GENERATED_SEEDS = range(1, 401)
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.jsonl"))
@@ -96,34 +94,7 @@ class Pi:
 
 @pytest.fixture(scope="session")
 def pi() -> Pi:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail(
-            "node is not installed: the pi compatibility tests run pi 1.6 itself "
-            "(install Node.js >= 20 and npm, then rerun; bench/pi is set up by `npm ci`)",
-            pytrace=False,
-        )
-    if not (PI_CORE / "session-manager.js").exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("npm is not installed: it is needed once to install pi into bench/pi", pytrace=False)
-        # Installing a tool, not testing agent-tui: npm gets the developer's own HOME back for its
-        # registry settings and download cache (the tests' homes are empty and thrown away).
-        installer = {**os.environ, "HOME": pwd.getpwuid(os.getuid()).pw_dir}
-        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-            installer.pop(name, None)
-        proc = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=PI_DIR,
-            env=installer,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if proc.returncode != 0 or not (PI_CORE / "session-manager.js").exists():
-            pytest.fail(f"`npm ci` in {PI_DIR} failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
-    return Pi(node)
+    return Pi(pi_node())
 
 
 @pytest.fixture(scope="module")

@@ -98,13 +98,12 @@ async def test_a_change_while_a_run_goes_on_is_written_when_it_ends(
 async def test_pi_reads_the_mode_entries_and_sends_the_plan_note(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
-    import shutil
     import subprocess
 
-    from tests.functional.test_pi_compat import PI_CORE, SCRIPT
+    from tests.functional.test_pi_compat import SCRIPT
+    from tests.support.pi_install import pi_node
 
-    node = shutil.which("node")
-    assert node is not None and (PI_CORE / "session-manager.js").exists(), "pi 1.6 (bench/pi) and node"
+    node = pi_node()
     h = Harness(server, tmp_path)
     try:
         h.loop.permissions = Permissions(PermissionMode.ASK)
