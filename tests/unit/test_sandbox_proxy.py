@@ -110,6 +110,18 @@ def test_nothing_passes_without_a_rule(tmp_path: Path) -> None:
     assert verdict.rule == "WebFetch(domain:example.com)" and "no permission rule" in verdict.reason
 
 
+@pytest.mark.parametrize(
+    "target", ["*.com:443", "*:443", "example.com)\x07:443", "a\tb.com:443", "exa%6dple.com:443", "..:443"]
+)
+def test_a_host_that_is_no_host_name_is_refused_never_asked(tmp_path: Path, target: str) -> None:
+    # a hostile command's CONNECT must not reach the question, whose "always" would write
+    # WebFetch(domain:*.com) (or a rule with a control character) into the local settings
+    request = parse_request(f"CONNECT {target} HTTP/1.1\r\n\r\n".encode("latin-1"))
+    verdict = gate(rules(tmp_path)).decide(request.host, request.port)
+    assert not verdict.allowed and not verdict.askable and "is not a host name" in verdict.reason
+    assert verdict.rule == ""
+
+
 def test_a_domain_rule_allows_that_host_and_a_wildcard_its_subdomains(tmp_path: Path) -> None:
     found = gate(rules(tmp_path, allow=["WebFetch(domain:pypi.org)", "WebFetch(domain:*.github.com)"]))
     assert found.opens()
