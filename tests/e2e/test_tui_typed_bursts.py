@@ -79,3 +79,40 @@ async def test_a_paste_in_a_pane_goes_to_the_composer(tmp_path: Path, pane: str)
         app.post_message(events.Paste("pasted from the terminal"))
         await wait_for(pilot, lambda: app.composer.text == "pasted from the terminal", "the paste")
         assert app.focused is app.composer
+
+
+async def test_a_slash_command_and_its_argument_typed_with_enter_in_one_burst_keep_the_argument(
+    tmp_path: Path,
+) -> None:
+    """The menu of slash commands follows the text through TextArea.Changed, which queues behind the
+    keys of a burst: the Enter of ``/branch a1⏎`` arrived while the menu still offered ``/branch``
+    and ran the highlighted command without its argument (no question, "Already there")."""
+    path = sample_session(tmp_path)
+    app = make_app(tmp_path, path, agent_factory=ScriptedFactory())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.composer.focus()
+        await pilot.pause()
+        burst(app, "/branch a1")
+        app.post_message(events.Key("enter", None))
+        await wait_for(pilot, lambda: app.composer.text == "", "the command run")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ChoiceScreen", "the branch question")
+        assert app.screen.title_text.startswith("Summarize branch? (")  # type: ignore[attr-defined]
+
+
+async def test_enter_on_a_stale_menu_runs_the_command_typed_not_the_one_highlighted(tmp_path: Path) -> None:
+    """``/clear⏎`` in one burst after the menu had last seen ``/c`` (``/compact`` highlighted): the
+    Enter runs what the text names now."""
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.composer.focus()
+        await pilot.pause()
+        burst(app, "/c")
+        await wait_for(pilot, lambda: app.composer.menu is not None and app.composer.menu.shown, "the menu")
+        chosen = app.composer.menu.chosen()  # type: ignore[union-attr]
+        assert chosen is not None and chosen.insert.startswith("/compact")
+        burst(app, "lear")
+        app.post_message(events.Key("enter", None))
+        await wait_for(pilot, lambda: app.composer.text == "", "the command run")
+        assert app.composer.input_history[-1] == "/clear"

@@ -184,6 +184,8 @@ class Composer(InertTextArea):
         self.typed_at = time.monotonic()
         menu = self.menu if self.menu is not None and self.menu.shown else None
         key = event.key
+        if menu is not None and key in ("tab", "enter"):
+            menu = self._menu_for_the_text()
         if menu is not None and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
@@ -489,6 +491,20 @@ class Composer(InertTextArea):
         if self._completing is None or self._completing[0] != "file" or self.menu is None:
             return
         self.menu.show([Candidate(file_insert(m.path), m.path) for m in matches])
+
+    def _menu_for_the_text(self) -> CompletionMenu | None:
+        """The menu as the text is now. It follows the text through ``TextArea.Changed``, which
+        queues behind the keys of a burst: ``/clear⏎`` read at once reached the Enter while the
+        menu still showed ``/c``'s commands, and Enter ran ``/compact``; ``/branch a1⏎`` ran
+        ``/branch`` without its argument."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        context = context_at(line, column, first_line=row == 0 and self.document.line_count == 1)
+        if context is None:
+            self.close_menu()
+        elif context.kind == "slash" or self._completing != (context.kind, context.start):
+            self.update_completion()  # slash candidates are computed at once; a file search is not
+        return self.menu if self.menu is not None and self.menu.shown else None
 
     def close_menu(self) -> None:
         self._completing = None
