@@ -166,6 +166,7 @@ def _pi_messages(path: Path) -> list[dict[str, object]]:
     return messages
 
 
+@pytest.mark.timeout(600)  # the first test to need pi may install it (tests/support/pi_install)
 def test_at_80x24_the_move_asks_no_summary_moves_and_summarize_writes_what_pi_reads(
     tmp_path: Path, server: FakeModelServer
 ) -> None:

@@ -18,7 +18,8 @@ from tests.support.fake_model_server import FakeModelServer, anthropic_stream, t
 from tests.support.pi_install import pi_node
 from tests.support.print_env import Env
 
-pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
+# 600: the first test to need pi may install it (`npm ci`, tests/support/pi_install)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 PI_READ = ROOT / "tests" / "support" / "pi_compat" / "pi_read.mjs"

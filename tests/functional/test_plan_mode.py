@@ -95,6 +95,7 @@ async def test_a_change_while_a_run_goes_on_is_written_when_it_ends(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # the first test to need pi may install it (tests/support/pi_install)
 async def test_pi_reads_the_mode_entries_and_sends_the_plan_note(
     server: FakeModelServer, tmp_path: Path
 ) -> None:
