@@ -16,6 +16,7 @@ from pathlib import Path
 from agent_tui.store.errors import StoreError
 from agent_tui.store.paths import session_dir_for
 from agent_tui.store.reader import read_file
+from agent_tui.store.tail import last_entry
 
 
 def session_files(folder: Path) -> list[Path]:
@@ -26,16 +27,22 @@ def session_files(folder: Path) -> list[Path]:
 
 
 def last_activity(path: Path) -> str | None:
-    """The timestamp of the file's last entry (its header's when it has none); None: unreadable."""
+    """The timestamp of the file's last entry (its header's when it has none); None: unreadable.
+    A v3 file is read from its end (``store.tail``): its last lines only, whatever its size."""
     try:
-        loaded = read_file(path)
+        found = last_entry(path)
+        if found is not None:
+            header, last = found
+        else:
+            loaded = read_file(path)
+            header, last = loaded.header, loaded.entries[-1] if loaded.entries else None
     except StoreError:
         return None
-    if loaded.entries:
-        stamp = loaded.entries[-1].data.get("timestamp")
+    if last is not None:
+        stamp = last.data.get("timestamp")
         if isinstance(stamp, str):
             return stamp
-    return str(loaded.header.get("timestamp") or "")
+    return str(header.get("timestamp") or "")
 
 
 def latest_session(

@@ -232,30 +232,9 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
             else:
                 warnings.append(LoadWarning(line_no, "not an entry object; ignored"))
             continue
-        try:
-            head, line = _decode_repairing(_decode_head, line)
-        except _UNREADABLE:
-            if not bytes(line).isspace():
-                warnings.append(LoadWarning(line_no, _bad_line_message(torn, start, end)))
-            continue
-        etype, eid, parent = head.type, head.id, head.parentId
-        if not isinstance(etype, str):
-            warnings.append(LoadWarning(line_no, "entry has no string 'type'; ignored"))
-            continue
-        if etype == "session":
-            # pi skips every header line but the first: it is no entry, no parent, never the leaf
-            warnings.append(LoadWarning(line_no, "a second session header (files joined?); ignored"))
-            continue
-        if not isinstance(eid, str) or not eid:
-            warnings.append(LoadWarning(line_no, f"{etype} entry has no string 'id'; ignored"))
-            continue
-        if parent is not None and not isinstance(parent, str):
-            warnings.append(LoadWarning(line_no, f"entry {eid}: parentId is not a string; treated as a root"))
-            parent = None
-        if etype not in KNOWN_TYPES:
-            warnings.append(LoadWarning(line_no, f"entry {eid}: unknown type {etype!r}; kept, not projected"))
-        message_raw = head.message if len(head.message) else None
-        entries.append(Entry(etype, eid, parent, line_no, line, message_raw))
+        entry = line_entry(line, line_no, torn, end - start, warnings)
+        if entry is not None:
+            entries.append(entry)
     if header is None:
         raise NotASessionError(f"{name}: {no_header_reason(data)}")
     if version < 2:
@@ -280,6 +259,41 @@ def _parse_lines(data: bytes, name: str) -> LoadedFile:
             ),
         )
     return loaded
+
+
+def line_entry(
+    line: memoryview | bytes, line_no: int, torn: bool, length: int, warnings: list[LoadWarning]
+) -> Entry | None:
+    """The entry line ``line_no`` of a v2/v3 file holds (``torn``: no newline after it; ``length``:
+    its bytes), None for a blank or bad line; what is wrong with it is added to ``warnings``. The one
+    rule for a line, whether the file is read from its start (``_parse_lines``) or from its end
+    (``store.tail``)."""
+    if not line:
+        return None
+    try:
+        head, line = _decode_repairing(_decode_head, line)
+    except _UNREADABLE:
+        if not bytes(line).isspace():
+            warnings.append(LoadWarning(line_no, _bad_line_message(torn, 0, length)))
+        return None
+    etype, eid, parent = head.type, head.id, head.parentId
+    if not isinstance(etype, str):
+        warnings.append(LoadWarning(line_no, "entry has no string 'type'; ignored"))
+        return None
+    if etype == "session":
+        # pi skips every header line but the first: it is no entry, no parent, never the leaf
+        warnings.append(LoadWarning(line_no, "a second session header (files joined?); ignored"))
+        return None
+    if not isinstance(eid, str) or not eid:
+        warnings.append(LoadWarning(line_no, f"{etype} entry has no string 'id'; ignored"))
+        return None
+    if parent is not None and not isinstance(parent, str):
+        warnings.append(LoadWarning(line_no, f"entry {eid}: parentId is not a string; treated as a root"))
+        parent = None
+    if etype not in KNOWN_TYPES:
+        warnings.append(LoadWarning(line_no, f"entry {eid}: unknown type {etype!r}; kept, not projected"))
+    message_raw = head.message if len(head.message) else None
+    return Entry(etype, eid, parent, line_no, line, message_raw)
 
 
 def _bad_line_message(torn: bool, start: int, end: int) -> str:
