@@ -78,6 +78,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/readme-help
 	$(BIN)/python scripts/config-reference
+	$(BIN)/python scripts/commit-subjects
 
 bench: bytecode
 	$(BIN)/python bench/run.py
