@@ -14,7 +14,9 @@ loaded (:func:`screen`) until the user accepts it: the app asks, showing each co
 start; print, JSON, RPC and ACP modes say so in one line (``--trust-project`` accepts what is
 there now). The first run with this store accepts the user's own as they are (there is nothing
 to compare with), and a folder trusted before fingerprints existed has its hooks and servers
-accepted once the same way.
+accepted once the same way. What each accepted one runs is kept too (``described``: its slot, an
+event's n-th hook or a server's name, and its command, redacted), so a changed one is shown with
+what it replaces (``— was: runs `npm run lint```).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,6 +108,34 @@ class TrustStore:
         table[key] = sorted(known | set(fingerprints))
         self._write({**data, "accepted": table})
 
+    def described(self, key: str) -> dict[str, tuple[str, str]]:
+        """What each hook or server accepted under ``key`` ran, as last read while accepted:
+        fingerprint -> (its slot: kind, event or name, matcher, source; what it runs, one line)."""
+        table = self._data().get("described")
+        entry = table.get(key) if isinstance(table, dict) else None
+        if not isinstance(entry, dict):
+            return {}
+        return {
+            str(f): (str(v[0]), str(v[1]))
+            for f, v in entry.items()
+            if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)
+        }
+
+    def describe(self, key: str, found: Mapping[str, tuple[str, str]], drop: Collection[str] = ()) -> None:
+        """Remember what ``found``'s accepted fingerprints run, and forget ``drop``'s (and any no
+        longer accepted), so a later change can be shown as "was: ..."; nothing is written when
+        nothing changed."""
+        known = self.described(key)
+        accepted = self.accepted(key) or set()
+        kept = {f: v for f, v in {**known, **found}.items() if f in accepted and f not in drop}
+        if kept == known:
+            return
+        data = self._data()
+        table = data.get("described")
+        table = dict(table) if isinstance(table, dict) else {}
+        table[key] = {f: list(v) for f, v in sorted(kept.items())}
+        self._write({**data, "described": table})
+
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-")
@@ -132,22 +162,46 @@ def server_fingerprint(server: ServerSpec) -> str:
     return _digest(["server", server.source, *server.key(), server.startup, server.enabled])
 
 
-def describe_hook(hook: HookCommand) -> str:
-    """One line saying what the hook runs, and on what (redacted, control characters visible)."""
-    on = f" ({hook.matcher})" if hook.matcher not in ("", "*") else ""
-    return visible_line(redact_text(f"hook {hook.event}{on} runs `{hook.command}` (from {hook.source})")[0])
+def _shown(text: str) -> str:
+    return visible_line(redact_text(text)[0])
 
 
-def describe_server(server: ServerSpec) -> str:
-    """One line saying what the MCP server starts or connects to (its env and headers: names only)."""
+def _hook_runs(hook: HookCommand) -> str:
+    return f"runs `{hook.command}`"
+
+
+def _server_runs(server: ServerSpec) -> str:
     if server.command:
         what = "starts `" + " ".join([server.command, *server.args]) + "`"
     else:
         what = f"connects to {server.url}"
     secrets = sorted([*server.env, *server.headers])
-    with_ = f" with {', '.join(secrets)}" if secrets else ""
-    line = f"MCP server {server.name} {what}{with_} (from {server.source})"
-    return visible_line(redact_text(line)[0])
+    return what + (f" with {', '.join(secrets)}" if secrets else "")
+
+
+def describe_hook(hook: HookCommand) -> str:
+    """One line saying what the hook runs, and on what (redacted, control characters visible)."""
+    on = f" ({hook.matcher})" if hook.matcher not in ("", "*") else ""
+    return _shown(f"hook {hook.event}{on} {_hook_runs(hook)} (from {hook.source})")
+
+
+def describe_server(server: ServerSpec) -> str:
+    """One line saying what the MCP server starts or connects to (its env and headers: names only)."""
+    return _shown(f"MCP server {server.name} {_server_runs(server)} (from {server.source})")
+
+
+def _slots(hooks: Sequence[HookCommand], servers: Sequence[ServerSpec]) -> list[tuple[str, str]]:
+    """For each hook, then each server: (where it sits: a hook's event, matcher, source and place
+    among those, a server's name and source; what it runs, shown). A changed item is the one in
+    the same slot that runs something else."""
+    count: dict[tuple[str, str, str], int] = {}
+    out: list[tuple[str, str]] = []
+    for hook in hooks:
+        where = (hook.event, hook.matcher, hook.source)
+        count[where] = count.get(where, 0) + 1
+        out.append((_digest(["hook", *where, count[where]]), _shown(_hook_runs(hook))))
+    out += [(_digest(["server", s.source, s.name]), _shown(_server_runs(s))) for s in servers]
+    return out
 
 
 @dataclass(slots=True)
@@ -193,25 +247,46 @@ def screen(
         items.append(
             (folder if server.project else USER, server_fingerprint(server), describe_server(server), server)
         )
+    slots = _slots(hooks, servers)
     if store is None:
         keep = [item for *_, item in items]
     else:
         keep = []
         accepted: dict[str, set[str] | None] = {k: store.accepted(k) for k in {USER, folder}}
+        before = {k: store.described(k) for k in {USER, folder}}
+        present = {print_ for _, print_, _, _ in items}
         fresh: dict[str, list[str]] = {}
-        for key, print_, line, item in items:
+        seen: dict[str, dict[str, tuple[str, str]]] = {}
+        waiting_slots: dict[str, set[str]] = {}
+        for (key, print_, line, item), (slot, runs) in zip(items, slots, strict=True):
             known = accepted[key]
             first = known is None  # nothing recorded yet: what is there is what the user has
             if accept_all or first or (accept_project and key == folder) or print_ in (known or set()):
                 keep.append(item)
+                seen.setdefault(key, {})[print_] = (slot, runs)
                 if accept_all or first or (accept_project and key == folder):
                     fresh.setdefault(key, []).append(print_)
             else:
+                waiting_slots.setdefault(key, set()).add(slot)
+                was = [
+                    old
+                    for f, (where, old) in before[key].items()
+                    if where == slot and f in (known or set()) and f not in present
+                ]
+                if was:  # the accepted one in its place, now gone: the change, shown as a diff
+                    line += " — was: " + "; ".join(sorted(was))
                 found.waiting.append((key, print_, line))
         for key in {USER, folder}:
             if key in fresh or (accepted[key] is None and (key == USER or accept_project or accept_all)):
                 with contextlib.suppress(OSError):
                     store.accept(key, fresh.get(key, []))
+            # an accepted item gone from a slot where nothing waits was removed or replaced by one
+            # accepted since: what it ran is not a "was" any more
+            held = waiting_slots.get(key, set())
+            drop = {f for f, (s, _) in before[key].items() if f not in present and s not in held}
+            if key in seen or drop:
+                with contextlib.suppress(OSError):
+                    store.describe(key, seen.get(key, {}), drop)
     from agent_tui.agent.hooks import HookCommand as _Hook
 
     found.hooks = [i for i in keep if isinstance(i, _Hook)]

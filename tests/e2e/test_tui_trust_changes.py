@@ -177,3 +177,52 @@ def test_in_tmux_thirty_changed_hooks_keep_the_choices_and_tab_scrolls_to_the_la
     finally:
         tmux.stop()
     assert not marker.exists()
+
+
+async def test_twelve_changed_hooks_show_what_each_replaces_and_fit_80x24(
+    server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """12 hooks accepted at the first start, all changed since: the question is its own (not the
+    folder's), each line says what would run now and what it replaces (the diff), the list
+    scrolls and the choices and the hint stay on an 80x24 screen."""
+    monkeypatch.setattr(extensions, "_shared", {})
+    app, config_path = app_with_hooks(server, tmp_path)
+
+    def hooks(word: str) -> str:
+        return "".join(
+            f'[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = "echo {word}-{i:02d}"\n' for i in range(12)
+        )
+
+    config_path.write_text(hooks("lint"))  # the user's, accepted as they are at the first start
+    server.push(anthropic_stream(text("hi")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not app.busy, "the first turn", 30)
+        config_path.write_text(hooks("pwned"))  # then every one of them changed
+        await send(pilot, "/reload")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustChangesScreen), "the question", 30)
+        await pilot.pause(0.3)
+        question = app.screen
+        assert isinstance(question, TrustChangesScreen)
+        assert "Trust this folder" not in question.title_text
+        for i in range(12):
+            assert (
+                f"runs `echo pwned-{i:02d}` (from {config_path}) — was: runs `echo lint-{i:02d}`"
+                in question.body_text
+            )
+        lines = screen_lines(app)
+        shown = "\n".join(lines)
+        assert len(lines) == 24
+        assert "12 hooks, MCP servers or permission rules" in shown, shown
+        assert "was: runs" in shown and "echo lint-00" in shown, shown
+        assert "Yes: load them" in shown and "No: leave them out" in shown and "Enter to choose" in shown, (
+            shown
+        )
+        await pilot.pause(1.2)  # past the question's guard
+        await pilot.press("tab", "end")
+        await pilot.pause(0.3)
+        shown = "\n".join(screen_lines(app))
+        assert "echo lint-11" in shown and "Yes: load them" in shown and "Enter to choose" in shown, shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: any(n.startswith("Reloaded:") for n in notices(app)), "the reload", 30)
+        assert next(n for n in notices(app) if n.startswith("Reloaded:")).endswith("0 hooks")
