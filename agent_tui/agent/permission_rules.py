@@ -753,6 +753,7 @@ _RUNNERS = frozenset({"run", "exec", "x"})  # npm run test: three words
 #: Commands a prefix rule would let run anything: only the exact command is kept.
 _ANYTHING = SHELLS | frozenset(
     {"env", "sudo", "doas", "xargs", "exec", "command", "builtin", "eval", "nohup", "nice", "timeout"}
+    | {"busybox"}
     | {"time", "stdbuf", "setsid", "ssh", "python", "python3", "node", "perl", "ruby", "php", "lua"}
     | {"find", "awk", "sed", "watch", "script", "su", "chroot", "unshare", "strace", "flock", "source", "."}
 )

@@ -5,14 +5,15 @@
 a function's body, a ``$(...)``, a backtick, a ``<(...)``, the script of ``bash -c '...'`` (and
 ``sh``, ``zsh``, ``dash``, ``ksh``), the command a wrapper starts (``env X=1 rm``, ``command rm``,
 ``exec``, ``sudo``, ``xargs``, ``timeout``, ``nice``, ``nohup``, ``time``, ``stdbuf``, ``setsid``,
-``find -exec``), and the files it redirects into (``> path`` writes the path) or out of.
+``find -exec``, ``busybox rm``), and the files it redirects into (``> path`` writes the path) or out of.
 
 Each :class:`Run` keeps its words as the shell would pass them when they are known before it runs
 (quotes removed, ``\\`` escapes taken), and None for a word that is only known at run time (a
 variable, a substitution, a glob, a brace expansion). What cannot be fully resolved is said in
 ``unresolved`` (a variable or substitution as the command's name, ``eval``, ``alias``, ``trap``,
 ``$IFS``, an assignment to ``PATH``, ``LD_PRELOAD`` and the like, a wrapper's option it does not
-know, a parse error): a permission rule never allows such a line, so it asks.
+know, a shell reading its commands from its input (``curl ... | sh``, ``bash <<< ...``), a parse
+error): a permission rule never allows such a line, so it asks.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 #: A word only known at run time.
 Word = str | None
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"})
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"})
 #: Builtins that make later words mean something else, or run text as code.
 OPAQUE = frozenset({"eval", "alias", "trap", "enable", "shopt", "fc"})
 #: Variables whose value changes which program a later command name runs, or what it loads.
@@ -396,6 +397,13 @@ _FLAGS: dict[str, frozenset[str]] = {
 def _unwrap(base: str, words: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]] | str | None:
     """What a wrapper runs: ("run", the inner command's words), ("script", (the -c script,)); a
     reason when it cannot tell; None when ``base`` is no wrapper."""
+    if base == "busybox":  # busybox APPLET ARGS: the applet (rm, sh -c ...) is the command
+        applet = words[1] if len(words) > 1 else None
+        if applet is not None and not applet.startswith("-"):
+            return "run", words[1:]
+        if applet is None and len(words) > 1:
+            return "busybox's applet is only known when it runs"
+        return None
     if base in SHELLS:
         return _shell_script(base, words)
     if base not in _VALUED:
@@ -443,8 +451,10 @@ def _unwrap(base: str, words: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]] 
 
 
 def _shell_script(base: str, words: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]] | str | None:
-    """``bash -c SCRIPT``: the script; ``bash file`` / plain ``bash`` is the command itself."""
-    has_c = False
+    """``bash -c SCRIPT``: the script; ``bash file`` is the command itself (as ``python x.py``);
+    a shell with no script file, or ``-s``, reads its commands from its input (``echo rm | bash``,
+    ``bash <<< 'rm x'``): not resolved, as ``eval``."""
+    has_c = has_s = False
     rest = list(words[1:])
     while rest:
         word = rest[0]
@@ -461,10 +471,13 @@ def _shell_script(base: str, words: tuple[Word, ...]) -> tuple[str, tuple[Word, 
             continue
         if word[:1] in "-+" and len(word) > 1:
             has_c = has_c or (word[0] == "-" and "c" in word[1:])
+            has_s = has_s or (word[0] == "-" and "s" in word[1:])
             rest.pop(0)
             continue
         break
     if not has_c:
+        if has_s or not rest or rest[0] == "-":
+            return f"{base} reads the commands it runs from its input, only known when it runs"
         return None
     return "script", (rest[0] if rest else None,)
 
