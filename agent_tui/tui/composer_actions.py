@@ -276,9 +276,8 @@ class ComposerActions:
         return text if len(composed.content) == 1 else composed.content
 
     def _remember(self, text: str) -> None:
-        if len(text) <= HISTORY_MAX_CHARS:
-            session = self.app.session
-            self.history.add(text, session.cwd if session is not None else str(self.app.config.cwd))
+        if len(text) <= HISTORY_MAX_CHARS:  # typed here: the folder agent-tui started in, never a header's
+            self.history.add(text, str(self.app.config.cwd))
 
     async def enqueue(
         self, text: str, images: list[Path], *, follow_up: bool, typed: str | None = None

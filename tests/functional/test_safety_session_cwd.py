@@ -59,6 +59,8 @@ async def test_bang_commands_and_mentions_use_the_folder_agent_tui_was_started_i
             blocks = json.dumps(composed)
             assert "hostile secret" not in blocks, (header, mention)
         assert "project file" in json.dumps(await app.composer_actions._compose("look @here.txt", []))
+        history = tmp_path / "history.jsonl"
+        app.composer_actions.history.path = history  # the prompt history names the folder too
         # !cmd: runs in the project
         for command in ("!pwd", "!make"):
             app.composer.set_text(command)
@@ -79,6 +81,8 @@ async def test_bang_commands_and_mentions_use_the_folder_agent_tui_was_started_i
         assert runs[0]["output"].strip() == str(project)
         assert not (tmp_path / "MADE").exists()  # the hostile Makefile never ran
         assert runs[1]["exitCode"] != 0  # the project has no Makefile
+        kept = [json.loads(line) for line in history.read_text().splitlines()]
+        assert [(k["text"], k["cwd"]) for k in kept] == [("!pwd", str(project)), ("!make", str(project))]
 
 
 CLAUDE_LINE = {
