@@ -12,15 +12,18 @@ screenshots as base64 images, 36 compactions, four branches), written once to
     conversation's tail (the last answer's last line, ``TAILMARK1GB``), read every 25 ms; its peak
     RSS (``VmHWM`` of the app's process) then, and ``--settle`` s later (the panel's token counts
     and the other work after the first frame). Warm and cold (the sidecar deleted first), alternated.
+(d) **the tail-first read** (``store.tail.leaf_path``, each in a process of its own): the branch
+    from the leaf up to the latest compaction's first kept entry, read backwards from the file's
+    end; its wall and CPU time, how many entries and MB from the end it read (with (a)).
 (c) **pi 1.6** on the same file: ``node pi_context.mjs FILE`` (``SessionManager.open`` + project
     + ``convertToLlm``), wall time and peak RSS (``/usr/bin/time``), or the line it fails with.
 
 Goals (issue 25): the first frame in under 1.5 s with under 300 MB peak RSS.
 
     .venv/bin/python bench/big_session_bench.py [--runs N] [--cold-runs N] [--no-pi] [--no-app]
-        [--no-inproc] [--settle S]
+        [--no-inproc] [--settle S] [--dir D]
 
-``--no-inproc`` skips (a); ``--settle S``: the last peak RSS read S seconds after the frame (3).
+``--no-inproc`` skips (a) and (d); ``--dir D``: where the session is generated and kept; ``--settle S``: the last peak RSS read S seconds after the frame (3).
 
 Part of ``make bench`` (``run()``).
 """
@@ -44,7 +47,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
-from gen_big_session import TAIL_MARKER, ensure_big_session  # noqa: E402
+from gen_big_session import DEFAULT_DIR, TAIL_MARKER, ensure_big_session  # noqa: E402
 
 FRAME_GOAL_S = 1.5
 RSS_GOAL_MB = 300.0
@@ -87,9 +90,34 @@ def probe(path: Path) -> dict[str, float]:
     }
 
 
-def _probe_process(path: Path) -> dict[str, float]:
+def tail_probe(path: Path) -> dict[str, float]:
+    """The tail-first read in this process (``store.tail.leaf_path``): the branch from the leaf up to
+    the latest compaction's first kept entry, what a first frame needs of it; wall and CPU ms."""
+    import resource
+
+    from agent_tui.store import tail
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    t0, c0 = time.perf_counter(), cpu()
+    reader = tail.TailReader.open(path)
+    assert reader is not None, "not a v3 file"
+    with reader:
+        got = tail.leaf_path(reader)
+    return {
+        "total": (time.perf_counter() - t0) * 1000,
+        "cpu": (cpu() - c0) * 1000,
+        "entries": float(len(got.entries)),
+        "read_mb": (reader.size - got.start) / 1e6,
+        "rss": _hwm_mb(),
+    }
+
+
+def _probe_process(path: Path, flag: str = "--probe") -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--probe", str(path)],
+        [sys.executable, str(Path(__file__).resolve()), flag, str(path)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -225,9 +253,10 @@ def measure(
     with_pi: bool = True,
     with_inproc: bool = True,
     settle: float = SETTLE_SECONDS,
+    data_dir: Path = DEFAULT_DIR,
 ) -> list[tuple[str, str]]:
     t0 = time.perf_counter()
-    path, meta, reused = ensure_big_session()
+    path, meta, reused = ensure_big_session(data_dir)
     how = "reused" if reused else f"written in {time.perf_counter() - t0:.0f} s"
     rows: list[tuple[str, str]] = [
         (
@@ -252,6 +281,20 @@ def measure(
         )
         rows.append(("    of which sidecar.load / SessionIndex / project, ms", parts))
         rows.append(("    peak RSS", _mb([g["rss"] for g in got])))
+    if with_inproc:
+        tails = [_probe_process(path, "--tail-probe") for _ in range(max(3, cold_runs))]
+        rows.append(
+            (
+                "(d) tail-first read: leaf to the latest compaction's first kept entry",
+                f"{_ms([g['total'] for g in tails])}, CPU {_ms([g['cpu'] for g in tails])}",
+            )
+        )
+        rows.append(
+            (
+                "    entries, MB read from the end, peak RSS",
+                f"{tails[0]['entries']:,.0f}, {tails[0]['read_mb']:,.1f} MB, {_mb([g['rss'] for g in tails])}",
+            )
+        )
     if with_app:
         frames = first_frame(path, runs, cold_runs, settle)
         if isinstance(frames, str):
@@ -313,13 +356,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--settle", type=float, default=SETTLE_SECONDS, help="seconds after the frame to the last RSS read"
     )
+    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where the big session is kept")
     parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--tail-probe", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.probe is not None:
         print(json.dumps(probe(args.probe)))
         return 0
+    if args.tail_probe is not None:
+        print(json.dumps(tail_probe(args.tail_probe)))
+        return 0
     figures = measure(
-        max(5, args.runs), args.cold_runs, not args.no_app, not args.no_pi, not args.no_inproc, args.settle
+        max(5, args.runs),
+        args.cold_runs,
+        not args.no_app,
+        not args.no_pi,
+        not args.no_inproc,
+        args.settle,
+        args.dir,
     )
     for label, figure in figures:
         print(f"    {label:<62} {figure}")
