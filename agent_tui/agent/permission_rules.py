@@ -419,23 +419,33 @@ class PermissionRules:
 
     # -- /permissions ----------------------------------------------------------------------------
 
+    def listed(self) -> list[dict[str, Any]]:
+        """Every rule (deny, ask, allow) and ``allowedDomains`` entry, as ``/permissions`` lists
+        them: ``kind``, ``rule`` (an entry: ``sandbox.network.allowedDomains HOST``), ``source``
+        (its file), ``applied``, and ``why`` when it is not (RPC's ``get_permission_rules``)."""
+        self.refresh()
+        found: list[dict[str, Any]] = []
+        ordered = [r for kind in KINDS for r in self.rules if r.kind == kind]
+        for rule in [*ordered, *self.domains]:
+            domain = rule.tool == "allowedDomains"
+            why = None if self.applies(rule) else "this folder is not trusted"
+            if ("domain" if domain else rule.kind, rule.text) in self.held:
+                why = "new since you accepted the rules"
+            text = f"{DOMAINS_KEY} {rule.text}" if domain else rule.text
+            found.append({"kind": rule.kind, "rule": text, "source": rule.source, "applied": why is None})
+            if why is not None:
+                found[-1]["why"] = why
+        return found
+
     def describe(self) -> str:
         """Every rule, its kind and the file it came from (and whether it is in force)."""
-        self.refresh()
+        listed = self.listed()
         lines: list[str] = []
-        if not self.rules and not self.domains:
+        if not listed:
             lines.append("No permission rules.")
-        for kind in KINDS:
-            for rule in (r for r in self.rules if r.kind == kind):
-                note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
-                if (rule.kind, rule.text) in self.held:
-                    note = "  (not applied: new since you accepted the rules)"
-                lines.append(f"{kind:<5}  {rule.text}  {rule.source}{note}")
-        for rule in self.domains:
-            note = "" if self.applies(rule) else "  (not applied: this folder is not trusted)"
-            if ("domain", rule.text) in self.held:
-                note = "  (not applied: new since you accepted the rules)"
-            lines.append(f"allow  sandbox.network.allowedDomains {rule.text}  {rule.source}{note}")
+        for row in listed:
+            note = f"  (not applied: {row['why']})" if "why" in row else ""
+            lines.append(f"{row['kind']:<5}  {row['rule']}  {row['source']}{note}")
         lines += [f"warning: {w}" for w in self.warnings]
         lines += [
             "",

@@ -1,7 +1,9 @@
 """pi's RPC commands for the model and the run's switches: ``set_model``, ``get_available_models``,
 ``cycle_model``, ``set_thinking_level``, ``cycle_thinking_level``, ``get_available_thinking_levels``,
 ``set_steering_mode``, ``set_follow_up_mode``, ``compact``, ``set_auto_compaction``,
-``set_auto_retry``, ``abort_retry``, and ``get_commands`` (what a ``prompt`` can start with ``/``).
+``set_auto_retry``, ``abort_retry``, ``get_commands`` (what a ``prompt`` can start with ``/``), and
+agent-tui's ``set_permission_mode``, ``get_permission_rules`` and ``remove_permission_rule`` (the
+app's ``/permissions``).
 
 The available models are pi's ``getAvailableSnapshot``: the model table and the config file's
 ``[models]``, those whose provider has a key (or needs none, at a base URL of one's own), with the
@@ -15,6 +17,7 @@ import asyncio
 from pathlib import Path
 from typing import Literal
 
+from agent_tui.agent.permission_rules import RuleError, command_text
 from agent_tui.agent.permissions import PermissionModeError
 from agent_tui.cli.rpc_host import RpcHost
 from agent_tui.cli.rpc_registry import LATER, NULL, CommandError, Handler, bool_field, text_field
@@ -145,6 +148,31 @@ async def _set_permission_mode(server: RpcHost, cmd: JSONObject) -> JSONObject |
         raise CommandError(str(e).removeprefix("agent-tui: ")) from None
 
 
+async def _get_permission_rules(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
+    """agent-tui's ``/permissions``: ``{rules: [{kind, rule, source, applied, why?}], warnings,
+    text}`` (``text``: the lines the app shows), every rule in force or not and its file."""
+    permissions = server.agent.loop.permissions
+    rules = permissions.rules if permissions is not None else None
+    if rules is None:
+        return {"rules": [], "warnings": [], "text": command_text(None, "")}
+    listed = rules.listed()
+    return {"rules": listed, "warnings": list(rules.warnings), "text": rules.describe()}
+
+
+async def _remove_permission_rule(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
+    """agent-tui's ``/permissions remove RULE``: ``{removed: [lines]}``, the rule (or an
+    ``allowedDomains`` host) taken out of each file it came from; an error when none is loaded."""
+    rule = text_field(cmd, "rule")
+    assert rule is not None
+    permissions = server.agent.loop.permissions
+    if permissions is None or permissions.rules is None or not rule.strip():
+        raise CommandError(f"no permission rule {rule!r} (get_permission_rules lists them)")
+    try:
+        return {"removed": permissions.rules.remove(rule)}
+    except (RuleError, OSError, ValueError) as e:
+        raise CommandError(f"not removed: {e}") from None
+
+
 async def _abort_retry(server: RpcHost, cmd: JSONObject) -> JSONObject | None:
     server.agent.abort_retry()
     return None
@@ -268,6 +296,8 @@ COMMANDS: dict[str, Handler] = {
     "set_auto_compaction": _set_auto_compaction,
     "set_auto_retry": _set_auto_retry,
     "set_permission_mode": _set_permission_mode,
+    "get_permission_rules": _get_permission_rules,
+    "remove_permission_rule": _remove_permission_rule,
     "abort_retry": _abort_retry,
     "get_commands": _get_commands,
     "set_model": _set_model,

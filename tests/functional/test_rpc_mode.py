@@ -384,6 +384,40 @@ def test_new_and_switch_session_and_the_queue_modes(
     assert code == 0, err
 
 
+def test_the_permission_rules_are_listed_and_one_is_removed(rpc: RpcClient, env: Env) -> None:
+    """The app's /permissions, as two commands: every rule and its file, then one taken out of it."""
+    settings = env.work / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    rules = {"allow": ["Bash(make:*)"], "deny": ["Bash(rm:*)", "WebFetch(domain:evil.example)"]}
+    settings.write_text(json.dumps({"permissions": rules}))
+    listed = rpc.call({"type": "get_permission_rules"})["data"]
+    shown = str(settings)
+    assert listed["rules"] == [
+        {"kind": "deny", "rule": "Bash(rm:*)", "source": shown, "applied": True},
+        {"kind": "deny", "rule": "WebFetch(domain:evil.example)", "source": shown, "applied": True},
+        {
+            "kind": "allow",
+            "rule": "Bash(make:*)",
+            "source": shown,
+            "applied": False,
+            "why": "this folder is not trusted",
+        },
+    ]
+    assert f"deny   Bash(rm:*)  {shown}" in listed["text"] and listed["warnings"] == []
+    removed = rpc.call({"type": "remove_permission_rule", "rule": "Bash(rm:*)"})
+    assert removed["data"] == {"removed": [f"removed deny Bash(rm:*) from {shown}"]}
+    assert json.loads(settings.read_text())["permissions"]["deny"] == ["WebFetch(domain:evil.example)"]
+    assert [r["rule"] for r in rpc.call({"type": "get_permission_rules"})["data"]["rules"]] == [
+        "WebFetch(domain:evil.example)",
+        "Bash(make:*)",
+    ]
+    missing = rpc.call({"type": "remove_permission_rule", "rule": "Bash(rm:*)"})
+    assert (
+        not missing["success"]
+        and "no permission rule or allowedDomains entry 'Bash(rm:*)'" in missing["error"]
+    )
+
+
 def test_set_permission_mode_switches_records_and_plan_refuses_a_write(
     rpc: RpcClient, env: Env, server: FakeModelServer, session_file: Path
 ) -> None:
