@@ -112,7 +112,10 @@ class TailReader:
         parts: list[bytes] = []
         at = start
         while at < stop:
-            chunk = os.pread(self.fd, stop - at, at)
+            try:
+                chunk = os.pread(self.fd, stop - at, at)
+            except OSError as e:
+                raise ConcurrentChangeError(f"{self.path}: cannot be read at byte {at}: {e.strerror}") from e
             if not chunk:
                 raise ConcurrentChangeError(
                     f"{self.path}: shorter than when it was opened (truncated by another program?); open it again"
