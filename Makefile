@@ -76,6 +76,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check agent_tui tests bench/*.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/import-cycles
 	$(BIN)/python scripts/readme-help
 	$(BIN)/python scripts/config-reference
 	$(BIN)/python scripts/commit-subjects
