@@ -5,6 +5,7 @@ second header, pi's appends, a later duplicate id, a parent written after its ch
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -210,3 +211,26 @@ def test_a_line_longer_than_the_read_block(tmp_path: Path) -> None:
     b.message(user("last"))
     path = b.write(tmp_path / "s.jsonl")
     _check(path)
+
+
+def test_the_leaf_of_a_big_file_is_read_from_its_last_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    b = Builder()
+    for i in range(40):
+        b.message(tool_result(f"c{i}", "z" * 200_000))
+    b.message(user("the last"))
+    path = b.write(tmp_path / "s.jsonl")
+    read: list[int] = []
+    real = os.pread
+
+    def counting(fd: int, n: int, at: int) -> bytes:
+        data = real(fd, n, at)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "pread", counting)
+    got = tail.last_entry(path)
+    assert got is not None and got[1] is not None and got[1].message == user("the last")
+    assert path.stat().st_size > 8_000_000
+    assert sum(read) <= (1 << 16) + 1 + tail.BLOCK  # the header's 64 KiB, the last byte, one block
