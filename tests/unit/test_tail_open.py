@@ -56,7 +56,9 @@ def _id_of(line: bytes) -> object:
 def _damage(path: Path, rng: random.Random, step: int) -> None:
     data = path.read_bytes()
     ids = [i for x in data.splitlines()[1:] if isinstance(i := _id_of(x), str)] or ["none"]
-    action = rng.choice(["pi", "dup", "tear", "blank", "bad", "header", "edit", "later_parent", "spaces"])
+    action = rng.choice(
+        ["pi", "dup", "tear", "blank", "bad", "header", "edit", "later_parent", "spaces", "setting", "pin"]
+    )
     with open(path, "ab") as f:
         if not data.endswith(b"\n") and action not in ("tear", "edit"):
             f.write(b"\n")  # after a torn line pi's next append starts a line of its own
@@ -74,6 +76,15 @@ def _damage(path: Path, rng: random.Random, step: int) -> None:
             f.write(b'{"type": 3, "id": "x"}\n{"id": "noType"}\n{"type":"message"}\nnot json\n[1,2]\n')
         elif action == "header":
             f.write(_line(header("again")))
+        elif action == "setting":  # pi's model and thinking changes, children of the leaf
+            kind = rng.choice(["model_change", "thinking_level_change"])
+            extra = {"provider": "openai", "modelId": f"m{step}"} if kind == "model_change" else {}
+            extra = extra or {"thinkingLevel": rng.choice(["low", "high"])}
+            f.write(_line({"type": kind, "id": f"s{step}", "parentId": ids[-1], **extra}))
+        elif action == "pin":  # agent-tui's pin: may pull an entry back out of a summary
+            f.write(
+                _line({"type": "pin", "id": f"n{step}", "parentId": ids[-1], "targetId": rng.choice(ids)})
+            )
         elif action == "spaces":
             f.write(b"   \n\t\n")
         elif action == "later_parent":  # a child, then its parent on a later line
@@ -129,8 +140,19 @@ def _check(path: Path) -> None:
         compaction = next(e for e in reversed(part.entries) if e.type == "compaction")
         assert part.entries[0].id == compaction.data["firstKeptEntryId"]
         assert part.entries[0].parent_id is not None
-    # the context from the latest compaction on equals the full parse's (no pins in these files)
-    assert _context_shape(project_path(part.entries, part.leaf_id)) == _context_shape(project(full))
+    # the context from the latest compaction on equals the full parse's, unless a pin above the
+    # kept entry pulls a cut one back (what the rest of the path decides)
+    if part.complete or not any(e.type == "pin" for e in expected):
+        assert _context_shape(project_path(part.entries, part.leaf_id)) == _context_shape(project(full))
+    # and a walk that reached the root gives the whole projection: path, settings, summarized ids
+    tail_projection, full_projection = project_path(whole.entries, whole.leaf_id), project(full)
+    assert _context_shape(tail_projection) == _context_shape(full_projection)
+    assert [e.id for e in tail_projection.path] == [e.id for e in full_projection.path]
+    assert (tail_projection.model, tail_projection.thinking_level, tail_projection.summarized_ids) == (
+        full_projection.model,
+        full_projection.thinking_level,
+        full_projection.summarized_ids,
+    )
 
 
 @pytest.mark.parametrize("seed", range(60))
