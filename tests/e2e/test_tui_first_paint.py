@@ -75,3 +75,29 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path: Path) -
         await pilot.press("escape")
         await wait_for(pilot, lambda: "Send" in keys(), "the composer's keys again")
         assert rebuilt == 2
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_no_frame_is_rendered_to_be_thrown_away_at_the_start(
+    tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual renders the whole screen inside the start's batch, where nothing is written (50-90 ms
+    at 200x50); the main screen renders its first frame once, when the terminal's size comes."""
+    from agent_tui.tui.region_compositor import RegionCompositor
+
+    app = make_app(tmp_path, sample_session(tmp_path))
+    renders: list[tuple[bool, str]] = []  # before the first frame: (the app's batch open, update)
+    render_update = RegionCompositor.render_update
+
+    def recording(self: RegionCompositor, *args: Any, **kwargs: Any) -> Any:
+        update = render_update(self, *args, **kwargs)
+        if app.first_paint_at is None:
+            renders.append((bool(app._batch_count), type(update).__name__))
+        return update
+
+    monkeypatch.setattr(RegionCompositor, "render_update", recording)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.first_paint_at is not None, "the first frame")
+        assert renders, "no frame rendered before the first paint"
+        assert not any(batched for batched, _ in renders), renders
+        assert renders[0][1] == "LayoutUpdate", renders  # the first one draws the whole screen

@@ -100,6 +100,7 @@ class MainScreen(Screen[None]):
         self.drawer: Pane | None = None  # the pane open over the chat, if any
         self._frame_timer: FrameTimer | None = None
         self._resumed = False  # (_on_screen_resume)
+        self._drawn = False  # whether a frame of this screen has been written (_compositor_refresh)
 
     @property
     def _update_timer(self) -> Timer:
@@ -145,6 +146,16 @@ class MainScreen(Screen[None]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+
+    def _compositor_refresh(self) -> None:
+        """Before the first frame is written, no frame is rendered inside the app's start batch:
+        Textual would render the whole screen there and throw it away (its ``_display`` writes
+        nothing while a batch is open; 50-90 ms at 200x50), then render it again for the terminal's
+        first ``Resize``. The compositor's dirty regions are kept for that render."""
+        if not self._drawn and self.app._batch_count:
+            return
+        super()._compositor_refresh()
+        self._drawn = self._drawn or self is self.app.screen
 
     async def on_mount(self) -> None:
         self.apply_layout()
