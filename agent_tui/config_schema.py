@@ -756,7 +756,12 @@ def read_json_file(path: Path, tp: type[T], shown: str, what: str = "") -> tuple
         data = msgspec.json.decode(text)
     except msgspec.DecodeError as e:
         return None, [f"{shown}: not valid JSON ({e}){tail}"]
-    found, problems = convert_fields(data, tp, json_words=True)
+    except RecursionError:  # msgspec's decoder raises it, not DecodeError (100,000 '[': a traceback)
+        return None, [f"{shown}: not valid JSON (nested too deeply){tail}"]
+    try:
+        found, problems = convert_fields(data, tp, json_words=True)
+    except RecursionError:
+        return None, [f"{shown}: not valid JSON (nested too deeply){tail}"]
     return found, [f"{shown}: {line}{tail}" for line in problems]
 
 

@@ -395,7 +395,7 @@ def _merge(
     reply: Any = None
     stripped = out.strip()
     if stripped.startswith("{"):
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):  # nested too deeply: taken as text
             reply = json.loads(stripped)
     if not isinstance(reply, Mapping):
         if stripped and hook.event in ("SessionStart", "UserPromptSubmit"):

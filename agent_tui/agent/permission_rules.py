@@ -876,6 +876,8 @@ def _read_json(path: Path) -> dict[str, Any]:
         data = json.loads(text) if text.strip() else {}
     except ValueError as e:
         raise RuleError(f"{_shown(path)} is not valid JSON ({e}); it was not changed") from None
+    except RecursionError:
+        raise RuleError(f"{_shown(path)} is not valid JSON (nested too deeply); it was not changed") from None
     if not isinstance(data, dict):
         raise RuleError(f"{_shown(path)} is not a JSON object; it was not changed")
     return data

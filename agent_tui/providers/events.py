@@ -278,6 +278,8 @@ def parse_arguments(text: str) -> tuple[JSONObject, str | None]:
         value = json.loads(text)
     except ValueError as e:
         return {}, f"the arguments are not valid JSON ({e}): {text[:200]}"
+    except RecursionError:
+        return {}, f"the arguments are not valid JSON (nested too deeply): {text[:200]}"
     if not isinstance(value, dict):
         return {}, f"the arguments are not a JSON object: {text[:200]}"
     return value, None

@@ -247,7 +247,7 @@ class EditTool(Tool):
         if isinstance(edits, str):
             try:
                 parsed = json.loads(edits)
-            except ValueError:
+            except (ValueError, RecursionError):  # the model's: nested too deeply is no edit
                 parsed = None
             if isinstance(parsed, list):
                 args["edits"] = parsed

@@ -158,7 +158,7 @@ def _assistant_items(pm: PreparedMessage, model: str, number: int) -> list[JSONO
 def _reasoning_item(signature: str) -> JSONObject | None:
     try:
         item = json.loads(signature)
-    except ValueError:
+    except (ValueError, RecursionError):  # a session file's: nested too deeply is no item
         return None
     return item if isinstance(item, dict) and item.get("type") == "reasoning" else None
 
@@ -170,7 +170,7 @@ def _text_signature(signature: Any) -> tuple[str | None, str | None]:
     if signature.startswith("{"):
         try:
             parsed = json.loads(signature)
-        except ValueError:
+        except (ValueError, RecursionError):
             parsed = None
         if isinstance(parsed, dict) and parsed.get("v") == 1 and isinstance(parsed.get("id"), str):
             phase = parsed.get("phase")

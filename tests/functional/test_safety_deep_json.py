@@ -1,0 +1,88 @@
+"""JSON nested too deeply is one line, never a traceback, wherever agent-tui reads it from
+someone else: a repository's ``.claude/settings.json`` or ``.mcp.json``, the user's
+``~/.claude.json``, a hook's reply, a model's tool-call arguments, a session's signatures.
+100,000 ``[`` made Python's and msgspec's decoders raise RecursionError (not ValueError), and a
+hostile repository's settings file ended ``agent-tui -p`` with a traceback before any question.
+(Issue 24, finding 8: every reader of untrusted JSON bounds depth and answers with one line.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent.hooks import HookCommand, Hooks
+from agent_tui.agent.permission_rules import PermissionRules, RuleError
+from agent_tui.agent.tools.edit import EditTool
+from agent_tui.config_schema import read_json_file
+from agent_tui.projection.wire.openai_responses import _reasoning_item, _text_signature
+from agent_tui.providers.events import parse_arguments
+from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.print_env import Env
+
+DEEP = "[" * 100_000
+
+
+def test_a_config_file_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"hooks": ' + DEEP)
+    found, problems = read_json_file(path, dict, ".claude/settings.json", "not read")
+    assert found is None
+    assert problems == [".claude/settings.json: not valid JSON (nested too deeply); not read"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("where", "flags"),
+    [
+        ("project/.claude/settings.json", ()),
+        ("project/.claude/settings.local.json", ("--trust-project",)),
+        ("project/.mcp.json", ("--trust-project",)),
+        ("user/.claude.json", ()),
+        ("user/.claude/settings.json", ()),
+    ],
+)
+def test_print_mode_in_a_folder_with_a_deep_file_says_one_line_and_answers(
+    tmp_path: Path, server: FakeModelServer, where: str, flags: tuple[str, ...]
+) -> None:
+    env = Env(tmp_path, server)
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"mcpServers": ' + DEEP)
+    server.push(anthropic_stream(text("Hello.")))
+    out = env.run("-p", "hi", *flags)
+    assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 0 and "Hello." in out.stdout, out.stderr[-2000:]
+    said = [x for x in out.stderr.splitlines() if "nested too deeply" in x]
+    # one line per reader of the file (a settings.json has the rules' and the hooks' readers)
+    assert 1 <= len(said) <= 2 and all(str(path) in x or path.name in x for x in said), said
+
+
+async def test_a_hook_replying_with_deep_json_is_taken_as_text(tmp_path: Path) -> None:
+    command = 'python3 -c "print(\'{\\"a\\":\' * 100000)"'
+    hooks = Hooks([HookCommand("UserPromptSubmit", "", command, 60, "t")], str(tmp_path))
+    outcome = await hooks.run("UserPromptSubmit", {"prompt": "x"}, None)
+    assert not outcome.blocked
+    (context,) = outcome.context  # not JSON it can read: its output is context, capped
+    assert context.startswith('{"a":{"a":')
+
+
+def test_a_models_deep_arguments_are_an_error_for_the_call() -> None:
+    value, error = parse_arguments(DEEP)
+    assert value == {} and error is not None and "nested too deeply" in error
+    assert EditTool().prepare_arguments({"path": "x", "edits": DEEP})["edits"] == DEEP
+
+
+def test_a_sessions_deep_signatures_are_ignored() -> None:
+    assert _reasoning_item(DEEP) is None
+    assert _text_signature("{" + '"a":[' * 100_000) == ("{" + '"a":[' * 100_000, None)
+
+
+def test_keeping_a_rule_in_a_deep_settings_file_is_one_error_and_the_file_is_left(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text('{"permissions": ' + DEEP)
+    rules = PermissionRules.load(str(tmp_path))  # the deep file is a warning there, not a crash
+    with pytest.raises(RuleError, match="nested too deeply"):
+        rules.keep("Bash(npm test:*)")
+    assert path.read_text() == '{"permissions": ' + DEEP
