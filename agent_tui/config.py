@@ -258,6 +258,8 @@ def _parse(path: Path) -> tuple[tuple[int, int, int, int] | None, dict[str, Any]
         return None, {}
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
     _parsed[path] = (stamp, data)

@@ -272,6 +272,8 @@ class PermissionRules:
                 data = tomllib.loads(project_config.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 found.warnings.append(f"{_shown(project_config)}: cannot read its rules: {e}")
+            except RecursionError:  # a repository's file: 100,000 '[' was a traceback at the start
+                found.warnings.append(f"{_shown(project_config)}: cannot read its rules: nested too deeply")
             else:
                 found._toml(data, _shown(project_config), cwd, project=True)
         return found

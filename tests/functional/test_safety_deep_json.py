@@ -86,3 +86,27 @@ def test_keeping_a_rule_in_a_deep_settings_file_is_one_error_and_the_file_is_lef
     with pytest.raises(RuleError, match="nested too deeply"):
         rules.keep("Bash(npm test:*)")
     assert path.read_text() == '{"permissions": ' + DEEP
+
+
+@pytest.mark.slow
+def test_a_repositorys_deep_config_toml_is_one_line_and_the_users_one_error(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    """The same for TOML: tomllib raises RecursionError too. A repository's .agent-tui/config.toml
+    (read for its rules) is one warning and the run goes on; the user's own config is one error."""
+    env = Env(tmp_path, server)
+    project = env.work / ".agent-tui" / "config.toml"
+    project.parent.mkdir()
+    project.write_text("[permissions]\nallow = " + DEEP)
+    server.push(anthropic_stream(text("Hello.")))
+    out = env.run("-p", "hi")
+    assert "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 0 and "Hello." in out.stdout, out.stderr[-2000:]
+    assert [x for x in out.stderr.splitlines() if "nested too deeply" in x and "config.toml" in x]
+    project.unlink()
+    own = tmp_path / "own.toml"
+    own.write_text("model = " + DEEP)
+    bad = env.run("-p", "hi", env={**env.env, "AGENT_TUI_CONFIG": str(own)})
+    assert "Traceback" not in bad.stderr and bad.returncode != 0, bad.stderr[-2000:]
+    (line,) = [x for x in bad.stderr.splitlines() if x.strip()]
+    assert "nested too deeply" in line and str(own) in line, line

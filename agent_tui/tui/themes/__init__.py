@@ -40,6 +40,8 @@ def load_theme(path: Path) -> Theme:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ThemeFileError(f"{path}: {e}") from e
+    except RecursionError:
+        raise ThemeFileError(f"{path}: nested too deeply") from None
     name = data.get("name") or path.stem
     primary = data.get("primary")
     if not isinstance(primary, str):
