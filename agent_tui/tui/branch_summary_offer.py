@@ -23,6 +23,7 @@ from agent_tui.projection.describe import plural
 from agent_tui.tui import checkpoint_offer
 from agent_tui.tui.agent_bridge import AgentUnavailable
 from agent_tui.tui.checkpoint_offer import Actions
+from agent_tui.tui.host import Host
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 
@@ -42,7 +43,7 @@ def title(left: int) -> str:
     return f"Summarize branch? ({plural(left, 'message')} left behind)"
 
 
-def preferences(app: Any) -> tuple[bool, str]:
+def preferences(app: Host) -> tuple[bool, str]:
     """(skip the question, its default answer) from the app's config and the config file."""
     from agent_tui.tui.settings import read_config
 
@@ -119,8 +120,8 @@ def offer(
                 current,
                 # the Enter that branched, pressed twice, must not answer it: guarded
                 guarded=True,
-                typed_at=getattr(composer, "typed_at", None),
-                on_text=getattr(composer, "insert", None),
+                typed_at=composer.typed_at,
+                on_text=composer.insert,
             ),
             chosen,
         )

@@ -11,20 +11,24 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.checkpointing import RestoreConflict, RestorePlan, plan_restore, restore
 from agent_tui.agent.checkpoints import CheckpointError, CheckpointStore, checkpoints_enabled
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
+from agent_tui.tui.host import Host
 from agent_tui.tui.screens.choice import ChoiceScreen
+
+if TYPE_CHECKING:
+    from agent_tui.tui.widgets.composer import Composer
 
 
 class Actions(Protocol):
     """What of the app's controller (``tui.session_actions.SessionActions``) the offer uses."""
 
     @property
-    def app(self) -> Any: ...
+    def app(self) -> Host: ...
 
     def notify(self, message: str, **kwargs: object) -> None: ...
 
@@ -43,15 +47,15 @@ class RestoreQuestion(ChoiceScreen):
 
     ANSWER_KEYS = frozenset("123456789")
 
-    def __init__(self, title: str, choices: list[tuple[str, str]], current: str, composer: Any) -> None:
+    def __init__(self, title: str, choices: list[tuple[str, str]], current: str, composer: Composer) -> None:
         numbered = [(value, f"{n}  {label}") for n, (value, label) in enumerate(choices, 1)]
         super().__init__(
             title,
             numbered,
             current,
             guarded=True,
-            typed_at=getattr(composer, "typed_at", None),
-            on_text=getattr(composer, "insert", None),
+            typed_at=composer.typed_at,
+            on_text=composer.insert,
         )
 
     def on_key(self, event: Any) -> None:
@@ -174,12 +178,12 @@ async def offer_restore(actions: Actions, target: str, *, quiet: bool = True) ->
     )
 
 
-def preview_lines(app: object, entry_id: str, limit: int = 12) -> list[str]:
+def preview_lines(app: Host, entry_id: str, limit: int = 12) -> list[str]:
     """For a checkpoint or restore row: the diff from the checkpoint before it (its first lines)."""
     from agent_tui.agent.checkpointing import latest_mark, mark_of, skipped_line
     from agent_tui.terminal_text import visible_line
 
-    session = getattr(app, "session", None)
+    session = app.session
     if session is None or entry_id not in session.index:
         return []
     entry = session.index.get(entry_id)
