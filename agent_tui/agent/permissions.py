@@ -807,6 +807,9 @@ def command_config_file(command: str, cwd: str) -> str | None:
         words = command.split()
     home = str(Path.home())
     places = user_places()
+    git = _git_config_file(words, cwd, home)  # sets what git runs next (core.hooksPath, an alias)
+    if git is not None and (shown := config_file(git, cwd, places)) is not None:
+        return shown
     writes = ">" in command
     first = True
     named: str | None = None
@@ -832,6 +835,81 @@ def command_config_file(command: str, cwd: str) -> str | None:
             lexical = os.path.normpath(os.path.join(cwd, candidate))
             named = config_file(lexical, cwd, places) or config_file(os.path.realpath(lexical), cwd, places)
     return named if writes else None
+
+
+#: ``git config`` options and subcommands that only read (``git config user.name`` reads too).
+_GIT_CONFIG_READS = frozenset(
+    {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list"}
+    | {"get", "list"}
+)
+#: ``git config`` options and subcommands that write, whatever follows.
+_GIT_CONFIG_WRITES = frozenset(
+    {
+        "--add",
+        "--unset",
+        "--unset-all",
+        "--replace-all",
+        "--edit",
+        "-e",
+        "--rename-section",
+        "--remove-section",
+    }
+    | {"set", "unset", "edit", "rename-section", "remove-section"}
+)
+#: Options (of ``git``, of ``git config``) that take the next word.
+_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+_GIT_CONFIG_OPTIONS_WITH_VALUE = frozenset({"--file", "-f", "--type", "--blob", "--default", "--comment"})
+
+
+def _simple_commands(words: list[str]) -> list[list[str]]:
+    """``words`` cut at the shell's operators, each without its ``VAR=value`` prefixes."""
+    out: list[list[str]] = [[]]
+    for word in words:
+        if word in _OPERATORS or (word and set(word) <= set(";&|()")):
+            out.append([])
+        elif out[-1] or "=" not in word or word.startswith(("=", "/", ".", "-")):
+            out[-1].append(word)
+    return [c for c in out if c]
+
+
+def _git_config_file(words: list[str], cwd: str, home: str) -> str | None:
+    """The file a ``git config`` that sets something writes (``core.hooksPath``, ``core.pager``,
+    an alias: what git runs next), as an absolute path; None for any other command, or one that
+    only reads. The repository's ``.git/config``, ``~/.gitconfig`` with ``--global``, or
+    ``--file F``."""
+    for simple in _simple_commands(words):
+        if os.path.basename(simple[0]) != "git":
+            continue
+        rest, i, base = simple[1:], 0, cwd
+        while i < len(rest) and rest[i].startswith("-"):  # git's own options
+            if rest[i] == "-C" and i + 1 < len(rest):
+                base = os.path.join(base, rest[i + 1])
+            i += 2 if rest[i] in _GIT_OPTIONS_WITH_VALUE else 1
+        if rest[i : i + 1] != ["config"]:
+            continue
+        args, file, positional = rest[i + 1 :], None, []
+        n = 0
+        while n < len(args):
+            a = args[n]
+            if a in _GIT_CONFIG_OPTIONS_WITH_VALUE and n + 1 < len(args):
+                file = args[n + 1] if a in ("--file", "-f") else file
+                n += 2
+                continue
+            if a.startswith("--file="):
+                file = a.partition("=")[2]
+            elif not a.startswith("-"):
+                positional.append(a)
+            n += 1
+        first = positional[:1] + [a for a in args if a.startswith("-")]
+        if any(a in _GIT_CONFIG_READS for a in first):
+            continue
+        if len(positional) >= 2 or any(a in _GIT_CONFIG_WRITES for a in first):
+            if "--global" in args:
+                return os.path.join(home, ".gitconfig")
+            if file is not None:
+                return os.path.normpath(os.path.join(base, os.path.expanduser(file)))
+            return os.path.normpath(os.path.join(base, ".git", "config"))
+    return None
 
 
 def _arguments_text(arguments: Mapping[str, Any], indent: int | None = None) -> str:
