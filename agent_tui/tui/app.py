@@ -1058,6 +1058,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
         return decision
 
     def abort_turn(self) -> None:
+        from agent_tui.tui.compaction_review import stop_summary
+
+        if stop_summary(self):  # a reviewed or span compaction's summary: no turn runs
+            return
         self.composer_actions.aborting()  # queued messages go back to the composer, unsent
         if self.turns is not None:
             self.turns.abort()

@@ -1,10 +1,12 @@
 """A compaction reviewed before it applies: the model writes the summary (nothing is appended), an
 editor shows it with a live token count, and saving appends the ``compaction`` entry with the
 edited text (the plan's ``firstKeptEntryId``, ``tokensBefore`` and details, as the unreviewed
-one would have). Escape appends nothing."""
+one would have). Escape appends nothing, and Escape while the summary is being written stops the
+model's call (:func:`stop_summary`)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -27,10 +29,25 @@ from agent_tui.tui.agent_bridge import AgentUnavailable
 from agent_tui.tui.screens.editor import EditorScreen
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
     from agent_tui.tui.agent_bridge import Turns
     from agent_tui.tui.host import Actions
 
 CANCELLED = "Compaction cancelled: nothing was appended."
+#: The worker group of a summary the face asks for itself (a reviewed or a span compaction): the
+#: agent's turn is not running, so its abort would not reach the call; Escape cancels the group.
+SUMMARY_GROUP = "summary"
+
+
+def stop_summary(app: DOMNode) -> bool:
+    """Escape (or Ctrl+C) while the model writes a reviewed or span compaction's summary: cancel
+    the worker, which closes the model's request; nothing is appended. False when none runs."""
+    running = [w for w in app.workers if w.group == SUMMARY_GROUP and w.node is app and not w.is_finished]
+    for worker in running:
+        worker.cancel()
+    return bool(running)
+
 
 #: The agent's PreCompact hooks for a compaction the face makes itself: focus -> (why they block
 #: it, or None; their notices) (``AgentLoop.pre_compact``).
@@ -75,6 +92,7 @@ def review(actions: Actions, focus: str | None) -> None:
     app.run_worker(
         _draft(actions, turns.summarizer(), turns.compaction_settings(), focus, turns.pre_compact),
         exit_on_error=False,
+        group=SUMMARY_GROUP,
     )
 
 
@@ -100,6 +118,9 @@ async def _draft(
     except CompactionError as e:
         actions.notify(f"compacting failed: {e}", severity="error", timeout=10, markup=False)
         return
+    except asyncio.CancelledError:  # Escape: the summary's call is closed, nothing appended
+        actions.notify(CANCELLED, title="compact")
+        raise
     finally:
         app.busy = False
         app.set_notice("")

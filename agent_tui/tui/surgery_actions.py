@@ -5,6 +5,7 @@ refused while a reply streams and the views redraw after it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from agent_tui.projection.surgery import (
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import Session
-from agent_tui.tui.compaction_review import hooks_allow, summarizing_agent
+from agent_tui.tui.compaction_review import CANCELLED, SUMMARY_GROUP, hooks_allow, summarizing_agent
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 
@@ -188,6 +189,7 @@ def compact_span(actions: Actions, first: str, last: str, focus: str | None = No
     app.run_worker(
         _summarize_span(actions, turns.summarizer(), first, last, focus.strip() or None, turns.pre_compact),
         exit_on_error=False,
+        group=SUMMARY_GROUP,
     )
 
 
@@ -213,6 +215,9 @@ async def _summarize_span(
     except (CompactionError, SurgeryError, StoreError) as e:
         actions.notify(f"compacting {first}..{last} failed: {e}", severity="error", timeout=10)
         return
+    except asyncio.CancelledError:  # Escape: the summary's call is closed, nothing appended
+        actions.notify(CANCELLED, title="compact")
+        raise
     finally:
         app.busy = False
     app.session_tree.clear_mark()

@@ -21,7 +21,7 @@ from agent_tui.tui.compaction_review import CANCELLED
 from agent_tui.tui.screens.editor import EditorScreen
 from agent_tui.tui.screens.prompt import PromptScreen
 from tests.support.agent_support import make_config
-from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
+from tests.support.fake_model_server import FakeModelServer, Hang, anthropic_stream, text
 from tests.support.pilot import notices, panel_rows, wait_for
 from tests.support.session_builder import Builder, assistant, user
 from tests.support.tui_fixtures import SIZE, ScriptedFactory, ScriptedTurns, make_app, reopen
@@ -178,6 +178,31 @@ async def test_escape_in_the_review_appends_nothing(server: FakeModelServer, tmp
         assert not isinstance(app.screen, EditorScreen)
         assert len(_entries(path)) == 4 and len(server.requests) == 1
         assert not app.busy
+    await provider.aclose()
+
+
+async def test_escape_while_the_summary_is_written_stops_the_call(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    """Escape while the model wrote a reviewed compaction's summary said "Stopping the reply…" and
+    stopped nothing (no turn runs: the agent's abort never reached the call); the editor opened
+    when the summary came. Now the call is closed, nothing is appended and no editor opens."""
+    path = _session(tmp_path)
+    factory, provider = _factory(server)
+    server.push(Hang(seconds=20))
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), "compaction preview")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and app.busy, "the summary's call")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: CANCELLED in notices(app), "the cancel line")
+        await wait_for(pilot, lambda: server.disconnects == 1, "the call closed")
+        await wait_for(pilot, lambda: not app.busy, "idle again")
+        assert not isinstance(app.screen, EditorScreen)
+        assert len(_entries(path)) == 4 and len(server.requests) == 1
+        assert not any("Stopping the reply" in n for n in notices(app))
     await provider.aclose()
 
 
