@@ -118,6 +118,18 @@ PERMISSION_OPTIONS = [
     ),
     PermissionOption(option_id=Decision.DENY.value, name="Deny", kind="reject_once"),
 ]
+
+
+def permission_options(request: PermissionRequest) -> list[PermissionOption]:
+    """The choices of one question: :data:`PERMISSION_OPTIONS`, with "Always allow RULE" second
+    when a rule can say the call (the app's "don't ask again": kept in .claude/settings.local.json)."""
+    if not request.rule:
+        return PERMISSION_OPTIONS
+    name = redact_text(visible_line(f"Always allow {request.rule}", strict=True))[0]
+    keep = PermissionOption(option_id=Decision.ALLOW_ALWAYS.value, name=name, kind="allow_always")
+    return [PERMISSION_OPTIONS[0], keep, *PERMISSION_OPTIONS[1:]]
+
+
 #: The permission modes, offered as the session's modes (the editor's mode picker switches them), in
 #: the order the app's Shift+Tab cycles them.
 MODES = [
@@ -450,7 +462,7 @@ class AgentTuiAcp:
             # An error answer or a lost connection raises: the core records it as a refusal and the
             # turn goes on (Permissions._ask), the call finishing "failed" with the refusal.
             response = await self.conn.request_permission(
-                session_id=session_id, tool_call=call, options=PERMISSION_OPTIONS
+                session_id=session_id, tool_call=call, options=permission_options(request)
             )
             outcome = response.outcome
             if isinstance(outcome, AllowedOutcome) and outcome.option_id in (d.value for d in Decision):

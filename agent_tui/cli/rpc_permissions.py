@@ -2,8 +2,10 @@
 
 pi's RPC mode puts a question to its client as an ``extension_ui_request`` (pi's
 ``docs/rpc-extension-ui.md``): here a ``select`` whose ``options`` are ``"Allow once"``,
-``"Allow for this session"`` (left out for a file that decides what agent-tui runs, which is
-asked every time) and ``"Deny"``, with its ``timeout`` in milliseconds. The client answers with
+``"Always allow RULE"`` when a rule can say the call (the app's "don't ask again": the rule is
+kept in ``.claude/settings.local.json``), ``"Allow for this session"`` (both left out for a file
+that decides what agent-tui runs, which is asked every time) and ``"Deny"``, with its ``timeout``
+in milliseconds. The client answers with
 ``{"type": "extension_ui_response", "id", "value"}`` (or ``"cancelled": true``), which gets no
 response of its own, as in pi. agent-tui adds to pi's fields: ``message`` (the whole call,
 redacted: ``summary`` in the title is one cut line), ``toolName`` and ``toolCallId``.
@@ -34,6 +36,12 @@ DENY = "Deny"
 _DECISIONS = {ALLOW_ONCE: Decision.ALLOW_ONCE, ALLOW_SESSION: Decision.ALLOW_SESSION, DENY: Decision.DENY}
 
 
+def always_option(request: PermissionRequest) -> str | None:
+    """``"Always allow RULE"`` for a call a rule can say (``request.rule``; None: no such choice,
+    as in the app)."""
+    return f"Always allow {request.rule}" if request.rule else None
+
+
 class NoAnswer(Exception):
     """The client did not answer in time: the approver's failure, which the policy records as ``deny``."""
 
@@ -62,7 +70,9 @@ class ClientQuestions:
         return len(self._pending)
 
     async def approve(self, request: PermissionRequest) -> Decision:
-        options = [ALLOW_ONCE, *([ALLOW_SESSION] if request.config_file is None else []), DENY]
+        always = always_option(request)
+        session = [ALLOW_SESSION] if request.config_file is None else []
+        options = [ALLOW_ONCE, *([always] if always else []), *session, DENY]
         question_id = str(uuid.uuid4())
         answered: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
         self._pending[question_id] = answered
@@ -88,6 +98,8 @@ class ClientQuestions:
         if response.get("cancelled") is True:
             return Decision.DENY
         value = response.get("value")
+        if always is not None and value == always:
+            return Decision.ALLOW_ALWAYS
         decision = _DECISIONS.get(value) if isinstance(value, str) and value in options else None
         return decision or Decision.DENY
 
@@ -100,4 +112,4 @@ class ClientQuestions:
             answered.set_result(response)
 
 
-__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_ENV", "ClientQuestions", "NoAnswer", "ask_timeout"]
+__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_ENV", "ClientQuestions", "NoAnswer", "always_option", "ask_timeout"]

@@ -97,8 +97,9 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
     # The editor was asked (bash is gated in ask mode), about that call, with our three answers.
     ((asked, options),) = client.permission_requests
     assert asked.tool_call_id == "toolu_1" and "echo acp-says-hello" in (asked.title or "")
-    assert [o.option_id for o in options] == ["allow-once", "allow-session", "deny"]
-    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+    assert [o.option_id for o in options] == ["allow-once", "allow-always", "allow-session", "deny"]
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "allow_always", "reject_once"]
+    assert options[1].name == "Always allow Bash(echo:*)"
 
     # The answer is recorded in the session as the app records it; the file is the ACP session.
     (path,) = env.sessions()
@@ -114,6 +115,29 @@ async def test_a_prompt_streams_thinking_text_and_a_tool_call_the_editor_approve
     assert "acp-says-hello" in results[0]["content"][0]["text"] and not results[0]["isError"]
     # The second request carried the tool result: one loop, one writer.
     assert server.requests[1].body["messages"][-1]["content"][0]["type"] == "tool_result"
+
+
+async def test_always_allow_keeps_the_rule_shown_and_the_next_call_is_not_asked(
+    env: AcpEnv, server: FakeModelServer
+) -> None:
+    server.push(
+        anthropic_stream(tool_use("toolu_k", "bash", {"command": "echo kept"})),
+        anthropic_stream(tool_use("toolu_n", "bash", {"command": "echo again"})),
+        anthropic_stream(text("Both ran.")),
+    )
+    client = EditorClient(answers=["allow-always"])
+    async with env.agent(client) as conn:
+        session = await conn.new_session(cwd=str(env.work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("run them")])
+    ((asked, options),) = client.permission_requests  # the second echo: allowed by the kept rule
+    assert asked.tool_call_id == "toolu_k" and options[1].name == "Always allow Bash(echo:*)"
+    local = json.loads((env.work / ".claude" / "settings.local.json").read_text())
+    assert local["permissions"]["allow"] == ["Bash(echo:*)"]
+    records = permission_records(env.entries(env.sessions()[0]))
+    assert [(r["toolCallId"], r["decision"]) for r in records] == [
+        ("toolu_k", "allow-always"),
+        ("toolu_n", "rule-allow"),
+    ]
 
 
 async def test_a_denied_call_fails_and_the_denial_is_recorded(env: AcpEnv, server: FakeModelServer) -> None:

@@ -243,7 +243,7 @@ def test_a_permission_question_is_put_to_the_client_as_pi_puts_one(
     ok(rpc.call({"type": "prompt", "message": "run it"}))
     asked = question(rpc)
     assert asked["method"] == "select" and asked["timeout"] == 2000
-    assert asked["options"] == ["Allow once", "Allow for this session", "Deny"]
+    assert asked["options"] == ["Allow once", "Always allow Bash(echo:*)", "Allow for this session", "Deny"]
     assert "echo allowed" in asked["title"] and asked["message"] == "echo allowed"
     assert asked["toolName"] == "bash" and asked["toolCallId"] == "toolu_a"
     responses = len(of_type(rpc.records, "response"))
@@ -266,9 +266,24 @@ def test_a_permission_question_is_put_to_the_client_as_pi_puts_one(
     assert ended["isError"] is True and "did not allow" in ended["result"]["content"][0]["text"]
     assert text_of(of_type(rpc.records, "message_end")[-1]["message"]) == "Not run."
 
+    # always: the rule shown is kept in .claude/settings.local.json, and the next echo is not asked
+    server.push(
+        anthropic_stream(tool_use("toolu_k", "bash", {"command": "echo kept"})),
+        anthropic_stream(tool_use("toolu_n", "bash", {"command": "echo again"})),
+        anthropic_stream(text("Both ran.")),
+    )
+    ok(rpc.call({"type": "prompt", "message": "keep it"}))
+    asked = question(rpc)
+    rpc.send({"type": "extension_ui_response", "id": asked["id"], "value": "Always allow Bash(echo:*)"})
+    settle(rpc)
+    local = json.loads((env.work / ".claude" / "settings.local.json").read_text())
+    assert local["permissions"]["allow"] == ["Bash(echo:*)"]
+    assert [r["id"] for r in of_type(rpc.records, "extension_ui_request")][-1] == asked["id"]
+    assert of_type(rpc.records, "tool_execution_end")[-1]["result"]["content"][0]["text"] == "again\n"
+
     # no answer within the timeout (2 s): refused with the reason, the turn goes on
     server.push(
-        anthropic_stream(tool_use("toolu_t", "bash", {"command": "echo late"})),
+        anthropic_stream(tool_use("toolu_t", "bash", {"command": "touch late"})),
         anthropic_stream(text("Gave up.")),
     )
     ok(rpc.call({"type": "prompt", "message": "once more"}))
@@ -283,11 +298,17 @@ def test_a_permission_question_is_put_to_the_client_as_pi_puts_one(
     assert not (env.work / "late").exists()
 
     decisions = [(r["toolCallId"], r["decision"]) for r in permission_records(session_file)]
-    assert decisions == [("toolu_a", "allow-once"), ("toolu_c", "deny"), ("toolu_t", "deny")]
+    assert decisions == [
+        ("toolu_a", "allow-once"),
+        ("toolu_c", "deny"),
+        ("toolu_k", "allow-always"),
+        ("toolu_n", "rule-allow"),
+        ("toolu_t", "deny"),
+    ]
     results = [
         e["message"] for e in entries(session_file) if e.get("message", {}).get("role") == "toolResult"
     ]
-    assert [r["isError"] for r in results] == [False, True, True]
+    assert [r["isError"] for r in results] == [False, True, False, False, True]
     check_stream(events(rpc.records))
     code, err = rpc.finish()
     assert code == 0, err

@@ -111,7 +111,8 @@ async def test_acp_asks_the_editor_about_the_host(server: FakeModelServer, tmp_p
     (call, _), (network, options) = editor.permission_requests
     assert call.tool_call_id == "toolu_net"
     assert f"{HOST}:{web}" in (network.title or "") and "from the sandbox" in str(network.content)
-    assert [o.option_id for o in options] == ["allow-once", "allow-session", "deny"]
+    assert [o.option_id for o in options] == ["allow-once", "allow-always", "allow-session", "deny"]
+    assert options[1].name == f"Always allow WebFetch(domain:{HOST})"
     (path,) = env.sessions()
     assert f"{PAGE}/acp" in _result(env.entries(path))
 
