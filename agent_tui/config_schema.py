@@ -16,6 +16,7 @@ rule "ignored"), so here only an unknown key under them is a problem (:data:`SEL
 from __future__ import annotations
 
 import json
+import os
 import re
 import types
 import typing
@@ -741,17 +742,30 @@ def convert_fields(
                 return msgspec.convert({}, tp), problems
 
 
-def read_json_file(path: Path, tp: type[T], shown: str, what: str = "") -> tuple[T | None, list[str]]:
+#: What a settings or MCP file may weigh (a repository's 200 MB settings.json cost 450 MB at the
+#: start); ``~/.claude.json``, which Claude Code grows with each project's history, is not capped.
+MAX_JSON_FILE_BYTES = 16 * 1024 * 1024
+
+
+def read_json_file(
+    path: Path, tp: type[T], shown: str, what: str = "", *, limit: int | None = MAX_JSON_FILE_BYTES
+) -> tuple[T | None, list[str]]:
     """A JSON file read as the struct ``tp`` (:func:`convert_fields`): None when there is no file,
-    or it cannot be read or is no JSON; a line per problem, naming the file as ``shown`` and ending
-    with ``what`` (e.g. "not read")."""
+    or it cannot be read, is over ``limit`` bytes or is no JSON; a line per problem, naming the
+    file as ``shown`` and ending with ``what`` (e.g. "not read")."""
     tail = f"; {what}" if what else ""
     try:
-        text = path.read_bytes()
+        with path.open("rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if limit is not None and size > limit:
+                return None, [f"{shown}: {size:,} bytes, over the {limit:,} a settings file may be{tail}"]
+            text = f.read() if limit is None else f.read(limit + 1)
     except FileNotFoundError:
         return None, []
     except OSError as e:
         return None, [f"{shown}: cannot read it ({e.strerror}){tail}"]
+    if limit is not None and len(text) > limit:  # grown since it was measured
+        return None, [f"{shown}: over the {limit:,} bytes a settings file may be{tail}"]
     try:
         data = msgspec.json.decode(text)
     except msgspec.DecodeError as e:

@@ -7,14 +7,16 @@ hostile repository's settings file ended ``agent-tui -p`` with a traceback befor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from agent_tui.agent.hooks import HookCommand, Hooks
+from agent_tui.agent.mcp.config import read_servers
 from agent_tui.agent.permission_rules import PermissionRules, RuleError
 from agent_tui.agent.tools.edit import EditTool
-from agent_tui.config_schema import read_json_file
+from agent_tui.config_schema import MAX_JSON_FILE_BYTES, read_json_file
 from agent_tui.projection.wire.openai_responses import _reasoning_item, _text_signature
 from agent_tui.providers.events import parse_arguments
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text
@@ -110,3 +112,22 @@ def test_a_repositorys_deep_config_toml_is_one_line_and_the_users_one_error(
     assert "Traceback" not in bad.stderr and bad.returncode != 0, bad.stderr[-2000:]
     (line,) = [x for x in bad.stderr.splitlines() if x.strip()]
     assert "nested too deeply" in line and str(own) in line, line
+
+
+def test_a_settings_file_over_its_size_is_one_line_and_claude_json_is_not_capped(tmp_path: Path) -> None:
+    """A repository's 200 MB settings.json cost 450 MB at the start; a settings or MCP file over
+    16 MiB is now one line, unread. ``~/.claude.json`` grows with Claude Code's history: read whole."""
+    big = tmp_path / "settings.json"
+    with big.open("wb") as f:
+        f.truncate(MAX_JSON_FILE_BYTES + 1)  # sparse: its size is all that is looked at
+    found, problems = read_json_file(big, dict, ".claude/settings.json", "not read")
+    assert found is None and len(problems) == 1
+    assert problems[0].startswith(".claude/settings.json: 16,777,217 bytes, over the 16,777,216")
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    home.mkdir()
+    history = {"history": "x" * (MAX_JSON_FILE_BYTES + 10)}
+    servers = {"mcpServers": {"mine": {"command": "my-server"}}, "projects": {"/elsewhere": history}}
+    (home / ".claude.json").write_text(json.dumps(servers))
+    read = read_servers({}, str(work), home=home)
+    assert [s.name for s in read.servers] == ["mine"] and not read.warnings

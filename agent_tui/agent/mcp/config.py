@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from agent_tui.config_schema import McpServer, convert, convert_fields, read_json_file
+from agent_tui.config_schema import MAX_JSON_FILE_BYTES, McpServer, convert, convert_fields, read_json_file
 from agent_tui.store.redact import register_secret
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -234,7 +234,9 @@ def read_servers(
     sources += [(claude_json, ClaudeJson, False), (pi_dir / "mcp.json", McpFile, False)]
     for path, tp, project in sources:
         shown = str(path).replace(str(home), "~", 1) if not project else path.relative_to(folder).as_posix()
-        read, problems = read_json_file(path, tp, shown)
+        read, problems = read_json_file(
+            path, tp, shown, limit=None if tp is ClaudeJson else MAX_JSON_FILE_BYTES
+        )
         found.warnings += problems
         if read is None:
             continue
