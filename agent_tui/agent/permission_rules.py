@@ -52,7 +52,7 @@ import msgspec
 
 from agent_tui.agent.shell_parse import SHELLS, Analysis, Run, Word, analyze
 from agent_tui.agent.tools.base import resolve_path
-from agent_tui.config_schema import convert, convert_fields, read_json_file
+from agent_tui.config_schema import MAX_JSON_FILE_BYTES, convert, convert_fields, read_json_file
 from agent_tui.projection.tool_facts import ToolFacts, tool_facts
 
 if TYPE_CHECKING:
@@ -269,6 +269,10 @@ class PermissionRules:
         project_config = Path(cwd) / PROJECT_CONFIG
         if project_config.is_file():
             try:
+                if (size := project_config.stat().st_size) > MAX_JSON_FILE_BYTES:  # as a settings file
+                    raise ValueError(
+                        f"{size:,} bytes, over the {MAX_JSON_FILE_BYTES:,} a settings file may be"
+                    )
                 data = tomllib.loads(project_config.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 found.warnings.append(f"{_shown(project_config)}: cannot read its rules: {e}")

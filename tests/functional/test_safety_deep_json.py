@@ -131,3 +131,12 @@ def test_a_settings_file_over_its_size_is_one_line_and_claude_json_is_not_capped
     (home / ".claude.json").write_text(json.dumps(servers))
     read = read_servers({}, str(work), home=home)
     assert [s.name for s in read.servers] == ["mine"] and not read.warnings
+
+
+def test_a_repositorys_config_toml_over_the_size_is_one_warning(tmp_path: Path) -> None:
+    config = tmp_path / ".agent-tui" / "config.toml"
+    config.parent.mkdir()
+    with config.open("wb") as f:
+        f.truncate(MAX_JSON_FILE_BYTES + 1)
+    rules = PermissionRules.load(str(tmp_path))
+    assert [w for w in rules.warnings if "config.toml" in w and "16,777,217 bytes" in w], rules.warnings
