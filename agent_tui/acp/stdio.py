@@ -18,6 +18,7 @@ from acp import run_agent
 
 from agent_tui.acp.server import AgentTuiAcp, Options
 from agent_tui.agent.prompt_files import PromptFlags, add_resource_arguments
+from agent_tui.terminal_text import visible_line
 
 
 def protocol_stdout() -> BinaryIO:
@@ -88,8 +89,22 @@ def add_parser(sub: Any) -> None:
     add_resource_arguments(p)
 
 
+class OneLineFormatter(logging.Formatter):
+    """A log record as one line: the ACP SDK logs each line it cannot parse (``xx``, 100,000 ``[``)
+    with its traceback; the editor's log gets the message and the error's kind and text instead."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = f"{record.levelname}:{record.name}:{record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            line += f": {type(error).__name__}: {error}"
+        return visible_line(line)[:1000]
+
+
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLineFormatter())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     options = Options(
         provider=args.provider,
         model=args.model,

@@ -140,3 +140,29 @@ def test_a_repositorys_config_toml_over_the_size_is_one_warning(tmp_path: Path) 
         f.truncate(MAX_JSON_FILE_BYTES + 1)
     rules = PermissionRules.load(str(tmp_path))
     assert [w for w in rules.warnings if "config.toml" in w and "16,777,217 bytes" in w], rules.warnings
+
+
+@pytest.mark.slow
+def test_acp_says_a_line_it_cannot_parse_in_one_line_and_answers_the_next(tmp_path: Path) -> None:
+    """The ACP SDK logs each line it cannot parse with a traceback (18 lines for 100,000 '['); the
+    editor's log gets one line per bad line, and the next request is answered."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HOME": str(tmp_path), "AGENT_TUI_HOME": str(tmp_path / "data")}
+    initialize = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}'
+    stdin = f"{DEEP}\nxx\n{initialize}\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "acp"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert '"id":1,"result"' in done.stdout.replace(" ", ""), done.stdout[:500]
+    assert "Traceback" not in done.stderr, done.stderr[:3000]
+    lines = [line for line in done.stderr.splitlines() if "Error parsing JSON-RPC message" in line]
+    assert len(lines) == 2 and "RecursionError" in lines[0] and "JSONDecodeError" in lines[1], done.stderr
