@@ -107,7 +107,7 @@ async def pump(
             note = f"compacting the context ({event.reason}, {event.tokens_before:,} tokens)\n"
             await send(session_id, update_agent_thought_text(note))
         elif isinstance(event, CompactionFinished):
-            note = f"Compacted: {event.tokens_before:,} -> {event.tokens_after:,} tokens"
+            note = f"Compacted: {event.change()}"
             await send(session_id, update_agent_message_text(note))
         elif isinstance(event, CompactionFailed):
             await send(session_id, update_agent_message_text(redact_text(event.message)[0]))

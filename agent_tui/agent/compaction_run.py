@@ -89,7 +89,11 @@ async def run_compaction(
         io.emit(CompactionFailed(str(e)))
         return str(e)
     io.emit(EntryAppended(outcome.entry.id, outcome.entry.type))
-    io.emit(CompactionFinished(outcome.entry.id, tokens_before, outcome.tokens_after))
+    io.emit(
+        CompactionFinished(
+            outcome.entry.id, tokens_before, outcome.tokens_after, outcome.plan.estimated_before
+        )
+    )
     return "done"
 
 

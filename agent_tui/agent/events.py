@@ -122,8 +122,18 @@ class CompactionStarted:
 @dataclass(frozen=True, slots=True)
 class CompactionFinished:
     entry_id: str  # the compaction (or branch_summary) entry
-    tokens_before: int
+    tokens_before: int  # what the entry records (pi's tokensBefore: the server's count when known)
     tokens_after: int  # estimated context after it
+    #: the context before, estimated as ``tokens_after`` is (None: a branch summary, no "before")
+    estimated_before: int | None = None
+
+    def change(self) -> str:
+        """The figures a face shows, on one basis (both estimated: the server's count before beside
+        an estimate after read as a compaction that grew the context): ``≈B → ≈A tokens``, or
+        ``≈A tokens`` after a branch summary."""
+        if self.estimated_before is None:
+            return f"≈{self.tokens_after:,} tokens"
+        return f"≈{self.estimated_before:,} → ≈{self.tokens_after:,} tokens"
 
 
 @dataclass(frozen=True, slots=True)

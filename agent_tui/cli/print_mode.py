@@ -190,9 +190,7 @@ async def stream_turn(
             write_out(redactor.flush())
             print(f"compacting ({event.reason}, ≈{event.tokens_before:,} tokens)…", file=err, flush=True)
         elif isinstance(event, CompactionFinished):
-            print(
-                f"compacted: ≈{event.tokens_before:,} → ≈{event.tokens_after:,} tokens", file=err, flush=True
-            )
+            print(f"compacted: {event.change()}", file=err, flush=True)
         elif isinstance(event, CompactionFailed):
             prefix = "" if event.nothing_to_do or event.blocked else "compaction failed: "
             print(_redact(prefix + event.message), file=err, flush=True)

@@ -114,11 +114,15 @@ class EventView:
             case CompactionStarted(reason=reason, tokens_before=before):
                 app.main_screen.status_line.start("compacting…")
                 app.set_notice(f"Compacting ({reason}, {before:,} tokens)…")
-            case CompactionFinished(tokens_before=before, tokens_after=after):
+            case CompactionFinished() as finished:
                 app.main_screen.status_line.start("streaming…")
                 app.set_notice("")
-                # the figure the panel now shows for the next request (the preview's estimate, counted)
-                app.notify(f"Compacted: context {before:,} → {after:,} tokens.", title="compact")
+                # after: the figure the panel now shows for the next request (the preview's estimate)
+                if finished.estimated_before is None:
+                    line = f"Branch summary written; the next request: {finished.change()}."
+                    app.notify(line, title="branch summary")
+                else:
+                    app.notify(f"Compacted: context {finished.change()}.", title="compact")
             case CompactionFailed(message=message, nothing_to_do=True):
                 app.main_screen.status_line.start("streaming…")
                 app.set_notice("")

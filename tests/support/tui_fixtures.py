@@ -218,7 +218,7 @@ class ScriptedTurns:
             }
         )
         yield EntryAppended(entry.id, "compaction")
-        yield CompactionFinished(entry.id, 120, 30)
+        yield CompactionFinished(entry.id, 120, 30, 120)
         yield TurnDone("stop")
 
     async def branch_with_summary(self, target_id: str, focus: str | None = None) -> AsyncIterator[Any]:
