@@ -279,7 +279,10 @@ def _main(args: list[str]) -> int:
         "--print",
         dest="prompt",
         metavar="PROMPT",
-        help="run one turn without the app ('-' reads stdin)",
+        nargs="?",
+        const="",  # pi's bare -p: the message follows the flags, or is piped in
+        help="run one turn without the app ('-' reads stdin; a bare -p takes the message after the "
+        "flags, or what is piped in, as pi's does)",
     )
     parser.add_argument(
         "--steer-stdin",

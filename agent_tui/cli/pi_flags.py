@@ -123,7 +123,8 @@ def settle(args: argparse.Namespace, cwd: str | None = None) -> str | None:
 
 def _split_positionals(args: argparse.Namespace) -> str | None:
     """``FILE | @FILE ...``: ``args.file`` (one session file, or None) and ``args.file_args`` (pi's
-    ``@path`` attachments, for ``-p``). ``-p @a.py "question"``: the prompt is the message."""
+    ``@path`` attachments, for ``-p``). ``-p @a.py "question"``: the prompt is the message; so is
+    ``-p --model M "question"`` (pi's ``-p`` is a flag, its message a positional argument)."""
     given = getattr(args, "file", None)
     items = [given] if isinstance(given, str) else list(given or [])
     prompt = getattr(args, "prompt", None)
@@ -140,6 +141,11 @@ def _split_positionals(args: argparse.Namespace) -> str | None:
         prompt = messages[0] if messages else ""
         rest = [item for item in rest if item is not (messages[0] if messages else None)]
         args.prompt = prompt
+    elif prompt == "":  # pi's bare -p (a flag there): the message is the first word that is no file
+        messages = [i for i in rest if not i.endswith(".jsonl") and not Path(i).expanduser().is_file()]
+        if messages:
+            args.prompt = prompt = messages[0]
+            rest = [item for item in rest if item is not messages[0]]
     args.file_args = attach
     if attach and prompt is None:
         mode = getattr(args, "mode", "text")

@@ -278,6 +278,28 @@ def test_piped_stdin_comes_before_the_prompt(env: Run, server: FakeModelServer) 
         assert read["messages"][1]["role"] == "user"
 
 
+def test_a_bare_p_takes_what_is_piped_or_the_message_after_the_flags(
+    env: Run, server: FakeModelServer
+) -> None:
+    """pi's ``-p`` is a flag: ``cat prompt.md | pi -p`` and ``pi -p --model M "question"`` both
+    work there; agent-tui's ``-p`` wanted a value and stopped with argparse's usage."""
+    server.push(anthropic_stream(text("From the pipe.")), anthropic_stream(text("After the flags.")))
+    piped = env.run_in("-p", stdin="what was piped\n")
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == "From the pipe.\n"
+    assert user_text(server.requests[-1].body) == "what was piped"
+    flags = env.run_in("-p", "--thinking", "off", "the question", "-n", "after flags")
+    assert flags.returncode == 0, flags.stderr
+    assert user_text(server.requests[-1].body) == "the question"
+    alone = env.run_in("-p")  # nothing piped, no message: one line, nothing sent
+    assert alone.returncode == 1 and alone.stderr.strip() == "agent-tui: empty prompt"
+    assert len(server.requests) == 2
+    reads = pi_read(*sorted(env.sessions(), key=lambda p: p.stat().st_mtime))
+    texts = ["".join(b["text"] for b in r["messages"][1]["content"]) for r in reads]
+    assert texts == ["what was piped", "the question"]
+    assert reads[1]["name"] == "after flags"
+
+
 def test_file_arguments_attach_text_and_images(env: Run, server: FakeModelServer) -> None:
     (env.work / "notes.txt").write_text("remember the milk\n")
     outside = env.tmp / "elsewhere"
