@@ -4,10 +4,13 @@ panel's keys do, beside the rest."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from agent_tui.tui.screens.help import help_rows
+from tests.support.dialogs import open_help_composer, settle
 from tests.support.tui_fixtures import make_app, sample_session
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # a Textual app per test
@@ -45,3 +48,16 @@ async def test_help_lists_the_composers_typed_commands(tmp_path: Path) -> None:
         assert "never sent to the model" in composer["!!cmd"]
         assert any("Follow-up" in what for what in composer.values()), composer
         assert any("Editor" in what for what in composer.values()), composer
+
+
+def test_the_help_at_80x24_shows_the_composers_typed_commands(snap_compare: Any, tmp_path: Path) -> None:
+    """A snapshot of the help scrolled to the composer's section at 80x24 (the dialog fills the
+    screen): ``/``, ``@``, Tab, ``!cmd`` and ``!!cmd`` are there word for word; the first screen
+    of the help (tests/e2e/test_tui_dialog_snapshots.py) ends before them."""
+    app = make_app(tmp_path, sample_session(tmp_path))
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await open_help_composer(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -169,6 +169,24 @@ async def open_help(pilot: Pilot[None]) -> None:
     await _opened(pilot, HelpScreen)
 
 
+async def open_help_composer(pilot: Pilot[None]) -> None:
+    """The help scrolled to the composer's section, with the commands typed there (``!``, ``!!``,
+    ``@``, ``/``, Tab) that no binding names."""
+    await open_help(pilot)
+    from textual.containers import VerticalScroll
+    from textual.widgets import Static
+
+    screen = pilot.app.screen
+    assert isinstance(screen, HelpScreen)
+    sections = list(dict.fromkeys(row.section for row in screen.rows))
+    section = screen.query(".help-section").results(Static)
+    target = list(section)[sections.index("In the composer")]
+    body = screen.query_one("#help-body", VerticalScroll)
+    body.scroll_to_widget(target, animate=False, top=True)
+    await wait_for(pilot, lambda: body.scroll_y > 0, "the composer's section")
+    await pilot.pause()
+
+
 async def open_model_picker(pilot: Pilot[None]) -> None:
     await pilot.press("f4")
     await _opened(pilot, ModelPickerScreen)
