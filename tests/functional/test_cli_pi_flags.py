@@ -248,6 +248,8 @@ def test_tool_flags_choose_the_declared_tools(
     system = json.dumps(server.requests[-1].body.get("system"))
     if "bash" not in expected:
         assert "- bash:" not in system  # the prompt's tool list follows the selection
+    (read,) = pi_read(*env.sessions())  # the file the run wrote, as pi 1.6 reads it
+    assert [m["role"] for m in read["messages"]][-2:] == ["user", "assistant"]
 
 
 @pytest.mark.parametrize(
