@@ -101,3 +101,27 @@ async def test_no_frame_is_rendered_to_be_thrown_away_at_the_start(
         assert renders, "no frame rendered before the first paint"
         assert not any(batched for batched, _ in renders), renders
         assert renders[0][1] == "LayoutUpdate", renders  # the first one draws the whole screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_the_start_lays_the_screen_out_once_inside_the_batch(
+    tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen's first layout posts the screen's own ``Resize`` (20-30 ms a layout at 200x50):
+    inside the start's batch it lays nothing out again, the terminal's ``Resize`` after it does."""
+    from textual.screen import Screen
+
+    app = make_app(tmp_path, sample_session(tmp_path))
+    layouts: list[bool] = []  # the main screen's layouts before the first frame: inside the batch
+    refresh_layout = Screen._refresh_layout
+
+    def recording(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        if app.first_paint_at is None and self is app._main_screen:
+            layouts.append(bool(app._batch_count))
+        refresh_layout(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", recording)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.first_paint_at is not None, "the first frame")
+        assert layouts.count(True) == 1, layouts
+        assert False in layouts, layouts  # (and laid out again once the terminal's size came)

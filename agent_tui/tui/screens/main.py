@@ -21,6 +21,7 @@ from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -156,6 +157,14 @@ class MainScreen(Screen[None]):
             return
         super()._compositor_refresh()
         self._drawn = self._drawn or self is self.app.screen
+
+    def _screen_resized(self, size: Size) -> None:
+        """Inside the start's batch, the screen's own first ``Resize`` (its first layout made it
+        this size) does not lay it out again: the terminal's first ``Resize`` comes right after
+        the batch and lays it out, with every change asked for meanwhile (20-30 ms a layout)."""
+        if not self._drawn and self.app._batch_count and size == self._compositor.size:
+            return
+        super()._screen_resized(size)
 
     async def on_mount(self) -> None:
         self.apply_layout()
