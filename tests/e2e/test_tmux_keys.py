@@ -160,10 +160,11 @@ def test_alt_e_opens_the_editor_with_the_draft_and_the_edit_comes_back(
         tmux.stop()
 
 
-def test_ctrl_g_opens_the_editor_with_pi_keys(tmp_path: Path, server: FakeModelServer) -> None:
-    tmux = started(
-        tmp_path, server, (80, 24), env=f"VISUAL={editor_script(tmp_path)}", config='keymap = "pi"'
-    )
+@pytest.mark.parametrize("size", SIZES)
+def test_ctrl_g_opens_the_editor_with_pi_keys(
+    tmp_path: Path, server: FakeModelServer, size: tuple[int, int]
+) -> None:
+    tmux = started(tmp_path, server, size, env=f"VISUAL={editor_script(tmp_path)}", config='keymap = "pi"')
     try:
         tmux.type("pi habits")
         tmux.wait_text("pi habits")
