@@ -1,6 +1,6 @@
 """TUI benchmarks: first paint of a 20,000-entry session, keystroke latency while a reply streams.
 
-``python bench/tui_bench.py [--runs N] [--json]`` or, from ``bench/run.py``::
+``python bench/tui_bench.py [--runs N] [--json] [--first-paint-only | --keystrokes-only]`` or, from ``bench/run.py``::
 
     from tui_bench import run_tui_bench
     results = run_tui_bench(session_path, runs=5)   # a dict, see below
@@ -376,9 +376,14 @@ def _key_summary(keys: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_tui_bench(
-    session: Path, runs: int = 5, process_runs: int = 5, keystrokes_only: bool = False
+    session: Path,
+    runs: int = 5,
+    process_runs: int = 5,
+    keystrokes_only: bool = False,
+    first_paint_only: bool = False,
 ) -> dict[str, Any]:
-    """All the measurements on ``session`` (or the keystroke runs only); every figure in seconds."""
+    """All the measurements on ``session`` (or the keystroke runs only, or the first paint's only);
+    every figure in seconds."""
     results: dict[str, Any] = {}
     if not keystrokes_only:
         for size in PAINT_SIZES:
@@ -389,7 +394,7 @@ def run_tui_bench(
             results[f"first_paint_process_{label}"] = (
                 _summary(process) if isinstance(process, list) else process
             )
-    for key, _, _, size in KEY_RUNS:
+    for key, _, _, size in () if first_paint_only else KEY_RUNS:
         tokens = _fence_reply_tokens() if key == "keystrokes_fences" else None
         results[key] = _key_summary(keystroke_latency(session, tokens, size))
     return results
@@ -416,6 +421,8 @@ def print_report(results: dict[str, Any]) -> None:
         else:
             print(f"TUI first paint at {w}x{h}, whole program: skipped ({pp})")
     for key, what, _, _ in KEY_RUNS:
+        if key not in results:
+            continue
         k = results[key]
         print(
             f"TUI keystrokes while streaming at {k['tokens_per_second']:.0f} tokens/s{what}: "
@@ -437,6 +444,8 @@ def print_report(results: dict[str, Any]) -> None:
             verdict = "PASS" if pp["median"] < FIRST_PAINT_TARGET else "MISS"
             print(f"  first paint < 1 s at {w}x{h} (whole program): {verdict}")
     for key, _, what, _ in KEY_RUNS:
+        if key not in results:
+            continue
         k = results[key]
         ok = k["over_50ms"] == 0 and k["answered"] == k["keys"]
         print(f"  no keystroke waits > 50 ms{what}: {'PASS' if ok else 'MISS'}")
@@ -507,6 +516,7 @@ def main() -> int:
     parser.add_argument("--session", help="a session file (default: bench/data's 20,000-entry session)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keystrokes-only", action="store_true", help="only (c), (d) and (e)")
+    parser.add_argument("--first-paint-only", action="store_true", help="only (a) and (b)")
     args = parser.parse_args()
     if args.session:
         path = Path(args.session)
@@ -514,7 +524,7 @@ def main() -> int:
         from gen_session import ensure_session
 
         path, _, _ = ensure_session(BENCH / "data")
-    results = run_tui_bench(path, args.runs, args.process_runs, args.keystrokes_only)
+    results = run_tui_bench(path, args.runs, args.process_runs, args.keystrokes_only, args.first_paint_only)
     if args.json:
         print(json.dumps(results, indent=2))
     else:
