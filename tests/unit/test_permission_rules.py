@@ -96,6 +96,21 @@ def test_path_rules_follow_gitignore_and_claude_codes_path_forms(cwd: Path, tmp_
     assert kind("read", "docs/a.md") is None  # an Edit rule is not a Read rule
 
 
+def test_write_rules_judge_writes_and_redirections(cwd: Path) -> None:
+    r = rules_of(cwd, allow=["Write(gen/**)", "Bash(echo:*)"], deny=["Write(secrets/**)"])
+
+    def kind(tool: str, arguments: dict[str, str]) -> str | None:
+        ruling = r.decide(tool, arguments, str(cwd))
+        return None if ruling is None else ruling.kind
+
+    assert kind("write", {"path": "gen/a.txt"}) == "allow" and kind("edit", {"path": "gen/a.txt"}) == "allow"
+    assert kind("write", {"path": "src/a.txt"}) is None
+    assert kind("write", {"path": "secrets/k"}) == "deny" and kind("edit", {"path": "secrets/k"}) == "deny"
+    assert kind("bash", {"command": "echo hi > gen/x"}) == "allow"
+    assert kind("bash", {"command": "echo hi > secrets/x"}) == "deny"
+    assert kind("read", {"path": "secrets/k"}) is None  # a Write rule is not a Read rule
+
+
 def test_webfetch_and_mcp_rules(cwd: Path) -> None:
     r = rules_of(cwd, allow=["WebFetch(domain:example.com)", "mcp__puppeteer", "mcp__gh__create_pr"])
     fetch = r.decide("web_fetch", {"url": "https://example.com/a"}, str(cwd))
