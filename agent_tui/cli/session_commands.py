@@ -238,8 +238,8 @@ def _shown_or_none(text: str | None) -> str | None:
 
 
 def _surgery_authors(index: SessionIndex) -> dict[str, str]:
-    """context_edit id -> who made it, for the edits of surgeries not made by the user."""
-    if not any(e.type == "custom" for e in index.entries):
+    """context_edit id -> who made it (the user, prune, the model, the overflow recovery)."""
+    if not any(e.type == "context_edit" for e in index.entries):
         return {}
     from agent_tui.projection.surgery import surgery_authors
 

@@ -552,9 +552,11 @@ def edit_authors(path: Sequence[Entry]) -> dict[str, tuple[str, str, str]]:
 
 
 def surgery_authors(path: Sequence[Entry]) -> dict[str, str]:
-    """context_edit id -> its author, for the edits a surgery made that the user did not (prune,
-    model, overflow recovery): what the panel and the tree mark."""
-    return {edit_id: who for edit_id, (who, _, _) in edit_authors(path).items() if who != "user"}
+    """context_edit id -> who made it, for every edit on ``path``: a surgery's author (user, prune,
+    model), the overflow recovery, else "user" (a hide, restore or replace of one entry appends no
+    record): what the panel and the tree mark, the user's own edits as plainly as the others'."""
+    made = edit_authors(path)
+    return {e.id: made[e.id][0] if e.id in made else "user" for e in path if e.type == "context_edit"}
 
 
 def find_record(path: Sequence[Entry], entry_id: str) -> Entry:

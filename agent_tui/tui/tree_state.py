@@ -10,7 +10,7 @@ from operator import attrgetter
 from agent_tui.agent.checkpointing import CHECKPOINT_TYPE, RESTORE_TYPE, changed_count
 from agent_tui.projection.context import Projection, Status
 from agent_tui.projection.describe import first_line, is_permission, kind
-from agent_tui.projection.surgery import edit_authors
+from agent_tui.projection.surgery import surgery_authors
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.kinds import entry_type, files_line, kind_info
 from agent_tui.store.record import Entry
@@ -44,17 +44,17 @@ class TreeState:
     summarized: set[str] = field(default_factory=set)
     leaf_id: str | None = None
     path: list[Entry] = field(default_factory=list)  # the active path, root first
-    authors: dict[str, str] = field(default_factory=dict)  # context_edit id -> who made it (a surgery's)
+    #: context_edit id (and the entry the edit decides) -> who made it
+    authors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, index: SessionIndex, projection: Projection) -> TreeState:
         status = {ce.entry.id: ce.status for ce in projection.entries}
-        made_by = edit_authors(projection.path)
-        authors = {edit_id: who for edit_id, (who, _, _) in made_by.items()}
-        if made_by:  # an edited entry shows who made the edit that decides it
+        authors = surgery_authors(projection.path)
+        if authors:  # an edited entry shows who made the edit that decides it
             for ce in projection.entries:
-                if ce.edit_id is not None and ce.edit_id in made_by:
-                    authors[ce.entry.id] = made_by[ce.edit_id][0]
+                if ce.edit_id is not None and ce.edit_id in authors:
+                    authors[ce.entry.id] = authors[ce.edit_id]
         return cls(
             index,
             set(map(attrgetter("id"), projection.path)),

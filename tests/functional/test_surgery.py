@@ -333,22 +333,34 @@ def test_cli_range_compaction_that_fails_appends_nothing(
     assert path.stat().st_size == size
 
 
-def test_the_panel_names_who_made_each_surgery_edit(tmp_path: Path) -> None:
+def test_the_panel_names_who_made_each_surgery_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's own edits are marked "(user)" as the model's and prune's are (they had no mark:
+    an unmarked edit could be anyone's)."""
     from agent_tui.projection.models import lookup
     from agent_tui.projection.rows import build_panel_model
+    from agent_tui.tui.tree_state import TreeState
 
-    with Session.open(_session(tmp_path)) as s:
-        s.hide("e0013")  # the user's own edit: no mark
+    path = _session(tmp_path)
+    with Session.open(path) as s:
+        own = s.hide("e0013").id  # the user's own edit of one entry: no surgery record
         apply(s, plan_prune(project(s.index), keep_last=1, min_tokens=1_000))
         apply(s, plan_span(project(s.index), "e0010", "e0012", author="model"))
-        rows = build_panel_model(project(s.index), lookup("claude-sonnet-4-5"), "claude-sonnet-4-5").rows
+        replaced = s.replace("e0009", "shorter").id
+        projection = project(s.index)
+        rows = build_panel_model(projection, lookup("claude-sonnet-4-5"), "claude-sonnet-4-5").rows
         by_entry = {r.source_id: r for r in rows if r.source_id}
         assert by_entry["e0003"].status == "replaced (prune)"
         assert by_entry["e0007"].status == "replaced (prune)"
         assert ", model)" in str(by_entry["e0011"].note)
-        assert str(by_entry["e0013"].note).startswith("(hidden by ") and ", " not in str(
-            by_entry["e0013"].note
-        )
+        assert str(by_entry["e0013"].note).startswith(f"(hidden by {own}, user) ")
+        assert by_entry["e0009"].status == "replaced (user)"
+        tree = TreeState.build(s.index, projection).authors  # the tree's [by ...] badges
+        assert (tree[own], tree["e0013"], tree[replaced], tree["e0009"]) == ("user",) * 4
+        assert tree["e0011"] == "model" and tree["e0003"] == "prune"
+    listing = _run(capsys, "tree", str(path))[1]
+    assert sum("context_edit (by user): " in line for line in listing.splitlines()) == 2
 
 
 def test_a_range_from_the_compaction_summary_starts_at_the_first_turn_after_it(tmp_path: Path) -> None:

@@ -629,7 +629,7 @@ class SessionTree(Tree[TreeItem]):
         if files is not None:
             text.append(f"{files} ", style=self._colour("success"))
         author = state.authors.get(entry.id)
-        if author is not None and author != "user":
+        if author is not None:
             text.append(f"[by {author}] ", style=self._colour("secondary"))
         if self._mark is not None and self._in_marked_span(entry.id):
             text.append("[marked] ", style=self._colour("warning") + Style(bold=True))
