@@ -26,6 +26,7 @@ from agent_tui.projection.context import Status, project
 from agent_tui.projection.models import ModelInfo, register
 from agent_tui.projection.tokens import estimate_text
 from tests.support.agent_support import Harness, context_body
+from tests.support.compaction_growth import compaction_sizes
 from tests.support.fake_model_server import (
     FakeModelServer,
     RecordedRequest,
@@ -108,6 +109,10 @@ async def test_threshold_crossed_compacts_on_its_own(
     assert compaction["details"] == {"readFiles": ["a.txt"], "modifiedFiles": [], "lost": []}
     assert compaction["systemMessage"]["role"] == "system" and compaction["systemMessage"]["toolsAdded"]
     assert compaction["tokensBefore"] == finished[0].tokens_before and compaction["usage"]["output"] == 20
+    # the real-server test's check of growth, worked out from the file, agrees with the event's figures
+    assert compaction_sizes(anthropic_harness.session.path) == [
+        (compaction["id"], finished[0].tokens_before, finished[0].tokens_after)
+    ]
     summary_request = server.requests[2].body
     assert is_summary_request(summary_request)
     assert "alpha line" in summary_request["messages"][0]["content"][0]["text"]
