@@ -13,6 +13,7 @@ after the entry's write has returned. After every kill:
 - the file still starts with every byte it had before the run (never rewritten);
 - it loads without an exception, and every acknowledged id is in it;
 - the projection of its leaf is a valid Anthropic and OpenAI request;
+- opened through its sidecar offset index, it equals the full parse;
 - the next run continues it (the campaign's runs all use the same file), and
   a last run without a kill exits 0 with its first entry chained to the leaf.
 """
@@ -45,6 +46,7 @@ from tests.support.fake_model_server import (
     text,
     tool_use,
 )
+from tests.unit.test_sidecar_index import assert_same_as_full_parse
 
 KILLS = scale(30, 320)
 WORKERS = 2
@@ -161,6 +163,9 @@ class Worker:
             assert not self.all_acked, "acknowledged entries in a file that has none"
             return None
         index = SessionIndex(read_file(self.session), str(self.session))
+        # opened through its sidecar offset index (the run's records, torn by the kill or missing):
+        # the same entries and projection as the full parse, the session's bytes untouched
+        assert_same_as_full_parse(self.session)
         lost = self.all_acked - set(index.by_id)
         assert not lost, f"acknowledged entries lost: {sorted(lost)}"
         assert request_problems(index) == []
