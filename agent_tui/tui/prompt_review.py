@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, set_cell_size
 
@@ -22,6 +22,9 @@ from agent_tui.agent.trust import TrustStore
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.dialog import ask
+
+if TYPE_CHECKING:
+    from agent_tui.tui.host import Host
 
 #: Files and diff lines (over all the files) the question shows; ``agent-tui trust`` lists all.
 SHOWN_FILES = 3
@@ -37,7 +40,7 @@ def _cut(line: str) -> str:
 
 
 async def ask_prompt_files(
-    app: Any, resources: Resources, *, clock: Callable[[], float] = time.monotonic
+    app: Host, resources: Resources, *, clock: Callable[[], float] = time.monotonic
 ) -> bool:
     """Ask about ``resources.waiting``; True when the user accepted them (remembered: a reload
     loads them, :func:`agent_tui.tui.reload.offer_waiting`)."""
@@ -54,15 +57,15 @@ async def ask_prompt_files(
         shown.append(f"  … and {more} more (agent-tui trust lists them all)")
     lines = "\n".join(shown)
     title = f"Prompt files new or changed since you last accepted them (not loaded):\n{lines}\nLoad them?"
-    composer = getattr(app, "composer", None)
+    composer = app.composer
     screen = ChoiceScreen(
         title,
         [("yes", "Yes: load them (remembered as they are now)"), ("no", "No: leave them out this time")],
         "no",
         guarded=True,
         clock=clock,
-        typed_at=getattr(composer, "typed_at", None),
-        on_text=getattr(composer, "insert", None),
+        typed_at=composer.typed_at,
+        on_text=composer.insert,
         deliberate={"yes"},
     )
     if await ask(app, screen) != "yes":

@@ -244,7 +244,7 @@ async def open_permission(pilot: Pilot[None]) -> None:
 
 
 async def open_trust(pilot: Pilot[None]) -> None:
-    pilot.app.run_worker(ask_trust(pilot.app, TRUST_FOLDER, TRUST_RESOURCES))
+    pilot.app.run_worker(ask_trust(_app(pilot), TRUST_FOLDER, TRUST_RESOURCES))
     await _opened(pilot, ChoiceScreen)
 
 

@@ -23,17 +23,29 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
 
 from textual import events
-from textual.app import App
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widgets import OptionList
 from textual.worker import Worker
 
 from agent_tui.tui.worker_errors import forward_failure
 
+if TYPE_CHECKING:
+    from textual.screen import ScreenResultCallbackType
+
 ResultType = TypeVar("ResultType")
+R = TypeVar("R")
+
+
+class ScreenHost(Protocol):
+    """What :func:`ask` uses of the app: Textual's ``App`` and ``tui.host.Host`` both have it."""
+
+    def push_screen(
+        self, screen: Screen[R], callback: ScreenResultCallbackType[R] | None = None
+    ) -> object: ...
+
 
 #: From this many rows on, dialogs have room for padding and blank lines.
 TALL = 32
@@ -143,7 +155,7 @@ class Question(Dialog[ScreenResultType]):
             self.app.bell()
 
 
-async def ask(app: App[Any], screen: Screen[ResultType]) -> ResultType | None:
+async def ask(app: ScreenHost, screen: Screen[ResultType]) -> ResultType | None:
     """Push ``screen`` and wait for its answer (None when dismissed without one). Cancelled meanwhile
     (an abort), it closes the screen and lets the cancellation through."""
     answer: asyncio.Future[ResultType | None] = asyncio.get_running_loop().create_future()

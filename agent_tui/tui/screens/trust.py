@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent_tui.terminal_text import visible_line
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.dialog import ask
 
+if TYPE_CHECKING:
+    from agent_tui.tui.host import Host
+
 
 async def ask_trust(
-    app: Any,
+    app: Host,
     folder: str,
     resources: list[str],
     *,
@@ -32,15 +35,15 @@ async def ask_trust(
     lines = "\n".join(f"  {visible_line(r)}" for r in resources)
     # The folder on a line of its own: a long path wraps there, not in the middle of the question.
     title = f"{intro}\n{lines}\nTrust this folder?\n  {visible_line(folder)}"
-    composer = getattr(app, "composer", None)
+    composer = app.composer
     screen = ChoiceScreen(
         title,
         [("yes", "Yes: load them (remembered for this folder)"), ("no", "No: skip them (remembered)")],
         "no",
         guarded=True,
         clock=clock,
-        typed_at=getattr(composer, "typed_at", None),
-        on_text=getattr(composer, "insert", None),
+        typed_at=composer.typed_at,
+        on_text=composer.insert,
         deliberate={"yes"},
     )
     value = await ask(app, screen)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,6 +27,9 @@ from textual.widgets.option_list import Option
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui.screens.choice import ChoiceScreen
 from agent_tui.tui.screens.dialog import ask
+
+if TYPE_CHECKING:
+    from agent_tui.tui.host import Host
 
 #: Rows the list of changes takes at most (then it scrolls).
 BODY_ROWS = 8
@@ -74,7 +77,7 @@ class TrustChangesScreen(ChoiceScreen):
 
 
 async def ask_trust_changes(
-    app: Any, folder: str, lines: list[str], *, clock: Callable[[], float] = time.monotonic
+    app: Host, folder: str, lines: list[str], *, clock: Callable[[], float] = time.monotonic
 ) -> bool | None:
     """Ask about the hooks, servers and rules in ``lines``; True loads and applies them
     (remembered as accepted)."""
@@ -89,7 +92,7 @@ async def ask_trust_changes(
         f"{what} new or changed since you last accepted them (not in force). This folder's "
         "trust stands; nothing of it runs or is allowed unless you accept:"
     )
-    composer = getattr(app, "composer", None)
+    composer = app.composer
     screen = TrustChangesScreen(
         title,
         shown,
@@ -99,8 +102,8 @@ async def ask_trust_changes(
         ],
         guarded=True,
         clock=clock,
-        typed_at=getattr(composer, "typed_at", None),
-        on_text=getattr(composer, "insert", None),
+        typed_at=composer.typed_at,
+        on_text=composer.insert,
         deliberate={"yes"},
     )
     value = await ask(app, screen)
