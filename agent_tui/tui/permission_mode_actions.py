@@ -10,7 +10,7 @@ mode with a reply, the app asks whether to approve the plan and in which mode th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.permission_modes import (
     CONTINUE_MODES,
@@ -21,6 +21,9 @@ from agent_tui.agent.permission_modes import (
 )
 from agent_tui.agent.permissions import PermissionMode, PermissionModeError, parse_mode
 
+if TYPE_CHECKING:
+    from agent_tui.tui.host import Host
+
 PLAN_QUESTION = "Approve the plan above and start the work? Go on in:"
 KEEP_PLANNING = "keep"
 
@@ -28,7 +31,7 @@ KEEP_PLANNING = "keep"
 class PermissionModes:
     """The app's side of the permission modes (``app``: the ``AgentTuiApp``)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Host) -> None:
         self.app = app
         self._default: PermissionMode | None = None  # the config's (read once)
 
@@ -82,7 +85,7 @@ class PermissionModes:
         self.app.config.model.switched_mode = mode.value
         agent = self._agent()
         if agent is not None:
-            agent.set_permission_mode(mode, record_later=bool(getattr(self.app, "busy", False)))
+            agent.set_permission_mode(mode, record_later=self.app.busy)
         self.app.update_status()
         self.app.notify(f"permission mode: {mode.value} ({DESCRIPTIONS[mode]})")
 
@@ -106,8 +109,8 @@ class PermissionModes:
             options,
             KEEP_PLANNING,
             guarded=True,
-            typed_at=getattr(composer, "typed_at", None),
-            on_text=getattr(composer, "insert", None),
+            typed_at=composer.typed_at,
+            on_text=composer.insert,
             deliberate={PermissionMode.AUTO.value},
         )
         value = await ask(self.app, screen)
