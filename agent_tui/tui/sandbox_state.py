@@ -58,8 +58,10 @@ def switch(app: Any, arg: str) -> Sandbox:
 def _permissions(app: Any) -> Any:
     """The current agent's permission policy (None before one is built)."""
     turns = getattr(app, "turns", None)
-    built = getattr(turns, "built", None)
-    agent = built() if callable(built) else None
+    if turns is None or not getattr(turns, "ready", True):
+        return None  # the build still runs (asking for ``built`` would wait for it) or failed
+    # BuiltInThread.built is a property (the session core); AttributeError when the build failed
+    agent = getattr(turns, "built", None)
     return getattr(getattr(agent, "loop", None), "permissions", None)
 
 

@@ -35,6 +35,7 @@ from agent_tui.agent.tools.base import ToolContext, ToolResult
 from agent_tui.agent.tools.bash import BashTool
 from agent_tui.agent.user_bash import UserCommand, run_user_command
 from agent_tui.tui import sandbox_state
+from agent_tui.tui.agent_bridge import BuiltInThread
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.support.rpc_client import RpcClient
 from tests.support.web_pages import page_server
@@ -270,15 +271,23 @@ def test_a_gone_agents_socket_is_closed_and_refusals_are_shown(world: World, web
 def test_the_apps_command_sandbox_is_the_agents(world: World) -> None:
     """The app's ``!cmd`` (tui.sandbox_state.command_sandbox): the app's sandbox, the agent's rules."""
     permissions = Permissions(rules=world.rules(allow=[ALLOW]))
-    app = SimpleNamespace(
-        turns=SimpleNamespace(built=lambda: SimpleNamespace(loop=SimpleNamespace(permissions=permissions)))
-    )
+    agent = SimpleNamespace(loop=SimpleNamespace(permissions=permissions))
+    turns = BuiltInThread(lambda: agent)  # the app's own wrapper: ``built`` is a property
+    turns._started().result(10)
+    app = SimpleNamespace(turns=turns)
     sandbox = sandbox_state.command_sandbox(app)
     assert sandbox is not None and sandbox.gate is not None
     if sandbox.active:
         assert FORWARDER in sandbox.wrap(["true"], str(world.work))
     nobody = sandbox_state.command_sandbox(SimpleNamespace())  # before an agent is built: no rules
     assert nobody.gate is None
+    # /sandbox MODE reaches the built agent's policy (it never did through BuiltInThread)
+    saved = list(sandbox_state._current)
+    try:
+        switched = sandbox_state.switch(app, "off")
+    finally:
+        sandbox_state._current[:] = saved
+    assert permissions.sandbox is switched
 
 
 def test_overhead_figures(world: World, web: int, capsys: pytest.CaptureFixture[str]) -> None:
