@@ -1,12 +1,15 @@
 """A compaction reviewed before it applies: the model writes the summary (nothing is appended), an
 editor shows it with a live token count, and saving appends the ``compaction`` entry with the
 edited text (the plan's ``firstKeptEntryId``, ``tokensBefore`` and details, as the unreviewed
-one would have). Escape appends nothing, and Escape while the summary is being written stops the
-model's call (:func:`stop_summary`)."""
+one would have). What the summary leaves out is shown under it: Ctrl+L appends it to the summary,
+Ctrl+N pins the entries that hold it (ordinary ``pin`` entries: the compaction keeps them verbatim,
+so they are no longer lost) and the review is counted again. Escape appends nothing, and Escape
+while the summary is being written stops the model's call (:func:`stop_summary`)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -133,7 +136,7 @@ def open_editor(actions: Actions, draft: DraftCompaction) -> None:
     after = tokens_after_compaction(app.projection, draft.plan, draft.summary)
     written = estimate_text(draft.summary)
 
-    # the span's candidates once; each edit of the summary is checked against them
+    # the span's candidates once (again after Ctrl+N pins); each edit is checked against them
     wanted = span_candidates(app.projection, draft.plan.summarized_entry_ids)
 
     def count(value: str) -> str:
@@ -158,15 +161,34 @@ def open_editor(actions: Actions, draft: DraftCompaction) -> None:
             + "".join(f"\n- {line}" for line in losses_text(lost))
         )
 
+    async def pin_lost(value: str) -> None:
+        """Pin the entries that hold what ``value`` leaves out, then review again: pinned entries
+        are kept verbatim, so they leave the losses and the context figure counts them."""
+        nonlocal after, wanted, draft
+        targets = list(dict.fromkeys(x.entry_id for x in missing(wanted, value) if x.entry_id is not None))
+        if not targets:
+            actions.notify("The summary leaves nothing out: nothing to pin.", title="compact")
+            return
+        if not await actions.append(lambda session: [session.pin(t) for t in targets]):
+            return
+        # the pins moved the branch tip: the draft is of the same span, now at the new tip
+        draft = dataclasses.replace(draft, leaf_id=app.ensure_session().index.leaf_id)
+        wanted = span_candidates(app.projection, draft.plan.summarized_entry_ids)
+        after = tokens_after_compaction(app.projection, draft.plan, draft.summary)
+        actions.notify(
+            f"Pinned {', '.join(targets)}: kept verbatim after the summary.", title="compact", markup=False
+        )
+
     async def done(value: str | None) -> None:
         if value is None:
             actions.notify(CANCELLED, title="compact")
             return
         outcome: list[CompactionOutcome] = []
+        final = draft
 
         def run(session: Session) -> None:
             try:
-                outcome.append(append_compaction(session, draft, value))
+                outcome.append(append_compaction(session, final, value))
             except CompactionError as e:
                 raise StoreError(str(e)) from e
 
@@ -184,7 +206,8 @@ def open_editor(actions: Actions, draft: DraftCompaction) -> None:
             f"keeps {len(draft.plan.kept_entry_ids)}",
             draft.summary,
             counter=count,
-            addition=("adds what it leaves out", add_lost),
+            addition=("add lost", add_lost),
+            second=("pin lost", pin_lost),
             # shown when the summary arrives, unasked: keys typed meanwhile edit and save nothing
             guarded=True,
             typed_at=getattr(app.composer, "typed_at", None),

@@ -147,6 +147,45 @@ async def test_the_review_says_what_the_summary_leaves_out_and_ctrl_l_adds_it(
     await provider.aclose()
 
 
+async def test_ctrl_n_pins_the_entries_that_hold_what_the_summary_leaves_out(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    b = Builder()
+    b.message(user("the server must listen on 8080; never touch vendor/lib.py"))  # e0001
+    b.message(assistant("noted"))  # e0002
+    b.message(user("now add a test"))  # e0003
+    b.message(assistant("added test_parse_strips"))  # e0004
+    path = b.write(tmp_path / "s.jsonl")
+    factory, provider = _factory(server)
+    server.push(anthropic_stream(text(MODEL_SUMMARY)))
+    app = make_app(tmp_path, path, agent_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await _open_review(pilot, app)
+        assert "Ctrl+N pin lost" in editor._keys()
+        before = editor.count_text
+        assert "leaves out" in before and "8080" in before
+        figure = int(before.split("→ ≈")[1].split()[0].replace(",", ""))
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: "leaves out" not in editor.count_text, "the review counted again")
+        pins = [e for e in _entries(path) if e["type"] == "pin"]
+        assert [(p["targetId"], p["pinned"]) for p in pins] == [("e0001", True)]
+        assert app.screen is editor and editor.query_one(TextArea).text == MODEL_SUMMARY  # not edited
+        # the pinned message is kept verbatim, so the context after compacting is larger
+        assert int(editor.count_text.split("→ ≈")[1].split()[0].replace(",", "")) > figure
+        assert any("Pinned e0001" in n for n in notices(app))
+        await pilot.press("ctrl+n")  # nothing left out: nothing more is pinned
+        await wait_for(pilot, lambda: any("nothing to pin" in n for n in notices(app)), "the notice")
+        await pilot.press("ctrl+s")  # the pins moved the tip; the compaction still applies
+        await wait_for(pilot, lambda: _entries(path)[-1]["type"] == "compaction", "compaction appended")
+        entry = _entries(path)[-1]
+        assert entry["summary"] == MODEL_SUMMARY
+        assert isinstance(entry["details"], dict) and entry["details"]["lost"] == []
+        assert len([e for e in _entries(path) if e["type"] == "pin"]) == 1
+        sent = [m.message for m in app.projection.messages]
+        assert any("8080" in str(m.get("content")) and m.get("role") == "user" for m in sent)
+    await provider.aclose()
+
+
 async def test_an_unreviewed_compaction_records_what_its_summary_lost(
     server: FakeModelServer, tmp_path: Path
 ) -> None:

@@ -61,6 +61,43 @@ async def test_the_review_editors_keys_fit_at_80_columns(tmp_path: Path) -> None
         assert screen.query_one(TextArea).selected_text == TEXT
 
 
+@pytest.mark.parametrize("config", ["", 'keymap = "pi"\n'])
+async def test_the_second_action_ctrl_n_fits_and_waits_for_the_guard(tmp_path: Path, config: str) -> None:
+    """The review's Ctrl+N (pin what the summary leaves out): on the keys line at 80 columns, run
+    on the text once the editor is armed, and nothing while the question's guard holds."""
+    (tmp_path / "config.toml").write_text(config)
+    app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())
+    ran: list[str] = []
+
+    async def second(text: str) -> None:
+        ran.append(text)
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        now = [0.0]
+        screen = EditorScreen(
+            "Review",
+            TEXT,
+            addition=("add lost", lambda t: t),
+            second=("pin lost", second),
+            guarded=True,
+            clock=lambda: now[0],
+        )
+        app.push_screen(screen)
+        await wait_for(pilot, lambda: app.screen is screen and bool(screen.query(TextArea)), "the editor")
+        await pilot.pause()
+        keys = list(screen.query(".dialog-hint").results(Label))[-1]
+        select = "Alt+A" if config else "Ctrl+A"
+        assert str(keys.content) == f"Ctrl+L add lost · Ctrl+N pin lost · {select} all · Ctrl+S save · Esc"
+        assert keys.size.height == 1, "one line at 80 columns"
+        await pilot.press("ctrl+n")  # the question just appeared (its clock stands still): nothing
+        await pilot.pause()
+        assert ran == [] and not screen.armed
+        now[0] = 100.0
+        await wait_for(pilot, lambda: screen.armed, "the guard to pass")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: ran == [TEXT], "the second action")
+
+
 async def test_keys_remaps_the_editors_select_all(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text('[keys]\n"editor.select_all" = "ctrl+e"\n')
     app = make_app(tmp_path, sample_session(tmp_path), agent_factory=ScriptedFactory())

@@ -4,19 +4,20 @@ selects all (Alt+A with ``keymap = "pi"``, where Ctrl+A stays pi's line start).
 With a ``counter``, a line under the text says what saving it would do (the app
 counts the replacement's tokens against the context), updated as the user types. With an
 ``addition``, Ctrl+L replaces the text with what it returns for the text (a compaction review adds
-what the summary left out).
+what the summary left out), and with a ``second`` action Ctrl+N runs it on the text, then counts
+the text again (the review pins the entries that hold what the summary left out).
 
 Shown unasked (the compaction review, when the model's summary arrives), it is ``guarded``: a
 :class:`~agent_tui.tui.screens.dialog.Question` whose keys typed for the composer as it appears
 (or while the user is still typing) edit nothing and save nothing: the text area takes the focus
 only once the question has been on screen ``ANSWER_GRACE`` and the typing has paused
-``TYPING_GAP``; until then letters go on into the composer, Ctrl+S and Ctrl+L do nothing.
+``TYPING_GAP``; until then letters go on into the composer, Ctrl+S, Ctrl+L and Ctrl+N do nothing.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from rich.text import Text
 from textual import on
@@ -35,6 +36,7 @@ class EditorScreen(Question[str | None]):
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+l", "add", "Add", show=False, priority=True),
+        Binding("ctrl+n", "second", "Second", show=False, priority=True),
         # pi's keys keep Ctrl+A at the line start (pi's editor): there it is Alt+A (keymap.PI)
         Binding("ctrl+a", "select_all", "Select all", id="editor.select_all", priority=True),
         Binding("escape", "cancel", "Cancel"),
@@ -47,6 +49,7 @@ class EditorScreen(Question[str | None]):
         counter: Callable[[str], str] | None = None,
         addition: tuple[str, Callable[[str], str]] | None = None,
         *,
+        second: tuple[str, Callable[[str], Awaitable[object]]] | None = None,
         guarded: bool = False,
         clock: Callable[[], float] = time.monotonic,
         typed_at: float | None = None,
@@ -58,6 +61,7 @@ class EditorScreen(Question[str | None]):
         self.text = text
         self.counter = counter
         self.addition = addition  # (what Ctrl+L does, in a few words; the new text for a text)
+        self.second = second  # (what Ctrl+N does, in a few words; run on the text, then recount)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog editor-dialog"):
@@ -76,7 +80,9 @@ class EditorScreen(Question[str | None]):
         select = key_name(getattr(self.app, "keymap", {}), "editor.select_all", "ctrl+a")
         if self.addition is None:
             return f"{select} selects all · Ctrl+S to save · Escape to cancel"
-        return f"Ctrl+L {self.addition[0]} · {select} all · Ctrl+S save · Esc cancel"
+        if self.second is None:
+            return f"Ctrl+L {self.addition[0]} · {select} all · Ctrl+S save · Esc cancel"
+        return f"Ctrl+L {self.addition[0]} · Ctrl+N {self.second[0]} · {select} all · Ctrl+S save · Esc"
 
     def _count(self, text: str) -> str:
         return visible(self.counter(text)) if self.counter is not None else ""
@@ -124,6 +130,13 @@ class EditorScreen(Question[str | None]):
         if new != area.text:
             area.text = new  # Changed updates the count
             area.move_cursor(area.document.end)
+
+    async def action_second(self) -> None:
+        if self.second is None or self._early():
+            return
+        await self.second[1](self.query_one(TextArea).text)
+        if self.is_attached and self.counter is not None:  # what it did may change the count
+            self.query_one("#editor-count", Label).update(self._count(self.query_one(TextArea).text))
 
     def action_select_all(self) -> None:
         if not self._early():
