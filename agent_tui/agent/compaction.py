@@ -409,13 +409,14 @@ async def compact(
     *,
     focus: str | None = None,
     everything: bool = True,
-    refuse_growth: bool = False,
 ) -> CompactionOutcome:
     """Summarize the older part of the active branch and append a ``compaction`` entry
-    (:func:`draft_compaction` then :func:`append_compaction`). ``refuse_growth`` (an automatic
-    compaction's): a summary that would leave a larger request than now is not applied."""
+    (:func:`draft_compaction` then :func:`append_compaction`). A summary that would leave a larger
+    request than now is not applied (CompactionGrew), whoever asked: the threshold, an overflow or
+    the user (in every face). Only a reviewed draft, whose figures the user saw, may be appended
+    anyway (:func:`append_compaction` directly)."""
     draft = await draft_compaction(session, summarizer, settings, focus=focus, everything=everything)
-    grown = grows_the_context(project(session.index), draft.plan, draft.summary) if refuse_growth else None
+    grown = grows_the_context(project(session.index), draft.plan, draft.summary)
     if grown is not None:  # a summary longer than what it replaces (small models write them)
         raise CompactionGrew(
             f"the summary would make the context larger (≈{grown[0]:,} → ≈{grown[1]:,} tokens); "

@@ -65,16 +65,8 @@ async def run_compaction(
     io.emit(CompactionStarted(reason, tokens_before))
     try:
         outcome = await io.abortable(
-            # an automatic compaction that would grow the context is not applied; one the user
-            # asked for is, and its line shows both figures
-            compact(
-                io.session,
-                summarizer,
-                settings,
-                focus=focus,
-                everything=everything,
-                refuse_growth=reason != "manual",
-            )
+            # a compaction that would grow the context is not applied (CompactionGrew), manual too
+            compact(io.session, summarizer, settings, focus=focus, everything=everything)
         )
     except Aborted:
         io.emit(CompactionFailed("compaction aborted; nothing was saved"))

@@ -244,9 +244,18 @@ def _print_losses(details: object) -> None:
 def _reviewed(session: Session, draft: DraftCompaction) -> CompactionOutcome:
     """The draft's summary printed, then edited in ``$VISUAL`` / ``$EDITOR``, then appended."""
     from agent_tui.agent.compaction import CompactionError, append_compaction
+    from agent_tui.projection.compaction import grows_the_context
+    from agent_tui.projection.context import project
     from agent_tui.tui.external_editor import EditorError, edit_text, editor_command
 
     _print(draft.summary)
+    grown = grows_the_context(project(session.index), draft.plan, draft.summary)
+    if grown is not None:  # refused unreviewed; saved after the review, it applies anyway
+        _print(
+            f"the summary would make the context larger (≈{grown[0]:,} → ≈{grown[1]:,} tokens); "
+            "what the editor saves is applied anyway",
+            file=sys.stderr,
+        )
     sys.stdout.flush()
     try:
         edited = edit_text(draft.summary, editor_command())

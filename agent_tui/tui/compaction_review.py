@@ -141,10 +141,13 @@ def open_editor(actions: Actions, draft: DraftCompaction) -> None:
 
     def count(value: str) -> str:
         tokens = estimate_text(value.strip())
+        then = after - written + tokens
         figures = (
             f"{plural(tokens, 'token')} (the model wrote {written:,}) · context "
-            f"≈{draft.plan.estimated_before:,} → ≈{after - written + tokens:,}"
+            f"≈{draft.plan.estimated_before:,} → ≈{then:,}"
         )
+        if then >= draft.plan.estimated_before:  # refused unreviewed; saving it here applies it anyway
+            figures += " · GROWS the context"
         lost = missing(wanted, value)
         if not lost:
             return figures

@@ -170,7 +170,7 @@ async def test_h_hides_the_selected_entry(tmp_path: Path) -> None:
         assert entry["type"] == "context_edit" and entry["targetId"] == "u3" and entry["replacement"] is None
         with reopen(path) as session:
             assert "u3" not in [m.source_id for m in project(session.index).messages]
-        assert any("[hidden] Actually, explain" in x for x in app.session_tree.visible_labels())
+        assert any("[hidden] [by user] Actually, explain" in x for x in app.session_tree.visible_labels())
 
 
 async def test_replace_opens_an_editor_prefilled_and_appends_the_replacement(tmp_path: Path) -> None:

@@ -95,6 +95,10 @@ async def test_review_edit_and_apply_the_summary(server: FakeModelServer, tmp_pa
         assert "Additional focus: parser" in str(server.requests[0].body)
         before = editor.count_text
         assert "tokens (the model wrote" in before
+        # a summary longer than what it replaces: the review says it grows the context (unreviewed,
+        # such a compaction is not applied; here the user sees the figures and may apply it)
+        area.text = EDITED + " padding" * 3_000
+        await wait_for(pilot, lambda: "GROWS the context" in editor.count_text, "the growth said")
         area.text = EDITED
         await wait_for(pilot, lambda: editor.count_text != before, "the count follows the edit")
         assert editor.count_text.startswith(f"{estimate_text(EDITED):,} tokens")

@@ -34,6 +34,8 @@ def test_review_prints_the_summary_and_appends_the_edited_one(
     )
     assert out.returncode == 0, out.stderr
     assert SUMMARY in out.stdout and "compacted: entry" in out.stdout
+    # two short turns: the summary is longer than what it replaces; reviewed, it applies, said so
+    assert "would make the context larger (≈" in out.stderr and "applied anyway" in out.stderr
     entry = env.entries(session)[-1]
     assert entry["type"] == "compaction"
     assert entry["summary"].startswith("## Goal\nREWRITE the parser")

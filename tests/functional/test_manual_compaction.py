@@ -26,8 +26,10 @@ async def test_compact_on_a_branch_smaller_than_the_keep_budget_summarizes_up_to
     anthropic_harness: Harness, server: FakeModelServer
 ) -> None:
     server.push(anthropic_stream(text("hello to you")), anthropic_stream(text("fine, thanks")))
-    await anthropic_harness.run("hello")
-    await anthropic_harness.run("how are you?")  # two short turns: far below the 20,000-token keep budget
+    # two turns far below the 20,000-token keep budget (the first long enough that a summary of it
+    # is shorter: one that grows the context is not applied)
+    await anthropic_harness.run("hello " + "context " * 300)
+    await anthropic_harness.run("how are you?")
     latest_user = [
         e for e in anthropic_harness.entries() if e["type"] == "message" and e["message"]["role"] == "user"
     ][-1]
@@ -105,3 +107,57 @@ def test_print_mode_reports_compaction_and_why_it_failed_on_stderr(
     assert any(line.startswith("compacted: ≈") and "tokens" in line for line in out.stderr.splitlines()), (
         out.stderr
     )
+
+
+#: A summary far longer than the two short turns it replaces: a small model's (≈1,568 → ≈2,635
+#: tokens on a real llama.cpp server).
+LONG_SUMMARY = "## Goal\n" + "padding words " * 600
+
+
+async def test_a_manual_compaction_that_would_grow_the_context_is_not_applied(
+    anthropic_harness: Harness, server: FakeModelServer
+) -> None:
+    """The session core refuses a growing summary whoever asked (it applied the user's before)."""
+    server.push(anthropic_stream(text("hello to you")), anthropic_stream(text("fine, thanks")))
+    await anthropic_harness.run("hello")
+    await anthropic_harness.run("how are you?")
+    before = anthropic_harness.session.path.read_bytes()
+    server.push(anthropic_stream(text(LONG_SUMMARY)))
+    events = [e async for e in anthropic_harness.loop.compact()]
+    failed = [e for e in events if isinstance(e, CompactionFailed)]
+    assert len(failed) == 1 and "would make the context larger (≈" in failed[0].message, events
+    assert " → ≈" in failed[0].message and "\n" not in failed[0].message
+    assert not any(isinstance(e, CompactionFinished) for e in events)
+    assert anthropic_harness.session.path.read_bytes() == before
+
+
+def _two_turns(env: Env, server: FakeModelServer) -> Path:
+    server.push(anthropic_stream(text("hello to you")), anthropic_stream(text("fine, thanks")))
+    assert env.run("-p", "hello").returncode == 0
+    assert env.run("-p", "how are you?", "-c").returncode == 0
+    (session,) = env.sessions()
+    return session
+
+
+@pytest.mark.slow
+def test_print_json_and_cli_compact_refuse_a_growing_summary_in_one_line(
+    server: FakeModelServer, tmp_path: Path
+) -> None:
+    env = Env(tmp_path, server)
+    session = _two_turns(env, server)
+    before = session.read_bytes()
+    server.push(anthropic_stream(text(LONG_SUMMARY)))
+    out = env.run("-p", "/compact", "--session", str(session))
+    (line,) = [x for x in out.stderr.splitlines() if "would make the context larger" in x]
+    assert " → ≈" in line and "nothing was applied" in line, out.stderr
+    server.push(anthropic_stream(text(LONG_SUMMARY)))
+    out = env.run("--mode", "json", "-p", "/compact", "--session", str(session))
+    records = [json.loads(x) for x in out.stdout.splitlines()]
+    ends = [r for r in records if r.get("type") == "compaction_end"]
+    assert ends and "would make the context larger" in json.dumps(ends[-1]), records
+    server.push(anthropic_stream(text(LONG_SUMMARY)))
+    out = env.run("compact", str(session))
+    assert out.returncode == 1 and out.stdout == "", out.stdout
+    (line,) = out.stderr.splitlines()
+    assert "would make the context larger (≈" in line and "nothing was applied" in line
+    assert session.read_bytes() == before and len(server.requests) == 5

@@ -13,7 +13,9 @@ from tests.support.print_env import Env
 def _session(env: Env, server: FakeModelServer) -> Path:
     for turn in range(2):
         server.push(anthropic_stream(text(f"answer {turn}")))
-        args = ["-p", f"question {turn}"] + (["--session", str(env.sessions()[0])] if turn else [])
+        # the first long enough that its summary is shorter (one that grows the context is refused)
+        question = f"question {turn}" + (" context" * 300 if turn == 0 else "")
+        args = ["-p", question] + (["--session", str(env.sessions()[0])] if turn else [])
         done = env.run(*args)
         assert done.returncode == 0, done.stderr
     (path,) = env.sessions()

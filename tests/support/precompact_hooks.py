@@ -19,7 +19,8 @@ from tests.support.session_builder import Builder, assistant, user
 
 REASON = "a release is being cut"
 TURNS = (
-    ("fix the parser", "the bug is the missing strip"),
+    # the first answer long enough that a summary of it is shorter (a growing one is not applied)
+    ("fix the parser", "the bug is the missing strip" + "; the parser reads each line" * 30),
     ("now add a test", "added test_parse_strips"),
     ("run the tests", "all green"),
 )
