@@ -31,7 +31,7 @@ from agent_tui.agent.tools.images import (
 )
 from agent_tui.agent.tools.read import NotRegularFile, open_regular, read_lines
 from agent_tui.agent.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
-from agent_tui.projection.image_tokens import image_tokens
+from agent_tui.projection.image_tokens import ImageRule, anthropic_tokens, image_tokens
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.store.record import JSONObject
 
@@ -59,6 +59,8 @@ class Composed:
     content: list[JSONObject]
     attachments: list[Attachment] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    #: how the API the message goes to prices an image (``tokens.image_rule``)
+    images: ImageRule = anthropic_tokens
 
 
 def mentions(text: str) -> list[str]:
@@ -67,16 +69,22 @@ def mentions(text: str) -> list[str]:
 
 
 def compose(
-    text: str, cwd: str | Path, images: list[Path] | None = None, *, files: list[Path] | None = None
+    text: str,
+    cwd: str | Path,
+    images: list[Path] | None = None,
+    *,
+    files: list[Path] | None = None,
+    image_rule: ImageRule = anthropic_tokens,
 ) -> Composed:
     """The content of the user message for ``text`` typed in a session working in ``cwd``;
-    ``files`` (``-p @FILE`` arguments) are attached wherever they are, as ``images`` are."""
+    ``files`` (``-p @FILE`` arguments) are attached wherever they are, as ``images`` are; an
+    image's tokens are counted by ``image_rule`` (the API the message goes to)."""
     root = Path(cwd)
     try:
         real_root = root.resolve()
     except OSError:
         real_root = root
-    out = Composed([{"type": "text", "text": text}])
+    out = Composed([{"type": "text", "text": text}], images=image_rule)
     done: set[Path] = set()
     for raw in mentions(text):
         found = _find(raw, root)
@@ -202,7 +210,7 @@ def _attach_image(out: Composed, path: Path, typed: str, data: bytes, mime: str)
     detail = processed.mime_type.removeprefix("image/") + _size(processed.data)
     if processed.hints:
         detail += ", resized"
-    out.attachments.append(Attachment(typed, "image", image_tokens(image), detail))
+    out.attachments.append(Attachment(typed, "image", image_tokens(image, out.images), detail))
 
 
 def _size(data: str) -> str:

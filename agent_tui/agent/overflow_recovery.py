@@ -24,7 +24,7 @@ from agent_tui.projection.compaction import (
 )
 from agent_tui.projection.context import Projection
 from agent_tui.projection.models import lookup
-from agent_tui.projection.tokens import estimate_message
+from agent_tui.projection.tokens import estimate_message, image_rule
 from agent_tui.projection.window import learned_window, window_entry
 from agent_tui.providers.overflow import Overflow
 
@@ -131,8 +131,9 @@ async def recover(outcome: CallOutcome, setup: OverflowSetup, io: TurnIO, *, las
 
 def cannot_fit(error: str, window: int | None, tokens: int, projection: Projection, session_path: str) -> str:
     """One line: why the request cannot fit however much is compacted, and the way out."""
+    images = image_rule(projection.model)
     sizes = [
-        (sum(estimate_message(m.message) for m in ce.messages if m.role != "system"), ce)
+        (sum(estimate_message(m.message, images) for m in ce.messages if m.role != "system"), ce)
         for ce in projection.entries
         if ce.entry.type != "compaction"
     ]

@@ -28,7 +28,7 @@ import msgspec
 from agent_tui.projection.context import ProjectedMessage, Projection, Status, extend, project_path
 from agent_tui.projection.pricing import Usage, price_for, usage_of
 from agent_tui.projection.request import prepare
-from agent_tui.projection.tokens import estimate_message, estimate_text, estimate_tools
+from agent_tui.projection.tokens import estimate_message, estimate_text, estimate_tools, image_rule
 from agent_tui.store.index import SessionIndex
 from agent_tui.store.record import Entry
 
@@ -169,6 +169,7 @@ def _call(reply: Entry, projection: Projection) -> ModelCall:
     # otherwise stay in memory twice (decoded and encoded) for each of the two calls compared
     prepared = prepare(projection.messages, ProjectedMessage.peek_message)
     pieces: list[Piece] = []
+    images = image_rule({"provider": message.get("provider"), "modelId": message.get("model")})
     if prepared.tools:
         pieces.append(Piece("tools", None, _key(prepared.tools), estimate_tools(prepared.tools)))
     if prepared.system:
@@ -185,7 +186,7 @@ def _call(reply: Entry, projection: Projection) -> ModelCall:
         if pm.role == "toolResult":
             sent["toolCallId"] = pm.message.get("toolCallId")
         status = statuses.get(pm.source_id) if pm.source_id is not None else None
-        pieces.append(Piece("message", pm.source_id, _key(sent), estimate_message(sent), status))
+        pieces.append(Piece("message", pm.source_id, _key(sent), estimate_message(sent, images), status))
     model = message.get("model")
     return ModelCall(
         reply.id,

@@ -25,6 +25,7 @@ from agent_tui.projection.tokens import (
     context_tokens,
     estimate_message,
     estimate_request,
+    image_rule,
     usage_total,
 )
 from agent_tui.projection.tool_facts import tool_facts
@@ -280,10 +281,12 @@ def plan_compaction(
         modified_files=modified,
         summarized_entry_ids=summarized_ids,
         kept_entry_ids=[ce.entry.id for ce in kept],
-        kept_tokens=estimate_request([m for ce in kept for m in ce.messages if m.role != "system"]),
-        estimated_before=estimate_request(projection.messages),
+        kept_tokens=estimate_request(
+            [m for ce in kept for m in ce.messages if m.role != "system"], images=image_rule(projection.model)
+        ),
+        estimated_before=estimate_request(projection.messages, images=image_rule(projection.model)),
     )
-    folded = sum(estimate_message(m) for m in [*to_summarize, *prefix])
+    folded = sum(estimate_message(m, image_rule(projection.model)) for m in [*to_summarize, *prefix])
     plan.summary_guess = min(SUMMARY_GUESS_MAX, math.ceil(folded / 10))
     guess = "x" * math.ceil(plan.summary_guess * CHARS_PER_TOKEN)
     plan.estimated_after = tokens_after_compaction(projection, plan, guess + file_lists_text(read, modified))
@@ -312,7 +315,10 @@ def _keeping_the_question(
         model = projection.model or {}
         window = lookup(str(model.get("modelId") or ""), model.get("provider")).context_window
     fixed = fixed_tokens(projection)
-    kept = estimate_request([m for ce in entries[latest:] for m in ce.messages if m.role != "system"])
+    kept = estimate_request(
+        [m for ce in entries[latest:] for m in ce.messages if m.role != "system"],
+        images=image_rule(projection.model),
+    )
     if fixed + kept + settings.reserve_tokens > window:
         return cut  # it cannot go verbatim: the recovery says what cannot fit
     return CutPoint(latest, -1, False)
@@ -325,7 +331,9 @@ def latest_question(projection: Projection) -> tuple[str, int] | None:
         if ce.entry.type == "compaction":
             return None
         if ce.entry.type == "message" and ce.entry.role == "user" and ce.messages:
-            return ce.entry.id, sum(estimate_message(m.message) for m in ce.messages)
+            return ce.entry.id, sum(
+                estimate_message(m.message, image_rule(projection.model)) for m in ce.messages
+            )
     return None
 
 
@@ -401,8 +409,9 @@ def grows_the_context(projection: Projection, plan: CompactionPlan, summary: str
             "timestamp": "",
         }
     )
-    before = estimate_request(projection.messages)
-    after = estimate_request(project_path([*projection.path, draft], draft.id).messages)
+    images = image_rule(projection.model)
+    before = estimate_request(projection.messages, images=images)
+    after = estimate_request(project_path([*projection.path, draft], draft.id).messages, images=images)
     return (before, after) if after >= before else None
 
 

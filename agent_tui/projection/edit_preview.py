@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from agent_tui.projection.context import ContextEntry, ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import plural
 from agent_tui.projection.preview import Change, TokenCount, compare, hypothetical, signed
-from agent_tui.projection.tokens import estimate_message
+from agent_tui.projection.tokens import estimate_message, image_rule
 from agent_tui.store.errors import StoreError
 from agent_tui.store.session import (
     DRAFT_ID,
@@ -64,7 +64,7 @@ class EditPreview:
     def _count(self, ce: ContextEntry, position: int, m: ProjectedMessage) -> int:
         """Tokens of a message as the panel counts it (a draft's edit is counted, not cached)."""
         if ce.edit_id == DRAFT_ID:
-            return estimate_message(m.message)
+            return estimate_message(m.message, image_rule(self.projection.model))
         return self.count(ce, position, m)
 
     def change(self, action: str, target_id: str, text: str | None = None) -> Change | str:

@@ -1,12 +1,19 @@
 """What an image costs a request: its size read from the first bytes of its data, and the
 provider's rule (pure, standard library only).
 
-Anthropic's documented rule is ``tokens = width × height / 750`` after the image is scaled down to
-fit 1,568 pixels on its long edge and about 1.15 megapixels (OpenAI's high detail is 85 plus 170
-per 512-pixel tile, Gemini's 258 per image: within a few tokens of it for a screenshot, so every
-figure uses Anthropic's, one basis whatever the provider). An image whose size cannot be read
-(a format we do not parse, damaged data) counts pi's flat 4,800 characters (1,372 tokens at
-3.5 characters a token).
+Each API documents its own rule, and for a small image they differ a hundredfold (64x32: 3 tokens
+at Anthropic, 255 at OpenAI, 258 at Gemini), so an image is priced by the rule of the API the next
+request goes to (:data:`RULES`, named by the provider spec's ``images``), the same rule on both
+sides of every before/after figure:
+
+- Anthropic: ``width × height / 750`` after scaling to fit 1,568 pixels on the long edge and
+  about 1.15 megapixels.
+- OpenAI (high detail, the default for a data URL): scaled to fit 2,048 × 2,048, then its short
+  side to 768; 85 plus 170 per 512-pixel tile.
+- Gemini: 258 for an image within 384 × 384; a larger one is cut into 768 × 768 tiles of 258.
+
+An image whose size cannot be read (a format we do not parse, damaged data) counts pi's flat
+4,800 characters (1,372 tokens at 3.5 characters a token), whatever the rule.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import base64
 import binascii
 import math
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 UNKNOWN_IMAGE_TOKENS = 1_372  # pi's estimate for any image: 4,800 characters, at 3.5 a token
 ANTHROPIC_LONG_EDGE = 1568
@@ -83,6 +90,10 @@ def _jpeg_size(head: bytes) -> tuple[int, int] | None:
     return None
 
 
+#: An API's rule: (width, height) in pixels -> tokens.
+ImageRule = Callable[[int, int], int]
+
+
 def anthropic_tokens(width: int, height: int) -> int:
     if width <= 0 or height <= 0:
         return UNKNOWN_IMAGE_TOKENS
@@ -91,9 +102,37 @@ def anthropic_tokens(width: int, height: int) -> int:
     return max(1, math.ceil(width * scale * (height * scale) / 750))
 
 
-def image_tokens(block: Mapping[str, object]) -> int:
-    """Tokens of one image block (``{"type": "image", "data": base64, "mimeType"}``) by
-    Anthropic's rule, or pi's flat figure when its size cannot be read."""
+def openai_tokens(width: int, height: int) -> int:
+    """OpenAI's high-detail rule (GPT-4o and later): fit 2,048 square, short side to 768, tiles."""
+    if width <= 0 or height <= 0:
+        return UNKNOWN_IMAGE_TOKENS
+    scale = min(1.0, 2048 / max(width, height))
+    w, h = width * scale, height * scale
+    scale = min(1.0, 768 / min(w, h))
+    w, h = w * scale, h * scale
+    return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
+
+
+def gemini_tokens(width: int, height: int) -> int:
+    """Gemini's rule: 258 within 384 x 384, else 258 per 768 x 768 tile."""
+    if width <= 0 or height <= 0:
+        return UNKNOWN_IMAGE_TOKENS
+    if width <= 384 and height <= 384:
+        return 258
+    return 258 * math.ceil(width / 768) * math.ceil(height / 768)
+
+
+#: The rules by the name a provider spec's ``images`` gives.
+RULES: dict[str, ImageRule] = {
+    "area": anthropic_tokens,
+    "tiles-512": openai_tokens,
+    "tiles-768": gemini_tokens,
+}
+
+
+def image_tokens(block: Mapping[str, object], rule: ImageRule = anthropic_tokens) -> int:
+    """Tokens of one image block (``{"type": "image", "data": base64, "mimeType"}``) by ``rule``,
+    or pi's flat figure when its size cannot be read."""
     data = block.get("data")
     size = image_size(data) if isinstance(data, str) else None
-    return anthropic_tokens(*size) if size is not None else UNKNOWN_IMAGE_TOKENS
+    return rule(*size) if size is not None else UNKNOWN_IMAGE_TOKENS

@@ -22,6 +22,7 @@ from agent_tui.projection import registry
 from agent_tui.projection.call_history import latest_report, report_line
 from agent_tui.projection.context import ProjectedMessage, Projection, Status
 from agent_tui.projection.describe import first_line, message_first_line
+from agent_tui.projection.image_tokens import ImageRule, anthropic_tokens
 from agent_tui.projection.models import ModelInfo
 from agent_tui.projection.request import Prepared, PreparedMessage, prepare, sent_content, system_prompt
 from agent_tui.projection.surgery import surgery_authors
@@ -32,6 +33,7 @@ from agent_tui.projection.tokens import (
     estimate_request,
     estimate_text,
     estimate_tools,
+    image_rule,
 )
 from agent_tui.projection.window import learned_window
 from agent_tui.store.record import Entry, JSONObject
@@ -141,6 +143,13 @@ class TokenCache:
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str | None, int], int] = {}
         self._cache_line: tuple[str, str] | None = None  # (latest reply's id, its cache line)
+        self.images: ImageRule = anthropic_tokens  # the rule the counts were made by
+
+    def use(self, images: ImageRule) -> None:
+        """Count images by ``images`` from now on (a model of another API: every count again)."""
+        if images is not self.images:
+            self._cache.clear()
+            self.images = images
 
     def cache_line(self, path: Sequence[Entry]) -> str:
         """The latest call's cache line, worked out again only when a new reply came."""
@@ -155,14 +164,14 @@ class TokenCache:
     def get(self, key: tuple[str, str | None, int], message: ProjectedMessage) -> int:
         value = self._cache.get(key)
         if value is None:  # only now is the message decoded, for this count only
-            value = estimate_message(message.peek_message())
+            value = estimate_message(message.peek_message(), self.images)
             self._cache[key] = value
         return value
 
     def count(self, key: tuple[str, str | None, int], message: JSONObject) -> None:
         """Count ``message`` (the one ``key`` names, read already) unless it is counted."""
         if key not in self._cache:
-            self._cache[key] = estimate_message(message)
+            self._cache[key] = estimate_message(message, self.images)
 
     def clear(self) -> None:
         self._cache.clear()
@@ -179,6 +188,9 @@ def build_panel_model(
 ) -> PanelModel:
     if cache is None:  # (not `cache or ...`: an empty cache is falsy, and the caller's must fill)
         cache = TokenCache()
+    # images priced by the API the next request goes to (before any call: the chosen model's)
+    images = image_rule(projection.model or {"provider": info.provider, "modelId": info.id})
+    cache.use(images)
     keys = {
         id(m): (m.source_id, ce.edit_id, position)
         for ce in projection.entries
@@ -245,7 +257,7 @@ def build_panel_model(
         nonlocal number, owner, last_sent_role
         for placeholder in prepared.added.get(owner or "", []) if owner is not None else []:
             number += 1
-            tokens = estimate_message({"role": "toolResult", "content": placeholder.content})
+            tokens = estimate_message({"role": "toolResult", "content": placeholder.content}, images)
             name = placeholder.message.get("toolName")
             rows.append(
                 PanelRow(
@@ -350,7 +362,7 @@ def build_panel_model(
 
     def count(m: ProjectedMessage) -> int:
         value = counted.get(id(m))
-        return value if value is not None else estimate_message(m.peek_message())
+        return value if value is not None else estimate_message(m.peek_message(), images)
 
     figure = context_tokens(projection, count)
     # the server's real window when an overflow taught it (the session's agent-tui.window entry)

@@ -153,6 +153,10 @@ class ProviderSpec:
     #: reached through another service's account (a gateway, a cloud): setup messages name it
     #: after the providers one signs up with directly
     gateway: bool = False
+    #: how its API prices an image (``image_tokens.RULES``: "area" is Anthropic's pixels / 750,
+    #: "tiles-512" OpenAI's, "tiles-768" Gemini's); a gateway's model id naming another provider
+    #: ("google/gemini-…") takes that provider's rule
+    images: str = "area"
 
     @property
     def default_route(self) -> ApiRoute:

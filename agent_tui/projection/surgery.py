@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.projection.context import ContextEntry, Projection, Status, project_path
 from agent_tui.projection.request import current_system_message
-from agent_tui.projection.tokens import context_tokens, estimate_message, estimate_request
+from agent_tui.projection.tokens import context_tokens, estimate_message, estimate_request, image_rule
 from agent_tui.store.record import Entry, JSONObject
 from agent_tui.store.session import restore_fields
 
@@ -131,7 +131,7 @@ def draft_tokens(projection: Projection, surgery: Surgery) -> Surgery:
     record = surgery.record_fields([f"~surgery-draft-{i}" for i in range(len(surgery.edits))])
     after = draft_projection(projection, [*surgery.edits, record])
     surgery.tokens_after = context_tokens(after).tokens
-    surgery.estimated_before = estimate_request(projection.messages)
+    surgery.estimated_before = estimate_request(projection.messages, images=image_rule(projection.model))
     surgery.saved = surgery.estimated_before - surgery.tokens_after
     return surgery
 
@@ -345,9 +345,10 @@ def plan_prune(
     edits: list[JSONObject] = []
     pruned_tokens = 0
     skipped_pinned = 0
+    images = image_rule(projection.model)
     for ce in older:
         message = ce.messages[0].message
-        tokens = estimate_message(message)
+        tokens = estimate_message(message, images)
         if tokens <= min_tokens:
             continue
         if ce.pinned:

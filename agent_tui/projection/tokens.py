@@ -6,14 +6,15 @@ compaction decides on it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from agent_tui.projection import registry
 from agent_tui.projection.context import ProjectedMessage, Projection
-from agent_tui.projection.image_tokens import image_tokens
+from agent_tui.projection.image_tokens import RULES, ImageRule, anthropic_tokens, image_tokens
 from agent_tui.projection.request import system_prompt
 
 CHARS_PER_TOKEN = 3.5
@@ -25,7 +26,23 @@ def estimate_text(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def _content_chars(content: Any) -> float:
+def image_rule(model: Mapping[str, Any] | None) -> ImageRule:
+    """How the API of ``model`` (a projection's model setting: provider, modelId) prices an image:
+    a gateway's "vendor/model" id takes the vendor's rule; Anthropic's when nothing is known."""
+    if not model:
+        return anthropic_tokens
+    provider, model_id = model.get("provider"), model.get("modelId")
+    spec = registry.find(provider) if isinstance(provider, str) else None
+    if isinstance(model_id, str):
+        vendor, slash, _ = model_id.partition("/")
+        if slash and (named := registry.find(vendor)) is not None:
+            spec = named
+        elif spec is None:
+            spec = registry.provider_of_model_id(model_id)
+    return RULES.get(spec.images, anthropic_tokens) if spec is not None else anthropic_tokens
+
+
+def _content_chars(content: Any, images: ImageRule) -> float:
     """Characters of text, or their equivalent (an image counts its tokens' worth)."""
     if isinstance(content, str):
         return len(content)
@@ -38,7 +55,7 @@ def _content_chars(content: Any) -> float:
             if kind == "text":
                 chars += len(str(block.get("text", "")))
             elif kind == "image":  # by the provider's rule on the image's size (image_tokens)
-                chars += image_tokens(block) * CHARS_PER_TOKEN
+                chars += image_tokens(block, images) * CHARS_PER_TOKEN
             elif kind == "thinking":
                 chars += len(str(block.get("thinking", "")))
             elif kind == "toolCall":
@@ -48,9 +65,10 @@ def _content_chars(content: Any) -> float:
     return chars
 
 
-def estimate_message(message: dict[str, Any]) -> int:
-    """Tokens one message costs: text, thinking, tool-call arguments, images; system text and tools."""
-    chars = _content_chars(message.get("content"))
+def estimate_message(message: dict[str, Any], images: ImageRule = anthropic_tokens) -> int:
+    """Tokens one message costs: text, thinking, tool-call arguments, images (by ``images``, the
+    rule of the API it goes to: :func:`image_rule`); system text and tools."""
+    chars = _content_chars(message.get("content"), images)
     if message.get("role") == "system":
         for section in (message.get("sections") or {}).values():
             if isinstance(section, str):
@@ -82,6 +100,13 @@ MessageCount = Callable[[ProjectedMessage], int]
 
 def _estimate_projected(m: ProjectedMessage) -> int:
     return estimate_message(m.message)
+
+
+def counter(images: ImageRule) -> MessageCount:
+    """A :data:`MessageCount` pricing images by ``images``."""
+    if images is anthropic_tokens:
+        return _estimate_projected
+    return lambda m: estimate_message(m.message, images)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +152,7 @@ def context_tokens(projection: Projection, count: MessageCount | None = None) ->
     the reported figure describes a context that no longer exists and everything is
     estimated (:func:`estimate_request`). ``count`` estimates one message (a cache).
     """
-    count = count or _estimate_projected
+    count = count or counter(image_rule(projection.model))
     messages = projection.messages
     usage_index = -1
     for i in range(len(messages) - 1, -1, -1):
@@ -160,9 +185,14 @@ def context_line(projection: Projection, window: int) -> str:
     return f"context ≈ {tokens.tokens:,} tokens ({percent:.1f}%) = {tokens.how()}"
 
 
-def estimate_request(messages: Sequence[ProjectedMessage], count: MessageCount | None = None) -> int:
-    """Everything estimated: the replayed system prompt and tools once, then each message."""
-    count = count or _estimate_projected
+def estimate_request(
+    messages: Sequence[ProjectedMessage],
+    count: MessageCount | None = None,
+    images: ImageRule = anthropic_tokens,
+) -> int:
+    """Everything estimated: the replayed system prompt and tools once, then each message (images
+    by ``images`` unless ``count`` says how)."""
+    count = count or counter(images)
     system, tools = system_prompt([m.message for m in messages if m.role == "system"])
     total = estimate_text(system) + estimate_tools(tools)
     return total + sum(count(m) for m in messages if m.role != "system")

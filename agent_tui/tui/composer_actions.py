@@ -18,6 +18,7 @@ from agent_tui.agent.attachments import attachment_line, compose, mentions
 from agent_tui.agent.queue import MessageQueue, restored_text
 from agent_tui.agent.user_bash import UserCommand, parse_user_command, run_user_command
 from agent_tui.projection.describe import plural
+from agent_tui.projection.tokens import image_rule
 from agent_tui.providers.events import StopReason
 from agent_tui.store.errors import StoreError
 from agent_tui.store.record import JSONObject
@@ -268,7 +269,9 @@ class ComposerActions:
             return text  # nothing to read (a thread's start cost the first send 10-25 ms at load)
         # the folder agent-tui was started in, never a session header's cwd (a handed-over session's);
         # read in a thread: a slow disk never stops the app answering keys
-        composed = await asyncio.to_thread(compose, text, str(self.app.config.cwd), images)
+        provider, model, _ = self.app.next_send()
+        rule = image_rule({"provider": provider, "modelId": model})
+        composed = await asyncio.to_thread(compose, text, str(self.app.config.cwd), images, image_rule=rule)
         for notice in composed.notices:
             self.app.notify(notice, severity="warning", timeout=8)
         if composed.attachments:

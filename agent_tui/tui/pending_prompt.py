@@ -55,7 +55,7 @@ class PendingPrompt:
             if chat.children and chat.children[-1] is not widget:
                 chat.move_child(widget, after=chat.children[-1])
             return
-        self.widget = ChatEntry(self.entry)
+        self.widget = ChatEntry(self.entry, images=chat.images)
         await chat.mount(self.widget)
         chat.anchor()
 

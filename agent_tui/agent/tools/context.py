@@ -30,7 +30,7 @@ from agent_tui.projection.surgery import (
     tool_call_blocks,
     tool_stub,
 )
-from agent_tui.projection.tokens import estimate_message
+from agent_tui.projection.tokens import estimate_message, image_rule
 from agent_tui.store.session import Session, restore_fields
 
 DEFAULT_LIMIT = 10
@@ -93,7 +93,7 @@ class ContextTool(Tool):
         rows: list[tuple[int, str]] = []
         for ce in _tool_results(projection):
             message = ce.messages[0].message
-            tokens = estimate_message(message)
+            tokens = estimate_message(message, image_rule(projection.model))
             call = calls.get(str(message.get("toolCallId")), {})
             what = tool_stub(str(message.get("toolName") or call.get("name") or ""), call.get("arguments"))
             state = ""
@@ -139,7 +139,7 @@ class ContextTool(Tool):
             name = str(message.get("toolName") or call.get("name") or "")
             stub = (
                 f"[output of {tool_stub(name, call.get('arguments'))} hidden by the model: "
-                f"{estimate_message(message):,} tokens; context restore {i} brings it back]"
+                f"{estimate_message(message, image_rule(projection.model)):,} tokens; context restore {i} brings it back]"
             )
             edits.append(
                 {

@@ -30,4 +30,5 @@ SPEC = ProviderSpec(
             "openai",
         )
     },
+    images="tiles-512",
 )

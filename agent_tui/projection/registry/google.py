@@ -61,4 +61,5 @@ SPEC = ProviderSpec(
     prices=PRICES,
     model_prefixes=("gemini", "gemma"),
     api_name="gemini",
+    images="tiles-768",
 )

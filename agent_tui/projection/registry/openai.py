@@ -88,4 +88,5 @@ SPEC = ProviderSpec(
         )
     },
     reasoning_api="responses",
+    images="tiles-512",
 )

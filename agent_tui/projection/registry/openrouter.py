@@ -45,4 +45,5 @@ SPEC = ProviderSpec(
     gateway=True,
     api_name="chat",
     headers={"HTTP-Referer": "https://github.com/agent-tui/agent-tui", "X-OpenRouter-Title": "agent-tui"},
+    images="tiles-512",
 )

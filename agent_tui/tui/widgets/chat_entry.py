@@ -28,7 +28,7 @@ from textual.widgets import Collapsible, Static
 
 from agent_tui.agent.attachments import image_line
 from agent_tui.projection.describe import first_line, is_permission, plural
-from agent_tui.projection.image_tokens import image_tokens
+from agent_tui.projection.image_tokens import ImageRule, anthropic_tokens, image_tokens
 from agent_tui.projection.request import system_message_text
 from agent_tui.projection.tokens import estimate_text
 from agent_tui.projection.tool_facts import shown_facts
@@ -70,10 +70,11 @@ def title_content(title: str) -> Content:
     return Content(visible_line(title))
 
 
-def split_attachments(content: Any) -> tuple[str, str]:
+def split_attachments(content: Any, images_by: ImageRule = anthropic_tokens) -> tuple[str, str]:
     """A user message's typed text, and what is attached to it: one line naming the files (the
     ``<file name="...">`` blocks an ``@path`` adds) with their tokens, and one line per image naming
-    it (from the ``<file name>`` block before it), its format, pixel size and tokens."""
+    it (from the ``<file name>`` block before it), its format, pixel size and tokens (by
+    ``images_by``, the rule of the API the next request goes to)."""
     if not isinstance(content, list):
         return content_text(content, "\n", image="[image]"), ""
     typed: list[str] = []
@@ -92,7 +93,7 @@ def split_attachments(content: Any) -> tuple[str, str]:
         if block.get("type") == "image":
             if named is not None:
                 files.pop()  # the image's own ``<file name>`` block: named on the image's line
-            images.append(image_line(block, named, image_tokens(block)))
+            images.append(image_line(block, named, image_tokens(block, images_by)))
         else:
             typed.append(content_text([block], "\n", image="[image]"))
         named = None
@@ -225,9 +226,16 @@ class ChatEntry(Vertical):
     ChatEntry CollapsibleTitle { max-width: 100%; padding: 0 0 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, entry: Entry, status: str | None = None, original: str | None = None) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        status: str | None = None,
+        original: str | None = None,
+        images: ImageRule = anthropic_tokens,
+    ) -> None:
         super().__init__()
         self.entry = entry
+        self.images = images  # how an attached image's tokens are counted (the chat's rule)
         self.status = status
         self.original = original  # for context_edit replacements: the target's original text
         self._height: tuple[tuple[int, int], int] | None = None  # (width, children's version), height
@@ -290,7 +298,7 @@ class ChatEntry(Vertical):
         role = message.get("role")
         content = message.get("content")
         if role == "user":
-            text, attached = split_attachments(content)
+            text, attached = split_attachments(content, self.images)
             yield text_widget(text)
             if attached:
                 yield Static(plain(attached), classes="attachments")

@@ -18,6 +18,8 @@ from textual.scrollbar import ScrollBar
 from textual.widgets import Button, Collapsible
 
 from agent_tui.projection.context import Projection
+from agent_tui.projection.image_tokens import ImageRule, anthropic_tokens
+from agent_tui.projection.tokens import image_rule
 from agent_tui.store.content import content_text
 from agent_tui.store.kinds import EntryType, kind_info
 from agent_tui.store.record import Entry
@@ -64,6 +66,9 @@ class ChatView(VerticalScroll):
         self._counted: tuple[int, str, int] | None = None  # (end, the id at end - 1, shown before end)
         self._summarized: tuple[list[str] | None, frozenset[str]] = (None, frozenset())
         self._open_run: ChatEntry | None = None  # the ``!cmd`` whose output was opened (see sync)
+        #: how an attached image's tokens are counted: the branch model's API (an entry shown
+        #: before a model of another API was chosen keeps its figure until the chat is rebuilt)
+        self.images: ImageRule = anthropic_tokens
 
     @property
     def shown_ids(self) -> list[str]:
@@ -71,6 +76,7 @@ class ChatView(VerticalScroll):
 
     async def sync(self, projection: Projection) -> None:
         """Show the tail of ``projection.path``, mounting only what changed."""
+        self.images = image_rule(projection.model)
         tail, before = self._tail(projection.path)
         ids = [e.id for e in tail]
         status = self._statuses(projection, ids)
@@ -102,14 +108,16 @@ class ChatView(VerticalScroll):
                         await widget.set_status(status.get(entry_id), originals.get(entry_id))
                     elif widget is not None and widget.entry is not None:
                         await self.mount(
-                            ChatEntry(widget.entry, status.get(entry_id), originals.get(entry_id)),
+                            ChatEntry(
+                                widget.entry, status.get(entry_id), originals.get(entry_id), self.images
+                            ),
                             after=widget,
                         )
                         await widget.remove()
             new_entries = tail[len(kept) :]
             if new_entries:
                 await self.mount_all(
-                    [ChatEntry(e, status.get(e.id), originals.get(e.id)) for e in new_entries]
+                    [ChatEntry(e, status.get(e.id), originals.get(e.id), self.images) for e in new_entries]
                 )
             await self._set_more(before)
         self._shown = ids
@@ -224,7 +232,7 @@ class ChatView(VerticalScroll):
         widgets: list[ChatEntry | Button] = []
         if before:
             widgets.append(Button(_more_label(before), id="chat-more"))
-        widgets.extend(ChatEntry(e, status.get(e.id), originals.get(e.id)) for e in tail)
+        widgets.extend(ChatEntry(e, status.get(e.id), originals.get(e.id), self.images) for e in tail)
         await self.mount_all(widgets)
         self.anchor()
 
