@@ -19,14 +19,23 @@ the final chunk) looks to the client exactly like a connection lost half way.
 models (``/v1/models``, llama.cpp's ``/props``, Ollama's ``/api/show``) is answered apart from the
 queue, from ``server.models`` (``serve_models``), ``server.props`` and ``server.ollama_show``.
 
+Faults (``server.fault("context_window:9000")``, or ``--fault`` on the command line) make it act as
+a server with a limit: ``context_window:N`` refuses every model request the server counts as more
+than N tokens (the body's JSON, 4 characters a token) with its real overflow error, before the queue.
+
 Used by the provider, agent and print-mode tests, and importable by TUI tests
-(``from tests.support.fake_model_server import ...``). Standard library only.
+(``from tests.support.fake_model_server import ...``). Standard library only. As a process
+(``python -m tests.support.fake_model_server --fault context_window:9000 --log requests.jsonl``)
+it prints its base URL on the first line, records each request as a JSON line in ``--log`` and
+answers each model request by quoting its last user message ("reply to: ...").
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
+import signal
 import socket
 import threading
 import time
@@ -772,6 +781,26 @@ class FakeModelServer:
         self.model_requests: list[RecordedRequest] = []
         #: When set to an Event, each models question waits for it (at most 30 s) before its answer.
         self.models_gate: threading.Event | None = None
+        #: The faults in force, by name (FAULTS): ``context_window`` -> the window in tokens.
+        self.faults: dict[str, int] = {}
+
+    def fault(self, spec: str) -> FakeModelServer:
+        """Put the fault ``spec`` ("name:N", a name of FAULTS) in force; ValueError for a bad one."""
+        name, _, value = spec.partition(":")
+        if name not in FAULTS or not value.isdigit():
+            raise ValueError(f"unknown fault {spec!r} (known: {', '.join(f + ':N' for f in FAULTS)})")
+        self.faults[name] = int(value)
+        return self
+
+    def _fault(self, request: RecordedRequest) -> Response | None:
+        """The refusal a fault in force answers ``request`` with, or None."""
+        window = self.faults.get("context_window")
+        if window is None:
+            return None
+        tokens = server_tokens(request.body)
+        if tokens <= window:
+            return None
+        return overflow_error("anthropic" if "/messages" in request.path else "openai", window, tokens)
 
     def serve_models(self, *ids: str, **extra: Any) -> FakeModelServer:
         """``GET /v1/models`` lists ``ids`` (each entry gets ``extra``, e.g. ``max_model_len=4096``)."""
@@ -864,6 +893,9 @@ class FakeModelServer:
             self.on_request(request)
         with self._lock:
             self.requests.append(request)
+            refused = self._fault(request)
+            if refused is not None:
+                return refused
             if self._queue:
                 return self._queue.popleft()
             number = len(self.requests)
@@ -1019,7 +1051,71 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
+#: The faults :meth:`FakeModelServer.fault` and ``--fault`` know.
+FAULTS = ("context_window",)
+
+
+def server_tokens(body: Any) -> int:
+    """What the server counts a request as: its body's JSON, 4 characters a token (a little more
+    than agent-tui estimates, as real tokenizers and chat templates count)."""
+    return (len(json.dumps(body, ensure_ascii=False)) + 3) // 4
+
+
+def _last_user_text(body: Any) -> str:
+    """The last text block of the last user message (a summary and the turn after it are one)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in reversed(messages or []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            texts = [b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("text")]
+            return str(texts[-1]) if texts else ""
+    return ""
+
+
+def quoting_responder(request: RecordedRequest) -> Response:
+    """The process's answer: its last user message quoted (80 characters), in the request's API."""
+    reply = "reply to: " + " ".join(_last_user_text(request.body).split())[:80]
+    return anthropic_stream(text(reply)) if "/messages" in request.path else openai_stream(reply)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve until SIGTERM or SIGINT: the base URL on stdout's first line, requests in ``--log``."""
+    parser = argparse.ArgumentParser(prog="fake_model_server", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--fault", action="append", default=[], metavar="NAME:N", help=f"one of {', '.join(FAULTS)}"
+    )
+    parser.add_argument("--log", help="append each request received as a JSON line to this file")
+    args = parser.parse_args(argv)
+    server = FakeModelServer()
+    for spec in args.fault:
+        try:
+            server.fault(spec)
+        except ValueError as e:
+            parser.error(str(e))
+    server.responder = quoting_responder
+    if args.log:
+        log = args.log
+
+        def record(request: RecordedRequest) -> None:
+            line = {"method": request.method, "path": request.path, "body": request.body}
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+        server.on_request = record
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    with server:
+        print(server.base_url, flush=True)
+        while not stop.wait(0.2):
+            pass
+    return 0
+
+
 __all__ = [
+    "FAULTS",
     "OVERFLOW_FAMILIES",
     "RAW",
     "Block",
@@ -1045,11 +1141,17 @@ __all__ = [
     "openai_error",
     "openai_stream",
     "overflow_error",
+    "quoting_responder",
     "reasoning_item",
     "redacted_thinking",
     "responses_error_event",
     "responses_stream",
+    "server_tokens",
     "text",
     "thinking",
     "tool_use",
 ]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

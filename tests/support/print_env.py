@@ -15,7 +15,8 @@ KEY = "sk-ant-api03-" + "A" * 40  # looks like a real key: it must not reach any
 
 
 class Env:
-    def __init__(self, tmp: Path, server: FakeModelServer) -> None:
+    def __init__(self, tmp: Path, server: FakeModelServer | str) -> None:
+        """``server``: the fake server in this process, or a base URL (one running as a process)."""
         self.tmp = tmp
         self.work = tmp / "project"
         self.work.mkdir()
@@ -36,7 +37,7 @@ class Env:
             AGENT_TUI_CONFIG=str(config),
             AGENT_TUI_LOG_REQUESTS=str(self.log),
             ANTHROPIC_API_KEY=KEY,
-            ANTHROPIC_BASE_URL=server.anthropic_base_url,
+            ANTHROPIC_BASE_URL=server if isinstance(server, str) else server.anthropic_base_url,
         )
 
     def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
