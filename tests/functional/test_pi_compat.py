@@ -370,3 +370,70 @@ def test_generated_sessions_cover_the_format(generated: list[tuple[GeneratedSess
         assert kinds[kind] >= 20, (kind, kinds)
     for kind in ("compactionSummary", "branchSummary"):
         assert kinds[kind] >= 20, (kind, kinds)
+
+
+# -- a session appended through the sidecar --------------------------------------------
+
+
+def test_a_session_appended_through_the_sidecar_reads_the_same_in_pi(
+    pi: Pi, zone: None, tmp_path: Path
+) -> None:
+    """Three rounds of opening through the sidecar (its seal checked, not a full parse) and
+    appending as agent-tui does (messages, a tool call and its result, a label, a name, a
+    compaction, a branch move), with pi appending one line without the sidecar between two: pi 1.6
+    projects every leaf of the file as we do."""
+    from agent_tui.store.session import Session
+    from agent_tui.store.sidecar import load, sidecar_path
+    from agent_tui.store.writer import FsyncPolicy
+    from tests.support.session_builder import assistant, tool_result, user
+
+    created = Session.create(tmp_path, tmp_path, fsync=FsyncPolicy.NEVER)
+    path = created.path
+    ids = [created.append_message(user("start", ts=1_700_000_000_000)).id]
+    created.close()
+    for round_ in range(3):
+        _, side = load(path)
+        assert side is not None and sidecar_path(path).exists()  # opened through the sidecar
+        with Session.open(path, fsync=FsyncPolicy.NEVER) as session:
+            assert session.sidecar is not None
+            ts = 1_700_000_000_000 + round_ * 1_000
+            call = f"call-{round_}"
+            ids.append(
+                session.append_message(
+                    assistant(f"reading {round_}", [(call, "read", {"path": "a.txt"})], ts=ts)
+                ).id
+            )
+            ids.append(session.append_message(tool_result(call, f"alpha {round_}\n" * 20, ts=ts + 1)).id)
+            ids.append(session.append_message(assistant(f"read {round_}", ts=ts + 2)).id)
+            session.label(ids[-1], f"round {round_}")
+            session.rename(f"sidecar round {round_}")
+            if round_ == 1:
+                session.append(
+                    {
+                        "type": "compaction",
+                        "summary": "## Goal\nRead a.txt twice.",
+                        "firstKeptEntryId": ids[-3],
+                        "tokensBefore": 900,
+                        "details": {"readFiles": ["a.txt"], "modifiedFiles": []},
+                    }
+                )
+            ids.append(session.append_message(user(f"next {round_}", ts=ts + 3)).id)
+            if round_ == 2:
+                session.branch(ids[3])  # back to the first round's result: a leaf move
+                ids.append(session.append_message(user("on the branch", ts=ts + 4)).id)
+        if round_ == 0:  # pi appends without the sidecar: the next open extends it
+            with path.open("a", encoding="utf-8") as f:
+                line = {
+                    "type": "message",
+                    "id": "pi000001",
+                    "parentId": ids[-1],
+                    "timestamp": "2025-01-04T10:00:00.000Z",
+                    "message": assistant("pi's own reply", ts=1_700_000_000_500),
+                }
+                f.write(json.dumps(line) + "\n")
+            ids.append("pi000001")
+    _, side = load(path)
+    assert side is not None
+    jobs = [Job(path)] + [Job(path, leaf=i) for i in ids]
+    problems = compare(pi, jobs)
+    assert not problems, "\n".join(problems[:5])
