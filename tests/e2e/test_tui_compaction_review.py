@@ -197,7 +197,8 @@ async def test_an_unreviewed_compaction_records_what_its_summary_lost(
 
     b = Builder()
     b.message(user("deploy with version 2.4.1 to staging"))  # e0001
-    b.message(assistant("deployed"))  # e0002
+    # long enough that the summary is shorter (a summary that grows the context is not applied)
+    b.message(assistant("deployed" + "; the rollout went through each host" * 30))  # e0002
     b.message(user("now add a test"))  # e0003
     b.message(assistant("added test_parse_strips"))  # e0004
     path = b.write(tmp_path / "s.jsonl")
