@@ -350,6 +350,17 @@ class BuiltInThread:
                 await echo.clear()
 
 
+def agent_permissions(turns: Turns | None) -> Permissions | None:
+    """The built agent's permission policy: None before the build ends (asking ``built`` would
+    wait for it), when it failed, and for a test's scripted turns (no session core)."""
+    if not isinstance(turns, BuiltInThread) or not turns.ready:
+        return None
+    try:
+        return turns.built.loop.permissions
+    except AttributeError:  # an agent without a loop of its own (a test's factory)
+        return None
+
+
 def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None) -> Any:
     """The app's MCP servers and hooks (read and started at the first turn; shared by its sessions)."""
     import os

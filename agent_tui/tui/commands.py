@@ -90,18 +90,20 @@ def _mcp(actions: SessionActions, args: SlashArgs) -> None:
 
 def _sandbox(actions: SessionActions, args: SlashArgs) -> None:
     from agent_tui.tui import sandbox_state
+    from agent_tui.tui.agent_bridge import agent_permissions
     from agent_tui.tui.screens.text_view import TextViewScreen
 
     app = actions.app
     if args.text:
         try:
-            changed = sandbox_state.switch(app, args.text)
+            changed = sandbox_state.switch(agent_permissions(app.turns), args.text)
         except ValueError as e:
             actions.notify(str(e), severity="error", markup=False)
             return
         actions.notify(changed.describe(), markup=False)
         return
-    sandbox = sandbox_state.command_sandbox(app)  # the app's, with the agent's network rules
+    # the app's, with the agent's network rules
+    sandbox = sandbox_state.command_sandbox(agent_permissions(app.turns))
     text = sandbox_state.describe(sandbox, str(app.config.cwd))
     app.push_screen(TextViewScreen("Sandbox", text))
 

@@ -350,10 +350,10 @@ class ComposerActions:
 
     def _sandbox(self) -> Sandbox:
         """Where the user's command runs: the app's sandbox, as the model's commands (agent.sandbox)."""
-        from agent_tui.tui.agent_bridge import choice_config
+        from agent_tui.tui.agent_bridge import agent_permissions, choice_config
         from agent_tui.tui.sandbox_state import command_sandbox
 
-        return command_sandbox(self.app, choice_config(self.app.config.model))
+        return command_sandbox(agent_permissions(self.app.turns), choice_config(self.app.config.model))
 
     async def execute(self, command: UserCommand, cwd: str, abort: asyncio.Event) -> None:
         """Run the command, its output streaming into a panel above the composer, then append

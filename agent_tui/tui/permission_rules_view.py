@@ -4,46 +4,56 @@ files as they are now), listed or one removed (``agent.permission_rules.command_
 from __future__ import annotations
 
 import contextlib
-import os
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from agent_tui.agent.trust import TrustStore
 from agent_tui.terminal_text import visible_line
+from agent_tui.tui.agent_bridge import BuiltInThread
+
+if TYPE_CHECKING:
+    from agent_tui.agent.permission_rules import PermissionRules
+    from agent_tui.tui.agent_bridge import Turns
+    from agent_tui.tui.host import Host
+    from agent_tui.tui.tui_config import TuiConfig
 
 
-def app_rules(app: Any) -> Any:
+@dataclass(frozen=True, slots=True)
+class _Trust:
+    """The folder's trust as an agent started here would settle it (``for_session`` reads these)."""
+
+    trust_project: bool
+    trust_store: TrustStore
+    trusted: bool | None = None
+
+
+def app_rules(turns: Turns | None, config: TuiConfig) -> PermissionRules:
     """The built agent's rules, else the files' as an agent here would read them."""
     from agent_tui.agent import permission_rules
-    from agent_tui.agent.trust import TrustStore
 
-    turns = getattr(app, "turns", None)
-    if turns is not None and getattr(turns, "ready", False):
-        with contextlib.suppress(AttributeError):
+    if isinstance(turns, BuiltInThread) and turns.ready:
+        with contextlib.suppress(AttributeError):  # its build failed: the files' rules
             permissions = turns.built.loop.permissions
             if permissions is not None and permissions.rules is not None:
                 return permissions.rules
-    config = getattr(app, "config", None)
-    cwd = str(getattr(config, "cwd", None) or os.getcwd())
-    choice = getattr(config, "model", None)
-    config_path = getattr(choice, "config_path", None) or getattr(config, "config_path", None)
-    if config_path is None:
-        from agent_tui.config import config_path as default_path
-
-        config_path = default_path()
-
-    class _Trust:
-        trust_project = bool(getattr(choice, "trust_project", False))
-        trusted = None
-        trust_store = TrustStore(getattr(choice, "trust_file", None))
-
-    return permission_rules.for_session(cwd, config_path, lambda: _Trust())
+    choice = config.model
+    trust = _Trust(choice.trust_project, TrustStore(choice.trust_file))
+    return permission_rules.for_session(
+        str(config.cwd), choice.config_path or config.config_path, lambda: trust
+    )
 
 
-def permissions_text(app: Any, argument: str) -> str:
+def rules_text(turns: Turns | None, config: TuiConfig, argument: str) -> str:
     """What ``/permissions [remove RULE]`` shows (control characters made visible)."""
     from agent_tui.agent.permission_rules import command_text
 
-    text = command_text(app_rules(app), argument)
+    text = command_text(app_rules(turns, config), argument)
     return "\n".join(visible_line(line) for line in text.splitlines())
 
 
-__all__ = ["app_rules", "permissions_text"]
+def permissions_text(app: Host, argument: str) -> str:
+    """``/permissions`` for the app: its agent's rules, else its folder's files'."""
+    return rules_text(app.turns, app.config, argument)
+
+
+__all__ = ["app_rules", "permissions_text", "rules_text"]

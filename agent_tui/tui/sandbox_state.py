@@ -5,12 +5,13 @@ from the next command on (nothing the model sees changes, so nothing is recorded
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_tui.agent import sandbox as sandbox_module
 from agent_tui.agent.sandbox import Sandbox
 
 if TYPE_CHECKING:
+    from agent_tui.agent.permissions import Permissions
     from agent_tui.config import Config
 
 _current: list[Sandbox] = []  # the process's, once resolved
@@ -37,7 +38,7 @@ def start_notice(config: Config | None) -> str | None:
     return app_sandbox(config).notice()
 
 
-def switch(app: Any, arg: str) -> Sandbox:
+def switch(permissions: Permissions | None, arg: str) -> Sandbox:
     """Apply ``/sandbox ARG`` to the app's sandbox and the current agent's; raises ValueError
     (a usage line) for an argument that is none."""
     words = arg.split()
@@ -49,29 +50,18 @@ def switch(app: Any, arg: str) -> Sandbox:
     else:
         raise ValueError(f"usage: {USAGE}")
     _current[:] = [new]
-    permissions = _permissions(app)
-    if permissions is not None:
+    if permissions is not None:  # the built agent's (``agent_bridge.agent_permissions``)
         permissions.sandbox = new
     return new
 
 
-def _permissions(app: Any) -> Any:
-    """The current agent's permission policy (None before one is built)."""
-    turns = getattr(app, "turns", None)
-    if turns is None or not getattr(turns, "ready", True):
-        return None  # the build still runs (asking for ``built`` would wait for it) or failed
-    # BuiltInThread.built is a property (the session core); AttributeError when the build failed
-    agent = getattr(turns, "built", None)
-    return getattr(getattr(agent, "loop", None), "permissions", None)
-
-
-def command_sandbox(app: Any, config: Config | None = None) -> Sandbox:
+def command_sandbox(permissions: Permissions | None, config: Config | None = None) -> Sandbox:
     """Where the user's ``!cmd`` runs: the app's sandbox, with the network the current agent's
     rules allow (``agent.sandbox_proxy``), as the model's commands."""
     from agent_tui.agent.sandbox_proxy import for_commands
 
     sandbox = app_sandbox(config)
-    return for_commands(_permissions(app), sandbox) or sandbox
+    return for_commands(permissions, sandbox) or sandbox
 
 
 def describe(sandbox: Sandbox, cwd: str) -> str:

@@ -35,7 +35,7 @@ from agent_tui.agent.tools.base import ToolContext, ToolResult
 from agent_tui.agent.tools.bash import BashTool
 from agent_tui.agent.user_bash import UserCommand, run_user_command
 from agent_tui.tui import sandbox_state
-from agent_tui.tui.agent_bridge import BuiltInThread
+from agent_tui.tui.agent_bridge import BuiltInThread, agent_permissions
 from tests.support.fake_model_server import FakeModelServer, anthropic_stream, text, tool_use
 from tests.support.rpc_client import RpcClient
 from tests.support.web_pages import page_server
@@ -274,17 +274,17 @@ def test_the_apps_command_sandbox_is_the_agents(world: World) -> None:
     agent = SimpleNamespace(loop=SimpleNamespace(permissions=permissions))
     turns = BuiltInThread(lambda: agent)  # the app's own wrapper: ``built`` is a property
     turns._started().result(10)
-    app = SimpleNamespace(turns=turns)
-    sandbox = sandbox_state.command_sandbox(app)
+    assert agent_permissions(turns) is permissions
+    sandbox = sandbox_state.command_sandbox(agent_permissions(turns))
     assert sandbox is not None and sandbox.gate is not None
     if sandbox.active:
         assert FORWARDER in sandbox.wrap(["true"], str(world.work))
-    nobody = sandbox_state.command_sandbox(SimpleNamespace())  # before an agent is built: no rules
+    nobody = sandbox_state.command_sandbox(agent_permissions(None))  # no agent yet: no rules
     assert nobody.gate is None
     # /sandbox MODE reaches the built agent's policy (it never did through BuiltInThread)
     saved = list(sandbox_state._current)
     try:
-        switched = sandbox_state.switch(app, "off")
+        switched = sandbox_state.switch(agent_permissions(turns), "off")
     finally:
         sandbox_state._current[:] = saved
     assert permissions.sandbox is switched

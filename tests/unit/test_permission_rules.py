@@ -482,19 +482,18 @@ def test_keep_refuses_a_broken_local_file(cwd: Path) -> None:
 
 
 def test_the_apps_view_reads_the_files_before_the_first_turn(cwd: Path) -> None:
-    from types import SimpleNamespace
-
-    from agent_tui.tui.permission_rules_view import permissions_text
+    from agent_tui.tui.permission_rules_view import rules_text
+    from agent_tui.tui.tui_config import TuiConfig
 
     rules_of(cwd, allow=["Bash(make:*)"], deny=["Bash(rm\x1b[2J:*)"])
-    app = SimpleNamespace(config=SimpleNamespace(cwd=cwd, config_path=None, model=None))
-    text = permissions_text(app, "")
+    config = TuiConfig(cwd=cwd, session_dir=cwd, config_path=cwd / "no-config.toml")
+    text = rules_text(None, config, "")
     assert "(not applied: this folder is not trusted)" in text and "\x1b" not in text
     TrustStore().remember(cwd, True)
-    assert "allow  Bash(make:*)" in permissions_text(app, "") and "not applied" not in permissions_text(
-        app, ""
+    assert "allow  Bash(make:*)" in rules_text(None, config, "") and "not applied" not in rules_text(
+        None, config, ""
     )
-    assert permissions_text(app, "remove Bash(make:*)").startswith("removed allow Bash(make:*)")
+    assert rules_text(None, config, "remove Bash(make:*)").startswith("removed allow Bash(make:*)")
 
 
 async def test_in_auto_mode_a_line_hiding_its_commands_from_a_deny_rule_is_not_run(cwd: Path) -> None:
