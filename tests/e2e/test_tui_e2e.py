@@ -188,7 +188,9 @@ def test_send_stream_branch_hide_compact_then_the_request_equals_the_panel(
     tmp_path: Path, server: FakeModelServer
 ) -> None:
     command, work, sessions = app_command(tmp_path, server)
-    server.push(openai_stream("Hello! I am the fake model, streaming word by word.").slow(100))
+    # long enough that step 5's summary is shorter than it (a summary that grows is not applied)
+    reply = "Hello! I am the fake model, streaming word by word." + " More." * 60
+    server.push(openai_stream(reply).slow(100))
     server.push(openai_stream(None, tool_calls=[call("b1", "bash", {"command": "echo e2e-ok"})]))
     server.push(openai_stream("Second answer."))
     server.push(openai_stream("Third answer, on a new branch."))
