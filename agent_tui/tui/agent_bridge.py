@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.events import AgentEvent, EntryAppended
 from agent_tui.agent.permissions import (
+    Decision,
     PermissionMode,
     PermissionModeError,
+    PermissionRequest,
     Permissions,
     mode_from_config,
 )
@@ -100,7 +102,7 @@ class ModelChoice:
     #: The mode Shift+Tab chose (None: none yet): each session's agent starts in it, recorded.
     switched_mode: str | None = None
     #: Asks the user about a gated tool call (the app sets it: a modal); PermissionRequest -> Decision.
-    approver: Callable[[Any], Awaitable[Any]] | None = None
+    approver: Callable[[PermissionRequest], Awaitable[Decision]] | None = None
     #: --system-prompt and the rest, with the user's files and skills, loading (None: the default prompt).
     resources: Loading | None = None
     #: --models: the provider/id specs Ctrl+P cycles through (empty: the current provider's table)

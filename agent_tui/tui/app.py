@@ -39,7 +39,7 @@ from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent.events import AgentEvent
-from agent_tui.agent.permissions import cwd_notice
+from agent_tui.agent.permissions import Decision, PermissionRequest, cwd_notice
 from agent_tui.config import next_model
 from agent_tui.library.latest import close_and_record, close_and_record_later, latest_session
 from agent_tui.projection.context import Projection, Projector, project
@@ -1030,7 +1030,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         await self.composer_actions.turn_ended(stop_reason)
         await self.permission_modes.turn_ended(stop_reason)  # plan mode: approve the plan
 
-    async def approve(self, request: Any) -> str:
+    async def approve(self, request: PermissionRequest) -> Decision:
         """Ask about one gated tool call (a modal); answers allow-once, allow-always (keep the
         request's rule), allow-session or deny.
 
@@ -1039,10 +1039,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
             str(request.tool),
             str(request.reason),
             request.details(),
-            str(getattr(request, "scope", "")),
+            request.scope,
             typed_at=self.composer.typed_at,  # letters typed on as it appears are text, not answers
             on_text=self.composer.insert,
-            rule=getattr(request, "rule", None),
+            rule=request.rule,
             holds_text=lambda: any(c.isalpha() for c in self.composer.text),  # words: a message
         )
         reply = self.chat.streaming
@@ -1051,7 +1051,7 @@ class AgentTuiApp(OneLineCrash, App[None]):
         said = self.main_screen.status_line.activity("waiting for approval")  # not "streaming…"
         value = await ask(self, screen)
         self.main_screen.status_line.activity(said)
-        decision = value or "deny"
+        decision = value or Decision.DENY
         if reply is not None:
             reply.tool_answered(request.call_id, decision)
         self.notify(answer_line(decision, str(request.tool), str(request.summary)))

@@ -839,11 +839,12 @@ def test_the_app_asks_by_default_and_follows_the_flag(
     from agent_tui.agent.permissions import MODE_ENV, PermissionMode
 
     monkeypatch.delenv(MODE_ENV, raising=False)
+    from agent_tui.agent.permissions import Decision, PermissionRequest
     from agent_tui.config import Config
     from agent_tui.tui.agent_bridge import ModelChoice, make_permissions
 
-    async def approver(request: object) -> str:
-        return "deny"
+    async def approver(request: PermissionRequest) -> Decision:
+        return Decision.DENY
 
     unset = Config(provider="openai", model="m")
     asked = make_permissions(unset, ModelChoice(approver=approver))

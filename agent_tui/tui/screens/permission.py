@@ -34,14 +34,16 @@ from textual.widget import Widget
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent_tui.agent.permissions import Decision
 from agent_tui.projection.describe import plural
 from agent_tui.terminal_text import clip, visible_line, visible_strict
 from agent_tui.tui.screens.dialog import ANSWER_GRACE, TYPING_GAP, Question
 
-ALLOW_ONCE = "allow-once"
-ALLOW_ALWAYS = "allow-always"
-ALLOW_SESSION = "allow-session"
-DENY = "deny"
+# the answers are the core's decisions (agent.permissions.Decision), by their short names here
+ALLOW_ONCE = Decision.ALLOW_ONCE
+ALLOW_ALWAYS = Decision.ALLOW_ALWAYS
+ALLOW_SESSION = Decision.ALLOW_SESSION
+DENY = Decision.DENY
 #: The digits are the answers (numbered in the order shown); no letter is one.
 DIGITS = frozenset("123456789")
 TYPED_SHOWN = 60  # characters of the text typed into the message shown in the dialog
@@ -53,16 +55,17 @@ CHOICES_BORDER = 2  # the choices' border, top and bottom
 
 def answer_line(decision: str, tool: str, summary: str) -> str:
     """How a decision reads in a notice: ``allowed once: bash ls -la``."""
-    words = {
+    said: dict[str, str] = {
         ALLOW_ONCE: "allowed once",
         ALLOW_SESSION: "allowed for this session",
         ALLOW_ALWAYS: "allowed, and kept as a rule",
         DENY: "denied",
-    }.get(decision, decision)
+    }
+    words = said.get(decision, decision)
     return visible_line(f"{words}: {tool} {summary}".rstrip(), strict=True)
 
 
-class PermissionScreen(Question[str | None]):
+class PermissionScreen(Question[Decision | None]):
     """Dismisses with ``allow-once``, ``allow-always``, ``allow-session`` or ``deny`` (None: closed
     without answer)."""
 
@@ -124,14 +127,14 @@ class PermissionScreen(Question[str | None]):
         """The question: ``Allow bash? It runs a shell command:`` (the reason is a verb phrase)."""
         return f"Allow {visible_line(self.tool, strict=True)}? It {visible_line(self.reason)}:"
 
-    def _choices(self) -> list[tuple[str, str]]:
+    def _choices(self) -> list[tuple[Decision, str]]:
         """(id, label) of each choice, in the order shown and numbered."""
         scope = self.scope
         if scope == f"bash:{self.details.strip()}":
             session = "Yes, for this session: this exact command"
         else:
             session = f"Yes, for this session: {clip(scope, SCOPE_SHOWN, one_line=True, strict=True)}"
-        choices = [(ALLOW_ONCE, "Yes")]
+        choices: list[tuple[Decision, str]] = [(ALLOW_ONCE, "Yes")]
         if self.rule:
             rule = clip(self.rule, SCOPE_SHOWN, one_line=True, strict=True)
             choices.append((ALLOW_ALWAYS, f"Yes, and don't ask again for {rule}"))
@@ -222,10 +225,10 @@ class PermissionScreen(Question[str | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self._answer(event.option.id or DENY)
+        self._answer(Decision(event.option.id or DENY))
 
     def action_answer(self, decision: str) -> None:
-        self._answer(decision)
+        self._answer(Decision(decision))  # (a binding's action names it as a string)
 
     def on_key(self, event: events.Key) -> None:
         """A digit answers (its choice's number) once the guard lets it (else the guard, the base
@@ -251,7 +254,7 @@ class PermissionScreen(Question[str | None]):
         else:
             self.app.bell()
 
-    def _answer(self, decision: str) -> None:
+    def _answer(self, decision: Decision) -> None:
         """Dismiss with ``decision``, unless it allows and the question has only just appeared
         (keys typed for something else): then nothing, and the bell."""
         if decision != DENY and not self.answerable:
