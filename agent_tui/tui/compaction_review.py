@@ -213,8 +213,8 @@ def open_editor(actions: Actions, draft: DraftCompaction) -> None:
             second=("pin lost", pin_lost),
             # shown when the summary arrives, unasked: keys typed meanwhile edit and save nothing
             guarded=True,
-            typed_at=getattr(app.composer, "typed_at", None),
-            on_text=getattr(app.composer, "insert", None),
+            typed_at=app.composer.typed_at,
+            on_text=app.composer.insert,
         ),
         done,
     )
