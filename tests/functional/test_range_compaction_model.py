@@ -21,16 +21,18 @@ from tests.support.session_builder import Builder, assistant, user
 
 def _session(tmp_path: Path) -> Path:
     b = Builder()
-    for i in range(3):
-        b.message(user(f"question {i}"))
-        b.message(assistant(f"answer {i}"))
+    for i in range(6):  # long enough that a summary makes the context smaller (else it is refused)
+        b.message(user(f"question {i} " + "about the parser and its tests " * 30))
+        b.message(assistant(f"answer {i} " + "the parser reads each line once " * 30))
     b.add("model_change", provider="anthropic", modelId="claude-haiku-4-5")  # after the replies' model
     return b.write(tmp_path / "s.jsonl")
 
 
 @pytest.fixture
 def model_env(server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeModelServer:
-    fake_anthropic_env(monkeypatch, server, tmp_path / "none.toml")
+    config = tmp_path / "config.toml"  # the whole compaction summarizes the first turns, keeps the last
+    config.write_text("[compaction]\nkeep_recent_tokens = 200\n")
+    fake_anthropic_env(monkeypatch, server, config)
     return server
 
 

@@ -118,8 +118,9 @@ async def test_the_prompt_parts_survive_compaction_and_a_branch_from_before_them
         anthropic_harness.config, compaction=CompactionConfig(CompactionSettings(keep_recent_tokens=1))
     )
     anthropic_harness.loop = anthropic_harness.new_loop()
-    server.push(anthropic_stream(text("first")))
-    await anthropic_harness.run("before any user files")  # the default prompt only
+    # (a first turn long enough that its summary makes the context smaller: else it is refused)
+    server.push(anthropic_stream(text("first " + "the reply goes on " * 40)))
+    await anthropic_harness.run("before any user files " + "and a long question " * 40)  # default prompt
     early_leaf = anthropic_harness.session.index.leaf_id
     home = tmp_path / "home"
     write(anthropic_harness.workdir / ".agent-tui/APPEND_SYSTEM.md", "Mind the release notes.")
