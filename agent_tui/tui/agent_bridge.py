@@ -352,15 +352,27 @@ class BuiltInThread:
                 await echo.clear()
 
 
+def session_core(turns: Turns | None) -> AgentSession | None:
+    """The session core behind ``turns``: the app's :class:`BuiltInThread` once built, or a
+    factory's ``AgentSession`` itself. None before the build ends (asking ``built`` would wait for
+    it), after a failed one, and for a test's scripted turns."""
+    if isinstance(turns, BuiltInThread):
+        if not turns.ready:
+            return None
+        try:
+            return turns.built
+        except AttributeError:  # the build failed
+            return None
+    from agent_tui.agent.agent_session import AgentSession  # (imported by then, if one exists)
+
+    return turns if isinstance(turns, AgentSession) else None
+
+
 def agent_permissions(turns: Turns | None) -> Permissions | None:
-    """The built agent's permission policy: None before the build ends (asking ``built`` would
-    wait for it), when it failed, and for a test's scripted turns (no session core)."""
-    if not isinstance(turns, BuiltInThread) or not turns.ready:
-        return None
-    try:
-        return turns.built.loop.permissions
-    except AttributeError:  # an agent without a loop of its own (a test's factory)
-        return None
+    """The built agent's permission policy (None: see :func:`session_core`)."""
+    core = session_core(turns)
+    loop = getattr(core, "loop", None)  # (a test's factory may build an agent without one)
+    return loop.permissions if loop is not None else None
 
 
 def make_extensions(config: Config, choice: ModelChoice, cwd: str | None = None) -> Any:

@@ -10,7 +10,7 @@ mode with a reply, the app asks whether to approve the plan and in which mode th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_tui.agent.permission_modes import (
     CONTINUE_MODES,
@@ -22,6 +22,7 @@ from agent_tui.agent.permission_modes import (
 from agent_tui.agent.permissions import PermissionMode, PermissionModeError, parse_mode
 
 if TYPE_CHECKING:
+    from agent_tui.agent.agent_session import AgentSession
     from agent_tui.tui.host import Host
 
 PLAN_QUESTION = "Approve the plan above and start the work? Go on in:"
@@ -35,12 +36,11 @@ class PermissionModes:
         self.app = app
         self._default: PermissionMode | None = None  # the config's (read once)
 
-    def _agent(self) -> Any:
-        """The session core when it is built (None: not yet, or a test's factory without modes)."""
-        turns = self.app.turns
-        if turns is None or (hasattr(turns, "ready") and not turns.ready):
-            return None
-        return turns if hasattr(turns, "set_permission_mode") else None
+    def _agent(self) -> AgentSession | None:
+        """The session core when it is built (None: not yet, or a test's scripted turns)."""
+        from agent_tui.tui.agent_bridge import session_core
+
+        return session_core(self.app.turns)
 
     @property
     def mode(self) -> PermissionMode:

@@ -56,7 +56,8 @@ def settle(rpc: RpcClient) -> Record:
 def test_every_command_answers_with_its_id(
     rpc: RpcClient, env: Env, server: FakeModelServer, session_file: Path
 ) -> None:
-    (env.work / "a.txt").write_text("alpha\n")
+    # (a file long enough that the compaction below folds more than its summary adds)
+    (env.work / "a.txt").write_text("alpha\n" + "a line of the file that the summary folds\n" * 60)
     server.push(
         anthropic_stream(text("Reading."), tool_use("toolu_1", "read", {"path": "a.txt"})),
         anthropic_stream(text("It says alpha.")),
