@@ -19,23 +19,31 @@ class Tmux:
         assert self.tmux, "the end-to-end test needs tmux (.ci/run installs it)"
 
     def start(self, command: str, cwd: Path) -> None:
-        subprocess.run(
-            [
-                self.tmux or "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                self.name,
-                "-x",
-                str(self.width),
-                "-y",
-                str(self.height),
-                "-c",
-                str(cwd),
-                command,
-            ],
-            check=True,
-        )
+        """Start the session. A ``new-session`` issued while the tmux server is exiting (another
+        test's last session just ended) fails with "server exited unexpectedly": it is tried
+        again, three times at most, and a failure left says tmux's own words."""
+        argv = [
+            self.tmux or "tmux",
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(self.width),
+            "-y",
+            str(self.height),
+            "-c",
+            str(cwd),
+            command,
+        ]
+        for attempt in range(3):
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode == 0:
+                return
+            if "duplicate session" in done.stderr or attempt == 2:
+                break
+            time.sleep(0.3)
+        raise AssertionError(f"tmux new-session -s {self.name} failed: {done.stderr.strip()}")
 
     def screen(self) -> str:
         return subprocess.run(
