@@ -807,7 +807,7 @@ def command_config_file(command: str, cwd: str) -> str | None:
         words = command.split()
     home = str(Path.home())
     places = user_places()
-    git = _git_config_file(words, cwd, home)  # sets what git runs next (core.hooksPath, an alias)
+    git = _git_config_file(command, cwd, home)  # sets what git runs next (core.hooksPath, an alias)
     if git is not None and (shown := config_file(git, cwd, places)) is not None:
         return shown
     writes = ">" in command
@@ -861,24 +861,17 @@ _GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--
 _GIT_CONFIG_OPTIONS_WITH_VALUE = frozenset({"--file", "-f", "--type", "--blob", "--default", "--comment"})
 
 
-def _simple_commands(words: list[str]) -> list[list[str]]:
-    """``words`` cut at the shell's operators, each without its ``VAR=value`` prefixes."""
-    out: list[list[str]] = [[]]
-    for word in words:
-        if word in _OPERATORS or (word and set(word) <= set(";&|()")):
-            out.append([])
-        elif out[-1] or "=" not in word or word.startswith(("=", "/", ".", "-")):
-            out[-1].append(word)
-    return [c for c in out if c]
-
-
-def _git_config_file(words: list[str], cwd: str, home: str) -> str | None:
+def _git_config_file(command: str, cwd: str, home: str) -> str | None:
     """The file a ``git config`` that sets something writes (``core.hooksPath``, ``core.pager``,
     an alias: what git runs next), as an absolute path; None for any other command, or one that
     only reads. The repository's ``.git/config``, ``~/.gitconfig`` with ``--global``, or
-    ``--file F``."""
-    for simple in _simple_commands(words):
-        if os.path.basename(simple[0]) != "git":
+    ``--file F``. Every simple command the line runs is looked at, as the shell parser finds them
+    (``sudo git config``, ``bash -c '...'``, ``$(...)`` included); a word built at run time is ""."""
+    from agent_tui.agent.shell_parse import analyze
+
+    for run in analyze(command).runs:
+        simple = [w or "" for w in run.words]
+        if not simple or os.path.basename(simple[0]) != "git":
             continue
         rest, i, base = simple[1:], 0, cwd
         while i < len(rest) and rest[i].startswith("-"):  # git's own options

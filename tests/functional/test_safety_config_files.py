@@ -185,6 +185,10 @@ async def test_the_users_files_are_guarded_from_anywhere(project: Path) -> None:
         "git config set core.fsmonitor ./x",
         "git status && git config --add include.path ../evil",
         "git config --file .gitmodules submodule.x.url ext::sh",
+        # as the shell parser finds the commands: under a wrapper, in bash -c, in $(...)
+        "sudo git config core.pager 'sh evil'",
+        "bash -c 'git config alias.x \"!sh evil\"'",
+        "echo $(git config --global core.editor evil)",
     ],
 )
 async def test_bash_commands_that_name_them_are_asked_every_time(project: Path, command: str) -> None:
