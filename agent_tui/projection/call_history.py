@@ -59,6 +59,7 @@ class Piece:
     key: bytes  # a digest of what is sent, canonical JSON: equal keys are equal bytes on the wire
     tokens: int
     status: Status | None = None  # a message's status in the projection
+    names: tuple[str, ...] = ()  # the tool list's tool names (sorted), to say what changed
 
 
 @dataclass(slots=True)
@@ -171,7 +172,8 @@ def _call(reply: Entry, projection: Projection) -> ModelCall:
     pieces: list[Piece] = []
     images = image_rule({"provider": message.get("provider"), "modelId": message.get("model")})
     if prepared.tools:
-        pieces.append(Piece("tools", None, _key(prepared.tools), estimate_tools(prepared.tools)))
+        names = tuple(sorted(str(t.get("name")) for t in prepared.tools))
+        pieces.append(Piece("tools", None, _key(prepared.tools), estimate_tools(prepared.tools), names=names))
     if prepared.system:
         system_id = next((m.source_id for m in reversed(projection.messages) if m.role == "system"), None)
         pieces.append(Piece("system", system_id, _key(prepared.system), estimate_text(prepared.system)))
@@ -244,8 +246,9 @@ def _cause(previous: ModelCall, call: ModelCall, position: int) -> Cause:
     new = call.pieces[position] if position < len(call.pieces) else None
     piece = new or old
     assert piece is not None
-    if piece.kind == "tools":
-        return Cause("tool list", _system_entry(call), "tools added or removed")
+    if "tools" in (old.kind if old else None, new.kind if new else None):
+        # the tools come first: a request that gained or lost its whole tool list differs there too
+        return Cause("tool list", _system_entry(call), _tools_changed(previous, call))
     if piece.kind == "system":
         return Cause("system prompt", _system_entry(call))
     if previous.compaction_id != call.compaction_id:
@@ -266,6 +269,17 @@ def _cause(previous: ModelCall, call: ModelCall, position: int) -> Cause:
         if before is not None and before is not now:
             return Cause("changed", source, f"entry {source}: {before} → {now}")
     return Cause("changed", piece.source_id)
+
+
+def _tools_changed(previous: ModelCall, call: ModelCall) -> str:
+    """Which tools the call's tool list added and removed ("added bash; removed read")."""
+    before, now = (set(next((p.names for p in c.pieces if p.kind == "tools"), ())) for c in (previous, call))
+    parts = [
+        f"{verb} {', '.join(sorted(names))}"
+        for verb, names in (("added", now - before), ("removed", before - now))
+        if names
+    ]
+    return "; ".join(parts) or "a tool's definition changed"
 
 
 def _system_entry(call: ModelCall) -> str | None:

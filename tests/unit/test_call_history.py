@@ -167,3 +167,44 @@ def test_a_compaction_is_named_as_the_cause(tmp_path: Path) -> None:
         path = Path(s.path)
     last = cache_reports(model_calls(_index(path)))[-1]
     assert (last.cause.kind, last.cause.entry_id, last.shared_prefix_tokens) == ("compaction", compaction, 0)
+
+
+def _tool(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": f"the {name} tool",
+        "parameters": {"type": "object", "properties": {}},
+    }
+
+
+def test_a_change_of_the_tool_list_alone_is_named_as_the_cause(tmp_path: Path) -> None:
+    """System messages that only add or remove tools (the prompt's text stays the same): each call
+    after one names the tool list, with the tools, and shares nothing (the tools come first)."""
+    with Session.create(tmp_path, tmp_path) as s:
+        s.append_message({**system("You are terse."), "toolsAdded": [_tool("read")]})
+        s.append_message(user("first " + "x" * 400))
+        s.append_message(reply("one"))
+        added = s.append_message({"role": "system", "toolsAdded": [_tool("bash")], "timestamp": 1}).id
+        s.append_message(user("second"))
+        s.append_message(reply("two"))
+        s.append_message(user("third"))
+        s.append_message(reply("three"))
+        removed = s.append_message(
+            {"role": "system", "toolsRemoved": [{"name": "read"}, {"name": "bash"}], "timestamp": 1}
+        ).id
+        s.append_message(user("fourth"))
+        s.append_message(reply("four"))
+        path = Path(s.path)
+    reports = cache_reports(model_calls(_index(path)))
+    kinds = [(r.cause.kind, r.first_difference, r.shared_prefix_tokens) for r in reports]
+    assert kinds == [
+        ("first call", None, 0),
+        ("tool list", "tools", 0),
+        ("none", None, kinds[2][2]),
+        ("tool list", "tools", 0),
+    ]
+    assert kinds[2][2] == reports[1].call.tokens  # the call after the change shares all of it again
+    # the system prompt's text did not change: the tool list is the cause, not the prompt
+    second, fourth = reports[1], reports[3]
+    assert (second.cause.entry_id, second.cause.detail) == (added, "added bash")
+    assert (fourth.cause.entry_id, fourth.cause.detail) == (removed, "removed bash, read")
