@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import overload
 
-from agent_tui.projection import registry
 from agent_tui.terminal_text import visible_line
 
 SESSION_COMMANDS = (
@@ -39,6 +39,49 @@ SESSION_COMMANDS = (
 )
 
 
+class _Choices(Sequence[str]):
+    """An argument's choices: ``first``, then what ``more()`` returns, called only when a value is
+    not among ``first`` or the list is shown (help, an error)."""
+
+    def __init__(self, first: tuple[str, ...], more: Callable[[], tuple[str, ...]]) -> None:
+        self._first = first
+        self._more = more
+        self._all: tuple[str, ...] | None = None
+
+    def _names(self) -> tuple[str, ...]:
+        if self._all is None:
+            self._all = (*self._first, *self._more())
+        return self._all
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._first or value in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        return self._names()[i]
+
+
+def _provider_names() -> tuple[str, ...]:
+    from agent_tui.projection import registry
+
+    return registry.NAMES
+
+
+def _api_names() -> tuple[str, ...]:
+    from agent_tui.projection import registry
+
+    return registry.api_names()
+
+
 def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The session commands' parser; with ``only``, just that command's (a 50 MB ``context``
     should not spend milliseconds describing fourteen other commands)."""
@@ -51,10 +94,12 @@ def build_session_parser(only: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser("context", help="what the model would see")
         p.add_argument("file")
         p.add_argument("--leaf", help="project the branch ending at this entry id")
-        p.add_argument("--format", choices=("json", "text", *registry.NAMES), default="json")
+        # the providers' names are read from the registry only when the command needs them: not for
+        # ``--format json`` (the registry's import is about a tenth of a 50 MB ``context``)
+        p.add_argument("--format", default="json").choices = _Choices(("json", "text"), _provider_names)
         p.add_argument("--model", help="model for a provider's request body (default: the session's)")
-        p.add_argument(
-            "--api", choices=registry.api_names(), help="the provider's API for the body (as for a run)"
+        p.add_argument("--api", help="the provider's API for the body (as for a run)").choices = _Choices(
+            (), _api_names
         )
         p.add_argument("--base-url", help="the base URL the run uses (OpenAI: another one means Chat)")
 
@@ -243,6 +288,7 @@ def _main(args: list[str]) -> int:
             return 1
         return acp_stdio.run(parsed_acp)
     from agent_tui import __version__
+    from agent_tui.projection import registry
 
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     parser.add_argument(

@@ -47,6 +47,7 @@ import os
 import stat
 import uuid
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import overload
 
@@ -254,6 +255,57 @@ class MappedEntry(Entry, gc=False, eq=False):
         if isinstance(self.raw, bytes):
             return msgspec.Raw(self.raw[self._moff : self._moff + self._mlen])
         return msgspec.Raw(self._src.line(self._off, self._len, self.line, self._moff, self._mlen))
+
+
+#: :func:`read_messages` reads neighbouring messages in one read while the bytes between them are
+#: at most this many, and one read spans at most ``READ_SPAN`` bytes.
+READ_GAP = 1 << 16
+READ_SPAN = 4 << 20
+
+
+def read_messages(entries: Sequence[Entry]) -> None:
+    """Read the ``message`` bytes of the mapped ``entries`` not read yet, neighbours in one read
+    (a few hundred reads for a 24 MB context, not one per message): afterwards each one's
+    :attr:`MappedEntry.message_raw` is what it would have read alone, checked the same way (each
+    line still ends with its newline, nothing read short). Other entries are left as they are."""
+    wanted = [
+        e
+        for e in entries
+        if type(e) is MappedEntry
+        and e._data is None
+        and e._message_raw is None
+        and e._moff >= 0
+        and e._src is not None
+        and not isinstance(e.raw, bytes)
+    ]
+    wanted.sort(key=lambda e: e._off)
+    i, n = 0, len(wanted)
+    while i < n:
+        first = wanted[i]
+        src = first._src
+        assert src is not None
+        start = first._off + first._moff
+        stop = first._off + first._len + 1  # its newline too
+        j = i + 1
+        while j < n:
+            e = wanted[j]
+            end = e._off + e._len + 1
+            if e._src is not src or e._off + e._moff - stop > READ_GAP or end - start > READ_SPAN:
+                break
+            stop = max(stop, end)
+            j += 1
+        stop = min(stop, src.size)
+        block = src.read(start, stop)
+        for e in wanted[i:j]:
+            end = e._off + e._len
+            if end < src.size and block[end - start] != 0x0A:
+                raise ConcurrentChangeError(
+                    f"{src.path}: line {e.line} changed on disk since it was opened "
+                    "(rewritten by another program?); open it again"
+                )
+            at = e._off + e._moff - start
+            e._message_raw = msgspec.Raw(block[at : at + e._mlen])
+        i = j
 
 
 def sidecar_path(path: Path) -> Path:
@@ -745,5 +797,6 @@ __all__ = [
     "load",
     "load_indexed",
     "read_indexed",
+    "read_messages",
     "sidecar_path",
 ]
