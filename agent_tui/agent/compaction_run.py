@@ -28,9 +28,11 @@ from agent_tui.agent.events import (
     Emit,
     EntryAppended,
 )
+from agent_tui.agent.server_count import near_threshold
 from agent_tui.agent.turn_io import Aborted, TurnIO
 from agent_tui.projection.compaction import (
     CompactionSettings,
+    compaction_threshold,
     context_tokens,
     should_compact,
     unmeasured_since_compaction,
@@ -95,20 +97,46 @@ async def compact_at_threshold(
     usage: Callable[[], tuple[int, int]],
     projection: Projection,
     compact_now: Callable[[], Awaitable[str]],
+    counted: Callable[[], Awaitable[int | None]] | None = None,
 ) -> str | None:
     """Compact when the next request (``usage()``: its tokens, the window) passes the threshold and
     was measured since the latest compaction: old tool results pruned first when so configured (a
-    summary only when that was not enough). What ``compact_now`` returned, or None when none was made."""
+    summary only when that was not enough). Near the threshold or past it, the server's count of the
+    request (``counted()``, :mod:`~agent_tui.agent.server_count`) decides instead of the figure, and
+    is a measure (a compaction needs no reply after it). What ``compact_now`` returned, or None
+    when none was made."""
     tokens, window = usage()
-    if not should_compact(tokens, window, settings) or unmeasured_since_compaction(projection):
+    tokens, exact = await _server_figure(tokens, window, settings, counted)
+    if not should_compact(tokens, window, settings) or (
+        not exact and unmeasured_since_compaction(projection)
+    ):
         return None
     if settings.prune_before_summarizing:
         for entry in prune_for_threshold(io.session):
             io.emit(EntryAppended(entry.id, entry.type))
         tokens, window = usage()
+        tokens, _ = await _server_figure(tokens, window, settings, counted)
         if not should_compact(tokens, window, settings):
             return None  # pruning was enough: no summary
     return await compact_now()
+
+
+async def _server_figure(
+    tokens: int,
+    window: int,
+    settings: CompactionSettings,
+    counted: Callable[[], Awaitable[int | None]] | None,
+) -> tuple[int, bool]:
+    """(the figure the threshold decides on, whether the server counted it): the server's count
+    when ``tokens`` is near the threshold and the server answers, else ``tokens``."""
+    if (
+        counted is None
+        or not settings.enabled
+        or not near_threshold(tokens, compaction_threshold(window, settings))
+    ):
+        return tokens, False
+    count = await counted()
+    return (tokens, False) if count is None else (count, True)
 
 
 async def run_branch_summary(

@@ -54,6 +54,7 @@ from agent_tui.agent.overflow_recovery import MAX_OVERFLOW_RETRIES, OverflowSetu
 from agent_tui.agent.permissions import Permissions
 from agent_tui.agent.queue import MessageQueue, QueuedMessage
 from agent_tui.agent.resources import Resources
+from agent_tui.agent.server_count import ServerCounts
 from agent_tui.agent.tool_calls import ToolSetup, run_tool_calls
 from agent_tui.agent.tools.base import Tool
 from agent_tui.agent.turn_io import TurnIO
@@ -144,6 +145,8 @@ class AgentLoop:
         #: File checkpoints (agent.checkpointing): a snapshot before a turn's first file-changing
         #: tool and at the end of a turn that ran one; None takes none.
         self.checkpoints: TurnCheckpoints | None = None
+        #: The server's counts of requests near the threshold (agent.server_count), by request.
+        self.server_counts = ServerCounts()
 
     def projection(self) -> Projection:
         """The session's projection now: extended in place after appends, rebuilt after anything else."""
@@ -470,6 +473,11 @@ class AgentLoop:
         """(tokens of the next request, the window it must fit)."""
         return context_tokens(self.projection()).tokens, self.context_window()
 
+    async def server_count(self) -> int | None:
+        """The server's count of the next request's input tokens, when it has a count endpoint
+        and answers in time (agent.server_count); None leaves the estimate to decide."""
+        return await self.server_counts.count(self.provider, self.request_body())
+
     def _base_url(self) -> str | None:
         base_url = getattr(self.provider, "base_url", None)
         return base_url if isinstance(base_url, str) else None
@@ -485,6 +493,7 @@ class AgentLoop:
             self.context_usage,
             self.projection(),
             lambda: self._compact("threshold", io, everything=False),
+            self.server_count,
         )
         if result == "blocked":
             self._threshold_blocked = True

@@ -15,6 +15,7 @@ from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
 from agent_tui.projection.wire import anthropic_messages
 from agent_tui.providers.base import (
+    COUNT_TIMEOUT,
     JSONObject,
     SdkProvider,
     classify,
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from anthropic.types import RawMessageStreamEvent
 
 API = anthropic_messages.API
+#: The body's fields ``messages.count_tokens`` takes (the rest shape the answer, not the input).
+COUNT_FIELDS = ("model", "messages", "system", "tools", "tool_choice", "thinking", "output_config")
 
 
 def map_stop_reason(reason: str | None) -> Stop:
@@ -72,6 +75,12 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
                 **self._client_options(anthropic.Timeout, anthropic.DefaultAsyncHttpxClient)
             )
         return self._client
+
+    async def count_tokens(self, body: JSONObject) -> int | None:
+        """``POST /v1/messages/count_tokens`` on the body's input (free; its own rate limit)."""
+        args = {field: body[field] for field in COUNT_FIELDS if field in body}
+        counted = await self.client().messages.count_tokens(**args, timeout=COUNT_TIMEOUT)
+        return int(counted.input_tokens)
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
         import anthropic
@@ -177,4 +186,4 @@ def _pick(usage: Any, name: str, default: int) -> int:
     return int(value) if value is not None else default
 
 
-__all__ = ["API", "AnthropicProvider", "map_stop_reason"]
+__all__ = ["API", "COUNT_FIELDS", "AnthropicProvider", "map_stop_reason"]

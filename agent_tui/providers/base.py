@@ -41,6 +41,18 @@ class Provider(Protocol):
     async def aclose(self) -> None: ...
 
 
+class TokenCounting(Protocol):
+    """A provider whose server counts a request's input tokens without running it (Anthropic's
+    ``count_tokens``, Gemini's ``countTokens``, llama.cpp's ``/tokenize``). ``count_tokens`` takes
+    the body ``request_body`` wrote; None when this server has no such endpoint."""
+
+    async def count_tokens(self, body: JSONObject) -> int | None: ...
+
+
+#: Seconds a token count may take: past it the estimate decides (a count is never worth a wait).
+COUNT_TIMEOUT = 3.0
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 # Quota and billing limits arrive as 429 too, but waiting does not lift them (pi's list, shortened).
@@ -282,6 +294,10 @@ class SdkProvider(Generic[ClientT]):
             await self._client.close()
             self._client = None
 
+    async def count_tokens(self, body: JSONObject) -> int | None:
+        """The server's count of ``body``'s input tokens (:class:`TokenCounting`); None: no endpoint."""
+        return None
+
 
 def _is_timeout(error: BaseException) -> bool:
     chain: BaseException | None = error
@@ -346,9 +362,11 @@ def log_request(path: str | os.PathLike[str] | None, body: JSONObject) -> None:
 
 
 __all__ = [
+    "COUNT_TIMEOUT",
     "NO_KEY",
     "Provider",
     "SdkProvider",
+    "TokenCounting",
     "adapter_class",
     "classify",
     "connection_error",

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
+from agent_tui.projection.tokens import estimate_text, estimate_tools
 from agent_tui.projection.wire import google_generative_ai
 from agent_tui.providers.base import (
+    COUNT_TIMEOUT,
     DEFAULT_TIMEOUT,
     JSONObject,
     SdkProvider,
@@ -102,6 +104,28 @@ class GeminiProvider(SdkProvider[Any]):  # genai.Client closes with aio.aclose()
         if self._client is not None:
             await self._client.aio.aclose()
             self._client = None
+
+    async def count_tokens(self, body: JSONObject) -> int | None:
+        """``models/{model}:countTokens`` on the body's contents. The Developer API's count takes
+        no system instruction or tools (the SDK refuses them outside Vertex): those are estimated
+        and added, as they are in every other figure."""
+        import asyncio
+
+        from google.genai import types
+
+        contents = [types.Content.model_validate(c) for c in sdk_contents(body["contents"])]
+        counted = await asyncio.wait_for(
+            self.client().aio.models.count_tokens(model=body["model"], contents=contents), COUNT_TIMEOUT
+        )
+        if counted.total_tokens is None:
+            return None
+        config = body.get("config") or {}
+        system = config.get("system_instruction")
+        added = estimate_text(system) if isinstance(system, str) else 0
+        declarations = [
+            d for tool in config.get("tools") or [] for d in tool.get("function_declarations", [])
+        ]
+        return int(counted.total_tokens) + added + estimate_tools(declarations)
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
         from google.genai import errors, types

@@ -20,6 +20,9 @@ from typing import Any
 from agent_tui.projection.specs import ProviderSpec
 
 TIMEOUT = 3.0
+#: Server roots whose ``GET /props`` answered as llama.cpp's does: they count tokens (``/tokenize``),
+#: and only they are asked to (an endpoint is never tried on a server that did not say it has it).
+_LLAMA_SERVERS: set[str] = set()
 ANTHROPIC_VERSION = "2023-06-01"
 
 
@@ -98,6 +101,8 @@ def context_window(
     props = _request(root + "/props", headers, timeout=timeout)  # llama.cpp
     if isinstance(props, dict):
         settings = props.get("default_generation_settings")
+        if isinstance(settings, dict):
+            _LLAMA_SERVERS.add(root)
         n_ctx = _positive_int(settings.get("n_ctx")) if isinstance(settings, dict) else None
         if n_ctx := n_ctx or _positive_int(props.get("n_ctx")):
             return n_ctx
@@ -118,4 +123,10 @@ def context_window(
     return None
 
 
-__all__ = ["ServerModel", "context_window", "list_models"]
+def llama_server_root(base_url: str | None) -> str | None:
+    """The root of the llama.cpp server at ``base_url`` when its ``/props`` said it is one, else None."""
+    root = _server_root(base_url) if base_url else None
+    return root if root in _LLAMA_SERVERS else None
+
+
+__all__ = ["ServerModel", "context_window", "list_models", "llama_server_root"]

@@ -18,6 +18,7 @@ from agent_tui.projection import registry
 from agent_tui.projection.request import Prepared
 from agent_tui.projection.wire import openai_completions
 from agent_tui.providers.base import (
+    COUNT_TIMEOUT,
     JSONObject,
     SdkProvider,
     classify,
@@ -72,6 +73,30 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
 
             self._client = AsyncOpenAI(**self._client_options(openai.Timeout, openai.DefaultAsyncHttpxClient))
         return self._client
+
+    async def count_tokens(self, body: JSONObject) -> int | None:
+        """A llama.cpp server's count: its chat template applied (``POST /apply-template``), then
+        ``POST /tokenize``. Only a server whose ``/props`` said it is llama.cpp is asked; OpenAI's
+        Chat Completions and the other compatible servers have no count: None."""
+        from agent_tui.providers.model_list import llama_server_root
+
+        root = llama_server_root(self.base_url)
+        if root is None:
+            return None
+        client = self.client()
+        options: Any = {"timeout": COUNT_TIMEOUT}
+        template_body = {key: body[key] for key in ("messages", "tools") if key in body}
+        template = await client.post(
+            root + "/apply-template", cast_to=object, body=template_body, options=options
+        )
+        prompt = template.get("prompt") if isinstance(template, dict) else None
+        if not isinstance(prompt, str):
+            return None
+        tokens = await client.post(
+            root + "/tokenize", cast_to=object, body={"content": prompt}, options=options
+        )
+        listed = tokens.get("tokens") if isinstance(tokens, dict) else None
+        return len(listed) if isinstance(listed, list) else None
 
     async def stream(self, body: JSONObject) -> AsyncIterator[ProviderEvent]:
         import openai

@@ -22,6 +22,13 @@ queue, from ``server.models`` (``serve_models``), ``server.props`` and ``server.
 Faults (``server.fault("context_window:9000")``, or ``--fault`` on the command line) make it act as
 a server with a limit: ``context_window:N`` refuses every model request the server counts as more
 than N tokens (the body's JSON, 4 characters a token) with its real overflow error, before the queue.
+``count:P`` makes it count tokens as servers with a count endpoint do, P percent of that figure
+(100: as the window fault counts; 300: a tokenizer that counts three times more), in the window
+fault too: Anthropic's ``POST /v1/messages/count_tokens`` (``{"input_tokens": N}``), Gemini's
+``POST /v1beta/models/{model}:countTokens`` (``{"totalTokens": N}``) and llama.cpp's
+``POST /apply-template`` then ``POST /tokenize`` (``{"tokens": [...]}``), answered apart from the
+queue and recorded in ``server.count_requests``. Without it those endpoints answer 404, as a server
+without them does.
 
 Used by the provider, agent and print-mode tests, and importable by TUI tests
 (``from tests.support.fake_model_server import ...``). Standard library only. As a process
@@ -772,6 +779,8 @@ class FakeModelServer:
         # Answers requests when the queue is empty (long-running campaigns whose clients get killed
         # mid-request, so no fixed queue could stay in step with them). Called in the server thread.
         self.responder: Callable[[RecordedRequest], Response] | None = None
+        #: Called in the server thread with each token count answered (the ``count`` fault).
+        self.on_count: Callable[[RecordedRequest], None] | None = None
         # What the server says about its models, answered apart from the queue (404 when unset):
         # ``GET /v1/models`` (OpenAI-compatible servers and Anthropic; vLLM adds max_model_len),
         # llama.cpp's ``GET /props`` and Ollama's ``POST /api/show``.
@@ -781,8 +790,11 @@ class FakeModelServer:
         self.model_requests: list[RecordedRequest] = []
         #: When set to an Event, each models question waits for it (at most 30 s) before its answer.
         self.models_gate: threading.Event | None = None
-        #: The faults in force, by name (FAULTS): ``context_window`` -> the window in tokens.
+        #: The faults in force, by name (FAULTS): ``context_window`` -> the window in tokens,
+        #: ``count`` -> the percent of its figure the server counts (and its count endpoints answer).
         self.faults: dict[str, int] = {}
+        #: The token counts asked (count endpoints; only when the ``count`` fault is in force).
+        self.count_requests: list[RecordedRequest] = []
 
     def fault(self, spec: str) -> FakeModelServer:
         """Put the fault ``spec`` ("name:N", a name of FAULTS) in force; ValueError for a bad one."""
@@ -797,10 +809,31 @@ class FakeModelServer:
         window = self.faults.get("context_window")
         if window is None:
             return None
-        tokens = server_tokens(request.body)
+        tokens = self.tokens(request.body)
         if tokens <= window:
             return None
         return overflow_error("anthropic" if "/messages" in request.path else "openai", window, tokens)
+
+    def tokens(self, body: Any) -> int:
+        """What this server counts ``body`` as: :func:`server_tokens`, times the ``count`` fault's percent."""
+        return server_tokens(body) * self.faults.get("count", 100) // 100
+
+    def _count(self, request: RecordedRequest) -> JSON | None:
+        """The answer to a token count (the ``count`` fault in force), or None: not a count path."""
+        path = request.path.split("?")[0]
+        body = request.body if isinstance(request.body, dict) else {}
+        if "count" not in self.faults or request.method != "POST":
+            return None
+        if path == "/v1/messages/count_tokens":
+            return {"input_tokens": self.tokens(body)}
+        if path.startswith("/v1beta/models/") and path.endswith(":countTokens"):
+            return {"totalTokens": self.tokens(body)}
+        if path == "/apply-template":  # the chat template: here, the messages and tools as JSON
+            return {"prompt": json.dumps(body, ensure_ascii=False)}
+        if path == "/tokenize":
+            content = str(body.get("content", ""))
+            return {"tokens": list(range((len(content) + 3) // 4 * self.faults["count"] // 100))}
+        return None
 
     def serve_models(self, *ids: str, **extra: Any) -> FakeModelServer:
         """``GET /v1/models`` lists ``ids`` (each entry gets ``extra``, e.g. ``max_model_len=4096``)."""
@@ -953,6 +986,16 @@ class _Handler(BaseHTTPRequestHandler):
             time.monotonic(),
         )
         path = recorded.path.split("?")[0]
+        if path in COUNT_PATHS or path.endswith(":countTokens"):
+            counted = self.owner._count(recorded)
+            if counted is not None:
+                self.owner.count_requests.append(recorded)
+                if self.owner.on_count is not None:
+                    self.owner.on_count(recorded)
+            self._send_error(
+                HTTPError(200, counted) if counted is not None else HTTPError(404, {"error": "not found"})
+            )
+            return
         if path in ("/v1/models", "/props", "/api/show"):
             self.owner.model_requests.append(recorded)
             if self.owner.models_gate is not None:
@@ -1052,7 +1095,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 #: The faults :meth:`FakeModelServer.fault` and ``--fault`` know.
-FAULTS = ("context_window",)
+FAULTS = ("context_window", "count")
+#: The token-count endpoints (and Gemini's ``...:countTokens``), answered under the ``count`` fault.
+COUNT_PATHS = ("/v1/messages/count_tokens", "/apply-template", "/tokenize")
 
 
 def server_tokens(body: Any) -> int:
@@ -1104,6 +1149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f.write(json.dumps(line, ensure_ascii=False) + "\n")
 
         server.on_request = record
+        server.on_count = record
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -1115,6 +1161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = [
+    "COUNT_PATHS",
     "FAULTS",
     "OVERFLOW_FAMILIES",
     "RAW",
