@@ -22,19 +22,32 @@ the app before the reply is saved), the turn is aborted and given :data:`HANGUP_
 write its entries, the app exits, and the launcher ends the process with ``os._exit`` (nothing is
 left to write; the session file is closed and its lock released by then). A watchdog ends it at
 :data:`HANGUP_EXIT_SECONDS` in any case. The terminal's end is seen three ways: SIGHUP, the input
-thread's read failing (EIO: :class:`TerminalDriver` says hangup rather than crash) and, for what
-no signal announces (a pipe's writer gone), a thread waiting for POLLHUP on stdin.
+thread's read failing (EIO: :class:`TerminalDriver` says hangup rather than crash) and a thread
+watching stdin (:func:`watch_stdin`).
+
+That thread is what a hangup rests on: a hung-up terminal's read gives b'' (EIO only in a race
+with the hangup), which Textual's input thread takes for "nothing yet" and selects again at once,
+on a file that is always readable (a core's worth of CPU), and SIGHUP may never come: the kernel
+sends it to the session's leader only (the shell, a wrapper), and to the foreground group when
+that leader exits; a blocked SIGHUP (a mask is inherited across exec) is never delivered at all.
+So the thread ends the app itself (:func:`hang_up`, on the event loop through
+``call_soon_threadsafe``, no signal involved) when poll says POLLHUP or POLLERR, and looks at the
+terminal again every :data:`RECHECK_SECONDS` (``tcgetpgrp`` fails with EIO on a hung-up terminal)
+in case no event ever says so. It never stops before the hangup (an error is retried a period
+later), and costs one wakeup per period while idle.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import select
 import signal
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import Any, Protocol
 
@@ -47,6 +60,8 @@ HANGUP_ABORT_SECONDS = 1.0
 #: A hung-up process ends by then, whatever it is doing (the watchdog's ``os._exit``).
 HANGUP_EXIT_SECONDS = 1.8
 HANGUP_STATUS = 128 + signal.SIGHUP
+#: How often :func:`watch_stdin` looks at the terminal again, whatever poll said.
+RECHECK_SECONDS = 2.0
 
 
 class _App(Protocol):
@@ -58,11 +73,13 @@ class _App(Protocol):
 
 
 class _State:
-    """Whether the terminal has gone (set once, from the first sign of it)."""
+    """Whether the terminal has gone (set once, from the first sign of it), and how to end the
+    installed app from any thread (``stop(code, wait)``: False when no loop runs it)."""
 
     def __init__(self) -> None:
         self.hung_up = False
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # (a signal handler may run while the main thread holds it)
+        self.stop: Callable[[int, float], bool] | None = None
 
 
 _state = _State()
@@ -78,21 +95,27 @@ def install(app: _App) -> None:
     runs, in the main thread)."""
     pending: list[asyncio.Task[None]] = []
 
-    def handler(number: int, _frame: FrameType | None) -> None:
-        code = 128 + number
-        wait = ABORT_WAIT_SECONDS
-        if number == signal.SIGHUP:
-            if not _mark_hung_up():
-                return  # the second sign of the same hangup
-            wait = HANGUP_ABORT_SECONDS
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not running yet, or already stopped: nothing to save
-            if number == signal.SIGHUP:
-                os._exit(code)
-            raise SystemExit(code) from None
-        loop.call_soon_threadsafe(lambda: pending.append(loop.create_task(_stop(app, code, wait))))
+    def stop(code: int, wait: float) -> bool:
+        loop: asyncio.AbstractEventLoop | None = getattr(app, "_loop", None)  # set while it runs
+        if loop is None:
+            return False
 
+        def start() -> None:
+            pending.append(loop.create_task(_stop(app, code, wait)))
+
+        try:
+            loop.call_soon_threadsafe(start)
+        except RuntimeError:  # closed
+            return False
+        return True
+
+    def handler(number: int, _frame: FrameType | None) -> None:
+        if number == signal.SIGHUP:
+            hang_up()
+        elif not stop(128 + number, ABORT_WAIT_SECONDS):  # not running yet, or already stopped
+            raise SystemExit(128 + number)
+
+    _state.stop = stop
     for number in (signal.SIGHUP, signal.SIGTERM):
         signal.signal(number, handler)
     watch_stdin()
@@ -127,15 +150,37 @@ async def _stop(app: _App, code: int, wait: float) -> None:
 
 
 def hang_up() -> None:
-    """The terminal is gone, seen from a thread: the same path as SIGHUP (its handler runs in the
-    main thread, on the event loop's behalf)."""
-    if not _state.hung_up:
-        os.kill(os.getpid(), signal.SIGHUP)
+    """The terminal is gone (seen by SIGHUP's handler, or from a thread): output to /dev/null,
+    the app ended (its turn aborted and saved) and, whatever happens, the process within
+    :data:`HANGUP_EXIT_SECONDS`. No signal is involved, so a SIGHUP blocked or ignored, or a
+    handler someone replaced, changes nothing. A second sign of the same hangup does nothing."""
+    if not _mark_hung_up():
+        return
+    stop = _state.stop
+    if stop is None or not stop(HANGUP_STATUS, HANGUP_ABORT_SECONDS):
+        os._exit(HANGUP_STATUS)  # no app running: nothing to save
 
 
-def watch_stdin(fd: int = 0) -> threading.Thread | None:
-    """A daemon thread that waits for POLLHUP on ``fd`` (a pty whose terminal closed, a pipe whose
-    writer went) and then hangs up. It reads nothing, so it takes no key from the app."""
+def terminal_gone(fd: int) -> bool:
+    """Whether ``fd`` (stdin) says its terminal hung up (or its pipe's writer went): POLLHUP or
+    POLLERR at once, or ``tcgetpgrp`` failing with EIO (ENOTTY, a pipe or a file, is no sign)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLHUP)
+    if any(mask & (select.POLLHUP | select.POLLERR) for _fd, mask in poller.poll(0)):
+        return True
+    try:
+        os.tcgetpgrp(fd)
+    except OSError as e:
+        return e.errno == errno.EIO
+    return False
+
+
+def watch_stdin(fd: int = 0, period: float = RECHECK_SECONDS) -> threading.Thread | None:
+    """A daemon thread that hangs up (:func:`hang_up`) once ``fd``'s terminal is gone: at once
+    when poll reports POLLHUP or POLLERR (a pty whose terminal closed, a pipe whose writer went),
+    else when :func:`terminal_gone` says so at one of its looks every ``period`` seconds. It reads
+    nothing, so it takes no key from the app; it ends only with the hangup (an error, or ``fd``
+    closed, is looked at again a period later)."""
     try:
         os.fstat(fd)
     except OSError:
@@ -146,14 +191,14 @@ def watch_stdin(fd: int = 0) -> threading.Thread | None:
         poller.register(fd, select.POLLHUP)  # POLLHUP, POLLERR and POLLNVAL are always reported
         while not _state.hung_up:
             try:
-                events = poller.poll()
-            except OSError:
-                return
-            if any(mask & (select.POLLHUP | select.POLLERR) for _fd, mask in events):
-                hang_up()
-                return
-            if any(mask & select.POLLNVAL for _fd, mask in events):
-                return  # closed by the process itself
+                events = poller.poll(period * 1000)
+                if any(mask & select.POLLNVAL for _fd, mask in events):
+                    time.sleep(period)  # closed (poll would report it at once, every time)
+                    continue
+                if any(mask & (select.POLLHUP | select.POLLERR) for _fd, mask in events) or terminal_gone(fd):
+                    hang_up()
+            except Exception:  # (nothing here is expected to fail; the watch must go on)
+                time.sleep(period)
 
     thread = threading.Thread(target=wait, name="agent-tui-stdin-watch", daemon=True)
     thread.start()
