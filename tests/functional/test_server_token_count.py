@@ -5,6 +5,9 @@ count P percent of its usual figure, so its count and agent-tui's estimate disag
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +17,7 @@ import pytest
 
 from agent_tui.agent.events import CompactionStarted, TurnDone
 from agent_tui.agent.server_count import MAX_FAILURES, NEAR
+from agent_tui.agent.window import CACHE_NAME, WindowCache
 from agent_tui.config import CompactionConfig
 from agent_tui.projection import registry
 from agent_tui.projection.compaction import (
@@ -35,8 +39,11 @@ from tests.support.fake_model_server import (
     gemini_text,
     text,
 )
+from tests.support.print_env import Env
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(120)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SUMMARY = "## Goal\nAnswer the questions.\n\n## Progress\n### Done\n- [x] said hello"
 FIRST = "first: " + " ".join(f"f{i:04d}" for i in range(400))  # ≈800 tokens: a summary makes it smaller
@@ -194,3 +201,45 @@ async def test_gemini_counts_its_contents_and_the_system_instruction_is_estimate
     assert asked.path == "/v1beta/models/gemini-2.5-flash:countTokens"
     assert asked.body["contents"][0]["parts"][0]["text"] == "count me " * 50
     assert counted == server.tokens(asked.body) + 3  # + "Be brief." estimated (9 characters)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("counting", [True, False])
+def test_print_mode_asks_the_servers_count_near_the_threshold(tmp_path: Path, counting: bool) -> None:
+    """``-p`` against the fake server run as a process (``--fault count:300``), its 8,000-token
+    window known from the data dir's cache: turn 2's figure fits by the estimate (turn 1 reported a
+    small usage), the server counts it three times over, and the run compacts before sending it."""
+    log = tmp_path / "server.jsonl"
+    faults = ["--fault", "count:300"] if counting else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.fake_model_server", *faults, "--log", str(log)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        env = Env(tmp_path, url)
+        model = registry.spec("anthropic").default_model
+        WindowCache(env.home / CACHE_NAME).put("anthropic", url, model, 8_000)
+        out = env.run("-p", FIRST)
+        assert out.returncode == 0, out.stderr
+        # the replies report 100 input tokens: turn 2's figure is 120 + the estimate of ``second``,
+        # 5,700: under the 6,000 threshold (8,000 less the 2,000 reserve fitted to it), near it
+        second = "question: " + " ".join(f"x{i:05d}" for i in range(2_790))
+        out = env.run("-p", second, "-c")
+        assert out.returncode == 0, out.stderr
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    paths = [line["path"] for line in lines]
+    (session,) = env.sessions()
+    compacted = any(e["type"] == "compaction" for e in env.entries(session))
+    if not counting:  # the count endpoint answers 404: the estimate decides, and it fits
+        assert paths == ["/v1/messages", "/v1/messages"] and not compacted
+        return
+    assert paths.count("/v1/messages/count_tokens") == 1
+    assert [p for p in paths if p != "/v1/messages/count_tokens"] == ["/v1/messages"] * 3  # + summary
+    assert compacted and out.stdout.strip() == ("reply to: " + second[:80]).strip()  # turn 2 answered
