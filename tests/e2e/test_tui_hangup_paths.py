@@ -6,9 +6,10 @@ hung-up terminal's read gives b'', on which Textual's input thread selects again
 watching thread's hangup went through a SIGHUP to the process itself, which a blocked SIGHUP (a
 signal mask is inherited across exec) never delivers: the thread ended, the app spun. Here the app
 runs in tmux at 80x24 under a wrapper that blocks SIGHUP (or a leader that ignores it and never
-passes it on), after nothing or after the external editor returned (the driver stopped and
-started again, a new input thread); each checks that the process is gone soon after
-``tmux kill-session`` and used little CPU meanwhile (no spin).
+passes it on), after nothing, after a suspend and resume (SIGTSTP, SIGCONT) or after the
+external editor returned (each: the driver stopped and started again, a new input thread); each
+checks that the process is gone soon after ``tmux kill-session`` and used little CPU meanwhile
+(no spin).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def editor(tmp: Path) -> Path:
     return script
 
 
-@pytest.mark.parametrize("before", ["nothing", "external-editor"])
+@pytest.mark.parametrize("before", ["nothing", "suspend-resume", "external-editor"])
 def test_a_hangup_with_sighup_blocked_ends_the_app(
     tmp_path: Path, server: FakeModelServer, before: str
 ) -> None:
@@ -97,7 +98,14 @@ def test_a_hangup_with_sighup_blocked_ends_the_app(
     app.env["EDITOR"] = str(editor(tmp_path))
     try:
         pid = start(app, wrapper=BLOCK_HUP)
-        if before == "external-editor":
+        if before == "suspend-resume":
+            # what Ctrl+Z sends with ISIG on: the app stops itself, and tmux continues a stopped
+            # pane's process at once (as fg would): a new input thread reads the terminal
+            os.kill(pid, signal.SIGTSTP)
+            time.sleep(1.0)
+            app.tmux.type("typed after the resume")
+            app.tmux.wait_text("typed after the resume")
+        elif before == "external-editor":
             app.tmux.type("draft")
             app.tmux.wait_text("draft")
             app.tmux.keys("-H", "1b", "65")  # Alt+E, as the terminal sends it (ESC e)
