@@ -95,6 +95,7 @@ def help_rows(app: Host) -> list[HelpRow]:
     """The rows of the help screen, for ``app`` with its keymap."""
     from agent_tui.tui.screens.main import MainScreen
     from agent_tui.tui.widgets.composer import Composer
+    from agent_tui.tui.widgets.context_panel import ContextPanel
     from agent_tui.tui.widgets.session_tree import SessionTree
 
     keymap = app.keymap
@@ -110,6 +111,10 @@ def help_rows(app: Host) -> list[HelpRow]:
     for binding in _bindings(SessionTree):
         if binding.description:
             rows.append(HelpRow("In the tree", _keys(app, binding, keymap), binding.description))
+    for binding in _bindings(ContextPanel):
+        if binding.description:
+            what = binding.tooltip or binding.description
+            rows.append(HelpRow("In the panel", _keys(app, binding, keymap), what))
     rows.extend(_FIXED)
     for command in COMMANDS:
         rows.append(HelpRow("Slash commands", command.usage, f"{command.title}: {command.help}"))

@@ -7,6 +7,11 @@ range a compaction summarized, and the repairs that make the request valid.
 A header shows the one context figure (the one compaction decides on) against
 the model's window with a meter, and how it is made. Enter on a row opens its
 full text. Rows live in a ``RowList``, which stays fast with 20,000 of them.
+
+Two keys change what the rows are: ``c`` sorts them by carry cost (what each entry cost across
+every call it rode in), ``m`` lists every model call of the branch instead, with what each
+shared with the call before and why not more (``widgets.call_rows``). Both replay the branch's
+calls (``projection.call_history``, as ``agent-tui cost`` and ``agent-tui cache`` do) in a thread.
 """
 
 from __future__ import annotations
@@ -23,13 +28,14 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.projection.call_history import Carry, calls_on_path, carry_costs
+from agent_tui.projection.call_history import CacheReport, Carry, cache_reports, calls_on_path, carry_costs
 from agent_tui.projection.context import Status
 from agent_tui.projection.describe import plural
 from agent_tui.projection.figures import money
 from agent_tui.projection.rows import PanelModel, PanelRow, TokenCache, build_panel_model
 from agent_tui.store.record import Entry
 from agent_tui.terminal_text import visible, visible_line
+from agent_tui.tui.widgets.call_rows import CALL_HEADER, call_detail, call_row, call_title
 from agent_tui.tui.widgets.row_list import RowList
 
 __all__ = ["ContextPanel", "PanelModel", "PanelRow", "TokenCache", "build_panel_model", "meter"]
@@ -74,7 +80,23 @@ class ContextPanel(Vertical):
     """
 
     BINDINGS: ClassVar = [
-        Binding("c", "toggle_carry", "Carry cost", id="panel.carry", priority=True),
+        Binding(
+            "c",
+            "toggle_carry",
+            "Carry cost",
+            id="panel.carry",
+            priority=True,
+            tooltip="Sort the rows by what each entry cost over every call it rode in (again: back)",
+        ),
+        Binding(
+            "m",
+            "toggle_calls",
+            "Cache per call",
+            id="panel.calls",
+            priority=True,
+            tooltip="List every model call: the prefix it shared with the one before, where they "
+            "first differ, why, the server's cache read/write (again: back)",
+        ),
     ]
 
     class EntryHighlighted(Message):
@@ -90,6 +112,9 @@ class ContextPanel(Vertical):
         self.sources = ""  # the user's files shaping the prompt, one line (SYSTEM.md, templates, skills)
         #: entry id -> what it cost by riding along, while the rows are sorted by it (None: request order)
         self.carry: dict[str, Carry] | None = None
+        #: every call of the branch, while the rows list them (None: the request's rows)
+        self.calls: list[CacheReport] | None = None
+        self._calls_of: tuple[int, str | None] | None = None  # the branch they are of (or are being)
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-summary", markup=False)
@@ -122,6 +147,9 @@ class ContextPanel(Vertical):
         summary.append(" · Enter on a row shows its full text", style=Style(dim=True))
         if self.sources:
             summary.append(f"\nuser files: {visible_line(self.sources)} (/session)", style=Style(dim=True))
+        if self.calls is not None:
+            self._show_calls(model, summary, self.calls)
+            return
         if model.cache_line:
             summary.append(f"\n{visible_line(model.cache_line)}", style=Style(dim=True))
         rows = self.shown_rows
@@ -132,6 +160,23 @@ class ContextPanel(Vertical):
         repairs = self.query_one("#context-repairs", Static)
         repairs.update(Text("\n".join(f"repair: {visible_line(r)}" for r in model.repairs)))
         repairs.display = bool(model.repairs)
+        self.query_one("#context-preview", Static).display = bool(self.edit_preview)
+
+    def _show_calls(self, model: PanelModel, summary: Text, calls: list[CacheReport]) -> None:
+        """The rows are the branch's calls, oldest first; a branch that moved is worked out again
+        (the rows of the one before stay meanwhile)."""
+        if model.projection is not None and _branch_key(model.projection.path) != self._calls_of:
+            self._work_out_calls(model.projection.path)
+        summary.append(
+            f"\n{plural(len(calls), 'model call')} on the branch: what each shared with the one before"
+        )
+        summary.append(" · Enter: all of it · m: the request", style=Style(dim=True))
+        summary.append(f"\n{CALL_HEADER}", style=Style(bold=True))
+        self.query_one("#context-summary", Static).update(summary)
+        miss = self._colour("warning")
+        self.rows_list.set_rows(len(calls), lambda i: call_row(i + 1, calls[i], miss))
+        self.query_one("#context-repairs", Static).display = False
+        self.query_one("#context-preview", Static).display = False  # the rows get its lines (80x24)
 
     @property
     def shown_rows(self) -> list[PanelRow]:
@@ -156,6 +201,7 @@ class ContextPanel(Vertical):
             self.carry = None
             self.redraw()
             return
+        self.calls = self._calls_of = None
         path = self.model.projection.path
         self.query_one("#context-summary", Static).update(Text("working out the carry costs of every call…"))
         self.app.run_worker(
@@ -166,6 +212,38 @@ class ContextPanel(Vertical):
             exit_on_error=False,  # a failure is the app's one notice (tui.worker_errors), not its end
         )
 
+    def action_toggle_calls(self) -> None:
+        """List every model call of the branch (what each shared with the one before, where they
+        first differ and why, beside the server's cache figures), or go back to the request."""
+        if self.calls is not None or self.model is None or self.model.projection is None:
+            self.calls = self._calls_of = None
+            self.redraw()
+            return
+        self.carry = None
+        self.query_one("#context-summary", Static).update(Text("working out what every call shared…"))
+        self._work_out_calls(self.model.projection.path)
+
+    def _work_out_calls(self, path: Sequence[Entry]) -> None:
+        self._calls_of = _branch_key(path)
+        self.app.run_worker(
+            lambda: self._calls_worked_out(path),
+            thread=True,
+            group="panel-calls",
+            exclusive=True,
+            exit_on_error=False,  # a failure is the app's one notice (tui.worker_errors), not its end
+        )
+
+    def _calls_worked_out(self, path: Sequence[Entry]) -> None:
+        reports = cache_reports(calls_on_path(path))
+
+        def apply() -> None:
+            if self._calls_of != _branch_key(path):
+                return  # gone back to the request, or the branch moved: another worker is on it
+            self.calls = reports
+            self.redraw()
+
+        self.app.call_from_thread(apply)
+
     def _carry_worked_out(self, path: Sequence[Entry]) -> None:
         carry = {c.entry_id: c for c in carry_costs(calls_on_path(path))}
 
@@ -174,6 +252,7 @@ class ContextPanel(Vertical):
                 self.model is not None
                 and self.model.projection is not None
                 and self.model.projection.path == path
+                and self._calls_of is None  # m was pressed meanwhile: the calls' list stays
             ):
                 self.carry = carry
             self.redraw()  # the branch moved meanwhile: the request's order, as it is now
@@ -201,7 +280,7 @@ class ContextPanel(Vertical):
             for line in lines:
                 text.append("\n" + visible_line(line))
         preview.update(text)
-        preview.display = bool(lines)
+        preview.display = bool(lines) and self.calls is None
 
     def preview_fold(self, entry_ids: set[str]) -> None:
         """Mark the rows a compaction would fold into its summary (an empty set clears it)."""
@@ -244,6 +323,8 @@ class ContextPanel(Vertical):
 
     def row_lines(self) -> list[str]:
         """Each row as plain text, as shown (for tests)."""
+        if self.calls is not None:
+            return [call_row(i + 1, r, Style()).plain for i, r in enumerate(self.calls)]
         return [self._row_text(r).plain for r in self.shown_rows]
 
     def redraw(self) -> None:
@@ -254,10 +335,17 @@ class ContextPanel(Vertical):
     def _selected(self, event: RowList.Selected) -> None:
         """Open the row: the full text the request carries for it."""
         event.stop()
+        from agent_tui.tui.screens.text_view import TextViewScreen
+
+        if self.calls is not None:
+            if event.index < len(self.calls):
+                report, number = self.calls[event.index], event.index + 1
+                detail = call_detail(number, report, len(self.calls))
+                self.app.push_screen(TextViewScreen(call_title(number, report), visible(detail)))
+            return
         rows = self.shown_rows
         if event.index >= len(rows):
             return
-        from agent_tui.tui.screens.text_view import TextViewScreen
 
         row = rows[event.index]
         where = f" {row.source_id}" if row.source_id else ""
@@ -267,7 +355,17 @@ class ContextPanel(Vertical):
     @on(RowList.Highlighted)
     def _highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
+        if self.calls is not None:  # a call's row: its reply is the entry /hide, /pin... act on
+            if event.index < len(self.calls):
+                self.post_message(self.EntryHighlighted(self.calls[event.index].call.entry_id))
+            return
         rows = self.shown_rows
         if event.index >= len(rows):
             return
         self.post_message(self.EntryHighlighted(rows[event.index].source_id))
+
+
+def _branch_key(path: Sequence[Entry]) -> tuple[int, str | None]:
+    """What tells one branch (as it is now) from another: its length and its last entry (the file
+    is append-only, so an edit or a new reply is a new last entry)."""
+    return len(path), path[-1].id if path else None
