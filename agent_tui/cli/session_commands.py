@@ -13,10 +13,11 @@ import msgspec
 from agent_tui.projection.context import ProjectedMessage, Projection, project
 from agent_tui.store.errors import StoreError
 from agent_tui.store.index import SessionIndex
-from agent_tui.store.sidecar import read_indexed, read_messages
+from agent_tui.store.sidecar import copies_unread, read_indexed, write_messages
 from agent_tui.terminal_text import visible, visible_line
 
 if TYPE_CHECKING:
+    from agent_tui.store.record import Entry
     from agent_tui.store.session import Session
 
 MAX_WARNINGS_SHOWN = 5
@@ -134,28 +135,24 @@ def _default_model(provider: str) -> str:
 def write_messages_json(projection: Projection, out: BinaryIO) -> None:
     """The projected messages as a JSON array; unchanged messages are copied from the file undecoded
     (unless the copy would not be valid UTF-8: a damaged message is decoded, repaired and re-encoded).
-    The bytes of each batch's unread messages are read together (:func:`read_messages`), and a batch
-    of copies is checked as UTF-8 in one go (only a batch that fails is checked message by message)."""
+    Messages whose sidecar record says they are valid UTF-8 are copied straight from the file to
+    ``out`` (:func:`write_messages`: neighbours in one read, not decoded again to check)."""
+    items: list[Entry | bytes | msgspec.Raw] = []
+    add = items.append
+    for m in projection.messages:
+        entry = m._entry
+        if entry is not None and m._message is None and copies_unread(entry):
+            add(entry)
+        else:
+            add(_message_json(m))
     out.write(b"[")
-    messages = projection.messages
-    for start in range(0, len(messages), 512):
-        batch = messages[start : start + 512]
-        read_messages([m._entry for m in batch if m._entry is not None and m._message is None])
-        data = b",".join([_message_json(m, False) for m in batch])
-        try:
-            str(data, "utf-8")  # loading does not check UTF-8 inside a message it did not decode
-        except UnicodeDecodeError:
-            data = b",".join([_message_json(m) for m in batch])
-        out.write((b"," if start else b"") + data)
+    write_messages(items, out.write)
     out.write(b"]\n")
 
 
-def _message_json(message: ProjectedMessage, check: bool = True) -> bytes | msgspec.Raw:
-    """One message's JSON: its bytes in the file when unchanged (and, with ``check``, valid UTF-8)."""
+def _message_json(message: ProjectedMessage) -> bytes | msgspec.Raw:
     raw = message.raw
     if raw is not None and message._message is None:
-        if not check:
-            return raw
         try:
             str(raw, "utf-8")  # loading does not check UTF-8 inside a message it did not decode
             return raw

@@ -47,7 +47,7 @@ import os
 import stat
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import overload
 
@@ -91,6 +91,7 @@ class EntryRecord(msgspec.Struct, array_like=True, tag=0, tag_field="k", gc=Fals
     moff: int  # where the ``message`` value starts in the line; -1: none (read through ``data``)
     mlen: int
     tool: str | bool | None = False  # ``message.toolName`` (None: none; False: not recorded, read)
+    utf8: bool = False  # the ``message`` bytes were valid UTF-8 when recorded (False: not checked)
 
 
 class WarningRecord(msgspec.Struct, array_like=True, tag=1, tag_field="k", gc=False):
@@ -230,6 +231,7 @@ class MappedEntry(Entry, gc=False, eq=False):
     _len: int = 0
     _moff: int = -1
     _mlen: int = 0
+    _utf8: bool = False  # its record says the ``message`` bytes are valid UTF-8
 
     @property
     def data(self) -> JSONObject:
@@ -257,54 +259,90 @@ class MappedEntry(Entry, gc=False, eq=False):
         return msgspec.Raw(self._src.line(self._off, self._len, self.line, self._moff, self._mlen))
 
 
-#: :func:`read_messages` reads neighbouring messages in one read while the bytes between them are
+#: :func:`write_messages` reads neighbouring messages in one read while the bytes between them are
 #: at most this many, and one read spans at most ``READ_SPAN`` bytes.
 READ_GAP = 1 << 16
 READ_SPAN = 4 << 20
 
 
-def read_messages(entries: Sequence[Entry]) -> None:
-    """Read the ``message`` bytes of the mapped ``entries`` not read yet, neighbours in one read
-    (a few hundred reads for a 24 MB context, not one per message): afterwards each one's
-    :attr:`MappedEntry.message_raw` is what it would have read alone, checked the same way (each
-    line still ends with its newline, nothing read short). Other entries are left as they are."""
-    wanted = [
-        e
-        for e in entries
-        if type(e) is MappedEntry
-        and e._data is None
-        and e._message_raw is None
-        and e._moff >= 0
-        and e._src is not None
-        and not isinstance(e.raw, bytes)
-    ]
-    wanted.sort(key=lambda e: e._off)
-    i, n = 0, len(wanted)
+def copies_unread(entry: Entry) -> bool:
+    """Whether :func:`write_messages` copies ``entry``'s ``message`` from the file: a mapped entry
+    not decoded or read yet, whose record says those bytes are valid UTF-8 (checked when the
+    record was written, so they are not decoded again to know)."""
+    return (
+        type(entry) is MappedEntry
+        and entry._utf8
+        and entry._data is None
+        and entry._message_raw is None
+        and entry._moff >= 0
+        and entry._src is not None
+        and not isinstance(entry.raw, bytes)
+    )
+
+
+def write_messages(
+    items: Sequence[Entry | bytes | msgspec.Raw], write: Callable[[bytes | memoryview | msgspec.Raw], object]
+) -> None:
+    """Write ``items`` separated by commas: bytes as they are, an entry (:func:`copies_unread`) as
+    its ``message`` bytes in the file, neighbours read in one read into one reused buffer (a few
+    hundred reads for a 24 MB context, and no copy of it in memory). Each line is checked as
+    ``MappedEntry.message_raw`` checks it: still ended by its newline, nothing read short
+    (:class:`ConcurrentChangeError`). The entries are left as they were."""
+    buf = bytearray()
+    i, n = 0, len(items)
     while i < n:
-        first = wanted[i]
+        first = items[i]
+        if i:
+            write(b",")
+        if type(first) is not MappedEntry:
+            write(first)  # type: ignore[arg-type]  # bytes or Raw
+            i += 1
+            continue
         src = first._src
         assert src is not None
         start = first._off + first._moff
         stop = first._off + first._len + 1  # its newline too
         j = i + 1
         while j < n:
-            e = wanted[j]
-            end = e._off + e._len + 1
-            if e._src is not src or e._off + e._moff - stop > READ_GAP or end - start > READ_SPAN:
+            e = items[j]
+            if type(e) is not MappedEntry or e._src is not src:
                 break
-            stop = max(stop, end)
+            at = e._off + e._moff
+            end = e._off + e._len + 1
+            if at < stop or at - stop > READ_GAP or end - start > READ_SPAN:
+                break
+            stop = end
             j += 1
         stop = min(stop, src.size)
-        block = src.read(start, stop)
-        for e in wanted[i:j]:
-            end = e._off + e._len
-            if end < src.size and block[end - start] != 0x0A:
-                raise ConcurrentChangeError(
-                    f"{src.path}: line {e.line} changed on disk since it was opened "
-                    "(rewritten by another program?); open it again"
-                )
-            at = e._off + e._moff - start
-            e._message_raw = msgspec.Raw(block[at : at + e._mlen])
+        if len(buf) < stop - start:
+            buf = bytearray(stop - start)
+        with memoryview(buf) as view:
+            got = 0
+            while got < stop - start:
+                try:
+                    chunk = os.preadv(src.fd, [view[got : stop - start]], start + got)
+                except OSError as err:
+                    raise ConcurrentChangeError(
+                        f"{src.path}: cannot be read at byte {start + got}: {err.strerror}"
+                    ) from err
+                if chunk <= 0:
+                    raise ConcurrentChangeError(
+                        f"{src.path}: shorter than when it was opened (truncated by another program?); "
+                        "open it again"
+                    )
+                got += chunk
+            for k in range(i, j):
+                e = items[k]
+                end = e._off + e._len  # type: ignore[union-attr]
+                if end < src.size and view[end - start] != 0x0A:
+                    raise ConcurrentChangeError(
+                        f"{src.path}: line {e.line} changed on disk since it was opened "  # type: ignore[union-attr]
+                        "(rewritten by another program?); open it again"
+                    )
+                at = e._off + e._moff - start  # type: ignore[union-attr]
+                if k > i:
+                    write(b",")
+                write(view[at : at + e._mlen])  # type: ignore[union-attr]
         i = j
 
 
@@ -390,12 +428,14 @@ def _entry_record(entry: Entry, blob: bytes, begin: int, stop: int, offset: int,
     role = entry.role
     plain = entry._plain if entry.type == "message" else False
     moff, mlen = -1, 0
+    utf8 = False
     raw = entry.message_raw
     if raw is not None:
         key = blob.find(b'"message":', begin, stop) + 10  # where it usually is, else anywhere
         found = key if key >= 10 and blob.startswith(raw, key) else blob.find(raw, begin, stop)
         if found >= 0:
             moff, mlen = found - begin, len(raw)
+            utf8 = _is_utf8(blob[found : found + mlen])
     if moff < 0:
         plain = False  # e.g. a line the reader repaired: decoded (and repaired) when read
     return EntryRecord(
@@ -410,7 +450,18 @@ def _entry_record(entry: Entry, blob: bytes, begin: int, stop: int, offset: int,
         moff,
         mlen,
         entry.tool_name,
+        utf8,
     )
+
+
+def _is_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        str(data, "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # -- opening --------------------------------------------------------------------------------
@@ -637,6 +688,7 @@ def _materialize(view: _Source, header_end: int, records: list[Record], size: in
                     r.len,
                     r.moff,  # type: ignore[union-attr]
                     r.mlen,  # type: ignore[union-attr]
+                    r.utf8,  # type: ignore[union-attr]
                 )
             )
             last = r
@@ -792,11 +844,12 @@ def create(path: Path, header_line: bytes) -> Sidecar | None:
 __all__ = [
     "MappedEntry",
     "Sidecar",
+    "copies_unread",
     "create",
     "enabled",
     "load",
     "load_indexed",
     "read_indexed",
-    "read_messages",
     "sidecar_path",
+    "write_messages",
 ]

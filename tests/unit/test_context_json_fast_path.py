@@ -1,7 +1,8 @@
-"""``agent-tui context --format json`` reads the messages' bytes in batches (``sidecar.read_messages``)
-and checks UTF-8 a batch at a time: its output is byte for byte what reading and checking each
-message alone gives, and the same JSON as re-encoding every decoded message of a full parse, on
-sessions with edits, pins, compactions, images, branches and damaged bytes."""
+"""``agent-tui context --format json`` copies the messages' bytes from the file in batches
+(``sidecar.write_messages``) and does not check again the UTF-8 of bytes its records say were
+valid: its output is byte for byte what reading and checking each message alone gives, and the
+same JSON as re-encoding every decoded message of a full parse, on sessions with edits, pins,
+compactions, images, branches and damaged bytes."""
 
 from __future__ import annotations
 
@@ -36,8 +37,11 @@ class _Out:
         return b"".join(self.parts)
 
 
-def _fast(path: Path) -> bytes:
+def _fast(path: Path, unchecked: bool = False) -> bytes:
     loaded, _ = sidecar.load(path)
+    if unchecked:  # as a sidecar written before records said whether a message is valid UTF-8
+        for e in loaded.entries:
+            e._utf8 = False  # type: ignore[attr-defined]
     out = _Out()
     write_messages_json(project(SessionIndex(loaded, str(path))), out)  # type: ignore[arg-type]
     return out.value()
@@ -60,7 +64,7 @@ def _check(path: Path) -> bytes:
     loaded, _ = sidecar.load(path)
     assert all(isinstance(e, sidecar.MappedEntry) for e in loaded.entries)
     fast = _fast(path)
-    assert fast == _one_by_one(path)
+    assert fast == _one_by_one(path) == _fast(path, unchecked=True)
     assert json.loads(fast) == _decoded(path)
     return fast
 
@@ -72,7 +76,7 @@ def _surgery_session(path: Path, bad_utf8: bool) -> Path:
         b.message(user(f'question {i} ünïcode Ω \\ " tab\t'))
         b.message(assistant(f"answer {i}", [(f"c{i}", "read", {"path": "f"})]))
         b.message(tool_result(f"c{i}", "x" * (3000 * i)))
-    b.add("pin", targetId="e0005", pinned=True)
+    b.add("pin", targetId="e0002", pinned=True)
     b.add("compaction", summary="the summary", firstKeptEntryId="e0050", tokensBefore=1000)
     b.add(
         "context_edit", targetId="e0060", replacement={"content": [{"type": "text", "text": "replaced text"}]}
@@ -82,6 +86,8 @@ def _surgery_session(path: Path, bad_utf8: bool) -> Path:
     b.message({"role": "user", "content": [{"type": "text", "text": "see"}, image], "timestamp": 5})
     b.message(user("the last question"))
     path = b.write(path)
+    data = path.read_bytes()  # the builder escapes non-ASCII: a message with raw UTF-8 too, as pi writes
+    path.write_bytes(data.replace(b"question 0 ", "question 0 \u00fcn\u00efcode \u03a9 ".encode(), 1))
     if bad_utf8:  # a message with a byte that is not UTF-8, as a damaged file holds one
         data = path.read_bytes().replace(b"the last question", b"the last \xff question")
         path.write_bytes(data)
@@ -95,6 +101,11 @@ def test_edits_pins_compaction_images(tmp_path: Path, bad_utf8: bool) -> None:
     text = fast.decode()  # always valid UTF-8: a damaged message is repaired
     assert "replaced text" in text and "the summary" in text
     assert ("the last \ufffd question" in text) is bad_utf8
+    loaded, _ = sidecar.load(path)
+    flags = {e.id: sidecar.copies_unread(e) for e in loaded.entries if e.type == "message"}
+    assert "question 0 ünïcode Ω" in text
+    assert flags["e0002"]  # that message: its raw UTF-8 was checked when recorded
+    assert flags[loaded.entries[-1].id] is not bad_utf8
 
 
 def test_small_gaps_and_spans_split_the_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

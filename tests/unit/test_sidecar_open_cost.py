@@ -69,8 +69,8 @@ def _without_tool_fields(path: Path) -> None:
     for line in lines[1:-1]:
         record = json.loads(line)
         if record[0] == 0:
-            assert len(record) == 12
-            record = record[:-1]
+            assert len(record) == 13  # the kind, then the fields up to tool names and UTF-8
+            record = record[:-2]
         out.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
     seal = json.loads(lines[-1])
     body = b"".join(out)
