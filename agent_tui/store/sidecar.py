@@ -42,7 +42,6 @@ no longer ended by its newline. Nothing is mapped, so it is never a SIGBUS
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import stat
 import uuid
@@ -63,6 +62,11 @@ from agent_tui.store.reader import (
     read_file,
 )
 from agent_tui.store.record import Entry, JSONObject, LineSource
+
+try:  # hashlib's own blake2b, without hashlib loading OpenSSL first (a few ms of every ``context``)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 SIDECAR_VERSION = 1
 TAIL_BYTES = 4096
@@ -356,7 +360,7 @@ def enabled() -> bool:
 
 
 def _hash(data: bytes | memoryview) -> str:
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
+    return blake2b(data, digest_size=12).hexdigest()
 
 
 def _tail_hash(view: memoryview | _Source, end: int) -> str:
