@@ -56,6 +56,9 @@ class Session:
         self.writer = writer
         self.read_only_reason = read_only_reason
         self._next_line = loaded.lines + 1
+        #: Only the active branch's end is read (:meth:`open_tail`): what the rest of the file
+        #: decides (the tree, pins and settings above, totals, the name) is not known yet.
+        self.partial = False
         #: Secrets in what we append are replaced before writing (AGENT_TUI_REDACT=off disables).
         self.redact = redaction_enabled()
 
@@ -110,6 +113,31 @@ class Session:
         elif writer is None:
             reason = f"{path}: opened read-only"
         return cls(path, loaded, writer, reason, side)
+
+    @classmethod
+    def open_tail(cls, path: str | Path) -> Session | None:
+        """A read-only view of the active branch from the latest compaction's first kept entry to
+        the leaf, read from the file's end (``store.tail``) while the whole file is indexed; None
+        when the file is not one the tail reader reads, or its branch has no compaction (then the
+        tail is the whole branch: open it as usual). :attr:`partial` is True."""
+        from agent_tui.store.tail import TailReader, leaf_path
+
+        path = Path(path)
+        reader = TailReader.open(path)
+        if reader is None:
+            return None
+        try:
+            with reader:
+                tail = leaf_path(reader)
+        except (StoreError, OSError):
+            return None
+        if tail.complete or not any(e.type == "compaction" for e in tail.entries):
+            return None
+        loaded = LoadedFile(header=tail.header, entries=tail.entries, size=reader.size, lines=0)
+        reason = f"{path.name}: indexing the whole file; read-only until it is done"
+        session = cls(path, loaded, None, reason)
+        session.partial = True
+        return session
 
     @classmethod
     def create(

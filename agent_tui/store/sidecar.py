@@ -513,6 +513,61 @@ def _header_end(src: _Source) -> int:
     return 0
 
 
+#: :func:`is_current` allows this much of the file after the sealed part (parsed at the open).
+CURRENT_SLACK = 32 << 20
+
+
+def is_current(path: Path) -> bool:
+    """Whether :func:`load` would open ``path`` through its sidecar without building it: the
+    sidecar's header and seal match the file and cover all of it but a short tail. A cheap look
+    (the sidecar's first and last lines, the file's header and the 4 KiB before the seal) for a
+    caller choosing how to open a big file; :func:`load` still checks everything."""
+    if not enabled():
+        return False
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            head = f.read(1 << 16)
+            header_end = head.find(b"\n") + 1
+            if header_end <= 0:
+                return False
+            with open(sidecar_path(path), "rb") as side:
+                first = side.readline(1 << 12)
+                side_size = os.fstat(side.fileno()).st_size
+                side.seek(max(0, side_size - 512))
+                seal_line = side.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+            head_record = _decode_header(first)
+            seal = msgspec.json.decode(seal_line, type=Seal)
+            if (
+                head_record.agentTuiSidecar != SIDECAR_VERSION
+                or head_record.headerEnd != header_end
+                or head_record.header != _hash(head[:header_end])
+                or not header_end <= seal.end <= st.st_size
+                or st.st_size - seal.end > CURRENT_SLACK
+                or st.st_size < seal.size
+            ):
+                return False
+            f.seek(max(0, seal.end - TAIL_BYTES))
+            return _hash(f.read(seal.end - max(0, seal.end - TAIL_BYTES))) == seal.tail
+    except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
+        return False
+
+
+#: A file this big without a current sidecar is opened from its end first (``Session.open_tail``).
+SLOW_OPEN_BYTES = 64 << 20
+
+
+def opens_slowly(path: Path) -> bool:
+    """Whether opening ``path`` would build its sidecar from a big file (seconds for 1 GB):
+    ``AGENT_TUI_SLOW_OPEN_BYTES`` sets the size (tests)."""
+    try:
+        size = os.stat(path).st_size
+        limit = int(os.environ.get("AGENT_TUI_SLOW_OPEN_BYTES") or SLOW_OPEN_BYTES)
+    except (OSError, ValueError):
+        return False
+    return size >= limit and enabled() and not is_current(path)
+
+
 def load_indexed(path: Path) -> tuple[LoadedFile, Sidecar | None]:
     """:func:`load` when the sidecar is enabled, else the reader alone."""
     return load(path) if enabled() else (read_file(path), None)

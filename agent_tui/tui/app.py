@@ -55,6 +55,7 @@ from agent_tui.store.index import SessionIndex
 from agent_tui.store.paths import make_private_dirs
 from agent_tui.store.reader import LoadedFile
 from agent_tui.store.session import Session
+from agent_tui.store.sidecar import opens_slowly
 from agent_tui.terminal_text import visible, visible_line
 from agent_tui.tui import frame_timer, gc_pacing, give_way, settings, symbols, user_commands, warm_up
 from agent_tui.tui.agent_bridge import (
@@ -360,6 +361,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
             if self._tree_waits:
                 self._tree_waits = False
                 self._show_tree()
+            if self.session is not None and self.session.partial:
+                self.main_screen.status_line.start("indexing…")
             gc_pacing.pace()  # from now on small collections; the old generation when idle
             self._preload(self._configured[0] if self._configured is not None else None)
             if self.config.agent_factory is None:
@@ -443,18 +446,58 @@ class AgentTuiApp(OneLineCrash, App[None]):
     # -- the session --------------------------------------------------------------
 
     def open_session(self, path: Path) -> bool:
+        if opens_slowly(path):
+            # A big file without a current sidecar: its end first (the last branch, from its
+            # latest compaction on), read-only, while a thread indexes the whole file.
+            partial = Session.open_tail(path)
+            if partial is not None:
+                self.set_session(partial)
+                self._index_whole_file(path, partial)
+                return True
+        session = self._load_session(path, self.notify)
+        if session is None:
+            return False
+        self._adopt_session(session)
+        return True
+
+    @staticmethod
+    def _load_session(path: Path, notify: Callable[..., None]) -> Session | None:
         try:
-            session = Session.open(path)
+            return Session.open(path)
         except SessionLockedError as e:
             try:
                 session = Session.open(path, write=False)
             except StoreError as e2:
-                self.notify(str(e2), severity="error")
-                return False
-            self.notify(f"{e}; opened read-only", severity="warning")
+                notify(str(e2), severity="error")
+                return None
+            notify(f"{e}; opened read-only", severity="warning")
+            return session
         except (StoreError, OSError) as e:
-            self.notify(str(e), severity="error")
-            return False
+            notify(str(e), severity="error")
+            return None
+
+    @work(thread=True, group="indexing", exit_on_error=False, description="index the session")
+    def _index_whole_file(self, path: Path, partial: Session) -> None:
+        def notify(*args: Any, **kwargs: Any) -> None:
+            self.call_from_thread(self.notify, *args, **kwargs)
+
+        session = self._load_session(path, notify)
+        if session is not None:
+            self.call_from_thread(self._indexed, partial, session)
+
+    def _indexed(self, partial: Session, session: Session) -> None:
+        """The whole file is indexed: it replaces the tail view (unless another session was opened
+        meanwhile); a message held while indexing is sent now (``ComposerActions``)."""
+        if self.session is not partial:
+            session.close()
+            return
+        self._adopt_session(session)
+        if not self.busy:
+            self.main_screen.status_line.stop()
+        self.call_later(self.refresh_views)
+
+    def _adopt_session(self, session: Session) -> None:
+        path = session.path
         self.set_session(session)
         # A big session is millions of long-lived objects: keep the cyclic GC from rescanning
         # them (a full collection of a 20,000-entry session stalls the UI for ~0.1 s).
@@ -466,7 +509,6 @@ class AgentTuiApp(OneLineCrash, App[None]):
         elsewhere = cwd_notice(session.cwd, str(self.config.cwd))  # tools still run here
         if elsewhere:
             self.notify(elsewhere, severity="warning", markup=False)
-        return True
 
     def set_session(self, session: Session | None) -> None:
         left = self.session
@@ -574,7 +616,10 @@ class AgentTuiApp(OneLineCrash, App[None]):
     async def refresh_views(self, cursor: str | None = None) -> None:
         """Project the session afresh and update the panel, the tree, the chat and the status bar."""
         self.projection = self._projector.project()
-        if len(self.projection.messages) > BACKGROUND_PANEL_MESSAGES:
+        partial = self.session is not None and self.session.partial
+        if partial:  # pins and settings above the tail may change it: no figure until indexed
+            self.panel.show_placeholder("indexing the whole session file…")
+        elif len(self.projection.messages) > BACKGROUND_PANEL_MESSAGES:
             # A big session's rows are built off the event loop (typing stays responsive); the
             # first time, after the first paint, with a placeholder until then.
             projection = self.projection
@@ -586,7 +631,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         else:
             self.panel.show(self._panel_model())
         await self._next_frame()  # keys typed meanwhile, and the panel's repaint, before the tree
-        if self.first_paint_at is None and not self.main_screen.is_shown("tree"):
+        if partial:
+            pass  # the tree is built from the whole index (the title says "indexing…")
+        elif self.first_paint_at is None and not self.main_screen.is_shown("tree"):
             self._tree_waits = True  # opening at 80 columns: built once the first frame is shown
         else:
             self._show_tree(cursor)
@@ -650,6 +697,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
         session = self.session
         screen = self.main_screen
         title = session_title(self.index) if session is not None else "new session (not saved yet)"
+        if session is not None and session.partial:
+            title = f"{session.path.name} · indexing…"  # its name may be set above the tail
         screen.sidebar_title.update(visible_line(title))
         screen.status_line.show(self.status_figures())
         notices = []
@@ -680,6 +729,8 @@ class AgentTuiApp(OneLineCrash, App[None]):
         """The status line's figures: the panel's context figure when it is current, else counted here."""
         projection = self.projection
         provider, model_id, thinking = self.next_send(projection)
+        if self.session is not None and self.session.partial and not self.config.model.thinking:
+            thinking = "…"  # the level may be set above the tail: known once the file is indexed
         panel = self.panel.model
         info = lookup(model_id, provider)
         counted = True  # a big session's usage totals are counted with its panel, off the event loop

@@ -214,11 +214,17 @@ class ComposerActions:
         turns = self.app.turns
         return isinstance(turns, BuiltInThread) and not turns.ready
 
+    def _indexing(self) -> bool:
+        """Whether the session open is its end only, while the whole file is indexed
+        (``Session.partial``): a message waits for the index, kept in the composer."""
+        session = self.app.session
+        return session is not None and session.partial
+
     async def _drain(self) -> None:
         """Queue the messages that waited for the agent, in order, once it is built."""
         if not self._waiting:
             return
-        if self._building():
+        if self._building() or self._indexing():
             self.app.set_timer(AGENT_WAIT, self._drain)
             return
         waiting, self._waiting = self._waiting, []
@@ -252,8 +258,11 @@ class ComposerActions:
         if self.bash_abort is not None:
             app.notify("A command is running: press Esc to cancel it first.", severity="warning")
             return False
-        if app.busy and (self._waiting or self._building()):
-            # typed on while the first message's agent is built: queued once it exists, in order
+        if self._indexing() and not self._waiting:
+            app.notify("The session file is being indexed: the message is sent when it is done.")
+        if self._waiting or self._indexing() or (app.busy and self._building()):
+            # typed on while the first message's agent is built (or the file is indexed): queued
+            # once it exists, in order
             self._waiting.append(event)
             if len(self._waiting) == 1:
                 app.set_timer(AGENT_WAIT, self._drain)

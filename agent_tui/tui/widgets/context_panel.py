@@ -261,9 +261,11 @@ class ContextPanel(Vertical):
 
     def show_pending(self, messages: int) -> None:
         """A placeholder while a big session's tokens are counted in the background."""
-        self.query_one("#context-summary", Static).update(
-            Text(f"counting the tokens of {messages:,} messages…")
-        )
+        self.show_placeholder(f"counting the tokens of {messages:,} messages…")
+
+    def show_placeholder(self, text: str) -> None:
+        """``text`` where the figures go, and no rows, until a model is shown."""
+        self.query_one("#context-summary", Static).update(Text(text))
         self.rows_list.set_rows(0, lambda i: Text(""))
 
     def _colour(self, name: str) -> Style:
