@@ -700,7 +700,9 @@ class AgentTuiApp(OneLineCrash, App[None]):
         if session is not None and session.partial:
             title = f"{session.path.name} · indexing…"  # its name may be set above the tail
         screen.sidebar_title.update(visible_line(title))
-        screen.status_line.show(self.status_figures())
+        # a file still indexed: its model, level, context and totals may be set above the tail, so
+        # the line says "indexing…" alone until they are known
+        screen.status_line.show(None if session is not None and session.partial else self.status_figures())
         notices = []
         if session is not None and session.read_only_reason:
             notices.append(session.read_only_reason)
@@ -729,8 +731,6 @@ class AgentTuiApp(OneLineCrash, App[None]):
         """The status line's figures: the panel's context figure when it is current, else counted here."""
         projection = self.projection
         provider, model_id, thinking = self.next_send(projection)
-        if self.session is not None and self.session.partial and not self.config.model.thinking:
-            thinking = "…"  # the level may be set above the tail: known once the file is indexed
         panel = self.panel.model
         info = lookup(model_id, provider)
         counted = True  # a big session's usage totals are counted with its panel, off the event loop

@@ -53,6 +53,7 @@ async def test_a_message_typed_while_indexing_waits_and_is_sent(
         await wait_for(pilot, lambda: "TAILMARK" in screen_text(app), "the tail on screen")
         assert app.session is not None and app.session.partial and app.session.read_only
         assert "indexing" in screen_text(app)
+        assert "ctx" not in app.main_screen.status_line.text and "%" not in app.main_screen.status_line.text
         await pilot.press(*"hello there", "enter")
         await pilot.pause(0.3)
         assert not factory.turns  # held: nothing sent, the text still typed

@@ -46,7 +46,8 @@ class StatusLine(Widget):
 
     # -- what the app calls ---------------------------------------------------------
 
-    def show(self, figures: StatusFigures) -> None:
+    def show(self, figures: StatusFigures | None) -> None:
+        """The figures; None: none (only what is running, if anything)."""
         self.figures = figures
         self.refresh()
 
